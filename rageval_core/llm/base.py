@@ -1,0 +1,137 @@
+"""The LLM and embedding seams: one request type, one completion type, one error type.
+
+Every provider (offline, gemini, openai, openai-compatible, replay) and every wrapper (retry, rate
+limit, cache, usage accounting, call log) implements the same ``LLM`` protocol, so wrappers stack in
+any order and metrics never know which provider they talk to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from rageval_core.types import Usage
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    content: str
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON used for hashing: sorted keys, no whitespace, unicode kept."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One step of an evaluation sent to a model.
+
+    ``task`` names the step (see ``rageval_core.tasks``), ``messages`` is the rendered prompt and
+    ``schema`` the JSON schema of the expected answer. ``inputs`` carries the same step's structured
+    inputs so the offline provider can compute it without reading the prompt; it is not part of the
+    request key because API providers only ever see the messages.
+    """
+
+    task: str
+    messages: tuple[Message, ...]
+    schema: Mapping[str, Any] | None = None
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    language: str = "en"
+    temperature: float = 0.0
+    n: int = 1
+    seed: int | None = None
+    max_output_tokens: int | None = None
+
+    def key_payload(self) -> dict[str, Any]:
+        """What identifies the request independently of the provider (replay-log key, cache key part)."""
+        return {
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "schema": self.schema,
+            "temperature": self.temperature,
+            "n": self.n,
+            "seed": self.seed,
+            "max_output_tokens": self.max_output_tokens,
+        }
+
+    def key(self) -> str:
+        return hashlib.sha256(canonical_json(self.key_payload()).encode("utf-8")).hexdigest()
+
+    @property
+    def prompt_text(self) -> str:
+        """The messages joined for display and token estimates."""
+        return "\n\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
+
+
+@dataclass
+class Completion:
+    """What a provider answered: one text per choice (``n``), usage, latency and whether it was cached."""
+
+    texts: list[str]
+    provider: str
+    model: str
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    cached: bool = False
+    cost_usd: float = 0.0
+    raw: Any = None
+
+    @property
+    def text(self) -> str:
+        return self.texts[0] if self.texts else ""
+
+
+class ProviderError(Exception):
+    """A call that did not produce a completion.
+
+    ``kind`` is one of: missing_key, auth, bad_request, rate_limit, timeout, server, connection,
+    malformed_response, replay_miss, cancelled. ``retryable`` tells the retry wrapper whether to try
+    again; ``retry_after`` is the wait the server asked for, in seconds. Messages never contain keys.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        status: int | None = None,
+        retry_after: float | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.retry_after = retry_after
+        self.retryable = retryable
+
+    @property
+    def unscored_reason(self) -> str:
+        """The unscored reason a metric records when this error ends its step."""
+        return {"timeout": "timeout", "replay_miss": "replay_miss"}.get(self.kind, "provider_error")
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """Anything that answers an ``LLMRequest``. Implementations are thread-safe."""
+
+    provider: str
+    model: str
+
+    def complete(self, request: LLMRequest) -> Completion: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors, one row per text."""
+
+    provider: str
+    model: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...

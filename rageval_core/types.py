@@ -1,0 +1,160 @@
+"""Plain data types shared by every part of the core.
+
+Everything here is a dataclass that round-trips through JSON (``to_dict`` / ``from_dict``) so that
+results can be stored in SQLite, exported and shown in the UI without magic result objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Mapping
+
+Language = Literal["ja", "en"]
+
+# Metric and criterion ids (DESIGN.md "Contracts").
+FAITHFULNESS = "faithfulness"
+ANSWER_RELEVANCY = "answer_relevancy"
+CONTEXT_PRECISION = "context_precision"
+CONTEXT_RECALL = "context_recall"
+CONTEXT_RELEVANCE = "context_relevance"
+ANSWER_CORRECTNESS = "answer_correctness"
+METRIC_IDS: tuple[str, ...] = (
+    FAITHFULNESS,
+    ANSWER_RELEVANCY,
+    CONTEXT_PRECISION,
+    CONTEXT_RECALL,
+    CONTEXT_RELEVANCE,
+    ANSWER_CORRECTNESS,
+)
+# The four metrics the seed-000 article compares.
+SEED_METRICS: tuple[str, ...] = (FAITHFULNESS, ANSWER_RELEVANCY, CONTEXT_PRECISION, ANSWER_CORRECTNESS)
+
+DECOMPOSED = "decomposed"
+
+
+def judge_method(rubric_id: str) -> str:
+    """Method string of a one-call judge, e.g. ``judge:rubric5``."""
+    return f"judge:{rubric_id}"
+
+
+class Unscored:
+    """Reasons a result carries instead of a value. Plain strings so they serialise as themselves."""
+
+    NO_CLAIMS = "no_claims"
+    EMPTY_ANSWER = "empty_answer"
+    MISSING_FIELD = "missing_field"
+    PARSE_ERROR = "parse_error"
+    VERDICT_MISMATCH = "verdict_mismatch"
+    PROVIDER_ERROR = "provider_error"
+    TIMEOUT = "timeout"
+    REPLAY_MISS = "replay_miss"
+    UNCHECKABLE = "uncheckable"
+    OFFLINE_UNSUPPORTED = "offline_unsupported"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One RAG output to evaluate. ``metadata`` keeps everything else (category, human labels, ...)."""
+
+    id: str
+    question: str
+    contexts: tuple[str, ...]
+    answer: str
+    ground_truth: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def category(self) -> str | None:
+        value = self.metadata.get("category")
+        return None if value is None else str(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "contexts": list(self.contexts),
+            "answer": self.answer,
+            "ground_truth": self.ground_truth,
+            **dict(self.metadata),
+        }
+
+
+@dataclass
+class Usage:
+    """Token usage of one or more calls. ``cached_input_tokens`` are prompt-prefix cache hits at the provider."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class ClaimVerdict:
+    """One claim of an answer and what the judge said about it."""
+
+    claim: str
+    verdict: int | None  # 1 supported, 0 not supported, None when the judge gave nothing usable
+    reason: str | None = None
+    context_index: int | None = None  # 0-based index into Sample.contexts
+    supporting_sentence: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class MetricResult:
+    """One score of one sample by one method.
+
+    ``value`` is in [0, 1] or ``None``; when ``None``, ``unscored_reason`` says why. ``details`` holds
+    everything the sample inspector shows (claims, verdicts, generated questions, raw prompts and
+    responses) and must stay JSON-serialisable.
+    """
+
+    sample_id: str
+    metric: str
+    method: str
+    value: float | None
+    unscored_reason: str | None = None
+    reason: str | None = None
+    raw_score: float | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    provider: str | None = None
+    model: str | None = None
+    calls: int = 0
+    cached_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.value is None and not self.unscored_reason:
+            raise ValueError(f"{self.metric}/{self.method}: a result without a value needs an unscored_reason")
+        if self.value is not None and not (0.0 <= self.value <= 1.0):
+            raise ValueError(f"{self.metric}/{self.method}: value {self.value} is outside [0, 1]")
+
+    @property
+    def scored(self) -> bool:
+        return self.value is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["usage"] = self.usage.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "MetricResult":
+        data = dict(data)
+        data["usage"] = Usage(**data.get("usage", {}))
+        return cls(**data)
