@@ -1,0 +1,497 @@
+"""SQLite run history: runs, per-row results, the call log and human labels.
+
+Everything lives in the one workbench database (``rageval_core.db``; ``.rageval/`` or RAGEVAL_HOME).
+Results are written the moment a (row, scorer) task finishes, in one transaction per task, so a killed
+process loses at most the tasks that were in flight and a resumed run knows exactly what is done.
+API keys are never passed in and never stored: settings are filtered through ``_scrub`` as a last guard.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from rageval_core import db, paths
+from rageval_core.types import MetricResult, Usage
+
+RUNNING = "running"
+DONE = "done"
+CANCELLED = "cancelled"
+FAILED = "failed"
+STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    finished_at REAL,
+    status TEXT NOT NULL,
+    dataset_name TEXT,
+    dataset_hash TEXT,
+    scorers TEXT NOT NULL,
+    versions TEXT NOT NULL,
+    provider TEXT,
+    model TEXT,
+    base_url TEXT,
+    settings TEXT NOT NULL,
+    n_rows INTEGER NOT NULL DEFAULT 0,
+    note TEXT
+);
+CREATE TABLE IF NOT EXISTS run_rows (
+    run_id TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    category TEXT,
+    valid INTEGER NOT NULL DEFAULT 1,
+    error TEXT,
+    PRIMARY KEY (run_id, sample_id)
+);
+CREATE TABLE IF NOT EXISTS results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    scorer TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    method TEXT NOT NULL,
+    value REAL,
+    unscored_reason TEXT,
+    reason TEXT,
+    raw_score REAL,
+    details TEXT NOT NULL,
+    provider TEXT,
+    model TEXT,
+    calls INTEGER NOT NULL DEFAULT 0,
+    cached_calls INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    latency_s REAL NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_run ON results (run_id, sample_id, scorer);
+CREATE TABLE IF NOT EXISTS call_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT,
+    sample_id TEXT,
+    scorer TEXT,
+    method TEXT,
+    task TEXT,
+    request_key TEXT,
+    provider TEXT,
+    model TEXT,
+    prompt TEXT,
+    response TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    latency_s REAL NOT NULL DEFAULT 0,
+    cached INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    ts REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS call_log_run ON call_log (run_id);
+CREATE TABLE IF NOT EXISTS human_labels (
+    dataset_hash TEXT NOT NULL,
+    row_id TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    label REAL,
+    note TEXT,
+    ts REAL NOT NULL,
+    PRIMARY KEY (dataset_hash, row_id, criterion)
+);
+"""
+
+_SECRET_HINTS = ("api_key", "apikey", "secret", "token", "password", "authorization")
+
+
+def _scrub(value: Any) -> Any:
+    """Drop any mapping entry whose name looks like a credential (defence in depth; callers pass none)."""
+    if isinstance(value, Mapping):
+        return {
+            k: _scrub(v)
+            for k, v in value.items()
+            if not any(h in str(k).lower() for h in _SECRET_HINTS) or str(k).lower().endswith("tokens")
+        }
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+@dataclass
+class RunInfo:
+    """One row of the runs table, decoded."""
+
+    id: str
+    created_at: float
+    status: str
+    dataset_name: str | None
+    dataset_hash: str | None
+    scorers: list[str]
+    versions: dict[str, Any]
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    settings: dict[str, Any]
+    n_rows: int = 0
+    finished_at: float | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RowInfo:
+    """A dataset row as the run saw it: position, category, and why it was rejected if it was."""
+
+    sample_id: str
+    position: int
+    category: str | None = None
+    valid: bool = True
+    error: str | None = None
+
+
+@dataclass
+class CallEntry:
+    """One provider call (or cache hit) in the call log."""
+
+    run_id: str | None
+    sample_id: str | None
+    scorer: str | None
+    method: str | None
+    task: str | None
+    request_key: str | None
+    provider: str | None = None
+    model: str | None = None
+    prompt: str | None = None
+    response: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    cached: bool = False
+    error: str | None = None
+    ts: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data["usage"] = self.usage.to_dict()
+        return data
+
+
+class Store:
+    """Run history in SQLite. Thread-safe: each thread gets its own connection from ``rageval_core.db``."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = str(path) if path is not None else str(paths.database_path())
+        self._lock = threading.Lock()
+        db.ensure_schema(self._conn(), _DDL)
+
+    def _conn(self) -> sqlite3.Connection:
+        return db.connect(self.path)
+
+    # ---- runs -------------------------------------------------------------------------------------
+    def create_run(
+        self,
+        *,
+        scorers: Sequence[str],
+        run_id: str | None = None,
+        dataset_name: str | None = None,
+        dataset_hash: str | None = None,
+        versions: Mapping[str, Any] | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        rows: Iterable[RowInfo] = (),
+    ) -> str:
+        """Record a new run (status ``running``) and the rows it covers; returns its id."""
+        rid = run_id or new_run_id()
+        rows = list(rows)
+        conn = self._conn()
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "INSERT INTO runs (id, created_at, status, dataset_name, dataset_hash, scorers, versions, provider,"
+                    " model, base_url, settings, n_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        rid,
+                        time.time(),
+                        RUNNING,
+                        dataset_name,
+                        dataset_hash,
+                        _dumps(list(scorers)),
+                        _dumps(_scrub(dict(versions or {}))),
+                        provider,
+                        model,
+                        base_url,
+                        _dumps(_scrub(dict(settings or {}))),
+                        sum(1 for r in rows if r.valid),
+                    ),
+                )
+                conn.executemany(
+                    "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
+                    [(rid, r.sample_id, r.position, r.category, int(r.valid), r.error) for r in rows],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return rid
+
+    def get_run(self, run_id: str) -> RunInfo | None:
+        row = self._conn().execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else _run_info(row)
+
+    def find_run(self, prefix: str) -> RunInfo | None:
+        """A run by full id or by a unique id prefix (the CLI accepts short ids)."""
+        exact = self.get_run(prefix)
+        if exact is not None:
+            return exact
+        rows = self._conn().execute("SELECT * FROM runs WHERE id LIKE ? ORDER BY created_at", (prefix + "%",)).fetchall()
+        return _run_info(rows[0]) if len(rows) == 1 else None
+
+    def list_runs(self, limit: int | None = None) -> list[RunInfo]:
+        sql = "SELECT * FROM runs ORDER BY created_at DESC"
+        params: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (int(limit),)
+        return [_run_info(r) for r in self._conn().execute(sql, params).fetchall()]
+
+    def set_status(self, run_id: str, status: str, note: str | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown run status {status!r}")
+        finished = None if status == RUNNING else time.time()
+        self._conn().execute(
+            "UPDATE runs SET status = ?, finished_at = ?, note = COALESCE(?, note) WHERE id = ?",
+            (status, finished, note, run_id),
+        )
+
+    def delete_run(self, run_id: str) -> None:
+        conn = self._conn()
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            for table, col in (("results", "run_id"), ("run_rows", "run_id"), ("call_log", "run_id"), ("runs", "id")):
+                conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (run_id,))
+            conn.execute("COMMIT")
+
+    def rows(self, run_id: str) -> list[RowInfo]:
+        return [
+            RowInfo(r["sample_id"], r["position"], r["category"], bool(r["valid"]), r["error"])
+            for r in self._conn().execute(
+                "SELECT * FROM run_rows WHERE run_id = ? ORDER BY position", (run_id,)
+            ).fetchall()
+        ]
+
+    # ---- results ----------------------------------------------------------------------------------
+    def save_task(self, run_id: str, sample_id: str, scorer: str, results: Sequence[MetricResult]) -> None:
+        """Write all results of one finished (row, scorer) task in one transaction, replacing any earlier ones."""
+        now = time.time()
+        conn = self._conn()
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(
+                    "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ?", (run_id, sample_id, scorer)
+                )
+                conn.executemany(
+                    "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
+                    " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
+                    " cached_input_tokens, cost_usd, latency_s, created_at) VALUES"
+                    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        (
+                            run_id,
+                            sample_id,
+                            scorer,
+                            r.metric,
+                            r.method,
+                            r.value,
+                            r.unscored_reason,
+                            r.reason,
+                            r.raw_score,
+                            _dumps(r.details),
+                            r.provider,
+                            r.model,
+                            r.calls,
+                            r.cached_calls,
+                            r.usage.input_tokens,
+                            r.usage.output_tokens,
+                            r.usage.cached_input_tokens,
+                            r.cost_usd,
+                            r.latency_s,
+                            now,
+                        )
+                        for r in results
+                    ],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    def results(self, run_id: str) -> list[MetricResult]:
+        """All stored results of a run, in the order they were written."""
+        return [r for _, r in self.results_with_scorer(run_id)]
+
+    def results_with_scorer(self, run_id: str) -> list[tuple[str, MetricResult]]:
+        rows = self._conn().execute("SELECT * FROM results WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+        return [(row["scorer"], _metric_result(row)) for row in rows]
+
+    def finished_tasks(self, run_id: str) -> set[tuple[str, str]]:
+        """(sample_id, scorer) pairs whose results are stored."""
+        rows = self._conn().execute(
+            "SELECT DISTINCT sample_id, scorer FROM results WHERE run_id = ?", (run_id,)
+        ).fetchall()
+        return {(r["sample_id"], r["scorer"]) for r in rows}
+
+    # ---- call log ---------------------------------------------------------------------------------
+    def log_call(self, entry: CallEntry) -> None:
+        """Append one call to the log at once (its own transaction)."""
+        self._conn().execute(
+            "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt,"
+            " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                entry.run_id,
+                entry.sample_id,
+                entry.scorer,
+                entry.method,
+                entry.task,
+                entry.request_key,
+                entry.provider,
+                entry.model,
+                entry.prompt,
+                entry.response,
+                entry.usage.input_tokens,
+                entry.usage.output_tokens,
+                entry.usage.cached_input_tokens,
+                entry.cost_usd,
+                entry.latency_s,
+                int(entry.cached),
+                entry.error,
+                entry.ts,
+            ),
+        )
+
+    def calls(self, run_id: str) -> list[CallEntry]:
+        rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+        return [
+            CallEntry(
+                run_id=r["run_id"],
+                sample_id=r["sample_id"],
+                scorer=r["scorer"],
+                method=r["method"],
+                task=r["task"],
+                request_key=r["request_key"],
+                provider=r["provider"],
+                model=r["model"],
+                prompt=r["prompt"],
+                response=r["response"],
+                usage=Usage(r["input_tokens"], r["output_tokens"], r["cached_input_tokens"]),
+                cost_usd=r["cost_usd"],
+                latency_s=r["latency_s"],
+                cached=bool(r["cached"]),
+                error=r["error"],
+                ts=r["ts"],
+            )
+            for r in rows
+        ]
+
+    # ---- human labels -----------------------------------------------------------------------------
+    def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None) -> None:
+        """Store (or with ``label=None`` and no note, remove) one human label for a dataset row."""
+        conn = self._conn()
+        if label is None and note is None:
+            conn.execute(
+                "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?",
+                (dataset_hash, row_id, criterion),
+            )
+            return
+        conn.execute(
+            "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
+            " note = excluded.note, ts = excluded.ts",
+            (dataset_hash, row_id, criterion, label, note, time.time()),
+        )
+
+    def labels(self, dataset_hash: str) -> dict[str, dict[str, float | None]]:
+        """``{row_id: {criterion: label}}`` for one dataset."""
+        out: dict[str, dict[str, float | None]] = {}
+        for r in self._conn().execute(
+            "SELECT row_id, criterion, label FROM human_labels WHERE dataset_hash = ? ORDER BY row_id, criterion",
+            (dataset_hash,),
+        ).fetchall():
+            out.setdefault(r["row_id"], {})[r["criterion"]] = r["label"]
+        return out
+
+
+def rows_with_labels(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Dataset rows with their stored human labels under ``human_labels`` (only when the user asks to export)."""
+    out = []
+    for row in rows:
+        copy = dict(row)
+        got = labels.get(str(row.get("id")))
+        if got:
+            merged = dict(copy.get("human_labels") or {})
+            merged.update(got)
+            copy["human_labels"] = merged
+        out.append(copy)
+    return out
+
+
+def new_run_id() -> str:
+    """Sortable, short, unique: UTC timestamp plus random suffix."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
+
+
+def _run_info(row: sqlite3.Row) -> RunInfo:
+    return RunInfo(
+        id=row["id"],
+        created_at=row["created_at"],
+        status=row["status"],
+        dataset_name=row["dataset_name"],
+        dataset_hash=row["dataset_hash"],
+        scorers=json.loads(row["scorers"]),
+        versions=json.loads(row["versions"]),
+        provider=row["provider"],
+        model=row["model"],
+        base_url=row["base_url"],
+        settings=json.loads(row["settings"]),
+        n_rows=row["n_rows"],
+        finished_at=row["finished_at"],
+        note=row["note"],
+    )
+
+
+def _metric_result(row: sqlite3.Row) -> MetricResult:
+    return MetricResult(
+        sample_id=row["sample_id"],
+        metric=row["metric"],
+        method=row["method"],
+        value=row["value"],
+        unscored_reason=row["unscored_reason"],
+        reason=row["reason"],
+        raw_score=row["raw_score"],
+        details=json.loads(row["details"]),
+        provider=row["provider"],
+        model=row["model"],
+        calls=row["calls"],
+        cached_calls=row["cached_calls"],
+        usage=Usage(row["input_tokens"], row["output_tokens"], row["cached_input_tokens"]),
+        cost_usd=row["cost_usd"],
+        latency_s=row["latency_s"],
+    )
