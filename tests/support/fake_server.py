@@ -1,0 +1,565 @@
+"""A local fake LLM server speaking the OpenAI and Gemini wire formats, for adapter tests and benches.
+
+Why a real HTTP server instead of mocks: the adapter tests must run the real ``openai`` and
+``google-genai`` SDKs end to end (no SDK internals patched), and the benches must measure the wrapper
+stack over real sockets. The server therefore sets TCP_NODELAY on every accepted socket and listens
+with a backlog of 128 (DESIGN.md: without both, each response pays ~45 ms of delayed-ACK stall and
+bursts lose connections).
+
+Endpoints:
+
+- ``POST /v1/chat/completions`` (OpenAI; ``n``, ``response_format`` json_schema / json_object, usage)
+- ``POST /v1/embeddings`` (OpenAI; float or base64 encoding, as the SDK asks by default)
+- ``POST /v1beta/models/{model}:generateContent`` (Gemini; ``x-goog-api-key``, candidateCount,
+  usageMetadata), ``:embedContent`` and ``:batchEmbedContents`` (also under ``/v1/``)
+
+Settable at any time (thread-safe): ``latency`` (seconds, or a function of the request), ``responder``
+(request → answer text, a dict sent as JSON, or a list with one answer per choice), queued faults
+(``fault("rate_limit", retry_after=2)`` etc.), ``reject_json_schema`` (llama.cpp behaviour: HTTP 500 on
+``response_format`` type json_schema), and ``api_key`` (when set, requests must carry it). Every request is
+logged (path, headers without secrets, body) in a bounded log so tests can count calls.
+
+Usage::
+
+    with FakeLLMServer(latency=0.1) as server:
+        client = openai.OpenAI(base_url=server.openai_base_url, api_key="x", max_retries=0)
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import socket
+import socketserver
+import struct
+import threading
+import time
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any, Callable, Mapping
+
+SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api-key", "proxy-authorization"})
+FAULT_KINDS = frozenset(
+    {"rate_limit", "server_error", "request_timeout", "malformed", "hang", "status", "disconnect", "echo_key"}
+)
+_GEMINI_PATH = re.compile(r"^/(v1beta|v1|v1alpha)/models/(?P<model>[^:/]+):(?P<method>[A-Za-z]+)$")
+
+
+@dataclass(frozen=True)
+class FakeRequest:
+    """What a responder sees: the parsed request, independent of the wire format."""
+
+    api: str  # "openai" or "gemini"
+    path: str
+    model: str
+    messages: tuple[tuple[str, str], ...]  # (role, text); Gemini's "model" role is reported as "assistant"
+    schema: Mapping[str, Any] | None
+    n: int
+    body: Mapping[str, Any]
+    headers: Mapping[str, str]  # secrets removed
+
+    @property
+    def prompt(self) -> str:
+        """All message texts joined, for responders that look for markers in the prompt."""
+        return "\n".join(text for _, text in self.messages)
+
+
+@dataclass
+class LoggedRequest:
+    """One entry of the request log (never holds a key)."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+    received_at: float
+    status: int = 0
+
+
+@dataclass
+class Fault:
+    """A queued failure: consumed by the next ``times`` requests whose path contains ``path``."""
+
+    kind: str
+    times: int = 1
+    path: str | None = None
+    retry_after: float | None = None
+    status: int | None = None
+    seconds: float = 30.0
+    message: str | None = None
+    remaining: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}; known: {', '.join(sorted(FAULT_KINDS))}")
+        self.remaining = self.times
+
+
+Responder = Callable[[FakeRequest], "str | dict | list"]
+
+
+def schema_instance(schema: Mapping[str, Any] | None) -> Any:
+    """A small value that satisfies ``schema`` (the default answer when no responder is set)."""
+    if not schema:
+        return "ok"
+    if "enum" in schema and schema["enum"]:
+        return schema["enum"][-1]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object" or "properties" in schema:
+        return {name: schema_instance(sub) for name, sub in dict(schema.get("properties", {})).items()}
+    if kind == "array":
+        return [schema_instance(schema.get("items") or {"type": "string"})]
+    if kind == "integer":
+        return int(schema.get("maximum", schema.get("minimum", 1)))
+    if kind == "number":
+        return 0.5
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    return "ok"
+
+
+def default_responder(request: FakeRequest) -> str | dict:
+    """Answers a schema request with a schema-valid JSON object and a plain request with ``ok``."""
+    if request.schema:
+        return schema_instance(request.schema)
+    return "ok"
+
+
+def fake_embedding(text: str, dim: int) -> list[float]:
+    """A deterministic, L2-normalised bag of character bigrams (similar texts get similar vectors)."""
+    vec = [0.0] * dim
+    lowered = text.lower()
+    for a, b in zip(lowered, lowered[1:] or lowered):
+        vec[zlib.crc32((a + b).encode("utf-8")) % dim] += 1.0
+    norm = sum(v * v for v in vec) ** 0.5 or 1.0
+    return [v / norm for v in vec]
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _gemini_text(parts: Any) -> str:
+    if not isinstance(parts, list):
+        return ""
+    return "".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
+
+
+def _openai_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 128  # listen backlog (DESIGN.md: above 16)
+
+    def __init__(self, owner: "FakeLLMServer", max_threads: int) -> None:
+        self.owner = owner
+        self._slots = threading.BoundedSemaphore(max_threads)
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, addr = super().get_request()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return conn, addr
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Bounded: at most max_threads connections are served at once; the rest wait in the backlog.
+        self._slots.acquire()
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs' connection pools expect
+    timeout = 15  # idle keep-alive connections close after this many seconds
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
+
+    def do_GET(self) -> None:
+        self._send_json(404, {"error": {"code": 404, "message": "not found"}})
+
+    def do_POST(self) -> None:
+        self.server.owner._handle(self)
+
+    def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
+        self._send_raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), headers)
+
+    def _send_raw(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+class FakeLLMServer:
+    """The server; use as a context manager or call ``start()`` / ``stop()``.
+
+    ``max_lifetime_s`` stops the server on its own so a forgotten instance never outlives a test run.
+    """
+
+    def __init__(
+        self,
+        *,
+        latency: float | Callable[[FakeRequest], float] = 0.0,
+        responder: Responder | None = None,
+        api_key: str | None = None,
+        embed_dim: int = 16,
+        max_log: int = 10_000,
+        max_threads: int = 256,
+        max_lifetime_s: float = 900.0,
+    ) -> None:
+        self.latency = latency
+        self.responder: Responder = responder or default_responder
+        self.api_key = api_key
+        self.embed_dim = embed_dim
+        self.reject_json_schema = False
+        self.reject_json_object_schema = False
+        self._faults: list[Fault] = []
+        self._log: deque[LoggedRequest] = deque(maxlen=max_log)
+        self._total = 0
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._max_threads = max_threads
+        self._max_lifetime_s = max_lifetime_s
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
+
+    # lifecycle -------------------------------------------------------------------------------------
+    def start(self) -> "FakeLLMServer":
+        if self._server is not None:
+            return self
+        self._server = _Server(self, self._max_threads)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        self._timer = threading.Timer(self._max_lifetime_s, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopped.set()  # releases hanging handlers
+        server, self._server = self._server, None
+        if self._timer is not None:
+            self._timer.cancel()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+    def __enter__(self) -> "FakeLLMServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """What to pass as ``base_url`` to ``openai.OpenAI``."""
+        return f"{self.url}/v1"
+
+    @property
+    def gemini_base_url(self) -> str:
+        """What to pass as ``HttpOptions(base_url=...)`` to ``genai.Client``."""
+        return self.url
+
+    # configuration ---------------------------------------------------------------------------------
+    def fault(
+        self,
+        kind: str,
+        *,
+        times: int = 1,
+        path: str | None = None,
+        retry_after: float | None = None,
+        status: int | None = None,
+        seconds: float = 30.0,
+        message: str | None = None,
+    ) -> Fault:
+        """Queue a failure for the next ``times`` matching requests (faults are consumed in order).
+
+        Kinds: rate_limit (429 + Retry-After for OpenAI, RetryInfo retryDelay for Gemini), server_error
+        (500), request_timeout (408), malformed (200 with a body that is not JSON), hang (answer only
+        after ``seconds``), status (any ``status``), disconnect (close without answering), echo_key (400
+        whose message repeats the key the client sent, as some proxies do).
+        """
+        item = Fault(kind, times=times, path=path, retry_after=retry_after, status=status, seconds=seconds, message=message)
+        with self._lock:
+            self._faults.append(item)
+        return item
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    # request log -----------------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[LoggedRequest]:
+        """A copy of the (bounded) request log."""
+        with self._lock:
+            return list(self._log)
+
+    def count(self, path_contains: str = "") -> int:
+        """Requests whose path contains ``path_contains`` (all logged requests by default)."""
+        with self._lock:
+            return sum(1 for r in self._log if path_contains in r.path)
+
+    @property
+    def total_requests(self) -> int:
+        """Every request ever received (not bounded by the log size)."""
+        with self._lock:
+            return self._total
+
+    def reset_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+
+    # handling --------------------------------------------------------------------------------------
+    def _take_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            for item in self._faults:
+                if item.remaining > 0 and (item.path is None or item.path in path):
+                    item.remaining -= 1
+                    if item.remaining == 0:
+                        self._faults.remove(item)
+                    return item
+        return None
+
+    def _handle(self, h: _Handler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        path = h.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        presented = self._presented_key(headers)
+        safe_headers = {k: ("<redacted>" if k in SECRET_HEADERS else v) for k, v in headers.items()}
+        try:
+            body: Any = json.loads(raw.decode("utf-8")) if raw else {}
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            body = {"_unparsed": raw[:200].decode("utf-8", "replace")}
+        entry = LoggedRequest(path=path, headers=safe_headers, body=body, received_at=time.time())
+        with self._lock:
+            self._log.append(entry)
+            self._total += 1
+        api = "gemini" if _GEMINI_PATH.match(path) else "openai"
+
+        if self.api_key is not None and presented != self.api_key:
+            entry.status = 401 if api == "openai" else 400
+            if api == "openai":
+                h._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})
+            else:
+                h._send_json(400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}]}})
+            return
+
+        fault = self._take_fault(path)
+        if fault is not None and fault.kind == "disconnect":
+            entry.status = -1
+            h.close_connection = True
+            try:
+                h.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+
+        try:
+            parsed = self._parse(api, path, body, safe_headers)
+        except ValueError as exc:
+            entry.status = 400
+            self._send_error(h, api, 400, str(exc))
+            return
+
+        delay = self.latency(parsed) if callable(self.latency) else float(self.latency)
+        if delay > 0:
+            self._stopped.wait(delay)
+        if fault is not None and fault.kind == "hang":
+            if self._stopped.wait(fault.seconds):
+                return
+            fault = None
+        if fault is not None:
+            entry.status = self._send_fault(h, api, fault, presented)
+            return
+
+        if api == "openai" and path.endswith("/chat/completions"):
+            fmt = body.get("response_format") or {}
+            if self.reject_json_schema and fmt.get("type") == "json_schema":
+                # What llama-cpp-python's server does with response_format json_schema.
+                entry.status = 500
+                h._send_json(500, {"error": {"code": 500, "message": "Unsupported response_format type: json_schema", "type": "server_error"}})
+                return
+            if self.reject_json_object_schema and fmt.get("type") == "json_object" and "schema" in fmt:
+                entry.status = 400
+                h._send_json(400, {"error": {"code": 400, "message": "response_format: unexpected key 'schema'", "type": "invalid_request_error"}})
+                return
+
+        entry.status = 200
+        if "embed" in path.lower():
+            h._send_json(200, self._embedding_answer(api, path, body))
+        else:
+            h._send_json(200, self._chat_answer(parsed))
+
+    @staticmethod
+    def _presented_key(headers: Mapping[str, str]) -> str | None:
+        if "x-goog-api-key" in headers:
+            return headers["x-goog-api-key"]
+        auth = headers.get("authorization", "")
+        return auth[7:] if auth.lower().startswith("bearer ") else None
+
+    def _parse(self, api: str, path: str, body: Any, headers: Mapping[str, str]) -> FakeRequest:
+        if not isinstance(body, dict) or "_unparsed" in body:
+            raise ValueError("request body is not a JSON object")
+        if api == "gemini":
+            match = _GEMINI_PATH.match(path)
+            assert match is not None
+            messages: list[tuple[str, str]] = []
+            system = body.get("systemInstruction") or body.get("system_instruction")
+            if isinstance(system, dict):
+                messages.append(("system", _gemini_text(system.get("parts"))))
+            for content in body.get("contents") or []:
+                role = "assistant" if content.get("role") == "model" else "user"
+                messages.append((role, _gemini_text(content.get("parts"))))
+            config = body.get("generationConfig") or {}
+            schema = config.get("responseJsonSchema") or config.get("responseSchema")
+            n = int(config.get("candidateCount") or 1)
+            return FakeRequest("gemini", path, match.group("model"), tuple(messages), schema, n, body, dict(headers))
+        if path.endswith("/chat/completions"):
+            messages = [(str(m.get("role", "user")), _openai_text(m.get("content"))) for m in body.get("messages") or []]
+            fmt = body.get("response_format") or {}
+            schema = None
+            if fmt.get("type") == "json_schema":
+                schema = (fmt.get("json_schema") or {}).get("schema")
+            elif fmt.get("type") == "json_object":
+                schema = fmt.get("schema") or {"type": "object"}
+            return FakeRequest("openai", path, str(body.get("model", "")), tuple(messages), schema, int(body.get("n") or 1), body, dict(headers))
+        if path.endswith("/embeddings"):
+            texts = body.get("input")
+            texts = [texts] if isinstance(texts, str) else list(texts or [])
+            return FakeRequest("openai", path, str(body.get("model", "")), tuple(("user", str(t)) for t in texts), None, 1, body, dict(headers))
+        raise ValueError(f"unknown endpoint {path}")
+
+    def _answers(self, request: FakeRequest) -> list[str]:
+        answer = self.responder(request)
+        items = answer if isinstance(answer, list) else [answer]
+        texts = [a if isinstance(a, str) else json.dumps(a, ensure_ascii=False) for a in items]
+        return [texts[i % len(texts)] for i in range(max(1, request.n))]
+
+    def _chat_answer(self, request: FakeRequest) -> dict[str, Any]:
+        texts = self._answers(request)
+        prompt_tokens = _tokens(request.prompt)
+        completion_tokens = sum(_tokens(t) for t in texts)
+        if request.api == "gemini":
+            return {
+                "candidates": [
+                    {"content": {"role": "model", "parts": [{"text": t}]}, "finishReason": "STOP", "index": i}
+                    for i, t in enumerate(texts)
+                ],
+                "usageMetadata": {
+                    "promptTokenCount": prompt_tokens,
+                    "candidatesTokenCount": completion_tokens,
+                    "totalTokenCount": prompt_tokens + completion_tokens,
+                },
+                "modelVersion": request.model,
+                "responseId": f"fake-{self.total_requests}",
+            }
+        return {
+            "id": f"chatcmpl-fake-{self.total_requests}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.model,
+            "choices": [
+                {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop", "logprobs": None}
+                for i, t in enumerate(texts)
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": 0},
+            },
+        }
+
+    def _embedding_answer(self, api: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if api == "gemini":
+            if path.endswith(":batchEmbedContents"):
+                texts = [_gemini_text((r.get("content") or {}).get("parts")) for r in body.get("requests") or []]
+                return {"embeddings": [{"values": fake_embedding(t, self.embed_dim)} for t in texts]}
+            text = _gemini_text((body.get("content") or {}).get("parts"))
+            return {"embedding": {"values": fake_embedding(text, self.embed_dim)}}
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        data = []
+        for i, text in enumerate(texts):
+            vec = fake_embedding(str(text), self.embed_dim)
+            if body.get("encoding_format") == "base64":
+                value: Any = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii")
+            else:
+                value = vec
+            data.append({"object": "embedding", "index": i, "embedding": value})
+        tokens = sum(_tokens(str(t)) for t in texts)
+        return {"object": "list", "data": data, "model": body.get("model", ""), "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+    def _send_error(self, h: _Handler, api: str, status: int, message: str, headers: Mapping[str, str] | None = None, details: list | None = None) -> None:
+        if api == "gemini":
+            names = {400: "INVALID_ARGUMENT", 408: "DEADLINE_EXCEEDED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+            error: dict[str, Any] = {"code": status, "message": message, "status": names.get(status, "UNKNOWN")}
+            if details:
+                error["details"] = details
+            h._send_json(status, {"error": error}, headers)
+        else:
+            kind = "rate_limit_exceeded" if status == 429 else ("server_error" if status >= 500 else "invalid_request_error")
+            h._send_json(status, {"error": {"message": message, "type": kind, "code": status}}, headers)
+
+    def _send_fault(self, h: _Handler, api: str, fault: Fault, presented: str | None) -> int:
+        if fault.kind == "malformed":
+            h._send_raw(200, b'{"choices": [ {"message": this is not json')
+            return 200
+        if fault.kind == "rate_limit":
+            headers: dict[str, str] = {}
+            details = None
+            if fault.retry_after is not None:
+                if api == "gemini":
+                    details = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{fault.retry_after:g}s"}]
+                else:
+                    headers["Retry-After"] = f"{fault.retry_after:g}"
+            self._send_error(h, api, 429, fault.message or "Rate limit reached. Please try again later.", headers, details)
+            return 429
+        if fault.kind == "echo_key":
+            self._send_error(h, api, 400, f"invalid request made with key {presented}")
+            return 400
+        status = {"server_error": 500, "request_timeout": 408}.get(fault.kind, fault.status or 500)
+        self._send_error(h, api, status, fault.message or f"injected fault {fault.kind}")
+        return status
