@@ -1,0 +1,7 @@
+"""Pure heuristics behind the offline provider (no I/O, no model loading of their own).
+
+They score claims by lexical coverage of the contexts, a number / entity mismatch penalty and a small,
+gated embedding term (``support``), and build every other evaluation step from that (``steps``).
+The offline provider (``rageval_core.llm.offline``) wraps them in the LLM protocol; metrics may call
+``checks`` directly to mark rows the heuristic cannot score.
+"""

@@ -1,0 +1,257 @@
+"""Claim support scoring: how well a piece of evidence (contexts, or a reference) backs each claim.
+
+Per claim: lexical coverage (half character-trigram coverage, half content-token coverage), minus a
+penalty for numbers and names absent from the evidence, blended with a small embedding term for
+sentences of 40+ characters. Aggregated over an answer with a soft minimum (half the minimum, half
+the length-weighted mean) because one unsupported sentence makes an answer unfaithful. Constants
+follow ``../shared/offline_judge_notes.md``; the project's figures are in the README (bench/trust.py).
+
+Pure functions: the embedder is passed in (anything with ``embed(texts) -> rows``) or omitted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from rageval_core.text import (
+    Language,
+    char_ngrams,
+    content_tokens,
+    detect_language,
+    entities,
+    normalize,
+    numbers,
+    split_sentences,
+)
+
+EMBED_WEIGHT = 0.35  # weight of the squashed cosine for long sentences
+EMBED_LO, EMBED_HI = 0.2, 0.9  # cosine squashed linearly from [LO, HI] onto [0, 1]
+EMBED_GATE = 40  # chars: shorter sentences use lexical evidence only
+NUMBER_PENALTY = 0.6  # per missing number, at most two counted (halved each)
+ENTITY_PENALTY = 0.2
+# A claim (or an answer's soft-min) scoring at least this is "supported" / faithful. English char
+# trigrams and stop-listed words match more by chance than Japanese ones, so English needs a higher bar
+# (measured with bench/trust.py: best balanced accuracy near 0.5 on jhars, near 0.7 on lfqa / halueval).
+SUPPORT_THRESHOLDS: dict[str, float] = {"ja": 0.5, "en": 0.7}
+
+
+def support_threshold(language: str) -> float:
+    """The verdict threshold for claims in ``language`` (English's for anything not Japanese)."""
+    return SUPPORT_THRESHOLDS["ja" if language == "ja" else "en"]
+
+
+class TextEmbedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass
+class Evidence:
+    """Pre-computed views of the evidence texts (contexts or a reference), built once per row."""
+
+    texts: list[str]
+    language: Language
+    norm: str
+    trigrams: set[str]
+    keys: set[str]
+    nums: set[str]
+    sentences: list[str] = field(default_factory=list)
+    sentence_source: list[int] = field(default_factory=list)  # index into texts per sentence
+    sentence_trigrams: list[set[str]] = field(default_factory=list)
+
+
+def build_evidence(texts: Sequence[str], language: Language | None = None) -> Evidence:
+    """Index the non-blank evidence texts for coverage look-ups (the original indices are kept)."""
+    kept = [(i, t) for i, t in enumerate(texts) if t and t.strip()]
+    joined = " ".join(t for _, t in kept)
+    lang = language or detect_language(joined)
+    keys: set[str] = set()
+    for tok in content_tokens(joined, lang):
+        keys.add(tok.key)
+        keys.add(tok.surface)
+    ev = Evidence(
+        texts=list(texts),
+        language=lang,
+        norm=normalize(joined),
+        trigrams=char_ngrams(joined, 3),
+        keys=keys,
+        nums=numbers(joined),
+    )
+    for i, t in kept:
+        for s in split_sentences(t, lang):
+            ev.sentences.append(s)
+            ev.sentence_source.append(i)
+            ev.sentence_trigrams.append(char_ngrams(s, 3))
+    return ev
+
+
+def coverage(part: set[str], whole: set[str]) -> float:
+    """|part ∩ whole| / |part|; 1.0 for an empty part (nothing to miss)."""
+    return 1.0 if not part else len(part & whole) / len(part)
+
+
+def trigram_coverage(text: str, ev: Evidence) -> float:
+    grams = char_ngrams(text, 3)
+    if len(grams) == 1 and len(next(iter(grams))) < 3:  # a one- or two-char text: substring test
+        return 1.0 if next(iter(grams)) in ev.norm else 0.0
+    return coverage(grams, ev.trigrams)
+
+
+def token_coverage(text: str, ev: Evidence) -> tuple[float, list[str]]:
+    """Share of the text's content tokens found in the evidence, and the tokens that were not."""
+    tokens = content_tokens(text, ev.language)
+    if not tokens:
+        return 1.0, []
+    missing = [t.surface for t in tokens if not (t.key in ev.keys or t.surface in ev.keys or t.surface in ev.norm)]
+    return 1.0 - len(missing) / len(tokens), missing
+
+
+def missing_numbers(text: str, ev: Evidence) -> list[str]:
+    return sorted(numbers(text) - ev.nums)
+
+
+def missing_entities(text: str, ev: Evidence, question: str = "") -> list[str]:
+    q = normalize(question)
+    return sorted(e for e in entities(text, ev.language) if e not in q and e not in ev.norm)
+
+
+@dataclass
+class ClaimScore:
+    """One claim's support score and everything that went into it (shown in the inspector)."""
+
+    claim: str
+    score: float
+    lexical: float
+    trigram_coverage: float
+    token_coverage: float
+    embedding_cosine: float | None
+    embedding_weight: float
+    penalty: float
+    missing_numbers: list[str]
+    missing_entities: list[str]
+    missing_tokens: list[str]
+    context_index: int | None
+    supporting_sentence: str | None
+
+    threshold: float = 0.5
+
+    @property
+    def supported(self) -> bool:
+        return self.score >= self.threshold
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("score", "lexical", "trigram_coverage", "token_coverage", "embedding_cosine", "penalty"):
+            if data[key] is not None:
+                data[key] = round(float(data[key]), 4)
+        return data
+
+
+def squash(cos: float, lo: float = EMBED_LO, hi: float = EMBED_HI) -> float:
+    """Cosine mapped linearly from [lo, hi] onto [0, 1], clipped."""
+    return float(min(1.0, max(0.0, (cos - lo) / (hi - lo))))
+
+
+def _best_sentence(claim: str, ev: Evidence, sims: np.ndarray | None) -> int | None:
+    """Index of the evidence sentence sharing most of the claim's trigrams (cosine breaks ties)."""
+    if not ev.sentences:
+        return None
+    grams = char_ngrams(claim, 3)
+    best, best_key = None, (-1.0, -1.0)
+    for j, st in enumerate(ev.sentence_trigrams):
+        lex = coverage(grams, st) if grams else 0.0
+        key = (round(lex, 6), float(sims[j]) if sims is not None else 0.0)
+        if key > best_key:
+            best, best_key = j, key
+    return best
+
+
+def score_claims(
+    claims: Sequence[str],
+    ev: Evidence,
+    *,
+    question: str = "",
+    embedder: TextEmbedder | None = None,
+) -> list[ClaimScore]:
+    """Score each claim against the evidence (one embedding batch for claims + evidence sentences)."""
+    claims = list(claims)
+    if not claims:
+        return []
+    sims: np.ndarray | None = None
+    if embedder is not None and ev.sentences:
+        vectors = np.asarray(embedder.embed(claims + ev.sentences), dtype=np.float32)
+        sims = vectors[: len(claims)] @ vectors[len(claims) :].T
+    out: list[ClaimScore] = []
+    for i, claim in enumerate(claims):
+        tri = trigram_coverage(claim, ev)
+        tok, miss_tok = token_coverage(claim, ev)
+        lex = 0.5 * tri + 0.5 * tok
+        cos = float(sims[i].max()) if sims is not None else None
+        weight = EMBED_WEIGHT if (cos is not None and len(claim) >= EMBED_GATE) else 0.0
+        value = weight * squash(cos) + (1 - weight) * lex if cos is not None else lex
+        nums = missing_numbers(claim, ev)
+        ents = missing_entities(claim, ev, question)
+        penalty = NUMBER_PENALTY * min(len(nums), 2) / 2 + ENTITY_PENALTY * min(len(ents), 2) / 2
+        value = min(1.0, max(0.0, value - penalty))
+        j = _best_sentence(claim, ev, sims[i] if sims is not None else None)
+        out.append(
+            ClaimScore(
+                claim=claim,
+                score=value,
+                lexical=lex,
+                trigram_coverage=tri,
+                token_coverage=tok,
+                embedding_cosine=cos,
+                embedding_weight=weight,
+                penalty=penalty,
+                missing_numbers=nums,
+                missing_entities=ents,
+                missing_tokens=miss_tok,
+                context_index=ev.sentence_source[j] if j is not None else None,
+                supporting_sentence=ev.sentences[j] if j is not None else None,
+                threshold=support_threshold(ev.language),
+            )
+        )
+    return out
+
+
+def soft_min(values: Sequence[float], weights: Sequence[float] | None = None) -> float | None:
+    """Half the minimum plus half the weighted mean; ``None`` for no values."""
+    if not values:
+        return None
+    w = list(weights) if weights is not None else [1.0] * len(values)
+    total = sum(w)
+    mean = sum(v * x for v, x in zip(values, w)) / total if total > 0 else sum(values) / len(values)
+    return 0.5 * min(values) + 0.5 * mean
+
+
+def aggregate_support(scores: Sequence[ClaimScore]) -> float | None:
+    """Soft minimum of claim scores weighted by claim length in characters."""
+    return soft_min([s.score for s in scores], [float(len(s.claim)) for s in scores])
+
+
+def answer_claims(answer: str, language: Language | None = None) -> list[str]:
+    """Claims of an answer as the offline heuristic sees them: its sentences (the whole text if none)."""
+    sentences = split_sentences(answer, language)
+    return sentences or ([answer.strip()] if answer and answer.strip() else [])
+
+
+def faithfulness_score(
+    question: str,
+    contexts: Sequence[str],
+    answer: str,
+    *,
+    embedder: TextEmbedder | None = None,
+    language: Language | None = None,
+) -> tuple[float | None, list[ClaimScore]]:
+    """Soft-min support of the answer's sentences by the contexts. Callers check ``checks`` first;
+    here a blank answer or no contexts gives ``(None, [])``."""
+    kept = [c for c in contexts if c and c.strip()]
+    if not answer or not answer.strip() or not kept:
+        return None, []
+    lang = language or detect_language(answer + " " + kept[0])
+    ev = build_evidence(list(contexts), lang)
+    scores = score_claims(answer_claims(answer, lang), ev, question=question, embedder=embedder)
+    return aggregate_support(scores), scores
