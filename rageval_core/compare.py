@@ -1,0 +1,421 @@
+"""Comparison analytics over results: pure functions of MetricResult lists and pandas frames, no I/O.
+
+What the UI and the CLI show side by side: per-row decomposed vs judge values for each shared criterion,
+the seed-000 per-category table, agreement statistics per criterion, the rows that disagree most, run A
+vs run B deltas, and calls / tokens / cost / latency per method (from the call log).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rageval_core.types import DECOMPOSED, SEED_METRICS, MetricResult
+
+RESULT_COLUMNS = [
+    "sample_id",
+    "category",
+    "metric",
+    "method",
+    "value",
+    "unscored_reason",
+    "reason",
+    "provider",
+    "model",
+    "calls",
+    "cached_calls",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "latency_s",
+]
+
+
+# ---- summaries (plain Python; used by the runner, the export and the CLI) -------------------------------
+def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, Any]]]:
+    """``{method: {metric: {mean, scored, unscored, unscored_reasons}}}``; the mean covers scored rows only."""
+    values: dict[tuple[str, str], list[float]] = defaultdict(list)
+    reasons: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    order: list[tuple[str, str]] = []
+    for r in results:
+        key = (r.method, r.metric)
+        if key not in values and key not in reasons:
+            order.append(key)
+        if r.value is not None:
+            values[key].append(float(r.value))
+        else:
+            reasons[key][r.unscored_reason or "unknown"] += 1
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for method, metric in order:
+        vals = values.get((method, metric), [])
+        why = reasons.get((method, metric), Counter())
+        out.setdefault(method, {})[metric] = {
+            "mean": (sum(vals) / len(vals)) if vals else None,
+            "scored": len(vals),
+            "unscored": sum(why.values()),
+            "unscored_reasons": dict(why),
+        }
+    return out
+
+
+@dataclass
+class MethodCost:
+    """Actual work of one method: provider calls, cache hits, errors, tokens, cost and summed call latency."""
+
+    method: str
+    calls: int = 0
+    cached_calls: int = 0
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def method_of_scorer(scorer: str | None) -> str:
+    """Judge scorers are named by their method (``judge:rubric5``); every other scorer is decomposed."""
+    return scorer if scorer and scorer.startswith("judge:") else DECOMPOSED
+
+
+def cost_by_method(calls: Iterable[Any]) -> dict[str, MethodCost]:
+    """Aggregate call-log entries (``store.CallEntry`` or dicts with the same keys) per method."""
+    out: dict[str, MethodCost] = {}
+    for c in calls:
+        get = c.get if isinstance(c, Mapping) else (lambda k, _c=c: getattr(_c, k, None))
+        method = get("method") or method_of_scorer(get("scorer"))
+        m = out.setdefault(method, MethodCost(method))
+        usage = get("usage")
+        if isinstance(usage, Mapping):
+            inp, outp = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+        else:
+            inp, outp = getattr(usage, "input_tokens", 0), getattr(usage, "output_tokens", 0)
+        if get("error"):
+            m.errors += 1
+            continue
+        if get("cached"):
+            m.cached_calls += 1
+        else:
+            m.calls += 1
+            m.input_tokens += int(inp or 0)
+            m.output_tokens += int(outp or 0)
+            m.cost_usd += float(get("cost_usd") or 0.0)
+        m.latency_s += float(get("latency_s") or 0.0)
+    return out
+
+
+def cost_table(calls: Iterable[Any]) -> pd.DataFrame:
+    """``cost_by_method`` as a frame, one row per method, plus per-call averages."""
+    rows = [c.to_dict() for c in cost_by_method(calls).values()]
+    frame = pd.DataFrame(rows, columns=list(MethodCost("x").to_dict()))
+    total = frame["calls"] + frame["cached_calls"]
+    frame["mean_latency_s"] = (frame["latency_s"] / total.where(total > 0)).astype(float)
+    return frame
+
+
+# ---- frames --------------------------------------------------------------------------------------------
+def results_frame(results: Iterable[MetricResult], categories: Mapping[str, str | None] | None = None) -> pd.DataFrame:
+    """One row per result with the columns in ``RESULT_COLUMNS``; ``categories`` maps sample id → category."""
+    cats = categories or {}
+    rows = [
+        {
+            "sample_id": r.sample_id,
+            "category": cats.get(r.sample_id),
+            "metric": r.metric,
+            "method": r.method,
+            "value": np.nan if r.value is None else float(r.value),
+            "unscored_reason": r.unscored_reason,
+            "reason": r.reason,
+            "provider": r.provider,
+            "model": r.model,
+            "calls": r.calls,
+            "cached_calls": r.cached_calls,
+            "input_tokens": r.usage.input_tokens,
+            "output_tokens": r.usage.output_tokens,
+            "cost_usd": r.cost_usd,
+            "latency_s": r.latency_s,
+        }
+        for r in results
+    ]
+    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    frame["value"] = frame["value"].astype(float)
+    return frame
+
+
+def _row_order(frame: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(frame["sample_id"].tolist()))
+
+
+def methods_in(frame: pd.DataFrame) -> list[str]:
+    """Methods in first-seen order, decomposed first."""
+    seen = list(dict.fromkeys(frame["method"].tolist()))
+    return sorted(seen, key=lambda m: (m != DECOMPOSED, seen.index(m)))
+
+
+def judge_methods(frame: pd.DataFrame) -> list[str]:
+    return [m for m in methods_in(frame) if m != DECOMPOSED]
+
+
+def shared_criteria(frame: pd.DataFrame, method_a: str, method_b: str) -> list[str]:
+    """Criteria both methods produced, seed-000 order first."""
+    a = set(frame.loc[frame["method"] == method_a, "metric"])
+    b = set(frame.loc[frame["method"] == method_b, "metric"])
+    shared = a & b
+    seen = list(dict.fromkeys(frame["metric"].tolist()))
+    return sorted(shared, key=lambda m: (SEED_METRICS.index(m) if m in SEED_METRICS else len(SEED_METRICS), seen.index(m)))
+
+
+def wide(frame: pd.DataFrame) -> pd.DataFrame:
+    """Values pivoted to one row per sample and a ``metric|method`` column each (NaN when unscored)."""
+    if frame.empty:
+        return pd.DataFrame(index=pd.Index([], name="sample_id"))
+    table = frame.pivot_table(index="sample_id", columns=["metric", "method"], values="value", aggfunc="mean", dropna=False)
+    table.columns = [f"{metric}|{method}" for metric, method in table.columns]
+    table = table.reindex(_row_order(frame))
+    ordered = sorted(
+        table.columns,
+        key=lambda c: (
+            SEED_METRICS.index(c.split("|")[0]) if c.split("|")[0] in SEED_METRICS else len(SEED_METRICS),
+            c.split("|")[0],
+            c.split("|")[1] != DECOMPOSED,
+            c.split("|")[1],
+        ),
+    )
+    return table[ordered]
+
+
+def side_by_side(frame: pd.DataFrame, judge: str | None = None, decomposed: str = DECOMPOSED) -> pd.DataFrame:
+    """Per-row table: for each shared criterion the decomposed value, the judge value and their difference.
+
+    Columns: ``sample_id``, ``category``, then ``<metric>|decomposed``, ``<metric>|<judge>``,
+    ``<metric>|diff`` (judge − decomposed; NaN when either side is unscored) for each shared criterion.
+    """
+    judge = judge or next(iter(judge_methods(frame)), None)
+    out = pd.DataFrame({"sample_id": _row_order(frame)})
+    cats = frame.drop_duplicates("sample_id").set_index("sample_id")["category"]
+    out["category"] = out["sample_id"].map(cats)
+    if judge is None:
+        return out
+    table = wide(frame)
+    for metric in shared_criteria(frame, decomposed, judge):
+        a = table[f"{metric}|{decomposed}"].reindex(out["sample_id"]).to_numpy()
+        b = table[f"{metric}|{judge}"].reindex(out["sample_id"]).to_numpy()
+        out[f"{metric}|{decomposed}"] = a
+        out[f"{metric}|{judge}"] = b
+        out[f"{metric}|diff"] = b - a
+    return out
+
+
+def category_table(frame: pd.DataFrame, method: str, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Seed-000 layout for one method: a row per category (first-seen order), a column per criterion.
+
+    Cells are means over scored rows; NaN ("-" in the article) when no row of the category was scored.
+    """
+    sub = frame[frame["method"] == method]
+    metrics = list(metrics) if metrics is not None else _metric_order(sub)
+    cats = list(dict.fromkeys(frame["category"].fillna("(none)").tolist()))
+    sub = sub.assign(category=sub["category"].fillna("(none)"))
+    table = sub.pivot_table(index="category", columns="metric", values="value", aggfunc="mean", dropna=False)
+    table = table.reindex(index=cats, columns=metrics)
+    table.index.name = "category"
+    table.columns.name = None
+    return table
+
+
+def category_comparison(frame: pd.DataFrame, metric: str, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """Seed-000's comparison tables: one criterion, a row per category, a column per method."""
+    methods = list(methods) if methods is not None else methods_in(frame)
+    cols = {m: category_table(frame, m, [metric])[metric] for m in methods}
+    table = pd.DataFrame(cols)
+    table.index.name = "category"
+    return table
+
+
+def _metric_order(frame: pd.DataFrame) -> list[str]:
+    seen = list(dict.fromkeys(frame["metric"].tolist()))
+    return sorted(seen, key=lambda m: (SEED_METRICS.index(m) if m in SEED_METRICS else len(SEED_METRICS), seen.index(m)))
+
+
+# ---- agreement statistics (pure numpy) --------------------------------------------------------------
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """Pearson correlation; NaN with fewer than two pairs or a constant side (undefined, not 0)."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return math.nan
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Average ranks (ties share the mean rank), as Spearman needs."""
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(len(values), float)
+    sorted_vals = values[order]
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and sorted_vals[j + 1] == sorted_vals[i]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) < 2:
+        return math.nan
+    return pearson(_ranks(a), _ranks(b))
+
+
+def cohen_kappa(x: Sequence[float], y: Sequence[float], threshold: float = 0.5) -> float:
+    """Cohen's kappa of the two sides binarised at ``value >= threshold``.
+
+    Undefined (NaN) with no pairs; when both raters use a single identical label throughout, chance
+    agreement is 1 and kappa is reported as 1.0 if they agree on every row.
+    """
+    a = np.asarray(x, float) >= threshold
+    b = np.asarray(y, float) >= threshold
+    n = len(a)
+    if n == 0:
+        return math.nan
+    po = float(np.mean(a == b))
+    pa, pb = float(np.mean(a)), float(np.mean(b))
+    pe = pa * pb + (1 - pa) * (1 - pb)
+    if pe >= 1.0:
+        return 1.0 if po == 1.0 else math.nan
+    return (po - pe) / (1 - pe)
+
+
+def agreement(
+    frame: pd.DataFrame,
+    method_a: str = DECOMPOSED,
+    method_b: str | None = None,
+    *,
+    threshold: float = 0.5,
+) -> pd.DataFrame:
+    """Agreement per shared criterion over rows scored by both methods.
+
+    Columns: criterion, n, pearson, spearman, mad (mean absolute difference), kappa (at ``threshold``),
+    threshold, unscored_a, unscored_b.
+    """
+    method_b = method_b or next(iter(m for m in methods_in(frame) if m != method_a), None)
+    columns = ["criterion", "n", "pearson", "spearman", "mad", "kappa", "threshold", "unscored_a", "unscored_b"]
+    if method_b is None:
+        return pd.DataFrame(columns=columns)
+    table = wide(frame)
+    rows = []
+    for metric in shared_criteria(frame, method_a, method_b):
+        a = table[f"{metric}|{method_a}"]
+        b = table[f"{metric}|{method_b}"]
+        both = a.notna() & b.notna()
+        x, y = a[both].to_numpy(), b[both].to_numpy()
+        rows.append(
+            {
+                "criterion": metric,
+                "n": int(both.sum()),
+                "pearson": pearson(x, y),
+                "spearman": spearman(x, y),
+                "mad": float(np.mean(np.abs(x - y))) if len(x) else math.nan,
+                "kappa": cohen_kappa(x, y, threshold),
+                "threshold": threshold,
+                "unscored_a": int(a.isna().sum()),
+                "unscored_b": int(b.isna().sum()),
+            }
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def disagreements(
+    frame: pd.DataFrame, method_a: str = DECOMPOSED, method_b: str | None = None, *, top: int = 10
+) -> pd.DataFrame:
+    """The (row, criterion) pairs where the two methods differ most, largest absolute difference first."""
+    method_b = method_b or next(iter(m for m in methods_in(frame) if m != method_a), None)
+    columns = ["sample_id", "category", "criterion", "value_a", "value_b", "abs_diff", "reason_a", "reason_b"]
+    if method_b is None:
+        return pd.DataFrame(columns=columns)
+    keyed = frame.set_index(["sample_id", "metric", "method"])
+    keyed = keyed[~keyed.index.duplicated(keep="last")]
+    rows = []
+    for metric in shared_criteria(frame, method_a, method_b):
+        for sid in _row_order(frame):
+            try:
+                ra, rb = keyed.loc[(sid, metric, method_a)], keyed.loc[(sid, metric, method_b)]
+            except KeyError:
+                continue
+            if pd.isna(ra["value"]) or pd.isna(rb["value"]):
+                continue
+            rows.append(
+                {
+                    "sample_id": sid,
+                    "category": ra["category"],
+                    "criterion": metric,
+                    "value_a": float(ra["value"]),
+                    "value_b": float(rb["value"]),
+                    "abs_diff": abs(float(ra["value"]) - float(rb["value"])),
+                    "reason_a": ra["reason"],
+                    "reason_b": rb["reason"],
+                }
+            )
+    out = pd.DataFrame(rows, columns=columns)
+    if out.empty:
+        return out
+    return out.sort_values("abs_diff", ascending=False, kind="mergesort").head(top).reset_index(drop=True)
+
+
+def run_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, changed_only: bool = False, tol: float = 1e-9) -> pd.DataFrame:
+    """Run A vs run B per (row, metric, method): both values, delta (B − A) and whether anything changed.
+
+    A row counts as changed when the values differ by more than ``tol`` or it is scored on one side
+    only or its unscored reason changed; rows present in one run only are changed too.
+    """
+    keys = ["sample_id", "metric", "method"]
+    a = frame_a[keys + ["category", "value", "unscored_reason", "reason"]].drop_duplicates(keys, keep="last")
+    b = frame_b[keys + ["category", "value", "unscored_reason", "reason"]].drop_duplicates(keys, keep="last")
+    merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"), indicator=True)
+    merged["category"] = merged["category_a"].combine_first(merged["category_b"])
+    merged["delta"] = merged["value_b"] - merged["value_a"]
+    scored_a, scored_b = merged["value_a"].notna(), merged["value_b"].notna()
+    value_changed = (scored_a & scored_b) & (merged["delta"].abs() > tol)
+    status_changed = scored_a != scored_b
+    reason_changed = (~scored_a & ~scored_b) & (
+        merged["unscored_reason_a"].fillna("") != merged["unscored_reason_b"].fillna("")
+    )
+    merged["changed"] = value_changed | status_changed | reason_changed | (merged["_merge"] != "both")
+    order = {sid: i for i, sid in enumerate(list(dict.fromkeys(frame_a["sample_id"].tolist() + frame_b["sample_id"].tolist())))}
+    merged["_order"] = merged["sample_id"].map(order)
+    merged = merged.sort_values(["_order", "metric", "method"], kind="mergesort")
+    out = merged[
+        keys
+        + ["category", "value_a", "value_b", "delta", "unscored_reason_a", "unscored_reason_b", "reason_a", "reason_b", "changed"]
+    ].reset_index(drop=True)
+    return out[out["changed"]].reset_index(drop=True) if changed_only else out
+
+
+def summary_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> pd.DataFrame:
+    """Mean per (metric, method) in A and B, the difference, and how many rows changed."""
+    delta = run_delta(frame_a, frame_b)
+    rows = []
+    for (metric, method), group in delta.groupby(["metric", "method"], sort=False):
+        rows.append(
+            {
+                "metric": metric,
+                "method": method,
+                "mean_a": float(group["value_a"].mean()) if group["value_a"].notna().any() else math.nan,
+                "mean_b": float(group["value_b"].mean()) if group["value_b"].notna().any() else math.nan,
+                "unscored_a": int(group["unscored_reason_a"].notna().sum()),
+                "unscored_b": int(group["unscored_reason_b"].notna().sum()),
+                "changed_rows": int(group["changed"].sum()),
+            }
+        )
+    out = pd.DataFrame(
+        rows, columns=["metric", "method", "mean_a", "mean_b", "unscored_a", "unscored_b", "changed_rows"]
+    )
+    out["delta"] = out["mean_b"] - out["mean_a"]
+    return out

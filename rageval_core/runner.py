@@ -1,0 +1,737 @@
+"""The evaluation runner: rows × scorers on a thread pool, the project's one concurrency boundary.
+
+Each (row, scorer) pair is one task. Tasks run on a pool with more threads than the LLM concurrency limit
+so a task blocked on a dependency (a shared claim extraction, the next step of its own chain) never
+leaves a model slot idle; the slots themselves are handed out oldest-task-first, so started chains
+finish before new ones begin and the tail of a run stays short. Finished tasks are written to the
+store at once; a resumed run skips them, and calls that finished but were never stored come back as
+cache hits from the provider cache. Providers stay synchronous; there is no event loop anywhere.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import heapq
+import itertools
+import json
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from rageval_core.compare import MethodCost, cost_by_method, summarize
+from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError, canonical_json
+from rageval_core.metrics.base import EvalContext, Memo, Scorer
+from rageval_core.store import CANCELLED, DONE, FAILED, CallEntry, RowInfo, Store
+from rageval_core.types import MetricResult, Sample, Unscored, Usage
+
+# Unscored reasons that mean "the provider failed", redone when a run is resumed.
+RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT})
+
+
+class RunError(Exception):
+    """A run that cannot start (unknown run id to resume, dataset changed under a resumed run, ...)."""
+
+
+# ---- task context: which run / row / scorer the current thread works for ---------------------------------
+@dataclass
+class TaskTag:
+    """Set in a contextvar for the duration of one task; the call hook reads it to label the call log."""
+
+    run_id: str
+    sample_id: str
+    scorer: str
+    method: str
+    priority: int = 0
+    cancelled: bool = False
+
+
+_CURRENT: contextvars.ContextVar[TaskTag | None] = contextvars.ContextVar("rageval_task", default=None)
+
+
+def current_task() -> TaskTag | None:
+    """The task the calling thread works for (None outside a run)."""
+    return _CURRENT.get()
+
+
+def make_call_hook(store: Store) -> Callable[[Any], None]:
+    """A ``call_hook`` for ``build_llm``: writes each provider call or cache hit to the store's call log.
+
+    The record's run / row / scorer come from the task contextvar the runner sets, so one LLM object
+    built once can serve many runs. Calls made outside a run are not logged.
+    """
+
+    def hook(record: Any) -> None:
+        tag = _CURRENT.get()
+        if tag is None:
+            return
+        store.log_call(_entry_from_record(tag, record))
+
+    return hook
+
+
+def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
+    get = record.get if isinstance(record, Mapping) else (lambda k, d=None: getattr(record, k, d))
+    usage = get("usage") or Usage()
+    if isinstance(usage, Mapping):
+        usage = Usage(**{k: int(v) for k, v in usage.items() if k in ("input_tokens", "output_tokens", "cached_input_tokens")})
+    error = get("error")
+    return CallEntry(
+        run_id=tag.run_id,
+        sample_id=tag.sample_id,
+        scorer=tag.scorer,
+        method=tag.method,
+        task=get("task"),
+        request_key=get("request_key") or get("key"),
+        provider=get("provider"),
+        model=get("model"),
+        prompt=get("prompt"),
+        response=get("response"),
+        usage=usage,
+        cost_usd=float(get("cost_usd", None) or get("cost", None) or 0.0),
+        latency_s=float(get("latency_s", None) or get("latency", None) or 0.0),
+        cached=bool(get("cached")),
+        error=None if error is None else str(error),
+        ts=float(get("ts", None) or time.time()),
+    )
+
+
+# ---- slot gate: bounded model concurrency, oldest task first -------------------------------------------
+class _PriorityGate:
+    """At most ``limit`` calls at once; a waiting call of an older task goes first."""
+
+    def __init__(self, limit: int, cancel: threading.Event) -> None:
+        self._cond = threading.Condition()
+        self._free = max(1, int(limit))
+        self._heap: list[tuple[int, int]] = []
+        self._seq = itertools.count()
+        self._cancel = cancel
+
+    def acquire(self, priority: int) -> None:
+        with self._cond:
+            ticket = (priority, next(self._seq))
+            heapq.heappush(self._heap, ticket)
+            while not (self._free > 0 and self._heap[0] == ticket):
+                if self._cancel.is_set():
+                    self._heap.remove(ticket)
+                    heapq.heapify(self._heap)
+                    self._cond.notify_all()
+                    raise ProviderError("run cancelled", kind="cancelled")
+                self._cond.wait(0.5)
+            heapq.heappop(self._heap)
+            self._free -= 1
+            if self._free > 0 and self._heap:
+                self._cond.notify_all()
+
+    def release(self) -> None:
+        with self._cond:
+            self._free += 1
+            self._cond.notify_all()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+
+@dataclass
+class _Counters:
+    """Live totals for the progress callback (this invocation only)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    errors: int = 0
+    embedding_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, completion: Completion | None, error: bool = False) -> None:
+        with self.lock:
+            if error or completion is None:
+                self.errors += 1
+            elif completion.cached:
+                self.cached_calls += 1
+            else:
+                self.calls += 1
+                self.input_tokens += completion.usage.input_tokens
+                self.output_tokens += completion.usage.output_tokens
+                self.cost_usd += completion.cost_usd
+
+
+class _RunLLM:
+    """The runner's outer LLM wrapper: slot gate, cancel check, live counters, optional call logging."""
+
+    def __init__(self, inner: LLM, gate: _PriorityGate, cancel: threading.Event, counters: _Counters, store: Store | None):
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self._gate, self._cancel, self._counters, self._store = gate, cancel, counters, store
+
+    def complete(self, request: LLMRequest) -> Completion:
+        tag = _CURRENT.get()
+        if self._cancel.is_set():
+            if tag is not None:
+                tag.cancelled = True
+            raise ProviderError("run cancelled", kind="cancelled")
+        try:
+            self._gate.acquire(tag.priority if tag else 0)
+        except ProviderError:
+            if tag is not None:
+                tag.cancelled = True
+            raise
+        started = time.perf_counter()
+        try:
+            completion = self.inner.complete(request)
+        except ProviderError as exc:
+            self._counters.add(None, error=True)
+            self._log(tag, request, None, exc, time.perf_counter() - started)
+            raise
+        finally:
+            self._gate.release()
+        self._counters.add(completion)
+        self._log(tag, request, completion, None, time.perf_counter() - started)
+        return completion
+
+    def _log(self, tag: TaskTag | None, request: LLMRequest, completion: Completion | None, error: Exception | None, took: float) -> None:
+        if self._store is None or tag is None:
+            return
+        texts = completion.texts if completion else []
+        self._store.log_call(
+            CallEntry(
+                run_id=tag.run_id,
+                sample_id=tag.sample_id,
+                scorer=tag.scorer,
+                method=tag.method,
+                task=request.task,
+                request_key=request.key(),
+                provider=completion.provider if completion else self.provider,
+                model=completion.model if completion else self.model,
+                prompt=request.prompt_text,
+                response=(texts[0] if len(texts) == 1 else json.dumps(texts, ensure_ascii=False)) if completion else None,
+                usage=completion.usage if completion else Usage(),
+                cost_usd=completion.cost_usd if completion else 0.0,
+                latency_s=completion.latency_s if completion and completion.latency_s else took,
+                cached=bool(completion and completion.cached),
+                error=None if error is None else str(error),
+            )
+        )
+
+
+class _RunEmbedder:
+    """Counts embedding requests and shares the model slots (a remote embedder is a call like any other)."""
+
+    def __init__(self, inner: Embedder, gate: _PriorityGate, counters: _Counters, gated: bool) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self._gate, self._counters, self._gated = gate, counters, gated
+
+    def embed(self, texts: Sequence[str]):
+        tag = _CURRENT.get()
+        if self._gated:
+            self._gate.acquire(tag.priority if tag else 0)
+        try:
+            return self.inner.embed(texts)
+        finally:
+            if self._gated:
+                self._gate.release()
+            with self._counters.lock:
+                self._counters.embedding_calls += 1
+
+
+# ---- public data ---------------------------------------------------------------------------------------
+@dataclass
+class Progress:
+    """What the progress callback receives after each finished task (and about twice a second)."""
+
+    done: int
+    total: int
+    calls: int
+    cached_calls: int
+    errors: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    elapsed_s: float
+    eta_s: float | None
+    last_sample_id: str | None = None
+    skipped: int = 0
+
+    @property
+    def fraction(self) -> float:
+        return 1.0 if self.total == 0 else self.done / self.total
+
+
+@dataclass
+class EstimateRow:
+    """Expected work of one scorer over all rows."""
+
+    scorer: str
+    method: str
+    metrics: tuple[str, ...]
+    llm_calls: int = 0
+    embedding_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass
+class Estimate:
+    """Expected calls, tokens and cost per scorer (metric) and method, before a run starts."""
+
+    rows: list[EstimateRow]
+    n_samples: int
+    provider: str | None = None
+    model: str | None = None
+
+    @property
+    def llm_calls(self) -> int:
+        return sum(r.llm_calls for r in self.rows)
+
+    @property
+    def embedding_calls(self) -> int:
+        return sum(r.embedding_calls for r in self.rows)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(r.input_tokens for r in self.rows)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(r.output_tokens for r in self.rows)
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [r.cost_usd for r in self.rows]
+        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+    def by_method(self) -> dict[str, EstimateRow]:
+        out: dict[str, EstimateRow] = {}
+        for r in self.rows:
+            agg = out.setdefault(r.method, EstimateRow(r.method, r.method, (), cost_usd=0.0))
+            agg.metrics = agg.metrics + tuple(m for m in r.metrics if m not in agg.metrics)
+            agg.llm_calls += r.llm_calls
+            agg.embedding_calls += r.embedding_calls
+            agg.input_tokens += r.input_tokens
+            agg.output_tokens += r.output_tokens
+            agg.cost_usd = None if agg.cost_usd is None or r.cost_usd is None else agg.cost_usd + r.cost_usd
+        return out
+
+
+@dataclass
+class Run:
+    """A finished (or cancelled) run: its results, summary and actual figures."""
+
+    run_id: str
+    status: str
+    provider: str | None
+    model: str | None
+    results: list[MetricResult]
+    summary: dict[str, dict[str, dict[str, Any]]]
+    cost: dict[str, MethodCost]
+    invalid_rows: list[RowInfo] = field(default_factory=list)
+    total_tasks: int = 0
+    done_tasks: int = 0
+    skipped_tasks: int = 0
+    provider_calls: int = 0
+    cache_hits: int = 0
+    call_errors: int = 0
+    embedding_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+    resumed: bool = False
+
+    @property
+    def all_cached(self) -> bool:
+        """True when this invocation needed the provider for nothing: every call was a cache hit."""
+        return self.provider_calls == 0 and self.call_errors == 0
+
+
+# ---- estimate ------------------------------------------------------------------------------------------
+def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int], float] | None:
+    """Price per call from the providers' pricing table when available; None when the price is unknown."""
+    if provider == "offline" or provider == "replay":
+        return lambda _i, _o: 0.0
+    if not provider or not model:
+        return None
+    try:
+        from rageval_core.llm import pricing  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    for name in ("estimate_cost", "cost_usd", "cost_for"):
+        fn = getattr(pricing, name, None)
+        if callable(fn):
+            def price(i: int, o: int, _fn=fn) -> float:
+                try:
+                    value = _fn(provider, model, i, o)
+                except TypeError:
+                    value = _fn(provider=provider, model=model, input_tokens=i, output_tokens=o)
+                return float(value) if value is not None else float("nan")
+
+            return price
+    return None
+
+
+def estimate(
+    samples: Sequence[Sample],
+    scorers: Sequence[Scorer],
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    price: Callable[[int, int], float] | None = None,
+) -> Estimate:
+    """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``)."""
+    price = price or _price_lookup(provider, model)
+    rows = []
+    for scorer in scorers:
+        row = EstimateRow(scorer.name, scorer.method, tuple(scorer.metrics))
+        for sample in samples:
+            e = scorer.estimate(sample)
+            row.llm_calls += e.llm_calls
+            row.embedding_calls += e.embedding_calls
+            row.input_tokens += e.input_tokens
+            row.output_tokens += e.output_tokens
+        if price is not None:
+            cost = price(row.input_tokens, row.output_tokens)
+            row.cost_usd = None if cost != cost else cost  # NaN → unknown
+        rows.append(row)
+    return Estimate(rows, len(samples), provider, model)
+
+
+# ---- helpers -------------------------------------------------------------------------------------------
+def dataset_hash(samples: Sequence[Sample]) -> str:
+    """Content hash of the rows as evaluated (order-sensitive), used when the loader gives none."""
+    payload = canonical_json([s.to_dict() for s in samples])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def scorer_versions(scorers: Sequence[Scorer]) -> dict[str, Any]:
+    """What identifies each scorer's prompts and rubric, recorded with the run so runs stay comparable."""
+    out: dict[str, Any] = {}
+    for s in scorers:
+        info: dict[str, Any] = {"method": s.method, "metrics": list(s.metrics)}
+        describe = getattr(s, "describe", None) or getattr(s, "fingerprint", None)
+        if callable(describe):
+            try:
+                extra = describe()
+                if isinstance(extra, Mapping):
+                    info.update({k: v for k, v in extra.items() if _jsonable(v)})
+                elif extra is not None:
+                    info["fingerprint"] = str(extra)
+            except Exception as exc:  # a broken describe() must not stop a run
+                info["fingerprint_error"] = str(exc)
+        for attr in ("version", "template_hash", "template_version", "templates"):
+            value = getattr(s, attr, None)
+            if value is not None and attr not in info and _jsonable(value):
+                info[attr] = value
+        rubric = getattr(s, "rubric", None)
+        if rubric is not None:
+            for attr in ("id", "name", "version", "hash", "sha256"):
+                value = getattr(rubric, attr, None)
+                if value is not None and not callable(value) and _jsonable(value):
+                    info[f"rubric_{attr}"] = value
+        out[s.name] = info
+    return out
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _chain_length(scorer: Scorer) -> int:
+    """Longest dependent call chain of a scorer, from its ``chain_length`` if it declares one."""
+    value = getattr(scorer, "chain_length", None)
+    if callable(value):
+        value = value()
+    return int(value) if isinstance(value, int) else 1
+
+
+def _failed_results(sample: Sample, scorer: Scorer, exc: BaseException, llm: LLM) -> list[MetricResult]:
+    reason = exc.unscored_reason if isinstance(exc, ProviderError) else Unscored.PROVIDER_ERROR
+    message = f"{type(exc).__name__}: {exc}"
+    return [
+        MetricResult(
+            sample.id, metric, scorer.method, None, unscored_reason=reason, reason=message,
+            provider=llm.provider, model=llm.model, details={"error": message},
+        )
+        for metric in scorer.metrics
+    ]
+
+
+# ---- run -----------------------------------------------------------------------------------------------
+def run(
+    samples: Sequence[Sample],
+    scorers: Sequence[Scorer],
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
+    *,
+    config: Any = None,
+    store: Store | None = None,
+    concurrency: int = 8,
+    workers: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
+    run_id: str | None = None,
+    resume: bool = False,
+    retry_errors: bool = True,
+    dataset_name: str | None = None,
+    dataset_digest: str | None = None,
+    invalid_rows: Sequence[RowInfo] = (),
+    settings: Mapping[str, Any] | None = None,
+    log_calls: bool | None = None,
+    gate_embeddings: bool | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Run:
+    """Score every (row, scorer) pair and store each finished task at once.
+
+    Pass either ``llm`` (+ ``embedder``) or a providers ``config`` (``ProviderConfig``): with a config
+    the runner builds the full provider stack itself with the store's call log as ``call_hook`` and the
+    response cache in the store's database. With a bare ``llm`` the runner logs calls itself unless
+    ``log_calls=False`` (use that when the llm was built with ``make_call_hook``).
+
+    ``run_id`` with ``resume=True`` continues an existing run: finished pairs are skipped, pairs that
+    ended in provider errors are redone (``retry_errors``). ``cancel`` stops scheduling, abandons calls
+    in flight at their next step, and marks the run cancelled; nothing half-done is stored.
+    """
+    store = store or Store()
+    cancel = cancel or threading.Event()
+    options = dict(options or {})
+    samples = list(samples)
+    scorers = list(scorers)
+    names = [s.name for s in scorers]
+    if len(set(names)) != len(names):
+        raise RunError(f"scorer names must be unique: {names}")
+    if len({s.id for s in samples}) != len(samples):
+        raise RunError("sample ids must be unique within a run")
+
+    base_url = None
+    if config is not None:
+        llm, embedder = _build_from_config(config, store, llm, embedder)
+        base_url = getattr(config, "base_url", None)
+        if log_calls is None:
+            log_calls = False
+    if llm is None:
+        raise RunError("run() needs an llm or a provider config")
+    if embedder is None:
+        embedder = _default_embedder()
+    if log_calls is None:
+        log_calls = True
+    if gate_embeddings is None:
+        gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
+
+    digest = dataset_digest or dataset_hash(samples)
+    resumed = False
+    if resume:
+        if not run_id:
+            raise RunError("resume needs a run id")
+        info = store.find_run(run_id)
+        if info is None:
+            raise RunError(f"no run {run_id!r} to resume")
+        if info.dataset_hash and info.dataset_hash != digest:
+            raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
+        run_id = info.id
+        resumed = True
+        store.set_status(run_id, "running")
+    else:
+        rows = [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(samples)]
+        start = len(rows)
+        rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(invalid_rows)]
+        run_id = store.create_run(
+            scorers=names,
+            run_id=run_id,
+            dataset_name=dataset_name,
+            dataset_hash=digest,
+            versions=scorer_versions(scorers),
+            provider=llm.provider,
+            model=llm.model,
+            base_url=base_url,
+            settings={"concurrency": concurrency, "options": options, **dict(settings or {})},
+            rows=rows,
+        )
+
+    # Which pairs are still to do.
+    finished: set[tuple[str, str]] = set()
+    if resumed:
+        stored: dict[tuple[str, str], list[MetricResult]] = {}
+        for scorer_name, r in store.results_with_scorer(run_id):
+            stored.setdefault((r.sample_id, scorer_name), []).append(r)
+        for pair, results in stored.items():
+            failed = all(r.value is None and r.unscored_reason in RETRYABLE_REASONS for r in results)
+            if not (retry_errors and failed):
+                finished.add(pair)
+    order = sorted(range(len(scorers)), key=lambda i: -_chain_length(scorers[i]))
+    todo = [(s, scorers[i]) for s in samples for i in order if (s.id, scorers[i].name) not in finished]
+    total = len(samples) * len(scorers)
+    skipped = total - len(todo)
+
+    counters = _Counters()
+    gate = _PriorityGate(concurrency, cancel)
+    run_llm = _RunLLM(llm, gate, cancel, counters, store if log_calls else None)
+    run_embedder = _RunEmbedder(embedder, gate, counters, gated=bool(gate_embeddings))
+    ctx = EvalContext(llm=run_llm, embedder=run_embedder, options=options, memo=Memo())
+    started = clock()
+
+    def work(priority: int, sample: Sample, scorer: Scorer) -> list[MetricResult] | None:
+        tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority)
+        token = _CURRENT.set(tag)
+        try:
+            if cancel.is_set():
+                return None
+            try:
+                results = list(scorer.score(sample, ctx))
+                if not results:
+                    raise RuntimeError(f"scorer {scorer.name} returned no results")
+            except Exception as exc:  # a scorer bug or provider failure is an unscored result, never a crash
+                results = _failed_results(sample, scorer, exc, llm)
+            if tag.cancelled or (cancel.is_set() and any(r.unscored_reason == "cancelled" for r in results)):
+                return None  # abandoned mid-way: store nothing, resume redoes it
+            for r in results:
+                r.provider = r.provider or llm.provider
+                r.model = r.model or llm.model
+            store.save_task(run_id, sample.id, scorer.name, results)
+            return results
+        finally:
+            _CURRENT.reset(token)
+
+    done = 0
+    status = DONE
+    workers = workers or max(4, concurrency * 3)
+
+    def report(last: str | None) -> None:
+        if progress is None:
+            return
+        elapsed = clock() - started
+        remaining = len(todo) - done
+        eta = (elapsed / done * remaining) if done else None
+        with counters.lock:
+            snap = Progress(
+                done=done + skipped, total=total, calls=counters.calls, cached_calls=counters.cached_calls,
+                errors=counters.errors, input_tokens=counters.input_tokens, output_tokens=counters.output_tokens,
+                cost_usd=counters.cost_usd, elapsed_s=elapsed, eta_s=eta, last_sample_id=last, skipped=skipped,
+            )
+        progress(snap)
+
+    report(None)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rageval-run")
+    try:
+        futures: dict[Future, tuple[Sample, Scorer]] = {}
+        for priority, (sample, scorer) in enumerate(todo):
+            futures[pool.submit(contextvars.copy_context().run, work, priority, sample, scorer)] = (sample, scorer)
+        pending = set(futures)
+        cancelled_seen = False
+        while pending:
+            finished_now, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            last = None
+            for fut in finished_now:
+                if fut.cancelled():
+                    continue
+                if fut.result() is not None:
+                    done += 1
+                    last = futures[fut][0].id
+            if cancel.is_set() and not cancelled_seen:
+                cancelled_seen = True
+                for fut in pending:
+                    fut.cancel()
+                gate.wake()
+            report(last)
+        if cancel.is_set() and done < len(todo):
+            status = CANCELLED
+    except BaseException:
+        cancel.set()
+        gate.wake()
+        status = FAILED
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        store.set_status(run_id, status)
+    return load_run(
+        store, run_id, status=status, counters=counters, wall_s=clock() - started, total=total,
+        done=done + skipped, skipped=skipped, resumed=resumed,
+    )
+
+
+def load_run(
+    store: Store,
+    run_id: str,
+    *,
+    status: str | None = None,
+    counters: _Counters | None = None,
+    wall_s: float = 0.0,
+    total: int | None = None,
+    done: int | None = None,
+    skipped: int = 0,
+    resumed: bool = False,
+) -> Run:
+    """A ``Run`` from the store (all sessions of a resumed run). Live counters, when given, describe this invocation."""
+    info = store.find_run(run_id)
+    if info is None:
+        raise RunError(f"no run {run_id!r}")
+    results = store.results(info.id)
+    rows = store.rows(info.id)
+    calls = store.calls(info.id)
+    cost = cost_by_method(calls)
+    if counters is None:
+        provider_calls = sum(c.calls for c in cost.values())
+        cache_hits = sum(c.cached_calls for c in cost.values())
+        errors = sum(c.errors for c in cost.values())
+        embedding_calls = 0
+        tokens_in = sum(c.input_tokens for c in cost.values())
+        tokens_out = sum(c.output_tokens for c in cost.values())
+        cost_usd = sum(c.cost_usd for c in cost.values())
+    else:
+        provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
+        embedding_calls = counters.embedding_calls
+        tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
+    finished_pairs = store.finished_tasks(info.id)
+    n_valid = sum(1 for r in rows if r.valid)
+    return Run(
+        run_id=info.id,
+        status=status or info.status,
+        provider=info.provider,
+        model=info.model,
+        results=results,
+        summary=summarize(results),
+        cost=cost,
+        invalid_rows=[r for r in rows if not r.valid],
+        total_tasks=total if total is not None else n_valid * len(info.scorers),
+        done_tasks=done if done is not None else len(finished_pairs),
+        skipped_tasks=skipped,
+        provider_calls=provider_calls,
+        cache_hits=cache_hits,
+        call_errors=errors,
+        embedding_calls=embedding_calls,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=cost_usd,
+        wall_s=wall_s,
+        resumed=resumed,
+    )
+
+
+def _build_from_config(config: Any, store: Store, llm: LLM | None, embedder: Embedder | None) -> tuple[LLM, Embedder | None]:
+    """The providers' full stack, with this store as cache database and call log."""
+    from rageval_core.llm import registry
+
+    hook = make_call_hook(store)
+    if llm is None:
+        llm = registry.build_llm(config, db_path=store.path, call_hook=hook)
+    if embedder is None:
+        embedder = registry.build_embedder(config, db_path=store.path)
+    return llm, embedder
+
+
+def _default_embedder() -> Embedder:
+    from rageval_core.embeddings.offline import OfflineEmbedder  # type: ignore[import-not-found]
+
+    return OfflineEmbedder()

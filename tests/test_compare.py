@@ -1,0 +1,131 @@
+"""Comparison analytics on hand-made results with hand-computed expectations."""
+
+import math
+
+import numpy as np
+import pytest
+
+from rageval_core.compare import (
+    agreement,
+    category_comparison,
+    category_table,
+    cohen_kappa,
+    cost_by_method,
+    cost_table,
+    disagreements,
+    pearson,
+    results_frame,
+    run_delta,
+    side_by_side,
+    spearman,
+    summarize,
+    summary_delta,
+)
+from rageval_core.store import CallEntry
+from rageval_core.types import MetricResult, Usage
+
+J = "judge:rubric5"
+
+
+def R(sid, metric, method, value, why=None, reason=None):
+    return MetricResult(sid, metric, method, value, unscored_reason=why, reason=reason)
+
+
+CATS = {"1": "✅ 正確な回答", "2": "✅ 正確な回答", "3": "❌ ハルシネーション", "4": "❌ ハルシネーション"}
+RESULTS = [
+    R("1", "faithfulness", "decomposed", 1.0), R("1", "faithfulness", J, 1.0),
+    R("2", "faithfulness", "decomposed", 0.5), R("2", "faithfulness", J, 0.75),
+    R("3", "faithfulness", "decomposed", 0.0), R("3", "faithfulness", J, 0.0, reason="年号が誤り"),
+    R("4", "faithfulness", "decomposed", None, "no_claims"), R("4", "faithfulness", J, 0.25),
+    R("1", "answer_relevancy", "decomposed", 0.8), R("1", "answer_relevancy", J, 1.0),
+    R("3", "answer_relevancy", "decomposed", 0.9, reason="looks relevant"), R("3", "answer_relevancy", J, 0.0, reason="wrong"),
+    R("1", "context_recall", "decomposed", 1.0),
+]
+
+
+@pytest.fixture()
+def frame():
+    return results_frame(RESULTS, CATS)
+
+
+def test_summary_means_over_scored_rows_with_unscored_counts():
+    s = summarize(RESULTS)
+    assert s["decomposed"]["faithfulness"] == {"mean": 0.5, "scored": 3, "unscored": 1, "unscored_reasons": {"no_claims": 1}}
+    assert s[J]["faithfulness"]["mean"] == 0.5 and s[J]["faithfulness"]["unscored"] == 0
+    assert summarize([R("1", "faithfulness", "decomposed", None, "provider_error")])["decomposed"]["faithfulness"]["mean"] is None
+
+
+def test_side_by_side_pairs_shared_criteria(frame):
+    table = side_by_side(frame)
+    assert list(table["sample_id"]) == ["1", "2", "3", "4"]
+    assert [c for c in table.columns if c.startswith("faithfulness")] == ["faithfulness|decomposed", f"faithfulness|{J}", "faithfulness|diff"]
+    assert "context_recall|decomposed" not in table.columns  # not shared with the judge
+    assert table.loc[1, "faithfulness|diff"] == pytest.approx(0.25)
+    assert math.isnan(table.loc[3, "faithfulness|decomposed"]) and math.isnan(table.loc[3, "faithfulness|diff"])
+    assert table.loc[2, "category"] == "❌ ハルシネーション"
+
+
+def test_category_table_in_seed_layout(frame):
+    t = category_table(frame, "decomposed")
+    assert list(t.index) == ["✅ 正確な回答", "❌ ハルシネーション"]
+    assert list(t.columns) == ["faithfulness", "answer_relevancy", "context_recall"]
+    assert t.loc["✅ 正確な回答", "faithfulness"] == pytest.approx(0.75)
+    assert t.loc["❌ ハルシネーション", "faithfulness"] == 0.0  # row 4 unscored: mean over scored rows only
+    assert math.isnan(t.loc["❌ ハルシネーション", "context_recall"])
+    c = category_comparison(frame, "faithfulness")
+    assert list(c.columns) == ["decomposed", J]
+    assert c.loc["❌ ハルシネーション", J] == pytest.approx(0.125)
+
+
+def test_statistics_against_hand_computed_values():
+    assert pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert math.isnan(pearson([1, 1, 1], [1, 2, 3]))
+    # ties get average ranks: x ranks [1.5, 1.5, 3], y ranks [1, 2, 3]
+    assert spearman([0, 0, 1], [0.1, 0.2, 0.9]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
+    # a=[1,1,0,0] b=[1,0,0,0]: po=.75, pe=.5*.25+.5*.75=.5 → kappa .5
+    assert cohen_kappa([0.9, 0.8, 0.1, 0.2], [0.7, 0.3, 0.0, 0.4]) == pytest.approx(0.5)
+    assert cohen_kappa([1, 1], [1, 1]) == 1.0
+    assert math.isnan(cohen_kappa([], []))
+
+
+def test_agreement_and_disagreements(frame):
+    a = agreement(frame, threshold=0.5).set_index("criterion")
+    assert list(a.index) == ["faithfulness", "answer_relevancy"]
+    f = a.loc["faithfulness"]
+    assert f["n"] == 3 and f["unscored_a"] == 1 and f["unscored_b"] == 0
+    assert f["mad"] == pytest.approx(0.25 / 3)
+    assert f["pearson"] == pytest.approx(pearson([1, 0.5, 0], [1, 0.75, 0]))
+    assert f["kappa"] == pytest.approx(1.0)
+    d = disagreements(frame, top=2)
+    assert list(d["sample_id"]) == ["3", "2"] and d.loc[0, "criterion"] == "answer_relevancy"
+    assert d.loc[0, "abs_diff"] == pytest.approx(0.9) and d.loc[0, "reason_b"] == "wrong"
+
+
+def test_run_delta_with_changed_only_filter(frame):
+    b_results = [r for r in RESULTS if not (r.sample_id == "2" and r.method == J)] + [R("2", "faithfulness", J, 0.5)]
+    b_results = [R("4", "faithfulness", "decomposed", 0.5) if (r.sample_id == "4" and r.method == "decomposed") else r for r in b_results]
+    b_results.append(R("5", "faithfulness", "decomposed", 1.0))
+    delta = run_delta(frame, results_frame(b_results, CATS))
+    assert len(delta) == len(RESULTS) + 1
+    changed = run_delta(frame, results_frame(b_results, CATS), changed_only=True)
+    assert {(r.sample_id, r.method) for r in changed.itertuples()} == {("2", J), ("4", "decomposed"), ("5", "decomposed")}
+    row = changed.set_index(["sample_id", "method"]).loc[("2", J)]
+    assert row["delta"] == pytest.approx(-0.25)
+    s = summary_delta(frame, results_frame(b_results, CATS)).set_index(["metric", "method"])
+    assert s.loc[("faithfulness", J), "changed_rows"] == 1
+    assert s.loc[("faithfulness", "decomposed"), "unscored_a"] == 1 and s.loc[("faithfulness", "decomposed"), "unscored_b"] == 0
+
+
+def test_cost_per_method_from_the_call_log():
+    calls = [
+        CallEntry("r", "1", "faithfulness", None, "extract_claims", "k", usage=Usage(100, 10), cost_usd=0.01, latency_s=0.2),
+        CallEntry("r", "1", "faithfulness", None, "verify_claims", "k2", usage=Usage(50, 5), cost_usd=0.005, latency_s=0.3),
+        CallEntry("r", "1", J, J, "judge", "k3", usage=Usage(300, 40), cost_usd=0.02, latency_s=0.5),
+        CallEntry("r", "2", J, J, "judge", "k4", cached=True, usage=Usage(300, 40), latency_s=0.0),
+        CallEntry("r", "3", J, J, "judge", "k5", error="timeout"),
+    ]
+    by = cost_by_method(calls)
+    assert (by["decomposed"].calls, by["decomposed"].input_tokens, by["decomposed"].cost_usd) == (2, 150, pytest.approx(0.015))
+    assert (by[J].calls, by[J].cached_calls, by[J].errors, by[J].output_tokens) == (1, 1, 1, 40)
+    t = cost_table(calls).set_index("method")
+    assert t.loc["decomposed", "mean_latency_s"] == pytest.approx(0.25)
