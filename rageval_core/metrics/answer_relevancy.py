@@ -1,0 +1,130 @@
+"""Answer relevancy (RAGAS): questions generated back from the answer, compared with the real question.
+
+n questions (default 3) are generated in the data's language, each with a noncommittal flag, either in
+one request that asks for n questions (default) or in n requests of one question each. The question and
+the generated ones are embedded in one batch; the score is the mean cosine, 0 only when every generated
+question is flagged noncommittal. Every generated question is kept with its cosine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rageval_core.metrics import scoring
+from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.metrics.steps import (
+    DecomposedScorer,
+    Outcome,
+    Unscorable,
+    approx_tokens,
+    ask,
+    bit,
+    build_request,
+    embed,
+    field_list,
+    msg,
+    option,
+    quote,
+    sample_language,
+    template_tokens,
+)
+from rageval_core.tasks import GENERATE_QUESTIONS
+from rageval_core.types import ANSWER_RELEVANCY, Sample, Unscored
+
+ONE_CALL = "one_call"
+PER_QUESTION = "per_question"
+MODES = (ONE_CALL, PER_QUESTION)
+
+
+def check_n(value: Any) -> int:
+    n = int(value)
+    if not 1 <= n <= 10:
+        raise ValueError(f"answer relevancy n must be between 1 and 10, got {value!r}")
+    return n
+
+
+def check_mode(value: Any) -> str:
+    if value not in MODES:
+        raise ValueError(f"answer relevancy calls must be one of {MODES}, got {value!r}")
+    return str(value)
+
+
+class AnswerRelevancy(DecomposedScorer):
+    """``n`` generated questions; ``calls="one_call"`` asks for all n at once, ``"per_question"`` sends
+    n requests (temperature ``per_question_temperature``, seeds 0..n-1 so they differ and cache apart)."""
+
+    metric = ANSWER_RELEVANCY
+
+    def __init__(self, *, n: int = 3, calls: str = ONE_CALL, per_question_temperature: float = 0.7) -> None:
+        self.n = check_n(n)
+        self.calls = check_mode(calls)
+        self.per_question_temperature = float(per_question_temperature)
+
+    def compute(
+        self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
+    ) -> Outcome:
+        if not (sample.answer or "").strip():
+            raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
+        if not (sample.question or "").strip():
+            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
+        n = option(ctx, "answer_relevancy_n", self.n, check_n)
+        mode = option(ctx, "answer_relevancy_calls", self.calls, check_mode)
+        details.update({"n": n, "mode": mode})
+        questions: list[dict[str, Any]] = []
+        if mode == ONE_CALL:
+            questions = self._generate(ctx, sample, language, n, trace)
+        else:
+            for i in range(n):
+                questions.extend(self._generate(ctx, sample, language, 1, trace, seed=i)[:1])
+        if not questions:
+            raise Unscorable(Unscored.PARSE_ERROR, msg(language, "the judge generated no questions", "質問が生成されませんでした"),
+                             raw=trace[-1].response if trace else None)
+        if len(questions) != n:
+            details["count_note"] = f"asked for {n} questions, got {len(questions)}; scored over those"
+        details["questions"] = questions
+        vectors = embed(ctx, [sample.question] + [q["question"] for q in questions], details)
+        for q, vector in zip(questions, vectors[1:]):
+            q["cosine"] = round(scoring.cosine(vectors[0], vector), 4)
+        value = scoring.answer_relevancy([q["cosine"] for q in questions], [q["noncommittal"] for q in questions])
+        assert value is not None
+        return Outcome(value, _summary(language, questions, value))
+
+    def _generate(
+        self, ctx: EvalContext, sample: Sample, language: str, n: int, trace: list[CallTrace], seed: int | None = None
+    ) -> list[dict[str, Any]]:
+        inputs = {"answer": sample.answer, "contexts": list(sample.contexts), "n": n}
+        request = build_request(
+            ctx, GENERATE_QUESTIONS, language, inputs, {"answer": sample.answer, "n": n},
+            temperature=0.0 if seed is None else self.per_question_temperature, seed=seed,
+        )
+        data = ask(ctx, trace, request)
+        raw = trace[-1].response
+        out = []
+        for item in field_list(data, "questions", GENERATE_QUESTIONS, raw):
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
+                raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: each item needs a question string", raw=raw)
+            flag = bit(item.get("noncommittal", 0))
+            if flag is None:
+                raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: noncommittal must be 0 or 1", raw=raw)
+            out.append({"question": item["question"].strip(), "noncommittal": flag})
+        return out
+
+    def estimate(self, sample: Sample) -> CallEstimate:
+        """One request (or n), one embedding request for the question and the generated questions."""
+        lang = sample_language(sample)
+        calls = 1 if self.calls == ONE_CALL else self.n
+        per_call_in = template_tokens(GENERATE_QUESTIONS, lang) + approx_tokens(sample.answer or "")
+        out_per_q = approx_tokens(sample.question or "") + 10
+        return CallEstimate(llm_calls=calls, embedding_calls=1, input_tokens=calls * per_call_in, output_tokens=self.n * out_per_q)
+
+
+def _summary(language: str, questions: list[dict[str, Any]], value: float) -> str:
+    noncommittal = sum(q["noncommittal"] for q in questions)
+    shown = "; ".join(f"{quote(q['question'], 50)} ({q['cosine']:.2f})" for q in questions[:3])
+    if noncommittal == len(questions):
+        return msg(language, f"every generated question flags the answer as noncommittal → 0; {shown}",
+                   f"生成された質問すべてが回答を曖昧（noncommittal）と判定 → 0。{shown}")
+    note_en = f"; {noncommittal} noncommittal" if noncommittal else ""
+    note_ja = f"（曖昧判定 {noncommittal}件）" if noncommittal else ""
+    return msg(language, f"mean cosine {value:.2f} over {len(questions)} generated questions{note_en}: {shown}",
+               f"逆生成した{len(questions)}件の質問と元の質問の平均コサイン類似度 {value:.2f}{note_ja}: {shown}")

@@ -1,0 +1,83 @@
+"""Context recall (RAGAS): share of ground-truth sentences that can be attributed to the contexts.
+
+The ground truth is split with the project's splitter (so the denominator does not depend on the judge);
+one call attributes every sentence. No ground truth → unscored ``missing_field``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rageval_core.metrics import scoring
+from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.metrics.steps import (
+    DecomposedScorer,
+    Outcome,
+    Unscorable,
+    align,
+    approx_tokens,
+    ask,
+    build_request,
+    field_list,
+    msg,
+    quote,
+    required_bit,
+    sample_language,
+    template_tokens,
+    text_field,
+)
+from rageval_core.tasks import ATTRIBUTE_REFERENCE
+from rageval_core.text import split_sentences
+from rageval_core.types import CONTEXT_RECALL, Sample, Unscored
+
+
+class ContextRecall(DecomposedScorer):
+    """One call: each ground-truth sentence attributed to the contexts or not."""
+
+    metric = CONTEXT_RECALL
+
+    def compute(
+        self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
+    ) -> Outcome:
+        if not (sample.ground_truth or "").strip():
+            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "context recall needs a ground truth", "context recall には模範解答が必要です"))
+        contexts = list(sample.contexts)
+        if not any(c.strip() for c in contexts):
+            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
+        sentences = split_sentences(sample.ground_truth or "", language) or [(sample.ground_truth or "").strip()]  # type: ignore[arg-type]
+        details["reference_sentences"] = [{"sentence": s} for s in sentences]
+        inputs = {"question": sample.question, "contexts": contexts, "reference_sentences": sentences}
+        data = ask(ctx, trace, build_request(ctx, ATTRIBUTE_REFERENCE, language, inputs, inputs))
+        raw = trace[-1].response
+        items, note = align(field_list(data, "attributions", ATTRIBUTE_REFERENCE, raw), "sentence_index", len(sentences),
+                            ATTRIBUTE_REFERENCE, "reference sentences")
+        if note:
+            details["index_note"] = note
+        rows = [
+            {"sentence": s, "attributed": required_bit(item, "attributed", ATTRIBUTE_REFERENCE), "reason": text_field(item, "reason")}
+            for s, item in zip(sentences, items)
+        ]
+        details["reference_sentences"] = rows
+        value = scoring.recall([r["attributed"] for r in rows])
+        assert value is not None
+        return Outcome(value, _summary(language, rows))
+
+    def estimate(self, sample: Sample) -> CallEstimate:
+        lang = sample_language(sample)
+        tokens = (
+            template_tokens(ATTRIBUTE_REFERENCE, lang)
+            + approx_tokens(sample.question or "")
+            + sum(approx_tokens(c) for c in sample.contexts)
+            + approx_tokens(sample.ground_truth or "")
+        )
+        n = max(1, len(split_sentences(sample.ground_truth or "", lang)))  # type: ignore[arg-type]
+        return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=30 * n)
+
+
+def _summary(language: str, rows: list[dict[str, Any]]) -> str:
+    hit = sum(r["attributed"] for r in rows)
+    missing = "; ".join(f"「{quote(r['sentence'])}」" if language == "ja" else f'"{quote(r["sentence"])}"'
+                        for r in rows if not r["attributed"])
+    head = msg(language, f"{hit} of {len(rows)} ground-truth sentences found in the contexts",
+               f"模範解答の{len(rows)}文のうち{hit}文がコンテキストに見つかりました")
+    return head + (msg(language, f"; not found: {missing}", f"。見つからない文: {missing}") if missing else "")

@@ -1,0 +1,79 @@
+"""Context relevance, the RAGAS paper's version: needed sentences / all context sentences.
+
+One call extracts the sentences needed to answer the question; both counts use the project's sentence
+splitter (the extracted text is split the same way, extra extractions are capped at the total). Each
+extracted sentence is kept with whether it was found verbatim in the contexts, so a paraphrasing judge
+is visible in the inspector.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rageval_core.metrics import scoring
+from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.metrics.steps import (
+    DecomposedScorer,
+    Outcome,
+    Unscorable,
+    approx_tokens,
+    ask,
+    build_request,
+    context_sentences,
+    field_list,
+    msg,
+    sample_language,
+    template_tokens,
+)
+from rageval_core.tasks import EXTRACT_RELEVANT_SENTENCES
+from rageval_core.text import normalize, split_sentences
+from rageval_core.types import CONTEXT_RELEVANCE, Sample, Unscored
+
+
+class ContextRelevance(DecomposedScorer):
+    """One call: sentences needed to answer, extracted from the contexts."""
+
+    metric = CONTEXT_RELEVANCE
+
+    def compute(
+        self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
+    ) -> Outcome:
+        contexts = list(sample.contexts)
+        all_sentences = context_sentences(contexts, language)
+        if not all_sentences:
+            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
+        if not (sample.question or "").strip():
+            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
+        inputs = {"question": sample.question, "contexts": contexts}
+        data = ask(ctx, trace, build_request(ctx, EXTRACT_RELEVANT_SENTENCES, language, inputs, inputs))
+        raw = trace[-1].response
+        extracted: list[str] = []
+        for item in field_list(data, "sentences", EXTRACT_RELEVANT_SENTENCES, raw):
+            if not isinstance(item, str):
+                raise Unscorable(Unscored.PARSE_ERROR, f"{EXTRACT_RELEVANT_SENTENCES}: sentences must be strings", raw=raw)
+            for piece in split_sentences(item, language):  # type: ignore[arg-type]
+                if piece not in extracted:
+                    extracted.append(piece)
+        haystack = normalize(" ".join(contexts))
+        rows = [{"sentence": s, "in_context": normalize(s) in haystack} for s in extracted]
+        details["extracted_sentences"] = rows
+        details["context_sentence_count"] = len(all_sentences)
+        value = scoring.context_relevance(len(extracted), len(all_sentences))
+        assert value is not None
+        return Outcome(value, _summary(language, rows, len(all_sentences)))
+
+    def estimate(self, sample: Sample) -> CallEstimate:
+        lang = sample_language(sample)
+        ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
+        tokens = template_tokens(EXTRACT_RELEVANT_SENTENCES, lang) + approx_tokens(sample.question or "") + ctx_tokens
+        return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=max(20, ctx_tokens // 3))
+
+
+def _summary(language: str, rows: list[dict[str, Any]], total: int) -> str:
+    outside = sum(1 for r in rows if not r["in_context"])
+    head = msg(language, f"{min(len(rows), total)} of {total} context sentences needed to answer",
+               f"コンテキスト{total}文のうち回答に必要なのは{min(len(rows), total)}文")
+    if outside:
+        head += msg(language, f" ({outside} extracted sentence(s) not found verbatim in the contexts)",
+                    f"（抽出文のうち{outside}文はコンテキストにそのままの形では見つかりません）")
+    return head

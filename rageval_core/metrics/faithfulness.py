@@ -1,0 +1,106 @@
+"""Faithfulness: share of the answer's claims that the retrieved contexts support (RAGAS F = |V| / |S|).
+
+Two calls per row: claims from the answer (shared with answer correctness), then every claim verified
+against all contexts in one call, each with verdict, reason, supporting context index and sentence.
+Economy mode with a ground truth uses the one call it shares with answer correctness instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rageval_core.metrics import scoring
+from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.metrics.claims import answer_claims, economy_verdicts, verdict_from_item
+from rageval_core.metrics.offline_checks import check_answer
+from rageval_core.metrics.steps import (
+    DecomposedScorer,
+    Outcome,
+    Unscorable,
+    align,
+    approx_tokens,
+    ask,
+    build_request,
+    field_list,
+    msg,
+    option,
+    quote,
+    sample_language,
+    template_tokens,
+)
+from rageval_core.tasks import EXTRACT_CLAIMS, VERIFY_CLAIMS, VERIFY_CLAIMS_WITH_REFERENCE
+from rageval_core.text import split_sentences
+from rageval_core.types import FAITHFULNESS, ClaimVerdict, Sample, Unscored
+
+
+class Faithfulness(DecomposedScorer):
+    """Claims extracted once, verified against all contexts in one call; ``economy`` shares one call
+    with answer correctness when the row has a ground truth."""
+
+    metric = FAITHFULNESS
+
+    def __init__(self, *, economy: bool = False) -> None:
+        self.economy = economy
+
+    def compute(
+        self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
+    ) -> Outcome:
+        if not (sample.answer or "").strip():
+            raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
+        contexts = [c for c in sample.contexts]
+        if not any(c.strip() for c in contexts):
+            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
+        check_answer(sample, ctx, language)
+        economy = bool(option(ctx, "economy", self.economy)) and bool((sample.ground_truth or "").strip())
+        details["mode"] = "economy" if economy else "default"
+        if economy:
+            verdicts = economy_verdicts(sample, ctx, language, trace, details).claims
+            details["claims"] = [v.to_dict() for v in verdicts]
+        else:
+            claims = answer_claims(sample, ctx, language, trace, details)
+            details["claims"] = [{"claim": c} for c in claims]
+            if not claims:
+                raise Unscorable(Unscored.NO_CLAIMS, msg(language, "no claims could be extracted from the answer",
+                                                          "回答から主張を抽出できませんでした"))
+            verdicts = self._verify(ctx, language, contexts, claims, trace, details)
+            details["claims"] = [v.to_dict() for v in verdicts]
+        value = scoring.faithfulness([v.verdict or 0 for v in verdicts])
+        assert value is not None
+        return Outcome(value, _summary(language, verdicts))
+
+    def _verify(
+        self, ctx: EvalContext, language: str, contexts: list[str], claims: list[str], trace: list[CallTrace],
+        details: dict[str, Any],
+    ) -> list[ClaimVerdict]:
+        inputs = {"contexts": contexts, "claims": claims}
+        data = ask(ctx, trace, build_request(ctx, VERIFY_CLAIMS, language, inputs, inputs))
+        raw = trace[-1].response
+        items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS, raw), "claim_index", len(claims), VERIFY_CLAIMS, "claims")
+        if note:
+            details["index_note"] = note
+        return [verdict_from_item(claim, dict(item), len(contexts), VERIFY_CLAIMS) for claim, item in zip(claims, items)]
+
+    def estimate(self, sample: Sample) -> CallEstimate:
+        """Two calls: extract (shared with answer correctness, counted here) and verify."""
+        lang = sample_language(sample)
+        answer = approx_tokens(sample.answer or "")
+        ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
+        extract_in = template_tokens(EXTRACT_CLAIMS, lang) + approx_tokens(sample.question or "") + answer
+        economy = self.economy and bool((sample.ground_truth or "").strip())
+        verify_task = VERIFY_CLAIMS_WITH_REFERENCE if economy else VERIFY_CLAIMS
+        verify_in = template_tokens(verify_task, lang) + ctx_tokens + answer
+        if economy:
+            verify_in += 2 * approx_tokens(sample.ground_truth or "")
+        n_claims = max(1, len(split_sentences(sample.answer or "", lang)))  # type: ignore[arg-type]
+        return CallEstimate(llm_calls=2, input_tokens=extract_in + verify_in, output_tokens=answer + 60 * n_claims)
+
+
+def _summary(language: str, verdicts: list[ClaimVerdict]) -> str:
+    supported = sum(1 for v in verdicts if v.verdict == 1)
+    unsupported = [quote(v.claim) for v in verdicts if v.verdict != 1]
+    head = msg(language, f"{supported} of {len(verdicts)} claims supported", f"{len(verdicts)}件の主張のうち{supported}件がコンテキストで裏付けられました")
+    if not unsupported:
+        return head
+    tail = "; ".join(f"「{c}」" if language == "ja" else f'"{c}"' for c in unsupported[:3])
+    more = f" (+{len(unsupported) - 3})" if len(unsupported) > 3 else ""
+    return head + msg(language, f"; unsupported: {tail}{more}", f"。裏付けなし: {tail}{more}")

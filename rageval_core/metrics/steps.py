@@ -1,0 +1,294 @@
+"""What every decomposed metric does around its math: render a task's template, call the LLM, parse
+and check the JSON, embed, and turn any failure into an unscored result with a reason.
+
+A metric module only says which tasks it sends and how it scores the parsed answers; the common
+base class ``DecomposedScorer`` keeps the traces (raw prompts and responses) and the details.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from rageval_core.jsonparse import ParseError, parse_json_object
+from rageval_core.llm.base import LLMRequest, ProviderError
+from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext, summarize_traces
+from rageval_core.prompts import PromptTemplate, TemplateError, load_template
+from rageval_core.tasks import schema_for
+from rageval_core.text import detect_language, split_sentences
+from rageval_core.types import DECOMPOSED, MetricResult, Sample, Unscored
+
+
+class Unscorable(Exception):
+    """Ends a metric's row with an unscored reason; ``raw`` keeps the model text that could not be used."""
+
+    def __init__(self, reason: str, message: str, *, raw: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.raw = raw
+
+
+def sample_language(sample: Sample) -> str:
+    """The data's language (ja / en) from the question, answer and contexts: it picks the templates."""
+    text = " ".join([sample.question or "", sample.answer or "", *sample.contexts[:2]])
+    return detect_language(text)
+
+
+def msg(language: str, en: str, ja: str) -> str:
+    """A human-readable reason in the data's language."""
+    return ja if language == "ja" else en
+
+
+def quote(text: str, limit: int = 60) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def context_sentences(contexts: Sequence[str], language: str) -> list[str]:
+    """All sentences of the contexts with the project's splitter (the denominator of context relevance)."""
+    out: list[str] = []
+    for context in contexts:
+        out.extend(split_sentences(context, language))  # type: ignore[arg-type]
+    return out
+
+
+def get_template(ctx: EvalContext, task: str, language: str) -> PromptTemplate:
+    """The task's template: an edited one from ``ctx.options["templates"]`` ("ja/extract_claims" or
+    "extract_claims" → PromptTemplate or raw text) when given, else the shipped file."""
+    overrides: Mapping[str, Any] = ctx.options.get("templates") or {}
+    custom = overrides.get(f"{language}/{task}", overrides.get(task))
+    if isinstance(custom, PromptTemplate):
+        return custom
+    if isinstance(custom, str):
+        return PromptTemplate.from_text(custom, name=task, language=language)
+    return load_template(task, language)
+
+
+def build_request(
+    ctx: EvalContext,
+    task: str,
+    language: str,
+    inputs: Mapping[str, Any],
+    values: Mapping[str, Any],
+    *,
+    n: int = 1,
+    temperature: float = 0.0,
+    seed: int | None = None,
+) -> LLMRequest:
+    """Render the task's template with ``values`` and wrap it with the task's schema and raw inputs."""
+    try:
+        template = get_template(ctx, task, language)
+        messages = template.to_messages(**values)
+    except TemplateError as exc:
+        raise Unscorable(Unscored.PARSE_ERROR, f"template error: {exc}") from None
+    return LLMRequest(
+        task=task,
+        messages=messages,
+        schema=schema_for(task),
+        inputs=dict(inputs),
+        language=language,
+        temperature=temperature,
+        n=n,
+        seed=seed,
+    )
+
+
+def ask(ctx: EvalContext, trace: list[CallTrace], request: LLMRequest) -> dict[str, Any]:
+    """Send one request and return its JSON object; provider and parse failures become ``Unscorable``."""
+    try:
+        completion = ctx.call(request, trace)
+    except ProviderError as exc:
+        raise Unscorable(exc.unscored_reason, f"{request.task}: {exc}") from None
+    try:
+        return parse_json_object(completion.text)
+    except ParseError as exc:
+        raise Unscorable(Unscored.PARSE_ERROR, f"{request.task}: {exc}", raw=exc.raw) from None
+
+
+def embed(ctx: EvalContext, texts: Sequence[str], details: dict[str, Any]) -> np.ndarray:
+    """One embedding request for ``texts`` (counted in details); a provider failure ends the row."""
+    try:
+        vectors = np.asarray(ctx.embedder.embed(list(texts)), dtype=np.float64)
+    except ProviderError as exc:
+        raise Unscorable(exc.unscored_reason, f"embedding: {exc}") from None
+    details["embedding_calls"] = details.get("embedding_calls", 0) + 1
+    if vectors.shape[0] != len(texts):
+        raise Unscorable(Unscored.PROVIDER_ERROR, f"embedder returned {vectors.shape[0]} vectors for {len(texts)} texts")
+    return vectors
+
+
+# ------------------------------------------------------------------------------------- parsing
+
+
+def field_list(data: Mapping[str, Any], key: str, task: str, raw: str | None = None) -> list[Any]:
+    """``data[key]`` as a list, or a parse error naming what was missing."""
+    value = data.get(key)
+    if not isinstance(value, list):
+        raise Unscorable(Unscored.PARSE_ERROR, f"{task}: expected a list under {key!r}", raw=raw)
+    return value
+
+
+def bit(value: Any) -> int | None:
+    """0/1 from the forms models use (1, "1", true, "yes"); ``None`` when unusable."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return int(value)
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in {"1", "yes", "true", "はい"}:
+            return 1
+        if v in {"0", "no", "false", "いいえ"}:
+            return 0
+    return None
+
+
+def as_index(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return None
+
+
+def align(items: list[Mapping[str, Any]], key: str, expected: int, task: str, what: str) -> tuple[list[Mapping[str, Any]], str | None]:
+    """Order judge items by their index field so item i talks about input i.
+
+    The count must equal ``expected`` (else ``verdict_mismatch``: never a silently smaller
+    denominator). Indices must be a permutation of 0..n-1; 1..n is accepted as 1-based and noted.
+    Returns the ordered items and a note (or None).
+    """
+    if len(items) != expected:
+        raise Unscorable(
+            Unscored.VERDICT_MISMATCH,
+            f"{task}: the judge returned {len(items)} verdicts for {expected} {what}",
+        )
+    indices = [as_index(item.get(key)) if isinstance(item, Mapping) else None for item in items]
+    if any(not isinstance(item, Mapping) for item in items):
+        raise Unscorable(Unscored.PARSE_ERROR, f"{task}: each verdict must be an object")
+    if sorted(i for i in indices if i is not None) == list(range(expected)) and None not in indices:
+        ordered = sorted(zip(indices, items), key=lambda p: p[0])
+        return [item for _, item in ordered], None
+    if None not in indices and sorted(indices) == list(range(1, expected + 1)):  # type: ignore[type-var]
+        ordered = sorted(zip(indices, items), key=lambda p: p[0])
+        return [item for _, item in ordered], f"{key} values were 1-based; read as 0-based"
+    raise Unscorable(
+        Unscored.VERDICT_MISMATCH,
+        f"{task}: {key} values {indices} do not cover the {expected} {what} exactly once",
+    )
+
+
+def required_bit(item: Mapping[str, Any], key: str, task: str) -> int:
+    value = bit(item.get(key))
+    if value is None:
+        raise Unscorable(Unscored.PARSE_ERROR, f"{task}: {key}={item.get(key)!r} is not 0 or 1")
+    return value
+
+
+def text_field(item: Mapping[str, Any], key: str) -> str | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+# ------------------------------------------------------------------------------------- estimates
+
+
+def approx_tokens(text: str) -> int:
+    """A provider-independent token guess: ~4 ASCII chars or ~1 Japanese char per token."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return int(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9) + 1
+
+
+def template_tokens(task: str, language: str) -> int:
+    """Tokens of a template's fixed text (its instructions and examples)."""
+    try:
+        return approx_tokens(load_template(task, language).text)
+    except TemplateError:
+        return 0
+
+
+# ------------------------------------------------------------------------------------- base class
+
+
+@dataclass
+class Outcome:
+    """What a metric's ``compute`` returns: the value, a readable summary and the details."""
+
+    value: float
+    reason: str
+    raw_score: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class DecomposedScorer:
+    """Base of the six decomposed metrics: one metric id, method ``decomposed``, one result per row.
+
+    Subclasses implement ``compute(sample, ctx, language, trace, details) -> Outcome`` and
+    ``estimate``. Failures raise ``Unscorable``; the base turns them into unscored results that still
+    carry the traces and whatever details were gathered (e.g. the claims before a verdict mismatch).
+    """
+
+    metric: str = ""
+    method: str = DECOMPOSED
+
+    @property
+    def name(self) -> str:
+        return self.metric
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return (self.metric,)
+
+    def compute(
+        self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
+    ) -> Outcome:
+        raise NotImplementedError
+
+    def estimate(self, sample: Sample) -> CallEstimate:
+        raise NotImplementedError
+
+    def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:
+        language = sample_language(sample)
+        trace: list[CallTrace] = []
+        details: dict[str, Any] = {"language": language}
+        try:
+            outcome = self.compute(sample, ctx, language, trace, details)
+            details.update(outcome.extra)
+            result = MetricResult(
+                sample_id=sample.id,
+                metric=self.metric,
+                method=self.method,
+                value=outcome.value,
+                reason=outcome.reason,
+                raw_score=outcome.raw_score,
+                details=details,
+            )
+        except Unscorable as exc:
+            if exc.raw is not None:
+                details["raw_response"] = exc.raw
+            result = MetricResult(
+                sample_id=sample.id,
+                metric=self.metric,
+                method=self.method,
+                value=None,
+                unscored_reason=exc.reason,
+                reason=exc.message,
+                details=details,
+            )
+        result.provider = getattr(ctx.llm, "provider", None)
+        result.model = getattr(ctx.llm, "model", None)
+        return [summarize_traces(result, trace)]
+
+
+def option(ctx: EvalContext, key: str, default: Any, check: Callable[[Any], Any] | None = None) -> Any:
+    """A metric setting: ``ctx.options[key]`` when present (a run-wide override), else the scorer's own."""
+    value = ctx.options.get(key, default)
+    return check(value) if check else value
