@@ -1,0 +1,160 @@
+"""Exports of a stored run: the documented JSON format, a wide CSV and the call log as JSON Lines.
+
+The JSON keys ``run_id``, ``provider``, ``model``, ``rows[].id``, ``rows[].results[].{metric, method,
+value, unscored_reason, reason}`` and ``summary`` are the public contract (DESIGN.md); everything else
+is extra and may grow. Keys are never exported: the store never holds one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from rageval_core.compare import cost_by_method, summarize
+from rageval_core.store import Store
+from rageval_core.types import MetricResult
+
+FORMAT_VERSION = 1
+
+
+def _result_dict(r: MetricResult, include_details: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "metric": r.metric,
+        "method": r.method,
+        "value": r.value,
+        "unscored_reason": r.unscored_reason,
+        "reason": r.reason,
+        "raw_score": r.raw_score,
+        "provider": r.provider,
+        "model": r.model,
+        "calls": r.calls,
+        "cached_calls": r.cached_calls,
+        "usage": r.usage.to_dict(),
+        "cost_usd": r.cost_usd,
+        "latency_s": round(r.latency_s, 4),
+    }
+    if include_details:
+        out["details"] = r.details
+    return out
+
+
+def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
+    """The export JSON of one run as a dict (rows in dataset order; invalid rows listed separately)."""
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    results = store.results(info.id)
+    by_row: dict[str, list[MetricResult]] = {}
+    for r in results:
+        by_row.setdefault(r.sample_id, []).append(r)
+    rows_meta = store.rows(info.id)
+    rows = []
+    seen = set()
+    for meta in rows_meta:
+        if not meta.valid:
+            continue
+        seen.add(meta.sample_id)
+        rows.append(
+            {
+                "id": meta.sample_id,
+                "category": meta.category,
+                "results": [_result_dict(r, include_details) for r in by_row.get(meta.sample_id, [])],
+            }
+        )
+    for sid, rs in by_row.items():  # results of rows the run table does not list (never expected, never dropped)
+        if sid not in seen:
+            rows.append({"id": sid, "category": None, "results": [_result_dict(r, include_details) for r in rs]})
+    return {
+        "format_version": FORMAT_VERSION,
+        "run_id": info.id,
+        "provider": info.provider,
+        "model": info.model,
+        "base_url": info.base_url,
+        "status": info.status,
+        "created_at": info.created_at,
+        "finished_at": info.finished_at,
+        "dataset": {"name": info.dataset_name, "hash": info.dataset_hash},
+        "scorers": info.scorers,
+        "versions": info.versions,
+        "settings": info.settings,
+        "rows": rows,
+        "invalid_rows": [{"id": m.sample_id, "position": m.position, "error": m.error} for m in rows_meta if not m.valid],
+        "summary": summarize(results),
+        "cost": {k: v.to_dict() for k, v in cost_by_method(store.calls(info.id)).items()},
+    }
+
+
+def export_json(store: Store, run_id: str, path: str | Path, *, include_details: bool = False) -> Path:
+    data = run_to_dict(store, run_id, include_details=include_details)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    return target
+
+
+def column_name(metric: str, method: str) -> str:
+    """CSV column of one metric by one method, e.g. ``decomposed/faithfulness``, ``judge:rubric5/faithfulness``."""
+    return f"{method}/{metric}"
+
+
+def run_to_csv(store: Store, run_id: str) -> str:
+    """One line per sample: id, category, row_error, then a value column and an ``…/unscored`` column per metric and method."""
+    data = run_to_dict(store, run_id)
+    pairs: list[tuple[str, str]] = []
+    for row in data["rows"]:
+        for r in row["results"]:
+            key = (r["method"], r["metric"])
+            if key not in pairs:
+                pairs.append(key)
+    pairs.sort(key=lambda p: (p[0] != "decomposed", p[0]))
+    header = ["id", "category", "row_error"]
+    for method, metric in pairs:
+        header += [column_name(metric, method), column_name(metric, method) + "/unscored"]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for row in data["rows"]:
+        cells = {(r["method"], r["metric"]): r for r in row["results"]}
+        line: list[Any] = [row["id"], row["category"] or "", ""]
+        for key in pairs:
+            r = cells.get(key)
+            line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or "")]
+        writer.writerow(line)
+    for bad in data["invalid_rows"]:
+        writer.writerow([bad["id"], "", bad["error"] or "invalid"] + [""] * (2 * len(pairs)))
+    return buf.getvalue()
+
+
+def export_csv(store: Store, run_id: str, path: str | Path) -> Path:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(run_to_csv(store, run_id), encoding="utf-8")
+    return target
+
+
+def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
+    """The run's call log, one call a line (prompt, response, tokens, cost, latency, cache hit, error)."""
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as fh:
+        for entry in store.calls(info.id):
+            fh.write(json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
+    return target
+
+
+def export_run(store: Store, run_id: str, path: str | Path, *, include_details: bool = False) -> Path:
+    """Export by file extension: ``.json`` results, ``.csv`` wide table, ``.jsonl`` call log."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        return export_json(store, run_id, path, include_details=include_details)
+    if suffix == ".csv":
+        return export_csv(store, run_id, path)
+    if suffix == ".jsonl":
+        return export_calls_jsonl(store, run_id, path)
+    raise ValueError(f"unknown export format {suffix!r}: use .json, .csv or .jsonl (call log)")

@@ -1,0 +1,63 @@
+"""Exports: the documented JSON keys, the wide CSV and the call log as JSON Lines."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from rageval_core.export import export_run, run_to_csv, run_to_dict
+from rageval_core.store import CallEntry, RowInfo, Store
+from rageval_core.types import MetricResult, Usage
+
+J = "judge:rubric5"
+
+
+@pytest.fixture()
+def stored(tmp_path):
+    store = Store(tmp_path / "r.sqlite")
+    rid = store.create_run(
+        scorers=["faithfulness", J], dataset_name="d.json", dataset_hash="h", provider="openai", model="gpt-4o-mini",
+        rows=[RowInfo("1", 0, "correct"), RowInfo("2", 1, "partial"), RowInfo("7", 2, None, False, "answer missing")],
+    )
+    store.save_task(rid, "1", "faithfulness", [MetricResult("1", "faithfulness", "decomposed", 1.0, details={"claims": ["a"]})])
+    store.save_task(rid, "2", "faithfulness", [MetricResult("2", "faithfulness", "decomposed", None, unscored_reason="no_claims")])
+    store.save_task(rid, "1", J, [MetricResult("1", "faithfulness", J, 0.75, reason="根拠あり", raw_score=4)])
+    store.log_call(CallEntry(rid, "1", J, J, "judge", "k", prompt="p", response="{}", usage=Usage(3, 1)))
+    store.set_status(rid, "done")
+    return store, rid
+
+
+def test_json_export_has_the_contract_keys(stored, tmp_path):
+    store, rid = stored
+    data = json.loads(export_run(store, rid, tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert {"run_id", "provider", "model", "rows", "summary"} <= set(data)
+    assert (data["run_id"], data["provider"], data["model"]) == (rid, "openai", "gpt-4o-mini")
+    assert [row["id"] for row in data["rows"]] == ["1", "2"]
+    first = data["rows"][0]["results"]
+    assert {"metric", "method", "value", "unscored_reason", "reason"} <= set(first[0])
+    assert [(r["method"], r["value"], r["reason"]) for r in first] == [("decomposed", 1.0, None), (J, 0.75, "根拠あり")]
+    unscored = data["rows"][1]["results"][0]
+    assert unscored["value"] is None and unscored["unscored_reason"] == "no_claims"
+    assert data["invalid_rows"] == [{"id": "7", "position": 2, "error": "answer missing"}]
+    assert data["summary"]["decomposed"]["faithfulness"]["unscored"] == 1
+    assert data["cost"][J]["calls"] == 1
+    assert "details" not in first[0] and run_to_dict(store, rid, include_details=True)["rows"][0]["results"][0]["details"] == {"claims": ["a"]}
+
+
+def test_csv_has_a_column_per_metric_and_method(stored):
+    store, rid = stored
+    rows = list(csv.DictReader(io.StringIO(run_to_csv(store, rid))))
+    assert [r["id"] for r in rows] == ["1", "2", "7"]
+    assert rows[0]["decomposed/faithfulness"] == "1.0" and rows[0][f"{J}/faithfulness"] == "0.75"
+    assert rows[1]["decomposed/faithfulness"] == "" and rows[1]["decomposed/faithfulness/unscored"] == "no_claims"
+    assert rows[2]["row_error"] == "answer missing"
+
+
+def test_call_log_jsonl_and_unknown_format(stored, tmp_path):
+    store, rid = stored
+    lines = export_run(store, rid, tmp_path / "calls.jsonl").read_text(encoding="utf-8").splitlines()
+    entry = json.loads(lines[0])
+    assert len(lines) == 1 and entry["scorer"] == J and entry["usage"]["input_tokens"] == 3 and entry["cached"] is False
+    with pytest.raises(ValueError, match="unknown export format"):
+        export_run(store, rid, tmp_path / "x.xlsx")
