@@ -1,0 +1,554 @@
+"""The one-call rubric judge (seed-000 LLM-as-a-judge): one prompt, every criterion, a score and a reason each.
+
+The prompt is rendered from a ``Rubric`` into the ``judge`` template of the rubric's language (or a raw
+template the user edited), so editing a level description changes the prompt and with it the request
+and cache keys. Parsing is a pure function: code fences and prose around the JSON are tolerated, flat
+``<id>_score``/``<id>_reason`` and nested ``{"<id>": {"score", "reason"}}`` are both read, and anything
+else makes only that criterion unscored (``parse_error``, raw text kept) — never clamped, never guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Sequence
+
+from rageval_core.jsonparse import ParseError, parse_json_object
+from rageval_core.llm.base import LLMRequest, ProviderError
+from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext, summarize_traces
+from rageval_core.prompts import PromptTemplate, TemplateError, load_template
+from rageval_core.rubric import (
+    PRESET_IDS,
+    Criterion,
+    Rubric,
+    judge_phrases,
+    load_rubric,
+    render_output_format,
+    render_overview,
+    render_rubric,
+)
+from rageval_core.tasks import JUDGE, judge_schema
+from rageval_core.text import detect_language
+from rageval_core.types import MetricResult, Sample, Unscored, judge_method
+
+# Everything a judge template may use. ``context`` is the seed-000 name (contexts joined by newlines), so
+# the article's prompt can be pasted into the raw-template editor unchanged.
+JUDGE_VARIABLES: tuple[str, ...] = (
+    "instructions",
+    "overview",
+    "rubric",
+    "output_format",
+    "question",
+    "contexts",
+    "context",
+    "ground_truth",
+    "answer",
+)
+UNSUPPORTED_KEY = "_unsupported"
+Aggregate = Literal["mean", "majority"]
+_OUTPUT_TOKENS_PER_CRITERION = 80  # a score and a 1–2 sentence reason
+
+
+class TemplateMismatchError(ValueError):
+    """A judge template that cannot serve its rubric; raised before any call. ``problems`` lists them all."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = list(problems)
+
+
+# ---------------------------------------------------------------------------------------- templates
+
+
+def judge_template(language: str) -> PromptTemplate:
+    """The shipped judge template of a language (``prompts/templates/<lang>/judge.txt``)."""
+    return load_template("judge", language)
+
+
+def template_from_text(text: str, language: str, name: str = "judge-custom") -> PromptTemplate:
+    """A raw template edited by the user; placeholders are checked against ``JUDGE_VARIABLES`` now."""
+    return PromptTemplate.from_text(text, name=name, language=language, variables=JUDGE_VARIABLES)
+
+
+_UNBRACE = re.compile(r"\{\{|\}\}")
+_FLAT_KEY = re.compile(r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)*?)_(score|reason)"\s*:')
+_NESTED_KEY = re.compile(r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)*)"\s*:\s*\{\s*"(score|reason)"')
+
+
+def literal_output_keys(template: PromptTemplate) -> dict[str, set[str]]:
+    """Criterion ids whose keys a template writes out literally, with the fields asked (``score``/``reason``).
+
+    Reads both shapes the parser accepts: ``"<id>_score":`` and ``"<id>": {"score": ...}``.
+    """
+    text = _UNBRACE.sub(lambda m: m.group(0)[0], template.text)
+    found: dict[str, set[str]] = {}
+    for pattern in (_FLAT_KEY, _NESTED_KEY):
+        for match in pattern.finditer(text):
+            found.setdefault(match.group(1), set()).add(match.group(2))
+    return found
+
+
+def check_template(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
+    """Problems that would make a judge template fail its rubric, found before any call.
+
+    Placeholders must be judge variables; the answer must be shown; the inputs the criteria require
+    (question, contexts, ground truth) must be shown; and the output keys the template asks for must
+    match the rubric's criteria, either through ``{output_format}`` or written out literally.
+    """
+    if isinstance(template, str):
+        try:
+            template = template_from_text(template, rubric.language)
+        except TemplateError as exc:
+            return [str(exc)]
+    problems: list[str] = []
+    unknown = [v for v in template.variables if v not in JUDGE_VARIABLES]
+    if unknown:
+        problems.append(f"unknown variable(s) {unknown}; a judge template can use {', '.join(JUDGE_VARIABLES)}")
+    used = set(template.placeholders)
+    if "answer" not in used:
+        problems.append("the template never shows the answer: add {answer}")
+    shown = {"question": "question" in used, "ground_truth": "ground_truth" in used,
+             "contexts": bool(used & {"contexts", "context"})}
+    for c in rubric.criteria:
+        for need in c.requires:
+            if not shown[need]:
+                placeholder = "{contexts}" if need == "contexts" else "{" + need + "}"
+                problems.append(f"criterion {c.id!r} needs {need} but the template has no {placeholder}")
+    literal = literal_output_keys(template)
+    rubric_ids = set(rubric.ids)
+    for cid in sorted(set(literal) - rubric_ids):
+        problems.append(
+            f"the template asks for {cid}_{sorted(literal[cid])[-1]} but the rubric has no criterion {cid!r}"
+        )
+    if "output_format" not in used:
+        missing = [cid for cid in rubric.ids if "score" not in literal.get(cid, set())]
+        if missing:
+            problems.append(
+                f"the template never asks for {', '.join(f'{cid}_score' for cid in missing)}:"
+                " add {output_format} or write those keys into the JSON block"
+            )
+    else:
+        partial = [cid for cid in rubric.ids if cid in literal and "score" not in literal[cid]]
+        problems.extend(f"the template asks for {cid}_reason but not {cid}_score" for cid in partial)
+    return problems
+
+
+def prompt_values(rubric: Rubric, sample: Sample) -> dict[str, Any]:
+    """Every judge variable for one row; the rubric parts are rendered from the rubric (no stale text)."""
+    phrases = judge_phrases(rubric.language)
+    contexts = [c for c in sample.contexts]
+    return {
+        "instructions": rubric.instructions,
+        "overview": render_overview(rubric),
+        "rubric": render_rubric(rubric),
+        "output_format": render_output_format(rubric),
+        "question": sample.question or "",
+        "contexts": contexts,
+        "context": "\n".join(contexts),
+        "ground_truth": sample.ground_truth if (sample.ground_truth or "").strip() else phrases["no_ground_truth"],
+        "answer": sample.answer or "",
+    }
+
+
+def render_judge_prompt(rubric: Rubric, sample: Sample, template: PromptTemplate | None = None) -> str:
+    """The prompt text the judge sends for ``sample`` (what the README and the prompt editor show)."""
+    template = template or judge_template(rubric.language)
+    values = prompt_values(rubric, sample)
+    return template.render(**{k: v for k, v in values.items() if k in template.variables})
+
+
+def judge_output_schema(rubric: Rubric) -> dict[str, Any]:
+    """``tasks.judge_schema`` for the rubric's criteria, with each criterion's own score bounds."""
+    scale = rubric.uniform_scale
+    if scale is not None:
+        return judge_schema(rubric.ids, min_score=scale[0], max_score=scale[1])
+    schema = judge_schema(rubric.ids)
+    for c in rubric.criteria:
+        schema["properties"][f"{c.id}_score"] = {"type": "integer", "minimum": c.min, "maximum": c.max}
+    return schema
+
+
+# ---------------------------------------------------------------------------------------- parsing
+
+
+@dataclass(frozen=True)
+class CriterionVerdict:
+    """What one response said about one criterion: a raw score and reason, or why it is unscored."""
+
+    criterion: str
+    score: int | None
+    reason: str | None = None
+    unscored_reason: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "criterion": self.criterion,
+            "score": self.score,
+            "reason": self.reason,
+            "unscored_reason": self.unscored_reason,
+            "error": self.error,
+        }
+
+
+@dataclass
+class JudgeParse:
+    """A parsed judge response: one verdict per criterion plus the raw text and the JSON object read."""
+
+    raw: str
+    parsed: dict[str, Any] | None
+    verdicts: dict[str, CriterionVerdict]
+    error: str | None = None
+
+
+_INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
+
+
+def _as_int(value: Any) -> int | None:
+    """An integer score as written: int, a float with no fraction (JSON ``4.0``) or a digit string ``"4"``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INT_TEXT.match(value):
+        return int(value)
+    return None
+
+
+def _reason_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _find(parsed: Mapping[str, Any], cid: str) -> tuple[bool, Any, Any]:
+    """(found, score, reason) from the flat or the nested shape; flat wins when both are present."""
+    if f"{cid}_score" in parsed:
+        return True, parsed[f"{cid}_score"], parsed.get(f"{cid}_reason")
+    nested = parsed.get(cid)
+    if isinstance(nested, Mapping) and "score" in nested:
+        return True, nested["score"], nested.get("reason")
+    return False, None, parsed.get(f"{cid}_reason")
+
+
+def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> JudgeParse:
+    """Read one judge response. Each criterion is scored or unscored on its own; nothing is clamped.
+
+    - no JSON object → every criterion ``parse_error``;
+    - ``"_unsupported": [ids]`` (the offline judge) → those criteria ``offline_unsupported``;
+    - a missing criterion, a non-integer or an out-of-range score → that criterion ``parse_error``.
+    """
+    raw = text or ""
+    try:
+        parsed = parse_json_object(raw)
+    except ParseError as exc:
+        message = f"{exc}: no JSON object could be read"
+        verdicts = {c.id: CriterionVerdict(c.id, None, None, Unscored.PARSE_ERROR, message) for c in criteria}
+        return JudgeParse(raw, None, verdicts, str(exc))
+    unsupported_raw = parsed.get(UNSUPPORTED_KEY) or []
+    unsupported = {str(x) for x in unsupported_raw} if isinstance(unsupported_raw, (list, tuple)) else set()
+    verdicts: dict[str, CriterionVerdict] = {}
+    for c in criteria:
+        found, value, reason_value = _find(parsed, c.id)
+        reason = _reason_text(reason_value)
+        if c.id in unsupported and _as_int(value) is None:
+            verdicts[c.id] = CriterionVerdict(
+                c.id, None, reason, Unscored.OFFLINE_UNSUPPORTED, "the offline heuristic judge cannot score this criterion"
+            )
+            continue
+        if not found:
+            verdicts[c.id] = CriterionVerdict(
+                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score is missing from the response"
+            )
+            continue
+        score = _as_int(value)
+        if score is None:
+            verdicts[c.id] = CriterionVerdict(
+                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score {value!r} is not an integer"
+            )
+        elif not (c.min <= score <= c.max):
+            verdicts[c.id] = CriterionVerdict(
+                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score {score} is outside {c.min}..{c.max}"
+            )
+        else:
+            verdicts[c.id] = CriterionVerdict(c.id, score, reason)
+    return JudgeParse(raw, parsed, verdicts)
+
+
+def aggregate_scores(scores: Sequence[int], how: Aggregate) -> float:
+    """Combine repeated raw scores: the mean, or the most frequent score (a tie goes to the lower score,
+    the conservative choice, so a split vote never rounds a judge up)."""
+    if not scores:
+        raise ValueError("no scores to aggregate")
+    if how == "mean":
+        return sum(scores) / len(scores)
+    if how == "majority":
+        counts = Counter(scores)
+        top = max(counts.values())
+        return float(min(s for s, n in counts.items() if n == top))
+    raise ValueError(f"aggregate must be 'mean' or 'majority', not {how!r}")
+
+
+# ---------------------------------------------------------------------------------------- scorer
+
+
+def sample_language(sample: Sample) -> str:
+    """The data's language: ``metadata["language"]`` when given, else detected from the row's text."""
+    given = str(sample.metadata.get("language") or "").lower()
+    if given in ("ja", "en"):
+        return given
+    return detect_language(" ".join([sample.question or "", sample.answer or "", *sample.contexts[:2]]))
+
+
+def _present(sample: Sample, field_name: str) -> bool:
+    if field_name == "contexts":
+        return any((c or "").strip() for c in sample.contexts)
+    return bool((getattr(sample, field_name) or "").strip())
+
+
+def _estimate_tokens(text: str) -> int:
+    """Rough token count: ~4 ASCII characters or ~1.3 other characters (kana, kanji) per token."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return int(ascii_chars / 4 + (len(text) - ascii_chars) / 1.3) + 1
+
+
+@dataclass
+class _Repeat:
+    index: int
+    request_key: str
+    parse: JudgeParse | None = None
+    error: ProviderError | None = None
+    provider: str | None = None
+    model: str | None = None
+    verdicts: dict[str, CriterionVerdict] = field(default_factory=dict)
+
+
+class JudgeScorer:
+    """A one-call judge over a rubric, implementing the ``Scorer`` protocol; method ``judge:<rubric id>``.
+
+    ``rubric`` is a ``Rubric`` or a preset id (then the preset in the data's language is used per row).
+    ``template`` is a ``PromptTemplate`` or raw text (raw-template mode); it is checked against the
+    rubric here, before any call. ``per_criterion`` sends one call per criterion instead of one for all;
+    ``repeats`` sends the same prompt n times (seed = repeat index) and aggregates by ``mean`` or
+    ``majority``. Results: one ``MetricResult`` per criterion, value normalised, raw score kept.
+    """
+
+    def __init__(
+        self,
+        rubric: Rubric | str,
+        *,
+        template: PromptTemplate | str | None = None,
+        per_criterion: bool = False,
+        repeats: int = 1,
+        aggregate: Aggregate = "mean",
+        temperature: float = 0.0,
+        max_output_tokens: int | None = None,
+    ) -> None:
+        if isinstance(rubric, str):
+            if rubric not in PRESET_IDS:
+                rubric = load_rubric(rubric)  # a rubric JSON file
+                self._rubrics = {rubric.language: rubric}
+                self._fixed: Rubric | None = rubric
+            else:
+                self._rubrics = {lang: load_rubric(rubric, lang) for lang in ("ja", "en")}
+                self._fixed = None
+        else:
+            self._rubrics = {rubric.language: rubric}
+            self._fixed = rubric
+        if repeats < 1:
+            raise ValueError("repeats must be at least 1")
+        if aggregate not in ("mean", "majority"):
+            raise ValueError(f"aggregate must be 'mean' or 'majority', not {aggregate!r}")
+        first = next(iter(self._rubrics.values()))
+        self.rubric_id = first.id
+        self.name = judge_method(first.id)
+        self.method = self.name
+        self.metrics: tuple[str, ...] = first.ids
+        self.per_criterion = per_criterion
+        self.repeats = repeats
+        self.aggregate: Aggregate = aggregate
+        self.temperature = temperature
+        self.max_output_tokens = max_output_tokens
+        self._template: PromptTemplate | None = None
+        if template is not None:
+            if isinstance(template, str):
+                try:
+                    template = template_from_text(template, first.language)
+                except TemplateError as exc:
+                    raise TemplateMismatchError([str(exc)]) from None
+            problems: list[str] = []
+            for r in self._rubrics.values():
+                problems.extend(p for p in check_template(template, r) if p not in problems)
+            if problems:
+                raise TemplateMismatchError(problems)
+            self._template = template
+
+    # ------------------------------------------------------------------ helpers
+    def rubric_for(self, sample: Sample) -> Rubric:
+        """The rubric used for a row: the fixed one, or the preset in the row's language."""
+        if self._fixed is not None:
+            return self._fixed
+        return self._rubrics[sample_language(sample)]
+
+    def template_for(self, rubric: Rubric) -> PromptTemplate:
+        return self._template or judge_template(rubric.language)
+
+    def _groups(self, rubric: Rubric, sample: Sample) -> tuple[list[list[Criterion]], dict[str, tuple[str, str]]]:
+        """Criteria to send, grouped per call, and those left unscored before any call (reason, message)."""
+        if not (sample.answer or "").strip():
+            return [], {c.id: (Unscored.EMPTY_ANSWER, "the answer is blank") for c in rubric.criteria}
+        skipped: dict[str, tuple[str, str]] = {}
+        active: list[Criterion] = []
+        for c in rubric.criteria:
+            missing = [need for need in c.requires if not _present(sample, need)]
+            if missing:
+                skipped[c.id] = (Unscored.MISSING_FIELD, f"{c.id} needs {', '.join(missing)}, which this row lacks")
+            else:
+                active.append(c)
+        if not active:
+            return [], skipped
+        return ([[c] for c in active] if self.per_criterion else [active]), skipped
+
+    def build_request(self, rubric: Rubric, sample: Sample, *, repeat: int = 0, language: str | None = None) -> LLMRequest:
+        """The judge request for ``rubric`` (already narrowed to the criteria of one call) and one row."""
+        template = self.template_for(rubric)
+        values = prompt_values(rubric, sample)
+        messages = template.to_messages(**{k: v for k, v in values.items() if k in template.variables})
+        return LLMRequest(
+            task=JUDGE,
+            messages=messages,
+            schema=judge_output_schema(rubric),
+            inputs={
+                "question": sample.question,
+                "contexts": list(sample.contexts),
+                "answer": sample.answer,
+                "ground_truth": sample.ground_truth,
+                "criteria": [{"id": c.id, "name": c.name, "min": c.min, "max": c.max} for c in rubric.criteria],
+            },
+            language=language or sample_language(sample),
+            temperature=self.temperature,
+            n=1,
+            seed=None if self.repeats == 1 else repeat,
+            max_output_tokens=self.max_output_tokens,
+        )
+
+    # ------------------------------------------------------------------ Scorer protocol
+    def estimate(self, sample: Sample) -> CallEstimate:
+        rubric = self.rubric_for(sample)
+        groups, _ = self._groups(rubric, sample)
+        total = CallEstimate()
+        for group in groups:
+            request = self.build_request(rubric.subset(c.id for c in group), sample)
+            total = total + CallEstimate(
+                llm_calls=self.repeats,
+                input_tokens=self.repeats * _estimate_tokens(request.prompt_text),
+                output_tokens=self.repeats * _OUTPUT_TOKENS_PER_CRITERION * len(group),
+            )
+        return total
+
+    def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:
+        rubric = self.rubric_for(sample)
+        language = sample_language(sample)
+        template = self.template_for(rubric)
+        groups, skipped = self._groups(rubric, sample)
+        common = {
+            "rubric_id": rubric.id,
+            "rubric_hash": rubric.content_hash,
+            "rubric_language": rubric.language,
+            "template": template.label,
+            "template_hash": template.sha256,
+            "per_criterion": self.per_criterion,
+            "aggregate": self.aggregate,
+        }
+        results: dict[str, MetricResult] = {}
+        for cid, (reason, message) in skipped.items():
+            results[cid] = MetricResult(
+                sample_id=sample.id, metric=cid, method=self.method, value=None,
+                unscored_reason=reason, reason=message, details={**common, "error": message},
+            )
+        for group in groups:
+            results.update(self._score_group(rubric.subset(c.id for c in group), sample, ctx, language, common))
+        return [results[cid] for cid in rubric.ids]
+
+    def _score_group(
+        self, rubric: Rubric, sample: Sample, ctx: EvalContext, language: str, common: Mapping[str, Any]
+    ) -> dict[str, MetricResult]:
+        """Send one call (times ``repeats``) for the criteria of ``rubric`` and turn it into results."""
+        trace: list[CallTrace] = []
+        repeats: list[_Repeat] = []
+        for i in range(self.repeats):
+            request = self.build_request(rubric, sample, repeat=i, language=language)
+            rep = _Repeat(index=i, request_key=request.key())
+            try:
+                completion = ctx.call(request, trace)
+            except ProviderError as exc:
+                rep.error = exc
+                rep.verdicts = {
+                    c.id: CriterionVerdict(c.id, None, None, exc.unscored_reason, f"{exc.kind}: {exc}")
+                    for c in rubric.criteria
+                }
+            else:
+                rep.provider, rep.model = completion.provider, completion.model
+                rep.parse = parse_judge_output(completion.text, rubric.criteria)
+                rep.verdicts = rep.parse.verdicts
+            repeats.append(rep)
+        out: dict[str, MetricResult] = {}
+        for position, c in enumerate(rubric.criteria):
+            result = self._criterion_result(c, sample, repeats, common)
+            if position == 0:
+                summarize_traces(result, trace)
+            else:
+                # One call serves every criterion of the group: its usage and cost are counted once, on the
+                # group's first criterion, so sums over a row's results equal what was really spent.
+                result.details["calls"] = [t.to_dict() for t in trace]
+                result.details["calls_counted_on"] = rubric.criteria[0].id
+            answered = next((rep for rep in repeats if rep.provider), None)
+            if answered is not None:
+                result.provider, result.model = answered.provider, answered.model
+            out[c.id] = result
+        return out
+
+    def _criterion_result(
+        self, c: Criterion, sample: Sample, repeats: Sequence[_Repeat], common: Mapping[str, Any]
+    ) -> MetricResult:
+        verdicts = [rep.verdicts[c.id] for rep in repeats]
+        first = repeats[0]
+        details: dict[str, Any] = {
+            **common,
+            "criterion": {"id": c.id, "name": c.name, "min": c.min, "max": c.max},
+            "raw_text": first.parse.raw if first.parse else None,
+            "parsed": first.parse.parsed if first.parse else None,
+            "request_keys": [rep.request_key for rep in repeats],
+            "repeats": [
+                {
+                    "index": rep.index,
+                    **rep.verdicts[c.id].to_dict(),
+                    "raw_text": rep.parse.raw if rep.parse else None,
+                    "parsed": rep.parse.parsed if rep.parse else None,
+                }
+                for rep in repeats
+            ],
+        }
+        scored = [v for v in verdicts if v.score is not None]
+        if not scored:
+            failure = verdicts[0]
+            details["error"] = failure.error
+            # Unscored: the reason says why (the offline judge's own explanation when it gave one).
+            offline_reason = failure.unscored_reason == Unscored.OFFLINE_UNSUPPORTED and failure.reason
+            return MetricResult(
+                sample_id=sample.id, metric=c.id, method=self.method, value=None,
+                unscored_reason=failure.unscored_reason or Unscored.PARSE_ERROR,
+                reason=offline_reason or failure.error,
+                details=details,
+            )
+        raw = aggregate_scores([v.score for v in scored if v.score is not None], self.aggregate)
+        details["scored_repeats"] = len(scored)
+        # The reason shown is one from a repeat whose score is closest to the aggregate.
+        chosen = min(scored, key=lambda v: (abs((v.score or 0) - raw), verdicts.index(v)))
+        return MetricResult(
+            sample_id=sample.id, metric=c.id, method=self.method,
+            value=c.normalise(raw), raw_score=raw, reason=chosen.reason, details=details,
+        )
