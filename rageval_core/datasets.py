@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Literal, Mapping, Sequence
 
 from rageval_core.types import Sample
 
@@ -146,7 +146,12 @@ def detect_dataset_language(samples: Sequence[Sample]) -> str:
 
 # ------------------------------------------------------------------------------------------ decoding
 def _decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
-    """UTF-8 with or without BOM; Shift_JIS (Excel's Japanese CSV) as a fallback with a warning."""
+    """UTF-8 with or without BOM, UTF-16 with BOM; Shift_JIS (Excel's Japanese CSV) as a fallback with a warning."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16").replace("\r\n", "\n").replace("\r", "\n")
+        except UnicodeDecodeError:
+            pass
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -496,12 +501,17 @@ def _finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, tot
     )
 
 
-def load_dataset(source: str | Path | bytes, name: str | None = None, *, fmt: Format | None = None) -> LoadedDataset:
-    """Read a dataset file (path) or uploaded bytes; the format comes from ``fmt``, the extension or the content.
+def load_dataset(source: str | Path | bytes | BinaryIO, name: str | None = None, *, fmt: Format | None = None) -> LoadedDataset:
+    """Read a dataset file (path), bytes or a binary file object (e.g. an upload); the format comes from
+    ``fmt``, the extension of the path or ``name``, or the content.
 
     Never raises for bad content: problems are in ``.issues`` and the good rows in ``.samples``.
     """
     issues: list[Issue] = []
+    if hasattr(source, "read"):  # an open binary file or Streamlit's UploadedFile
+        upload_name = getattr(source, "name", None)
+        name = name or (Path(upload_name).name if isinstance(upload_name, str) else None)
+        source = source.read()
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)
         file = name or "dataset"

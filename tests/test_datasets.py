@@ -155,6 +155,17 @@ def test_utf8_bom_is_accepted_in_every_format(tmp_path: Path) -> None:
         assert ds.content_hash == ref.content_hash, fmt
 
 
+def test_utf16_and_file_objects(tmp_path: Path) -> None:
+    text = "question\tcontexts\tanswer\r\n質問\t文脈\t回答\r\n"
+    assert load_dataset(text.encode("utf-16"), name="u.csv").samples[0].question == "質問"
+    path = tmp_path / "up.json"
+    path.write_bytes(_bytes(ROWS))
+    with path.open("rb") as handle:
+        ds = load_dataset(handle)
+    assert ds.name == "up"
+    assert [s.id for s in ds.samples] == ["1", "b"]
+
+
 def test_shift_jis_csv_loads_with_a_warning() -> None:
     data = "id,question,contexts,answer\n1,質問です,文脈,回答\n".encode("cp932")
     ds = load_dataset(data, name="sjis.csv")
@@ -196,7 +207,7 @@ def test_tab_separated_file() -> None:
 @pytest.mark.parametrize(
     "data, fragment",
     [(b"", "empty"), (b" \n", "empty"), (b"[]", "no rows"), (b"{bad", "invalid JSON"), (b'{"x": 1}', "no list of rows"),
-     (b"\xff\xfe\x00\x81", "UTF-8"), (b"42", "expected a list")],
+     (b"\x81\x00\xff\xff", "UTF-8"), (b"42", "expected a list")],
 )
 def test_file_level_problems_are_issues_not_exceptions(data: bytes, fragment: str) -> None:
     ds = load_dataset(data, name="f.json")

@@ -75,9 +75,22 @@ def test_missing_header_without_variables_is_an_error() -> None:
         PromptTemplate.from_text("Q={question}")
 
 
-def test_unknown_header_key_is_an_error() -> None:
-    with pytest.raises(TemplateError, match="varaibles"):
+def test_misspelt_header_key_is_an_error() -> None:
+    with pytest.raises(TemplateError, match="'varaibles'.*did you mean 'variables'"):
         parse_source("# varaibles: question\n\n{question}")
+
+
+def test_other_comment_like_lines_end_the_header() -> None:
+    header, body = parse_source("# variables: question\n# Role: strict judge\n{question}")
+    assert header == {"variables": "question"} and body == "# Role: strict judge\n{question}"
+    header, body = parse_source("# Role: judge\n{question}")
+    assert header == {} and body.startswith("# Role")
+
+
+def test_values_are_never_interpreted_as_placeholders() -> None:
+    t = PromptTemplate("t", "en", "{question}|{answer}", ("question", "answer"))
+    out = t.render(question="{answer} {{x}} {0}", answer="a")
+    assert out == "<question>\n{answer} {{x}} {0}\n</question>|<answer>\na\n</answer>"
 
 
 @pytest.mark.parametrize("body", ["{question!r}", "{question:>10}", "{0}", "{}", "{question.upper}", "{question", "a } b"])

@@ -12,6 +12,7 @@ must never be able to close its delimiter and pose as instructions.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
@@ -110,8 +111,9 @@ def _placeholders(body: str, where: str) -> list[str]:
 def parse_source(source: str) -> tuple[dict[str, str], str]:
     """Split a template file into its header (``# key: value`` lines) and body.
 
-    The header is the run of leading ``# key: value`` lines; it ends at the first line that is not
-    one (a blank line after it is dropped). Unknown keys are an error so a typo cannot go unnoticed.
+    The header is the run of leading ``# key: value`` lines with a known key; it ends at the first
+    other line (a blank line after it is dropped). A key that looks like a misspelt known key is an
+    error so a typo cannot go unnoticed.
     """
     lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     header: dict[str, str] = {}
@@ -122,9 +124,10 @@ def parse_source(source: str) -> tuple[dict[str, str], str]:
             break
         key = match.group(1).lower()
         if key not in HEADER_KEYS:
-            raise TemplateError(
-                f"unknown template header key {key!r} on line {i + 1} (known: {', '.join(sorted(HEADER_KEYS))})"
-            )
+            close = difflib.get_close_matches(key, sorted(HEADER_KEYS), n=1, cutoff=0.75)
+            if close:  # a typo such as "varaibles" must not silently become prompt text
+                raise TemplateError(f"unknown template header key {key!r} on line {i + 1}; did you mean {close[0]!r}?")
+            break  # e.g. "# Role: ..." is the body's first line, not a header
         if key in header:
             header[key] = f"{header[key]}, {match.group(2)}" if key != "description" else f"{header[key]} {match.group(2)}"
         else:
