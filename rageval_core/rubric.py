@@ -218,6 +218,10 @@ class Rubric:
     def with_level(self, criterion_id: str, score: int, text: str) -> "Rubric":
         return self.with_criterion(self.criterion(criterion_id).with_level(score, text))
 
+    def renamed(self, rubric_id: str, name: str | None = None) -> "Rubric":
+        """"Save as": a copy under a new id, so an edited preset is reported as ``judge:<new id>``."""
+        return replace(self, id=rubric_id, name=name or rubric_id)
+
     def subset(self, criterion_ids: Iterable[str]) -> "Rubric":
         """The same rubric restricted to some criteria (per-criterion calls, rows missing an input)."""
         wanted = set(criterion_ids)

@@ -150,3 +150,12 @@ def test_load_rubric_from_file_and_unknown(tmp_path):
         load_rubric("rubric7")
     with pytest.raises(RubricError, match="language"):
         load_rubric("rubric5", "fr")
+
+
+def test_renamed_rubric_is_no_longer_the_preset():
+    edited = load_rubric("rubric5", "ja").with_level(FAITHFULNESS, 1, "裏付けなし")
+    assert not is_preset(edited)
+    mine = edited.renamed("rubric5-strict", "厳しめ")
+    assert (mine.id, mine.name) == ("rubric5-strict", "厳しめ") and mine.ids == edited.ids
+    with pytest.raises(RubricError):
+        edited.renamed("judge:x")

@@ -387,6 +387,18 @@ class JudgeScorer:
             self._template = template
 
     # ------------------------------------------------------------------ helpers
+    def describe(self) -> dict[str, Any]:
+        """The judge's settings, recorded with a run (the runner adds rubric and template hashes)."""
+        return {
+            "rubric_id": self.rubric_id,
+            "rubric_languages": sorted(self._rubrics),
+            "template": self._template.label if self._template else "shipped",
+            "per_criterion": self.per_criterion,
+            "repeats": self.repeats,
+            "aggregate": self.aggregate,
+            "temperature": self.temperature,
+        }
+
     def rubric_for(self, sample: Sample) -> Rubric:
         """The rubric used for a row: the fixed one, or the preset in the row's language."""
         if self._fixed is not None:
