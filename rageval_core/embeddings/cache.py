@@ -1,0 +1,101 @@
+"""Batching, retrying and caching for API embedders.
+
+Vectors are cached in the shared SQLite database keyed by sha256(provider, model, base_url, text), so a
+re-run (or another metric embedding the same question) costs nothing. Rows come back L2-normalised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from rageval_core import db
+from rageval_core.llm.base import canonical_json
+from rageval_core.llm.retry import Retrier
+
+DDL = """
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL
+);
+"""
+
+
+class BatchEmbedder(Protocol):
+    provider: str
+    model: str
+    batch_size: int
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def l2_normalize(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (rows / norms).astype(np.float32)
+
+
+def embed_in_batches(embedder: BatchEmbedder, texts: Sequence[str], retrier: Retrier | None = None) -> np.ndarray:
+    """All texts, ``batch_size`` per request, optionally retried; L2-normalised rows in input order."""
+    texts = list(texts)
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    parts = []
+    for start in range(0, len(texts), max(1, embedder.batch_size)):
+        batch = texts[start : start + embedder.batch_size]
+        parts.append(retrier.call(lambda b=batch: embedder.embed_batch(b)) if retrier else embedder.embed_batch(batch))
+    return l2_normalize(np.vstack(parts))
+
+
+def embedding_key(provider: str, model: str, base_url: str | None, text: str) -> str:
+    return hashlib.sha256(canonical_json([provider, model, base_url or "", text]).encode("utf-8")).hexdigest()
+
+
+class CachedEmbedder:
+    """Looks every text up in ``embedding_cache``; embeds only the misses (batched, retried) and stores them."""
+
+    def __init__(self, inner: BatchEmbedder, *, db_path: str | Path | None = None, base_url: str | None = None, retrier: Retrier | None = None) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.base_url = base_url
+        self.db_path = db_path
+        self.retrier = retrier
+        self.hits = 0
+        self.misses = 0
+        db.ensure_schema(db.connect(db_path), DDL)
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.inner!r})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        conn = db.connect(self.db_path)
+        keys = [embedding_key(self.provider, self.model, self.base_url, t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in conn.execute(f"SELECT key, vector FROM embedding_cache WHERE key IN ({marks})", chunk):
+                found[row["key"]] = np.frombuffer(row["vector"], dtype=np.float32)
+        missing = [k for k in unique if k not in found]
+        missing_set = set(missing)
+        self.hits += sum(1 for k in keys if k not in missing_set)
+        if missing:
+            first_text = {k: t for k, t in zip(keys, texts)}
+            vectors = embed_in_batches(self.inner, [first_text[k] for k in missing], self.retrier)
+            rows = [(k, self.provider, self.model, int(v.shape[0]), v.astype(np.float32).tobytes()) for k, v in zip(missing, vectors)]
+            conn.executemany("INSERT OR REPLACE INTO embedding_cache (key, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?)", rows)
+            for k, v in zip(missing, vectors):
+                found[k] = v
+            self.misses += len(missing)
+        return l2_normalize(np.vstack([found[k] for k in keys]))

@@ -1,0 +1,56 @@
+"""Gemini embeddings (gemini-embedding-001) through google-genai's batchEmbedContents, batched."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from google import genai
+from google.genai import types
+
+from rageval_core.llm.base import ProviderError
+from rageval_core.llm.gemini_provider import http_options, map_gemini_error
+
+
+class GeminiEmbedder:
+    """``models.embed_content`` in batches of ``batch_size`` (the API accepts up to 100 per call)."""
+
+    provider = "gemini"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str = "gemini-embedding-001",
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        batch_size: int = 100,
+        task_type: str | None = "SEMANTIC_SIMILARITY",
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.batch_size = min(batch_size, 100)
+        self.task_type = task_type
+        self._secrets = (api_key,)
+        self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
+
+    def __repr__(self) -> str:
+        return f"GeminiEmbedder(model={self.model!r}, base_url={self.base_url!r})"
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        label = f"gemini embeddings ({self.model})"
+        config = types.EmbedContentConfig(task_type=self.task_type) if self.task_type else None
+        try:
+            response = self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
+        except Exception as exc:
+            raise map_gemini_error(exc, label, self.timeout_s, self._secrets) from None
+        vectors = [e.values or [] for e in (response.embeddings or [])]
+        if len(vectors) != len(texts) or any(not v for v in vectors):
+            raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(vectors)}", kind="malformed_response")
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from rageval_core.embeddings.cache import embed_in_batches
+
+        return embed_in_batches(self, texts)

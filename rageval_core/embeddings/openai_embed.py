@@ -1,0 +1,61 @@
+"""OpenAI (and OpenAI-compatible) embeddings, batched; SDK retries off like the chat provider."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import openai
+
+from rageval_core.llm.http_errors import kind_for_status, parse_retry_after, provider_error, transport_kind
+from rageval_core.llm.base import ProviderError
+
+
+class OpenAIEmbedder:
+    """``client.embeddings.create`` in batches of ``batch_size`` texts; rows L2-normalised."""
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str = "text-embedding-3-small",
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        batch_size: int = 256,
+        provider: str = "openai",
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.base_url = base_url
+        self.batch_size = batch_size
+        self.timeout_s = timeout_s
+        self._secrets = (api_key,)
+        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbedder(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """One request (no batching, no normalisation): the unit the cache and retry wrappers call."""
+        label = f"{self.provider} embeddings ({self.model})"
+        try:
+            # Ask for floats: local servers often lack the SDK's default base64 encoding.
+            response = self._client.embeddings.create(model=self.model, input=list(texts), encoding_format="float")
+        except openai.APIStatusError as exc:
+            kind, retryable = kind_for_status(exc.status_code)
+            retry_after = parse_retry_after(dict(exc.response.headers)) if exc.response is not None else None
+            raise provider_error(label, f"HTTP {exc.status_code}: {exc.message}", kind=kind, status=exc.status_code, retry_after=retry_after, retryable=retryable, secrets=self._secrets) from None
+        except Exception as exc:
+            transport = transport_kind(exc)
+            if transport is not None:
+                raise provider_error(label, f"{transport} error ({type(exc).__name__})", kind=transport, retryable=True, secrets=self._secrets) from None
+            raise provider_error(label, f"malformed response ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=self._secrets) from None
+        rows = sorted(response.data, key=lambda d: d.index)
+        if len(rows) != len(texts):
+            raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(rows)}", kind="malformed_response")
+        return np.asarray([r.embedding for r in rows], dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from rageval_core.embeddings.cache import embed_in_batches
+
+        return embed_in_batches(self, texts)

@@ -1,0 +1,138 @@
+"""The SQLite response cache: a table in the shared database, keyed by provider, model, base_url and request.
+
+Key = sha256 of provider, model, base_url and ``LLMRequest.key_payload()`` (messages, schema, sampling
+parameters) — never the API key. Only successful completions are stored; errors are never cached. A hit
+comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
+is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
+cached: asking again is the point of them (repeat-run stability, judge repeats).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from rageval_core import db
+from rageval_core.llm.base import Completion, LLMRequest, LLM, canonical_json
+from rageval_core.llm.wrappers import CallRecord, CallRecorder
+from rageval_core.types import Usage
+
+DDL = """
+CREATE TABLE IF NOT EXISTS llm_response_cache (
+    key TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    base_url TEXT,
+    task TEXT NOT NULL,
+    texts TEXT NOT NULL,
+    usage TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+
+def cache_key(provider: str, model: str, base_url: str | None, request: LLMRequest) -> str:
+    """The cache key: sha256 over provider, model, base_url and the provider-independent request."""
+    payload = {"provider": provider, "model": model, "base_url": base_url or "", "request": request.key_payload()}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def cacheable(request: LLMRequest) -> bool:
+    """Deterministic requests only: temperature 0, or a fixed seed."""
+    return request.temperature == 0 or request.seed is not None
+
+
+class ResponseCache:
+    """Get and put completions in the ``llm_response_cache`` table."""
+
+    def __init__(self, db_path: str | Path | None = None) -> None:
+        self.db_path = db_path
+        db.ensure_schema(db.connect(db_path), DDL)
+
+    def get(self, key: str) -> tuple[list[str], Usage] | None:
+        row = db.connect(self.db_path).execute("SELECT texts, usage FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return list(json.loads(row["texts"])), Usage(**json.loads(row["usage"]))
+
+    def put(self, key: str, completion: Completion, *, base_url: str | None, task: str) -> None:
+        db.connect(self.db_path).execute(
+            "INSERT OR REPLACE INTO llm_response_cache (key, provider, model, base_url, task, texts, usage, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                completion.provider,
+                completion.model,
+                base_url,
+                task,
+                json.dumps(completion.texts, ensure_ascii=False),
+                json.dumps(completion.usage.to_dict()),
+                time.time(),
+            ),
+        )
+
+    def count(self) -> int:
+        return int(db.connect(self.db_path).execute("SELECT COUNT(*) FROM llm_response_cache").fetchone()[0])
+
+    def clear(self, *, provider: str | None = None, model: str | None = None) -> int:
+        """Delete entries (all, or one provider / model); returns how many."""
+        clauses, args = [], []
+        if provider is not None:
+            clauses.append("provider = ?")
+            args.append(provider)
+        if model is not None:
+            clauses.append("model = ?")
+            args.append(model)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        cur = db.connect(self.db_path).execute(f"DELETE FROM llm_response_cache{where}", args)
+        return int(cur.rowcount or 0)
+
+
+class CachedLLM:
+    """Answers repeated deterministic requests from the cache; misses go to ``inner`` and are stored."""
+
+    def __init__(self, inner: LLM, cache: ResponseCache, *, base_url: str | None = None, recorder: CallRecorder | None = None) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.base_url = base_url
+        self.cache = cache
+        self.recorder = recorder
+
+    def complete(self, request: LLMRequest) -> Completion:
+        if not cacheable(request):
+            return self.inner.complete(request)
+        key = cache_key(self.provider, self.model, self.base_url, request)
+        hit = self.cache.get(key)
+        if hit is not None:
+            texts, original = hit
+            completion = Completion(
+                texts=texts,
+                provider=self.provider,
+                model=self.model,
+                usage=Usage(),
+                latency_s=0.0,
+                cached=True,
+                cost_usd=0.0,
+                raw={"cache": "hit", "original_usage": original.to_dict()},
+            )
+            if self.recorder is not None:
+                self.recorder.emit(
+                    CallRecord(
+                        task=request.task,
+                        request_key=request.key(),
+                        provider=self.provider,
+                        model=self.model,
+                        prompt=request.prompt_text,
+                        response=completion.text,
+                        responses=tuple(texts),
+                        cached=True,
+                        timestamp=time.time(),
+                    )
+                )
+            return completion
+        completion = self.inner.complete(request)  # errors propagate and are never stored
+        self.cache.put(key, completion, base_url=self.base_url, task=request.task)
+        return completion

@@ -1,0 +1,53 @@
+"""Injectable time: every wait (backoff, Retry-After, rate-limit spacing) goes through a ``Clock``.
+
+Tests pass a ``FakeClock`` and assert the waits that were requested, never wall time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    """Monotonic wall time."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            time.sleep(seconds)
+
+
+class FakeClock:
+    """A clock that only moves when someone sleeps (or ``advance`` is called); records every sleep."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self._now = start
+        self._lock = threading.Lock()
+        self.sleeps: list[float] = []
+
+    def now(self) -> float:
+        with self._lock:
+            return self._now
+
+    def sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.sleeps.append(seconds)
+            if seconds > 0:
+                self._now += seconds
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self._now += seconds
+
+
+SYSTEM_CLOCK = SystemClock()

@@ -1,0 +1,132 @@
+"""Gemini through ``google-genai``: structured output with ``response_json_schema``, n via candidate_count.
+
+The SDK's retries stay off (``HttpOptions.retry_options`` unset means one attempt); the retry wrapper
+honours Gemini's ``RetryInfo.retryDelay`` from the 429 body instead.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+
+from rageval_core.llm.base import Completion, LLMRequest, ProviderError
+from rageval_core.llm.http_errors import kind_for_status, parse_retry_after, parse_retry_info, provider_error, transport_kind
+from rageval_core.types import Usage
+
+
+class GeminiLLM:
+    """Synchronous, thread-safe ``generate_content`` calls."""
+
+    provider = "gemini"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str = "gemini-2.5-flash",
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        thinking_budget: int | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.thinking_budget = thinking_budget
+        self._secrets = (api_key,)
+        self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
+
+    def __repr__(self) -> str:
+        return f"GeminiLLM(model={self.model!r}, base_url={self.base_url!r})"
+
+    def complete(self, request: LLMRequest) -> Completion:
+        started = time.perf_counter()
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        contents = [
+            types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
+            for m in request.messages
+            if m.role != "system"
+        ]
+        config: dict[str, Any] = {"temperature": request.temperature}
+        if system:
+            config["system_instruction"] = system
+        if request.n != 1:
+            config["candidate_count"] = request.n
+        if request.seed is not None:
+            config["seed"] = request.seed
+        if request.max_output_tokens is not None:
+            config["max_output_tokens"] = request.max_output_tokens
+        if request.schema is not None:
+            config["response_mime_type"] = "application/json"
+            config["response_json_schema"] = dict(request.schema)
+        if self.thinking_budget is not None:
+            config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.thinking_budget)
+        try:
+            response = self._client.models.generate_content(
+                model=self.model, contents=contents, config=types.GenerateContentConfig(**config)
+            )
+        except Exception as exc:
+            raise map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets) from None
+        return self._completion(response, time.perf_counter() - started)
+
+    def _completion(self, response: Any, latency: float) -> Completion:
+        candidates = list(response.candidates or [])
+        if not candidates:
+            feedback = getattr(response, "prompt_feedback", None)
+            reason = getattr(feedback, "block_reason", None)
+            if reason:
+                raise provider_error(f"gemini ({self.model})", f"prompt blocked ({reason})", kind="bad_request", secrets=self._secrets)
+            raise provider_error(f"gemini ({self.model})", "response has no candidates", kind="malformed_response", secrets=self._secrets)
+        candidates.sort(key=lambda c: c.index or 0)
+        texts = []
+        for cand in candidates:
+            parts = (cand.content.parts if cand.content is not None else None) or []
+            texts.append("".join(p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False)))
+        meta = response.usage_metadata
+        usage = Usage()
+        if meta is not None:
+            # Thinking tokens are billed as output tokens.
+            usage = Usage(
+                int(meta.prompt_token_count or 0),
+                int(meta.candidates_token_count or 0) + int(meta.thoughts_token_count or 0),
+                int(meta.cached_content_token_count or 0),
+            )
+        raw = {"model_version": getattr(response, "model_version", None), "finish_reasons": [str(c.finish_reason) for c in candidates]}
+        return Completion(texts=texts, provider=self.provider, model=self.model, usage=usage, latency_s=latency, raw=raw)
+
+
+def http_options(base_url: str | None, timeout_s: float) -> types.HttpOptions:
+    """Client HTTP options: optional base_url, timeout in milliseconds, no SDK retries."""
+    options: dict[str, Any] = {"timeout": max(1, int(timeout_s * 1000))}
+    if base_url:
+        options["base_url"] = base_url
+    return types.HttpOptions(**options)
+
+
+def map_gemini_error(exc: BaseException, label: str, timeout_s: float, secrets: tuple[str, ...]) -> ProviderError:
+    """Turn a google-genai / httpx exception into a scrubbed ``ProviderError``."""
+    if isinstance(exc, genai_errors.APIError):
+        status = int(exc.code or 0)
+        kind, retryable = kind_for_status(status)
+        details = exc.details
+        if status == 400 and "API_KEY_INVALID" in str(details):
+            kind, retryable = "auth", False
+        retry_after = parse_retry_info(details)
+        if retry_after is None and getattr(exc, "response", None) is not None:
+            try:
+                retry_after = parse_retry_after(dict(exc.response.headers))
+            except Exception:  # some response types have no headers mapping
+                retry_after = None
+        message = exc.message or exc.status or "error"
+        return provider_error(label, f"HTTP {status} {exc.status or ''}: {message}".replace("  ", " "), kind=kind, status=status, retry_after=retry_after, retryable=retryable, secrets=secrets)
+    transport = transport_kind(exc)
+    if transport == "timeout":
+        return provider_error(label, f"no answer within {timeout_s:g} s", kind="timeout", retryable=True, secrets=secrets)
+    if transport == "connection":
+        return provider_error(label, f"cannot reach the Gemini endpoint ({type(exc).__name__})", kind="connection", retryable=True, secrets=secrets)
+    if isinstance(exc, ValueError):  # json.JSONDecodeError and pydantic validation errors
+        return provider_error(label, f"malformed response body ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=secrets)
+    return provider_error(label, f"{type(exc).__name__}: {exc}", kind="bad_request", secrets=secrets)

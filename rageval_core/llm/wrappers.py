@@ -1,0 +1,226 @@
+"""Thin wrappers around any ``LLM``: per-call timeout, concurrency limit, usage/cost accounting and the call log.
+
+Each wrapper does one job and exposes ``provider``, ``model`` and ``inner`` so they stack in any order
+(``registry.build_llm`` assembles the standard stack).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rageval_core.llm.base import Completion, LLMRequest, ProviderError, LLM
+from rageval_core.llm.pricing import PriceTable
+from rageval_core.types import Usage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One provider call or cache hit, as the runner stores it in the call log (never holds a key)."""
+
+    task: str
+    request_key: str
+    provider: str
+    model: str
+    prompt: str
+    response: str | None  # the first choice; all choices in ``responses``
+    responses: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    cached: bool = False
+    error: str | None = None
+    error_kind: str | None = None
+    timestamp: float = 0.0  # unix time the call started
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "request_key": self.request_key,
+            "provider": self.provider,
+            "model": self.model,
+            "prompt": self.prompt,
+            "response": self.response,
+            "responses": list(self.responses),
+            "usage": self.usage.to_dict(),
+            "cost_usd": self.cost_usd,
+            "latency_s": self.latency_s,
+            "cached": self.cached,
+            "error": self.error,
+            "error_kind": self.error_kind,
+            "timestamp": self.timestamp,
+        }
+
+
+CallHook = Callable[[CallRecord], None]
+
+
+class UsageMeter:
+    """Running totals of calls, cache hits, errors, tokens and cost (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.cache_hits = 0
+        self.errors = 0
+        self.usage = Usage()
+        self.cost_usd = 0.0
+        self.unpriced_calls = 0  # calls whose model is not in the price table
+
+    def add(self, record: CallRecord, *, priced: bool = True) -> None:
+        with self._lock:
+            if record.cached:
+                self.cache_hits += 1
+                return
+            self.calls += 1
+            if record.error is not None:
+                self.errors += 1
+                return
+            self.usage = self.usage + record.usage
+            self.cost_usd += record.cost_usd
+            if not priced:
+                self.unpriced_calls += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "cache_hits": self.cache_hits,
+                "errors": self.errors,
+                "usage": self.usage.to_dict(),
+                "cost_usd": round(self.cost_usd, 8),
+                "unpriced_calls": self.unpriced_calls,
+            }
+
+
+class CallRecorder:
+    """Sends each ``CallRecord`` to the meter and to the caller's hook; a failing hook is logged, not raised,
+    so a full disk in the call log never turns a good answer into an error."""
+
+    def __init__(self, hook: CallHook | None = None, meter: UsageMeter | None = None) -> None:
+        self.hook = hook
+        self.meter = meter or UsageMeter()
+
+    def emit(self, record: CallRecord, *, priced: bool = True) -> None:
+        self.meter.add(record, priced=priced)
+        if self.hook is not None:
+            try:
+                self.hook(record)
+            except Exception:  # noqa: BLE001 - see class docstring
+                log.exception("call_hook failed for task %s", record.task)
+
+
+class AccountingLLM:
+    """Measures latency, prices the usage and reports every provider call (success or error)."""
+
+    def __init__(self, inner: LLM, *, prices: PriceTable | None = None, recorder: CallRecorder | None = None) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.prices = prices
+        self.recorder = recorder or CallRecorder()
+
+    def complete(self, request: LLMRequest) -> Completion:
+        started_wall = time.time()
+        started = time.perf_counter()
+        try:
+            completion = self.inner.complete(request)
+        except ProviderError as err:
+            self.recorder.emit(
+                CallRecord(
+                    task=request.task,
+                    request_key=request.key(),
+                    provider=self.provider,
+                    model=self.model,
+                    prompt=request.prompt_text,
+                    response=None,
+                    latency_s=time.perf_counter() - started,
+                    error=str(err),
+                    error_kind=err.kind,
+                    timestamp=started_wall,
+                )
+            )
+            raise
+        latency = time.perf_counter() - started
+        completion.latency_s = completion.latency_s or latency
+        cost = self.prices.cost(completion.model, completion.usage) if self.prices is not None else None
+        completion.cost_usd = cost or 0.0
+        self.recorder.emit(
+            CallRecord(
+                task=request.task,
+                request_key=request.key(),
+                provider=completion.provider,
+                model=completion.model,
+                prompt=request.prompt_text,
+                response=completion.text,
+                responses=tuple(completion.texts),
+                usage=completion.usage,
+                cost_usd=completion.cost_usd,
+                latency_s=latency,
+                cached=completion.cached,
+                timestamp=started_wall,
+            ),
+            priced=cost is not None,
+        )
+        return completion
+
+
+class TimeoutLLM:
+    """A hard per-call deadline. The SDKs' timeouts bound each socket read; this bounds the whole call
+    (a server trickling bytes can outlast a read timeout). The late call finishes in the background and
+    its answer is dropped."""
+
+    def __init__(self, inner: LLM, timeout_s: float) -> None:
+        if timeout_s <= 0:
+            raise ValueError("timeout_s must be positive")
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.timeout_s = timeout_s
+
+    def complete(self, request: LLMRequest) -> Completion:
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box["value"] = self.inner.complete(request)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+                box["error"] = exc
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=run, name=f"llm-call-{request.task}", daemon=True)
+        worker.start()
+        # A little grace so the SDK's own timeout (same value) normally fires first with its own message.
+        if not done.wait(self.timeout_s + 0.25):
+            raise ProviderError(
+                f"{self.provider} ({self.model}): no answer within {self.timeout_s:g} s (per-call timeout)",
+                kind="timeout",
+                retryable=True,
+            )
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+
+class ConcurrencyLimitedLLM:
+    """At most ``limit`` calls in flight through this wrapper (a semaphore)."""
+
+    def __init__(self, inner: LLM, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("concurrency limit must be at least 1")
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.limit = limit
+        self._sem = threading.BoundedSemaphore(limit)
+
+    def complete(self, request: LLMRequest) -> Completion:
+        with self._sem:
+            return self.inner.complete(request)
