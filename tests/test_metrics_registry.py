@@ -57,3 +57,12 @@ def test_estimates_for_the_seed_metrics():
     assert default.input_tokens > 0 and default.output_tokens > 0
     everything = estimate_row(build_scorers(METRIC_IDS), ROW)
     assert everything.llm_calls == 8
+
+
+def test_describe_records_settings_for_the_run():
+    scorers = build_scorers(METRIC_IDS, {"economy": True, "answer_relevancy_n": 4})
+    settings = {s.name: s.describe()["settings"] for s in scorers}
+    assert settings["faithfulness"] == {"economy": True}
+    assert settings["answer_relevancy"] == {"answer_relevancy_n": 4, "answer_relevancy_calls": "one_call"}
+    assert settings["answer_correctness"]["answer_correctness_weights"] == [0.75, 0.25]
+    assert settings["context_recall"] == {}

@@ -54,6 +54,9 @@ class AnswerCorrectness(DecomposedScorer):
         # verification call) are then paid for once, by faithfulness. Only affects estimate().
         self.shares_claims = shares_claims
 
+    def settings(self) -> dict[str, Any]:
+        return {"answer_correctness_weights": list(self.weights), "economy": self.economy}
+
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:

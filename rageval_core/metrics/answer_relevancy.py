@@ -60,6 +60,9 @@ class AnswerRelevancy(DecomposedScorer):
         self.calls = check_mode(calls)
         self.per_question_temperature = float(per_question_temperature)
 
+    def settings(self) -> dict[str, Any]:
+        return {"answer_relevancy_n": self.n, "answer_relevancy_calls": self.calls}
+
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:

@@ -50,6 +50,9 @@ class ContextPrecision(DecomposedScorer):
     def __init__(self, *, calls: str = ONE_CALL) -> None:
         self.calls = check_mode(calls)
 
+    def settings(self) -> dict[str, Any]:
+        return {"context_precision_calls": self.calls}
+
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:

@@ -42,6 +42,9 @@ class Faithfulness(DecomposedScorer):
     def __init__(self, *, economy: bool = False) -> None:
         self.economy = economy
 
+    def settings(self) -> dict[str, Any]:
+        return {"economy": self.economy}
+
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:

@@ -255,6 +255,14 @@ class DecomposedScorer:
     def estimate(self, sample: Sample) -> CallEstimate:
         raise NotImplementedError
 
+    def settings(self) -> dict[str, Any]:
+        """The scorer's own options (overridable per run through ``ctx.options``)."""
+        return {}
+
+    def describe(self) -> dict[str, Any]:
+        """What the runner records with a run so results stay comparable (tasks' template hashes are added there)."""
+        return {"settings": self.settings()}
+
     def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:
         language = sample_language(sample)
         trace: list[CallTrace] = []
