@@ -424,3 +424,10 @@ def test_nested_output_keys_in_an_edited_template_are_accepted(row4):
     llm = ScriptedLLM().script(JUDGE, {"faithfulness": {"score": 0, "reason": "x"}, "answer_correctness": {"score": 0, "reason": "y"}})
     results = JudgeScorer(rubric, template=template).score(row4, ctx_for(llm))
     assert [r.raw_score for r in results] == [0, 0] and results[0].method == "judge:binary-strict"
+
+
+def test_readme_shows_the_current_row4_prompt(row4):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- section:judges -->", 1)[1].split("<!-- /section:judges -->", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("\n```", 1)[0]
+    assert shown == render_judge_prompt(load_rubric("rubric5", "ja"), row4)
