@@ -18,9 +18,15 @@ import io
 import json
 import math
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator, Literal, Mapping, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    BinaryIO,
+    Literal,
+)
 
 from rageval_core.types import Sample
 
@@ -616,7 +622,7 @@ def contexts_to_cell(contexts: Sequence[str]) -> str:
     return f" {CONTEXT_SEPARATOR} ".join(items)
 
 
-def samples_to_dataframe(samples: Sequence[Sample]) -> "pd.DataFrame":
+def samples_to_dataframe(samples: Sequence[Sample]) -> pd.DataFrame:
     """A table for ``st.data_editor``: core columns, contexts as one ``|||``-joined text cell, then metadata."""
     import pandas as pd
 
@@ -638,13 +644,13 @@ def samples_to_dataframe(samples: Sequence[Sample]) -> "pd.DataFrame":
     return pd.DataFrame(rows, columns=columns)
 
 
-def _table_records(df: "pd.DataFrame") -> Iterator[dict[str, Any]]:
+def _table_records(df: pd.DataFrame) -> Iterator[dict[str, Any]]:
     columns = [str(c) for c in df.columns]
     for values in df.itertuples(index=False, name=None):
         yield dict(zip(columns, values))
 
 
-def dataframe_to_samples(df: "pd.DataFrame", name: str = "table") -> LoadedDataset:
+def dataframe_to_samples(df: pd.DataFrame, name: str = "table") -> LoadedDataset:
     """Rows of an edited table back to samples, validated exactly like a file (issues name ``name``).
 
     Blank ids get ``row-N``; the contexts cell accepts what a CSV cell does (JSON list, ``|||``, lines).

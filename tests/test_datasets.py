@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from rageval_core.datasets import (
-    Issue,
     DatasetError,
+    Issue,
     contexts_to_cell,
     dataframe_to_samples,
     dataset_hash,
@@ -200,7 +200,7 @@ def test_csv_ragged_row_and_missing_question() -> None:
 
 
 def test_tab_separated_file() -> None:
-    ds = load_dataset("question\tcontexts\tanswer\nq\tc1|||c2\ta\n".encode("utf-8"), name="t.csv")
+    ds = load_dataset(b"question\tcontexts\tanswer\nq\tc1|||c2\ta\n", name="t.csv")
     assert ds.samples[0].contexts == ("c1", "c2")
 
 

@@ -73,7 +73,7 @@ def test_labelled_mini_has_human_labels_and_grounded_contexts() -> None:
 
 def test_company_policy_has_sections_and_concrete_numbers() -> None:
     text = (SAMPLE_DATA / "company_policy_ja.md").read_text(encoding="utf-8")
-    sections = re.findall(r"^## (.+)$", text, flags=re.M)
+    sections = re.findall(r"^## (.+)$", text, flags=re.MULTILINE)
     assert len(sections) >= 5
     assert 1500 <= len(text) <= 2500
     assert len(re.findall(r"\d[\d,]*", text)) >= 20

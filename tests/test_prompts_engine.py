@@ -179,6 +179,11 @@ def test_body_without_roles_is_one_user_message() -> None:
     assert t.to_messages(question="q") == (Message("user", "Hello <question>\nq\n</question>"),)
 
 
+def test_empty_parts_are_dropped() -> None:
+    t = PromptTemplate("t", "en", "---system---\n\n---user---\n{question}", ("question",))
+    assert t.roles == ("user",)
+
+
 def test_text_before_first_role_is_an_error() -> None:
     with pytest.raises(TemplateError, match="before the first"):
         PromptTemplate("t", "en", "stray\n---user---\n{question}", ("question",))

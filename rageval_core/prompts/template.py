@@ -18,9 +18,10 @@ import hashlib
 import json
 import re
 import string
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from rageval_core.llm.base import Message
 
@@ -156,7 +157,9 @@ def _split_parts(body: str) -> tuple[tuple[str, str], ...]:
         return (("user", body.strip("\n")),)
     if "".join(preamble).strip():
         raise TemplateError("text before the first ---system---/---user--- line; move it into a part")
-    return tuple((role, "\n".join(lines).strip("\n")) for role, lines in parts)
+    filled = tuple((role, "\n".join(lines).strip("\n")) for role, lines in parts)
+    # An empty part (e.g. a system part left blank in the editor) would be an empty message some APIs reject.
+    return tuple(p for p in filled if p[1].strip()) or (("user", ""),)
 
 
 def _neutralise(value: str, tags: Iterable[str]) -> str:
@@ -241,7 +244,7 @@ class PromptTemplate:
         *,
         variables: Sequence[str] | None = None,
         untrusted: Iterable[str] | None = None,
-    ) -> "PromptTemplate":
+    ) -> PromptTemplate:
         """Parse a raw template (header + body), e.g. one edited in the UI.
 
         ``variables`` is what the calling step can supply: with a header it bounds the declared
