@@ -275,6 +275,9 @@ class _BadRecord:
     message: str
 
 
+_BLANK = object()  # an empty table row (e.g. one just added in the editor): skipped without an issue
+
+
 # ------------------------------------------------------------------------------------------ normalising
 def _is_missing(value: Any) -> bool:
     if value is None:
@@ -370,6 +373,8 @@ class _RowReader:
         return record[chosen], set(present)
 
     def read_row(self, row: int, record: Any) -> Sample | None:
+        if record is _BLANK:
+            return None
         if isinstance(record, _BadRecord):
             self.issue(row, None, record.message + "; row skipped")
             return None
@@ -655,10 +660,13 @@ def dataframe_to_samples(df: pd.DataFrame, name: str = "table") -> LoadedDataset
 
     Blank ids get ``row-N``; the contexts cell accepts what a CSV cell does (JSON list, ``|||``, lines).
     """
-    records = [_normalise_table_record(r) for r in _table_records(df)]
-    records = [r for r in records if any(not _is_missing(v) and str(v).strip() for v in r.values())]
+    records: list[Any] = []
+    for raw in _table_records(df):
+        record = _normalise_table_record(raw)
+        blank = not any(not _is_missing(v) and str(v).strip() for v in record.values())
+        records.append(_BLANK if blank else record)  # keeps row numbers equal to table positions
     samples, issues = read_records(records, name, text_cells=True)
-    return _finish(samples, issues, name, "table", len(records))
+    return _finish(samples, issues, name, "table", sum(r is not _BLANK for r in records))
 
 
 def _normalise_table_record(record: dict[str, Any]) -> dict[str, Any]:

@@ -272,6 +272,13 @@ def test_dataframe_round_trip_and_issues() -> None:
     assert edited.samples[0].contexts == ("edited one", "edited two") and len(edited.samples) == 11
 
 
+def test_dataframe_issue_rows_match_table_positions_across_blank_rows() -> None:
+    df = pd.DataFrame({"question": ["q1", None, "", "q4"], "contexts": ["c", None, "", "c"], "answer": ["a", None, "", "a"]})
+    df.loc[3, "question"] = " "
+    ds = dataframe_to_samples(df)
+    assert [s.id for s in ds.samples] == ["row-1"] and ds.bad_rows == [4] and ds.total_rows == 2
+
+
 def test_dataframe_cells_from_editor_types() -> None:
     df = pd.DataFrame({"id": [None, "x"], "question": ["q1", "q2"], "contexts": [["a", "b"], '["c"]'],
                        "answer": ["a", None], "label_faithful": [1.0, float("nan")]})
