@@ -12,6 +12,7 @@ from rageval_core.metrics.judge import (
     TemplateMismatchError,
     check_template,
     judge_output_schema,
+    judge_template,
     render_judge_prompt,
 )
 from rageval_core.rubric import Criterion, load_rubric
@@ -431,3 +432,11 @@ def test_readme_shows_the_current_row4_prompt(row4):
     section = readme.split("<!-- section:judges -->", 1)[1].split("<!-- /section:judges -->", 1)[0]
     shown = section.split("```text\n", 1)[1].split("\n```", 1)[0]
     assert shown == render_judge_prompt(load_rubric("rubric5", "ja"), row4)
+
+
+def test_per_criterion_mode_rejects_a_template_with_a_fixed_json_block():
+    rubric = load_rubric("rubric5", "ja")
+    assert any("per-criterion" in p for p in check_template(SEED_PROMPT, rubric, per_criterion=True))
+    with pytest.raises(TemplateMismatchError, match="per-criterion"):
+        JudgeScorer(rubric, template=SEED_PROMPT, per_criterion=True)
+    JudgeScorer(rubric, template=judge_template("ja").source, per_criterion=True)

@@ -89,7 +89,7 @@ def literal_output_keys(template: PromptTemplate) -> dict[str, set[str]]:
     return found
 
 
-def check_template(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
+def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criterion: bool = False) -> list[str]:
     """Problems that would make a judge template fail its rubric, found before any call.
 
     Placeholders must be judge variables; the answer must be shown; the inputs the criteria require
@@ -131,6 +131,11 @@ def check_template(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
     else:
         partial = [cid for cid in rubric.ids if cid in literal and "score" not in literal[cid]]
         problems.extend(f"the template asks for {cid}_reason but not {cid}_score" for cid in partial)
+    if per_criterion and len(rubric.criteria) > 1 and literal and "output_format" not in used:
+        problems.append(
+            "per-criterion mode sends one criterion a call, but this template's JSON block asks for every"
+            " criterion at once: use {output_format} (and {rubric}) instead of writing the keys out"
+        )
     return problems
 
 
@@ -381,7 +386,8 @@ class JudgeScorer:
                     raise TemplateMismatchError([str(exc)]) from None
             problems: list[str] = []
             for r in self._rubrics.values():
-                problems.extend(p for p in check_template(template, r) if p not in problems)
+                found = check_template(template, r, per_criterion=per_criterion)
+                problems.extend(p for p in found if p not in problems)
             if problems:
                 raise TemplateMismatchError(problems)
             self._template = template
