@@ -304,7 +304,9 @@ def test_repeats_aggregate_by_mean(row4):
     results = scorer.score(row4, ctx_for(llm))
     assert results[0].raw_score == 4.0 and results[0].value == 0.75
     assert [rep["score"] for rep in results[0].details["repeats"]] == [3, 4, 5]
-    assert [r.seed for r in llm.requests] == [0, 1, 2]
+    assert [r.seed for r in llm.requests] == [None, 1, 2]
+    single = JudgeScorer("rubric5").build_request(load_rubric("rubric5", "ja"), row4)
+    assert results[0].details["request_keys"][0] == single.key()  # the first repeat reuses a single run's cache
     assert len(set(results[0].details["request_keys"])) == 3  # repeats are distinct requests, not cache hits
 
 

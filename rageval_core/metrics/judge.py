@@ -337,7 +337,7 @@ class JudgeScorer:
     ``rubric`` is a ``Rubric`` or a preset id (then the preset in the data's language is used per row).
     ``template`` is a ``PromptTemplate`` or raw text (raw-template mode); it is checked against the
     rubric here, before any call. ``per_criterion`` sends one call per criterion instead of one for all;
-    ``repeats`` sends the same prompt n times (seed = repeat index) and aggregates by ``mean`` or
+    ``repeats`` sends the same prompt n times (seed = repeat index from the second on) and aggregates by ``mean`` or
     ``majority``. Results: one ``MetricResult`` per criterion, value normalised, raw score kept.
     """
 
@@ -449,7 +449,9 @@ class JudgeScorer:
             language=language or sample_language(sample),
             temperature=self.temperature,
             n=1,
-            seed=None if self.repeats == 1 else repeat,
+            # Repeat 0 is the plain request (shared with a single-run judge's cache entry); later
+            # repeats carry their index as seed so they are distinct requests, not cache hits.
+            seed=None if repeat == 0 else repeat,
             max_output_tokens=self.max_output_tokens,
         )
 
