@@ -1,0 +1,22 @@
+"""RAG Eval Workbench — the router: page config, the shared sidebar, navigation over pages/.
+
+Start with ``streamlit run app.py``. Everything else lives in pages/ (one thin file per page) and ui/.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import nav, sidebar, state
+
+st.set_page_config(page_title="RAG Eval Workbench", page_icon="🔎", layout="wide")
+state.init()
+
+SPECS = [nav.DATASET]
+pages = [
+    st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path, default=(spec is SPECS[0]))
+    for spec in SPECS
+]
+current = st.navigation(pages)
+sidebar.render()
+current.run()

@@ -1,0 +1,101 @@
+"""Dataset: pick a sample or upload a file, edit rows in place, read the validation report, pin rows."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import data, sidebar, state, widgets
+
+UPLOAD_KEY = "dataset.upload"
+UPLOAD_SEEN = "dataset.upload_seen"
+
+
+def _use(ws: data.Workset, pins: set[str] | None = None) -> None:
+    """Make ``ws`` the working dataset and start the editor afresh (pending edits belong to the old table)."""
+    st.session_state[state.DATASET] = ws
+    st.session_state[state.PINNED] = set(data.default_pins(ws)) if pins is None else pins
+    st.session_state[state.EDITOR_VERSION] = state.get(state.EDITOR_VERSION) + 1
+
+
+st.title("📄 Dataset")
+ws: data.Workset = st.session_state[state.DATASET]
+pinned: set[str] = st.session_state[state.PINNED]
+
+pick, upload = st.columns(2)
+with pick:
+    files = data.sample_files()
+    current = ws.source.removeprefix("sample_data/")
+    choice = st.selectbox("Sample dataset", files, index=files.index(current) if current in files else 0)
+    if st.button("Load sample", disabled=not files):
+        _use(data.load_sample_file(choice))
+        st.rerun()
+with upload:
+    uploaded = st.file_uploader("Or upload JSON, JSONL or CSV", type=["json", "jsonl", "ndjson", "csv"], key=UPLOAD_KEY)
+    if uploaded is not None:
+        signature = (uploaded.name, uploaded.size, getattr(uploaded, "file_id", ""))
+        if st.session_state.get(UPLOAD_SEEN) != signature:
+            st.session_state[UPLOAD_SEEN] = signature
+            try:
+                _use(data.load_upload(uploaded.name, uploaded.getvalue()))
+            except Exception as exc:  # the loader reports problems as issues; anything else is still a message
+                widgets.show_error(f"Could not read {uploaded.name}", exc)
+            else:
+                st.rerun()
+
+ws = st.session_state[state.DATASET]
+pinned = st.session_state[state.PINNED]
+cols = st.columns(5)
+cols[0].metric("Dataset", ws.name + (" (edited)" if ws.edited else ""))
+cols[1].metric("Valid rows", len(ws.samples))
+cols[2].metric("Detected language", {"ja": "Japanese (ja)", "en": "English (en)"}.get(ws.language, ws.language))
+cols[3].metric("Pinned for quick runs", len(pinned & set(ws.by_id())))
+cols[4].metric("Provider", sidebar.provider_label())
+st.caption(f"Source: {ws.source} · content hash `{ws.content_hash[:12]}` (human labels and runs are keyed by it)")
+
+widgets.validation_report(ws.issues, len(ws.samples))
+
+st.subheader("Rows")
+st.caption(
+    "Edit cells directly; add or delete rows at the bottom. Contexts: one cell, passages separated by ` ||| ` "
+    "(or a JSON list). Tick 📌 to pin a row for quick runs on Prompts & rubric and Evaluate."
+)
+key = f"dataset.editor.{state.get(state.EDITOR_VERSION)}"
+frame = data.editor_frame(ws, pinned)
+st.data_editor(
+    frame,
+    key=key,
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    column_config={
+        data.PIN_COLUMN: st.column_config.CheckboxColumn(data.PIN_COLUMN, help="Pinned for quick runs", width="small"),
+        "id": st.column_config.TextColumn("id", width="small"),
+        "question": st.column_config.TextColumn("question", width="medium"),
+        "contexts": st.column_config.TextColumn("contexts", width="large", help="Passages separated by ' ||| '"),
+        "answer": st.column_config.TextColumn("answer", width="large"),
+        "ground_truth": st.column_config.TextColumn("ground_truth", width="medium"),
+    },
+)
+edits = st.session_state.get(key)
+if data.has_edits(edits):
+    table = data.apply_editor_state(frame, edits)
+    only_pins = not edits.get("added_rows") and not edits.get("deleted_rows") and all(
+        set(change) <= {data.PIN_COLUMN} for change in (edits.get("edited_rows") or {}).values()
+    )
+    if only_pins:
+        new_pins = {str(i) for i, p in zip(table["id"], table[data.PIN_COLUMN]) if bool(p)}
+        _use(ws, new_pins)
+    else:
+        new_ws, new_pins = data.commit_table(ws, table)
+        _use(new_ws, new_pins)
+    st.rerun()
+
+quick, clear, dl_json, dl_csv = st.columns(4)
+if quick.button(f"Pin {data.QUICK_ROWS} rows (one per category)"):
+    _use(ws, set(data.default_pins(ws)))
+    st.rerun()
+if clear.button("Clear pins"):
+    _use(ws, set())
+    st.rerun()
+dl_json.download_button("Download JSON", data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
+dl_csv.download_button("Download CSV", data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")

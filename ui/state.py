@@ -1,0 +1,74 @@
+"""Session-state keys and their defaults, in one place so pages never invent keys of their own.
+
+Everything the workbench remembers between reruns lives in ``st.session_state`` under the names below.
+Widget-bound keys (prefix ``w.``) belong to the sidebar, which app.py renders on every page, so Streamlit
+keeps their values for the whole session. API keys are only ever held here, in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+# Provider settings (sidebar widgets).
+PROVIDER = "w.provider"
+MODEL = "w.model"
+API_KEY = "w.api_key"
+BASE_URL = "w.base_url"
+RPM = "w.rpm"
+TPM = "w.tpm"
+CONCURRENCY = "w.concurrency"
+EMBEDDING_MODEL = "w.embedding_model"
+REPLAY_LOG = "w.replay_log"
+
+# Data and work in progress (plain keys, set by pages).
+DATASET = "dataset"  # ui.data.LoadedDataset
+PINNED = "pinned"  # set[str] of sample ids used for quick runs
+EDITOR_VERSION = "editor_version"  # bumps the data_editor key so a new dataset starts with no pending edits
+JOB = "job"  # ui.jobs.Job of the evaluation in progress (or just finished)
+SELECTED_RUN = "selected_run"  # run id shown on Compare / Inspect
+COMPARE_RUN = "compare_run"  # run id of "run B" on Compare
+INSPECT_SAMPLE = "inspect_sample"  # sample id opened in the inspector
+RUBRIC = "rubric"  # the rubric being edited on Prompts & rubric
+TEMPLATE_TEXT = "template_text"  # the judge template being edited
+PROMPT_RESULTS = "prompt_results"  # results of "run on pinned rows"
+
+DEFAULT_SAMPLE = "ml_qa_ja.json"
+
+DEFAULTS: dict[str, Any] = {
+    PROVIDER: "offline",
+    MODEL: "",
+    API_KEY: "",
+    BASE_URL: "",
+    EMBEDDING_MODEL: "",
+    REPLAY_LOG: "",
+    RPM: 0,
+    TPM: 0,
+    CONCURRENCY: 8,
+    EDITOR_VERSION: 0,
+    SELECTED_RUN: None,
+    COMPARE_RUN: None,
+    INSPECT_SAMPLE: None,
+    PROMPT_RESULTS: None,
+}
+
+
+def init() -> None:
+    """Fill missing keys with their defaults and load the seed dataset on the first run of a session."""
+    for key, value in DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = value
+    if PINNED not in st.session_state:
+        st.session_state[PINNED] = set()
+    if DATASET not in st.session_state:
+        from ui import data
+
+        loaded = data.load_sample_file(DEFAULT_SAMPLE)
+        st.session_state[DATASET] = loaded
+        st.session_state[PINNED] = set(data.default_pins(loaded))
+
+
+def get(key: str) -> Any:
+    """The value of ``key``, or its default when a page runs before ``init`` (e.g. under AppTest)."""
+    return st.session_state.get(key, DEFAULTS.get(key))

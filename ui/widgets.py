@@ -1,0 +1,114 @@
+"""Small rendering helpers shared by pages: score formatting, the validation report, error boxes."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from rageval_core.datasets import Issue
+from ui import data
+
+METRIC_LABELS = {
+    "faithfulness": "Faithfulness",
+    "answer_relevancy": "Answer Relevancy",
+    "context_precision": "Context Precision",
+    "context_recall": "Context Recall",
+    "context_relevance": "Context Relevance",
+    "answer_correctness": "Answer Correctness",
+}
+
+
+def metric_label(metric_id: str) -> str:
+    return METRIC_LABELS.get(metric_id, metric_id.replace("_", " ").title())
+
+
+def fmt_score(value: Any) -> str:
+    """Three decimals like the seed-000 tables; "-" for unscored."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{float(value):.3f}"
+
+
+def fmt_cost(value: float | None) -> str:
+    if value is None:
+        return "unknown"
+    return "$0" if value == 0 else f"${value:.4f}"
+
+
+def show_error(message: str, exc: BaseException | None = None) -> None:
+    """An error as a message (never a traceback): what failed and the exception's own text."""
+    detail = f" — {type(exc).__name__}: {exc}" if exc is not None else ""
+    st.error(f"{message}{detail}", icon="⚠️")
+
+
+def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
+    """Errors and warnings with file, row and field; a success line when there are none."""
+    errors = [i for i in issues if i.severity == "error"]
+    warnings = [i for i in issues if i.severity != "error"]
+    if not issues:
+        st.success(f"Validation: all {n_rows} rows are valid.", icon="✅")
+        return
+    summary = f"Validation: {n_rows} valid rows, {len(errors)} errors, {len(warnings)} warnings."
+    (st.error if errors else st.warning)(summary)
+    st.dataframe(data.issues_frame(issues), hide_index=True, width="stretch")
+
+
+def score_table(frame: pd.DataFrame) -> Any:
+    """A table of [0, 1] scores formatted with three decimals and "-" for unscored cells."""
+    numeric = frame.select_dtypes("number").columns
+    return frame.style.format({c: fmt_score for c in numeric})
+
+
+def estimate_frame(est: Any) -> pd.DataFrame:
+    """``runner.Estimate`` per scorer: calls, embedding calls, tokens and cost."""
+    return pd.DataFrame(
+        [
+            {
+                "scorer": r.scorer,
+                "method": r.method,
+                "LLM calls": r.llm_calls,
+                "embedding calls": r.embedding_calls,
+                "input tokens": r.input_tokens,
+                "output tokens": r.output_tokens,
+                "cost": fmt_cost(r.cost_usd),
+            }
+            for r in est.rows
+        ]
+    )
+
+
+def progress_metrics(snap: Any) -> None:
+    """Calls, cache hits, errors, tokens and cost so far of a running evaluation."""
+    cols = st.columns(5)
+    if snap is None:
+        cols[0].metric("Calls so far", 0)
+        return
+    cols[0].metric("Calls so far", snap.calls)
+    cols[1].metric("Cache hits", snap.cached_calls)
+    cols[2].metric("Errors", snap.errors)
+    cols[3].metric("Tokens in / out", f"{snap.input_tokens:,} / {snap.output_tokens:,}")
+    cols[4].metric("Cost so far", fmt_cost(snap.cost_usd))
+    eta = f", about {snap.eta_s:.0f} s left" if snap.eta_s is not None else ""
+    st.caption(f"Elapsed {snap.elapsed_s:.1f} s{eta}.")
+
+
+def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame:
+    """``compare.summarize`` output as rows: method, criterion, mean over scored rows, scored, unscored (why)."""
+    rows = []
+    for method, metrics in summary.items():
+        for metric_id, s in metrics.items():
+            reasons = ", ".join(f"{k} × {v}" for k, v in (s.get("unscored_reasons") or {}).items())
+            rows.append(
+                {
+                    "method": method,
+                    "criterion": metric_label(metric_id),
+                    "mean": fmt_score(s.get("mean")),
+                    "scored": s.get("scored", 0),
+                    "unscored": s.get("unscored", 0),
+                    "why unscored": reasons,
+                }
+            )
+    return pd.DataFrame(rows, columns=["method", "criterion", "mean", "scored", "unscored", "why unscored"])
