@@ -1,0 +1,30 @@
+"""The judge inside a whole run: the runner stores one result per criterion and records the rubric version."""
+
+from rageval_core.metrics.judge import JudgeScorer
+from rageval_core.rubric import load_rubric
+from rageval_core.runner import run
+from rageval_core.store import Store
+from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
+from tests.test_judge import scores_for, seed_samples
+
+
+def test_run_with_judges_stores_every_criterion_and_rubric_hash(tmp_path):
+    samples = seed_samples()[:4]
+    store = Store(tmp_path / "db.sqlite")
+    llm = ScriptedLLM(default=lambda r: scores_for(r, 5))
+    judges = [JudgeScorer("rubric5"), JudgeScorer("binary"), JudgeScorer("binary-strict", per_criterion=True)]
+    result = run(samples, judges, llm, HashEmbedder(), store=store, concurrency=2)
+    by_method = {}
+    for r in result.results:
+        by_method.setdefault(r.method, []).append(r)
+    assert {m: len(rs) for m, rs in by_method.items()} == {
+        "judge:rubric5": 4 * len(samples),
+        "judge:binary": 2 * len(samples),
+        "judge:binary-strict": 2 * len(samples),
+    }
+    assert all(r.value == 1.0 for r in result.results)
+    assert len(llm.requests) == len(samples) * (1 + 1 + 2)
+    stored = store.results(result.run_id)
+    assert len(stored) == len(result.results)
+    assert {r.details["rubric_hash"] for r in stored if r.method == "judge:binary"} == {load_rubric("binary", "ja").content_hash}
+    assert sum(r.calls for r in stored) == len(llm.requests)  # each call counted once
