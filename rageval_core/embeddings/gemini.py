@@ -41,10 +41,13 @@ class GeminiEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         label = f"gemini embeddings ({self.model})"
         config = types.EmbedContentConfig(task_type=self.task_type) if self.task_type else None
+        error: ProviderError | None = None
         try:
             response = self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
         except Exception as exc:
-            raise map_gemini_error(exc, label, self.timeout_s, self._secrets) from None
+            error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
+        if error is not None:
+            raise error  # not chained to the SDK exception, which may quote the key
         vectors = [e.values or [] for e in (response.embeddings or [])]
         if len(vectors) != len(texts) or any(not v for v in vectors):
             raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(vectors)}", kind="malformed_response")

@@ -38,18 +38,22 @@ class OpenAIEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """One request (no batching, no normalisation): the unit the cache and retry wrappers call."""
         label = f"{self.provider} embeddings ({self.model})"
+        error: ProviderError | None = None
         try:
             # Ask for floats: local servers often lack the SDK's default base64 encoding.
             response = self._client.embeddings.create(model=self.model, input=list(texts), encoding_format="float")
         except openai.APIStatusError as exc:
             kind, retryable = kind_for_status(exc.status_code)
             retry_after = parse_retry_after(dict(exc.response.headers)) if exc.response is not None else None
-            raise provider_error(label, f"HTTP {exc.status_code}: {exc.message}", kind=kind, status=exc.status_code, retry_after=retry_after, retryable=retryable, secrets=self._secrets) from None
+            error = provider_error(label, f"HTTP {exc.status_code}: {exc.message}", kind=kind, status=exc.status_code, retry_after=retry_after, retryable=retryable, secrets=self._secrets)
         except Exception as exc:
             transport = transport_kind(exc)
             if transport is not None:
-                raise provider_error(label, f"{transport} error ({type(exc).__name__})", kind=transport, retryable=True, secrets=self._secrets) from None
-            raise provider_error(label, f"malformed response ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=self._secrets) from None
+                error = provider_error(label, f"{transport} error ({type(exc).__name__})", kind=transport, retryable=True, secrets=self._secrets)
+            else:
+                error = provider_error(label, f"malformed response ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=self._secrets)
+        if error is not None:
+            raise error  # not chained to the SDK exception, which may quote the key
         rows = sorted(response.data, key=lambda d: d.index)
         if len(rows) != len(texts):
             raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(rows)}", kind="malformed_response")

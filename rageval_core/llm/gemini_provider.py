@@ -64,12 +64,15 @@ class GeminiLLM:
             config["response_json_schema"] = dict(request.schema)
         if self.thinking_budget is not None:
             config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.thinking_budget)
+        error: ProviderError | None = None
         try:
             response = self._client.models.generate_content(
                 model=self.model, contents=contents, config=types.GenerateContentConfig(**config)
             )
         except Exception as exc:
-            raise map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets) from None
+            error = map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets)
+        if error is not None:
+            raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
         return self._completion(response, time.perf_counter() - started)
 
     def _completion(self, response: Any, latency: float) -> Completion:

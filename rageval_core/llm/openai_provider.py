@@ -114,10 +114,12 @@ class OpenAILLM:
             kwargs[key] = request.max_output_tokens
         if request.schema is not None:
             kwargs["response_format"] = response_format(FORMAT_LEVELS[level], request.task, dict(request.schema))
+        error: ProviderError | None = None
         try:
             return self._client.chat.completions.create(**kwargs)
         except Exception as exc:  # every SDK failure becomes a ProviderError without the key
-            raise self._map_error(exc) from None
+            error = self._map_error(exc)
+        raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
 
     def _map_error(self, exc: BaseException) -> ProviderError:
         label = f"{self.provider} ({self.model})"
