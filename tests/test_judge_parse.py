@@ -125,3 +125,15 @@ def test_aggregate_rejects_nothing_and_unknown():
         aggregate_scores([], "mean")
     with pytest.raises(ValueError):
         aggregate_scores([1], "median")  # type: ignore[arg-type]
+
+
+def test_declared_unscored_reasons_are_taken_only_when_known_and_without_a_score():
+    text = (
+        '{"faithfulness_reason": "bare yes", "_unscored": {"faithfulness": "uncheckable", "answer_relevancy": "made_up",'
+        ' "context_precision": "uncheckable"}, "context_precision_score": 4}'
+    )
+    verdicts = parse_judge_output(text, CRITERIA[:3]).verdicts
+    assert verdicts["faithfulness"].unscored_reason == Unscored.UNCHECKABLE
+    assert verdicts["faithfulness"].reason == "bare yes"
+    assert verdicts["answer_relevancy"].unscored_reason == Unscored.PARSE_ERROR  # unknown reason → not taken
+    assert verdicts["context_precision"].score == 4  # a score given wins

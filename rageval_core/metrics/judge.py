@@ -46,6 +46,12 @@ JUDGE_VARIABLES: tuple[str, ...] = (
     "answer",
 )
 UNSUPPORTED_KEY = "_unsupported"
+# ``{"_unscored": {id: reason}}``: the offline judge's way to say a row is beyond its heuristic (a bare
+# yes / no answer, ...). Only these reasons are taken; anything else a model writes there is ignored.
+UNSCORED_KEY = "_unscored"
+_DECLARABLE_REASONS = frozenset(
+    {Unscored.NO_CLAIMS, Unscored.EMPTY_ANSWER, Unscored.MISSING_FIELD, Unscored.UNCHECKABLE, Unscored.OFFLINE_UNSUPPORTED}
+)
 Aggregate = Literal["mean", "majority"]
 _OUTPUT_TOKENS_PER_CRITERION = 80  # a score and a 1–2 sentence reason
 
@@ -244,6 +250,7 @@ def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> Judge
 
     - no JSON object → every criterion ``parse_error``;
     - ``"_unsupported": [ids]`` (the offline judge) → those criteria ``offline_unsupported``;
+    - ``"_unscored": {id: reason}`` with a known reason (``uncheckable``, ...) and no score → that reason;
     - a missing criterion, a non-integer or an out-of-range score → that criterion ``parse_error``.
     """
     raw = text or ""
@@ -255,6 +262,11 @@ def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> Judge
         return JudgeParse(raw, None, verdicts, str(exc))
     unsupported_raw = parsed.get(UNSUPPORTED_KEY) or []
     unsupported = {str(x) for x in unsupported_raw} if isinstance(unsupported_raw, (list, tuple)) else set()
+    declared_raw = parsed.get(UNSCORED_KEY) or {}
+    declared = {
+        str(k): str(v) for k, v in (declared_raw.items() if isinstance(declared_raw, Mapping) else ())
+        if str(v) in _DECLARABLE_REASONS
+    }
     verdicts: dict[str, CriterionVerdict] = {}
     for c in criteria:
         found, value, reason_value = _find(parsed, c.id)
@@ -262,6 +274,11 @@ def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> Judge
         if c.id in unsupported and _as_int(value) is None:
             verdicts[c.id] = CriterionVerdict(
                 c.id, None, reason, Unscored.OFFLINE_UNSUPPORTED, "the offline heuristic judge cannot score this criterion"
+            )
+            continue
+        if c.id in declared and not found:
+            verdicts[c.id] = CriterionVerdict(
+                c.id, None, reason, declared[c.id], f"the judge declared this row {declared[c.id]} for {c.id}"
             )
             continue
         if not found:
@@ -557,7 +574,7 @@ class JudgeScorer:
             failure = verdicts[0]
             details["error"] = failure.error
             # Unscored: the reason says why (the offline judge's own explanation when it gave one).
-            offline_reason = failure.unscored_reason == Unscored.OFFLINE_UNSUPPORTED and failure.reason
+            offline_reason = failure.unscored_reason in _DECLARABLE_REASONS and failure.reason
             return MetricResult(
                 sample_id=sample.id, metric=c.id, method=self.method, value=None,
                 unscored_reason=failure.unscored_reason or Unscored.PARSE_ERROR,
