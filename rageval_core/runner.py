@@ -11,7 +11,6 @@ cache hits from the provider cache. Providers stay synchronous; there is no even
 from __future__ import annotations
 
 import contextvars
-import hashlib
 import heapq
 import itertools
 import json
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from rageval_core.compare import MethodCost, cost_by_method, summarize
-from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError, canonical_json
+from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.metrics.base import EvalContext, Memo, Scorer
 from rageval_core.store import CANCELLED, DONE, FAILED, CallEntry, RowInfo, Store
 from rageval_core.types import MetricResult, Sample, Unscored, Usage
@@ -46,6 +45,10 @@ class TaskTag:
     method: str
     priority: int = 0
     cancelled: bool = False
+    # Call records of the call in progress. The providers' hook fires inside the stack, before the
+    # response cache stores the answer; holding the records until the stack returns means a logged
+    # call is always a cached call, so a process killed in between can never repeat a logged call.
+    pending: list[tuple[Store, CallEntry]] | None = None
 
 
 _CURRENT: contextvars.ContextVar[TaskTag | None] = contextvars.ContextVar("rageval_task", default=None)
@@ -64,12 +67,57 @@ def make_call_hook(store: Store) -> Callable[[Any], None]:
     """
 
     def hook(record: Any) -> None:
-        tag = _CURRENT.get()
+        tag = _CURRENT.get() or _INFLIGHT.find(_record_key(record))
         if tag is None:
             return
-        store.log_call(_entry_from_record(tag, record))
+        entry = _entry_from_record(tag, record)
+        if tag.pending is not None:
+            tag.pending.append((store, entry))  # written once the whole stack (cache included) returned
+        else:
+            store.log_call(entry)
 
     return hook
+
+
+class _InflightRegistry:
+    """Request key → tasks with that request in flight.
+
+    The contextvar does not follow a call into a thread a provider wrapper starts for itself (a per-call
+    timeout runs the SDK call on its own thread), so the hook falls back to the request key, which every
+    call record carries.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_key: dict[str, list[TaskTag]] = {}
+
+    def add(self, key: str, tag: TaskTag) -> None:
+        with self._lock:
+            self._by_key.setdefault(key, []).append(tag)
+
+    def remove(self, key: str, tag: TaskTag) -> None:
+        with self._lock:
+            tags = self._by_key.get(key, [])
+            if tag in tags:
+                tags.remove(tag)
+            if not tags:
+                self._by_key.pop(key, None)
+
+    def find(self, key: str | None) -> TaskTag | None:
+        if not key:
+            return None
+        with self._lock:
+            tags = self._by_key.get(key)
+            return tags[0] if tags else None
+
+
+_INFLIGHT = _InflightRegistry()
+
+
+def _record_key(record: Any) -> str | None:
+    if isinstance(record, Mapping):
+        return record.get("request_key") or record.get("key")
+    return getattr(record, "request_key", None)
 
 
 def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
@@ -94,7 +142,7 @@ def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
         latency_s=float(get("latency_s", None) or get("latency", None) or 0.0),
         cached=bool(get("cached")),
         error=None if error is None else str(error),
-        ts=float(get("ts", None) or time.time()),
+        ts=float(get("timestamp", None) or get("ts", None) or time.time()),
     )
 
 
@@ -183,6 +231,10 @@ class _RunLLM:
                 tag.cancelled = True
             raise
         started = time.perf_counter()
+        key = request.key()
+        if tag is not None:
+            tag.pending = []
+            _INFLIGHT.add(key, tag)
         try:
             completion = self.inner.complete(request)
         except ProviderError as exc:
@@ -191,6 +243,11 @@ class _RunLLM:
             raise
         finally:
             self._gate.release()
+            if tag is not None:
+                _INFLIGHT.remove(key, tag)
+                pending, tag.pending = tag.pending or [], None
+                for store, entry in pending:
+                    store.log_call(entry)
         self._counters.add(completion)
         self._log(tag, request, completion, None, time.perf_counter() - started)
         return completion
@@ -406,37 +463,76 @@ def estimate(
 
 # ---- helpers -------------------------------------------------------------------------------------------
 def dataset_hash(samples: Sequence[Sample]) -> str:
-    """Content hash of the rows as evaluated (order-sensitive), used when the loader gives none."""
-    payload = canonical_json([s.to_dict() for s in samples])
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    """Content hash of the rows as evaluated, the same identity ``datasets.load_dataset`` reports."""
+    from rageval_core.datasets import dataset_hash as _hash
+
+    return _hash(samples)
 
 
-def scorer_versions(scorers: Sequence[Scorer]) -> dict[str, Any]:
-    """What identifies each scorer's prompts and rubric, recorded with the run so runs stay comparable."""
+def scorer_versions(scorers: Sequence[Scorer], samples: Sequence[Sample] = ()) -> dict[str, Any]:
+    """What identifies each scorer's prompts and rubric, recorded with the run so runs stay comparable.
+
+    Judges: rubric id + content hash and template hash (per language of the rows). Decomposed metrics:
+    the hash of every shipped task template in the rows' languages, or of the edited template passed in
+    the options. Anything a scorer reports through ``describe()`` is added as is.
+    """
+    from rageval_core.metrics.steps import sample_language
+
+    languages = sorted({sample_language(s) for s in samples}) or ["ja", "en"]
     out: dict[str, Any] = {}
     for s in scorers:
         info: dict[str, Any] = {"method": s.method, "metrics": list(s.metrics)}
-        describe = getattr(s, "describe", None) or getattr(s, "fingerprint", None)
+        describe = getattr(s, "describe", None)
         if callable(describe):
             try:
                 extra = describe()
                 if isinstance(extra, Mapping):
                     info.update({k: v for k, v in extra.items() if _jsonable(v)})
-                elif extra is not None:
-                    info["fingerprint"] = str(extra)
             except Exception as exc:  # a broken describe() must not stop a run
-                info["fingerprint_error"] = str(exc)
-        for attr in ("version", "template_hash", "template_version", "templates"):
-            value = getattr(s, attr, None)
-            if value is not None and attr not in info and _jsonable(value):
-                info[attr] = value
-        rubric = getattr(s, "rubric", None)
-        if rubric is not None:
-            for attr in ("id", "name", "version", "hash", "sha256"):
-                value = getattr(rubric, attr, None)
-                if value is not None and not callable(value) and _jsonable(value):
-                    info[f"rubric_{attr}"] = value
+                info["describe_error"] = str(exc)
+        rubric_for = getattr(s, "rubric_for", None)
+        template_for = getattr(s, "template_for", None)
+        if callable(rubric_for):
+            by_lang: dict[str, Any] = {}
+            for sample in _one_per_language(samples):
+                try:
+                    rubric = rubric_for(sample)
+                    entry = {"rubric_id": rubric.id, "rubric_hash": rubric.content_hash}
+                    if callable(template_for):
+                        template = template_for(rubric)
+                        entry["template_hash"] = template.sha256
+                    by_lang[rubric.language] = entry
+                except Exception as exc:
+                    by_lang[sample_language(sample)] = {"error": str(exc)}
+            info["rubrics"] = by_lang
         out[s.name] = info
+    decomposed = [s for s in scorers if s.method == "decomposed"]
+    if decomposed:
+        out["_templates"] = _template_hashes(languages)
+    return out
+
+
+def _one_per_language(samples: Sequence[Sample]) -> list[Sample]:
+    from rageval_core.metrics.steps import sample_language
+
+    seen: dict[str, Sample] = {}
+    for s in samples:
+        seen.setdefault(sample_language(s), s)
+    return list(seen.values())
+
+
+def _template_hashes(languages: Sequence[str]) -> dict[str, str]:
+    """Short hashes of the shipped decomposed-task templates, e.g. ``{"ja/extract_claims": "3f2a…"}``."""
+    from rageval_core.prompts import load_template
+    from rageval_core.tasks import SCHEMAS
+
+    out: dict[str, str] = {}
+    for lang in languages:
+        for task in SCHEMAS:
+            try:
+                out[f"{lang}/{task}"] = load_template(task, lang).short_hash
+            except Exception:  # tasks without a shipped template (synth_qa, rag_answer) are not metric steps
+                continue
     return out
 
 
@@ -552,7 +648,7 @@ def run(
             run_id=run_id,
             dataset_name=dataset_name,
             dataset_hash=digest,
-            versions=scorer_versions(scorers),
+            versions=scorer_versions(scorers, samples),
             provider=llm.provider,
             model=llm.model,
             base_url=base_url,

@@ -1,0 +1,519 @@
+"""``python -m rageval_core``: evaluate a dataset in CI, compare runs, list and export run history.
+
+Exit codes (DESIGN.md contract): 0 done; 1 a ``--fail-under`` threshold missed (a threshold whose every
+row is unscored counts as missed); 2 nothing could be evaluated (no valid rows, bad configuration, or
+``--strict`` with bad rows). A partly bad dataset evaluates its good rows, lists the bad ones on stderr
+and in the export. API keys come from the environment only and are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+EXIT_OK = 0
+EXIT_THRESHOLD = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """Bad input or configuration: reported on stderr, exit code 2."""
+
+
+# ---- --fail-under ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Threshold:
+    """``faithfulness=0.8`` (decomposed) or ``judge:rubric5:faithfulness=0.8`` (a judge's criterion)."""
+
+    method: str
+    metric: str
+    minimum: float
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.method == "decomposed" else f"{self.method}:{self.metric}"
+
+
+def parse_threshold(text: str) -> Threshold:
+    target, sep, value = text.rpartition("=")
+    if not sep or not target:
+        raise UsageError(f"--fail-under {text!r}: expected metric=value, e.g. faithfulness=0.8 or judge:rubric5:faithfulness=0.8")
+    try:
+        minimum = float(value)
+    except ValueError:
+        raise UsageError(f"--fail-under {text!r}: {value!r} is not a number") from None
+    if not 0.0 <= minimum <= 1.0:
+        raise UsageError(f"--fail-under {text!r}: scores are in [0, 1]")
+    if target.startswith("judge:"):
+        method, _, metric = target.rpartition(":")
+        if method == "judge" or not metric:
+            raise UsageError(f"--fail-under {text!r}: a judge threshold is judge:<rubric id>:<criterion>=value")
+        return Threshold(method, metric, minimum)
+    return Threshold("decomposed", target, minimum)
+
+
+@dataclass
+class ThresholdCheck:
+    threshold: Threshold
+    mean: float | None
+    scored: int
+    unscored: int
+
+    @property
+    def passed(self) -> bool:
+        """A mean at or above the minimum; no scored row at all is a miss, never a pass."""
+        return self.mean is not None and self.mean >= self.threshold.minimum - 1e-12
+
+
+def check_thresholds(summary: dict[str, dict[str, dict[str, Any]]], thresholds: Sequence[Threshold]) -> list[ThresholdCheck]:
+    out = []
+    for t in thresholds:
+        entry = summary.get(t.method, {}).get(t.metric) or {"mean": None, "scored": 0, "unscored": 0}
+        out.append(ThresholdCheck(t, entry["mean"], entry["scored"], entry["unscored"]))
+    return out
+
+
+# ---- progress bar ----------------------------------------------------------------------------------------
+class ProgressBar:
+    """A one-line bar on a TTY (redrawn at most 10×/s), or a line per 10 % when stderr is a file or pipe."""
+
+    def __init__(self, stream: TextIO, width: int = 28) -> None:
+        self.stream = stream
+        self.width = width
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self._last_draw = 0.0
+        self._last_step = -1
+
+    def __call__(self, p: Any) -> None:
+        frac = p.fraction
+        eta = "?" if p.eta_s is None else f"{p.eta_s:4.0f}s"
+        tokens = p.input_tokens + p.output_tokens
+        text = (
+            f"{p.done}/{p.total} tasks  calls {p.calls} (+{p.cached_calls} cached"
+            + (f", {p.errors} errors" if p.errors else "")
+            + f")  tokens {tokens}  ${p.cost_usd:.4f}  left {eta}"
+        )
+        if self.tty:
+            now = time.monotonic()
+            if now - self._last_draw < 0.1 and p.done < p.total:
+                return
+            self._last_draw = now
+            filled = int(round(frac * self.width))
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {text}\x1b[K")
+            if p.done >= p.total:
+                self.stream.write("\n")
+        else:
+            step = int(frac * 10)
+            if step == self._last_step:
+                return
+            self._last_step = step
+            self.stream.write(f"progress {frac * 100:3.0f}%  {text}\n")
+        self.stream.flush()
+
+
+# ---- commands --------------------------------------------------------------------------------------------
+def _store(args: argparse.Namespace):
+    from rageval_core.store import Store
+
+    return Store(args.db) if getattr(args, "db", None) else Store()
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(_width(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for n, row in enumerate(cells):
+        lines.append("  ".join(c + " " * (widths[i] - _width(c)) for i, c in enumerate(row)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _width(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _build_scorers(args: argparse.Namespace) -> list[Any]:
+    from rageval_core.metrics.judge import JudgeScorer
+    from rageval_core.metrics.registry import build_scorers
+
+    metric_ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
+    try:
+        scorers = list(build_scorers(metric_ids, {}))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for judge in args.judge or []:
+        try:
+            scorers.append(JudgeScorer(judge))
+        except FileNotFoundError:
+            raise UsageError(f"--judge {judge!r}: no such preset or rubric file (presets: rubric5, binary, binary-strict)") from None
+        except (ValueError, OSError) as exc:
+            raise UsageError(f"--judge {judge!r}: {exc}") from None
+    if not scorers:
+        raise UsageError("nothing to evaluate: give --metrics and/or --judge")
+    names = [s.name for s in scorers]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"scorer given twice: {', '.join(dupes)}")
+    return scorers
+
+
+def _provider_config(args: argparse.Namespace) -> Any:
+    from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
+
+    if args.provider not in PROVIDERS:
+        raise UsageError(f"unknown provider {args.provider!r}; known: {', '.join(PROVIDERS)}")
+    cfg = ProviderConfig(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        embedding_model=args.embedding_model,
+        concurrency=args.concurrency,
+        cache=not args.no_cache,
+        replay_log=args.replay_log,
+    )
+    problems = check_config(cfg)
+    if problems:
+        raise UsageError("provider configuration: " + "; ".join(problems))
+    return cfg
+
+
+def _invalid_rows(dataset: Any) -> list[Any]:
+    from rageval_core.store import RowInfo
+
+    by_row: dict[int, list[str]] = {}
+    for issue in dataset.errors:
+        if issue.row is not None:
+            by_row.setdefault(issue.row, []).append((f"{issue.field}: " if issue.field else "") + issue.message)
+    return [RowInfo(f"row {row}", row - 1, None, False, "; ".join(msgs)) for row, msgs in sorted(by_row.items())]
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from rageval_core.datasets import load_dataset
+    from rageval_core.export import export_calls_jsonl, export_run
+    from rageval_core.llm.base import ProviderError
+    from rageval_core.runner import RunError, estimate, run
+
+    out = Path(args.out)
+    if out.suffix.lower() not in (".json", ".csv"):
+        raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
+    thresholds = [parse_threshold(t) for t in args.fail_under or []]
+    scorers = _build_scorers(args)
+    produced = {(s.method, m) for s in scorers for m in s.metrics}
+    for t in thresholds:
+        if (t.method, t.metric) not in produced:
+            raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
+    dataset = load_dataset(args.data)
+    file_problems = [i for i in dataset.errors if i.row is None]
+    invalid = _invalid_rows(dataset)
+    for issue in file_problems:
+        _err(f"dataset: {issue}")
+    if not dataset.samples:
+        raise UsageError(f"{args.data}: no valid rows to evaluate")
+    if invalid:
+        _err(f"dataset: {len(invalid)} bad row(s) skipped, {len(dataset.samples)} evaluated:")
+        for row in invalid:
+            _err(f"  {row.sample_id}: {row.error}")
+    cfg = _provider_config(args)
+    store = _store(args)
+
+    est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model)
+    cost = "unknown" if est.cost_usd is None else f"${est.cost_usd:.4f}"
+    _err(
+        f"estimate: {len(dataset.samples)} rows × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
+        f"~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
+    )
+    cancel = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(_sig: int, _frame: Any) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        _err("\ninterrupted: finishing calls in flight (Ctrl-C again to abort)…")
+        cancel.set()
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        result = run(
+            dataset.samples,
+            scorers,
+            config=cfg,
+            store=store,
+            concurrency=args.concurrency,
+            progress=None if args.quiet else ProgressBar(sys.stderr),
+            cancel=cancel,
+            run_id=args.resume,
+            resume=bool(args.resume),
+            dataset_name=dataset.name,
+            dataset_digest=dataset.content_hash,
+            invalid_rows=invalid,
+            settings={
+                "metrics": [s.name for s in scorers if s.method == "decomposed"],
+                "judges": list(args.judge or []),
+                "cache": not args.no_cache,
+                "replay_log": args.replay_log,
+                "data": str(args.data),
+            },
+        )
+    except (RunError, ProviderError) as exc:  # bad run id, or a provider stack that cannot be built
+        raise UsageError(str(exc)) from None
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+
+    export_run(store, result.run_id, out, include_details=args.details)
+    if args.calls_out:
+        export_calls_jsonl(store, result.run_id, args.calls_out)
+    _print_summary(result)
+    total_calls = result.provider_calls + result.cache_hits
+    if total_calls and result.all_cached:
+        print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
+    else:
+        print(
+            f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
+            f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
+        )
+    print(f"run {result.run_id} ({result.status}) → {out}")
+    if result.status == "cancelled":
+        _err(f"run cancelled; resume with: --resume {result.run_id}")
+        return EXIT_INTERRUPTED
+
+    scored = sum(1 for r in result.results if r.value is not None)
+    if scored == 0:
+        _err("nothing could be evaluated: every result is unscored (see the reasons above)")
+        return EXIT_BAD_INPUT
+    code = EXIT_OK
+    checks = check_thresholds(result.summary, thresholds)
+    for c in checks:
+        verdict = "ok" if c.passed else "MISSED"
+        detail = "no scored rows" if c.mean is None else f"mean {c.mean:.3f}"
+        print(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g}: {detail} ({c.scored} scored, {c.unscored} unscored) {verdict}")
+        if not c.passed:
+            code = EXIT_THRESHOLD
+    if args.strict and invalid:
+        _err(f"--strict: {len(invalid)} bad row(s) in the dataset")
+        return EXIT_BAD_INPUT
+    return code
+
+
+def _print_summary(result: Any) -> None:
+    rows = []
+    for method, metrics in result.summary.items():
+        for metric, s in metrics.items():
+            reasons = ", ".join(f"{k} {v}" for k, v in s["unscored_reasons"].items())
+            rows.append([metric, method, _fmt(s["mean"]), s["scored"], s["unscored"], reasons])
+    print(_table(["metric", "method", "mean", "scored", "unscored", "unscored reasons"], rows))
+    cost_rows = [
+        [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens, f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
+        for m, c in result.cost.items()
+    ]
+    if cost_rows:
+        print(_table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
+    if result.invalid_rows:
+        print(f"bad rows: {', '.join(r.sample_id for r in result.invalid_rows)}")
+
+
+def _find(store: Any, run_id: str) -> Any:
+    info = store.find_run(run_id)
+    if info is None:
+        raise UsageError(f"no run {run_id!r} (see `runs list`)")
+    return info
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from rageval_core.compare import results_frame, run_delta, summary_delta
+
+    store = _store(args)
+    a, b = _find(store, args.run_a), _find(store, args.run_b)
+    cats_a = {r.sample_id: r.category for r in store.rows(a.id)}
+    cats_b = {r.sample_id: r.category for r in store.rows(b.id)}
+    fa = results_frame(store.results(a.id), cats_a)
+    fb = results_frame(store.results(b.id), cats_b)
+    print(f"A = {a.id} ({a.provider}/{a.model}, {a.dataset_name})\nB = {b.id} ({b.provider}/{b.model}, {b.dataset_name})")
+    if a.dataset_hash != b.dataset_hash:
+        print("note: the runs were made on different datasets")
+    s = summary_delta(fa, fb)
+    print(
+        _table(
+            ["metric", "method", "mean A", "mean B", "delta", "unscored A", "unscored B", "changed rows"],
+            [
+                [r.metric, r.method, _fmt(r.mean_a), _fmt(r.mean_b), _fmt(r.delta), r.unscored_a, r.unscored_b, r.changed_rows]
+                for r in s.itertuples()
+            ],
+        )
+    )
+    delta = run_delta(fa, fb, changed_only=not args.all)
+    if args.out:
+        delta.to_csv(args.out, index=False)
+        print(f"per-row deltas → {args.out}")
+    shown = delta.head(args.limit)
+    if len(shown):
+        print()
+        print(
+            _table(
+                ["row", "metric", "method", "A", "B", "delta"],
+                [
+                    [
+                        r.sample_id,
+                        r.metric,
+                        r.method,
+                        _fmt(r.value_a) if not isinstance(r.unscored_reason_a, str) else r.unscored_reason_a,
+                        _fmt(r.value_b) if not isinstance(r.unscored_reason_b, str) else r.unscored_reason_b,
+                        _fmt(r.delta),
+                    ]
+                    for r in shown.itertuples()
+                ],
+            )
+        )
+        if len(delta) > len(shown):
+            print(f"… {len(delta) - len(shown)} more (use --limit or --out)")
+    else:
+        print("no row changed")
+    return EXIT_OK
+
+
+def cmd_runs_list(args: argparse.Namespace) -> int:
+    store = _store(args)
+    runs = store.list_runs(limit=args.limit)
+    if not runs:
+        print("no runs yet")
+        return EXIT_OK
+    rows = []
+    for r in runs:
+        done = len(store.finished_tasks(r.id))
+        rows.append(
+            [
+                r.id,
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)),
+                r.status,
+                r.dataset_name or "-",
+                f"{r.provider}/{r.model}",
+                r.n_rows,
+                ",".join(r.scorers),
+                f"{done}/{r.n_rows * len(r.scorers)}",
+            ]
+        )
+    print(_table(["run", "created", "status", "dataset", "provider/model", "rows", "scorers", "tasks"], rows))
+    return EXIT_OK
+
+
+def cmd_runs_export(args: argparse.Namespace) -> int:
+    from rageval_core.export import export_run
+
+    store = _store(args)
+    info = _find(store, args.run)
+    try:
+        path = export_run(store, info.id, args.out, include_details=args.details)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"run {info.id} → {path}")
+    return EXIT_OK
+
+
+def cmd_runs_calls(args: argparse.Namespace) -> int:
+    from rageval_core.export import export_calls_jsonl
+
+    store = _store(args)
+    info = _find(store, args.run)
+    path = export_calls_jsonl(store, info.id, args.out)
+    print(f"call log of {info.id} → {path}")
+    return EXIT_OK
+
+
+# ---- parser ----------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rageval_core",
+        description="RAG Eval Workbench CLI: evaluate datasets (exit 0 ok, 1 threshold missed, 2 bad input), compare and export runs.",
+    )
+    parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser("evaluate", help="score a dataset with decomposed metrics and/or one-call judges")
+    ev.add_argument("data", help="dataset file (.json, .jsonl, .csv)")
+    ev.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
+    ev.add_argument("--model")
+    ev.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    ev.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
+    ev.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
+    ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids")
+    ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
+    ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")
+    ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
+    ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone)")
+    ev.add_argument("--fail-under", action="append", metavar="METRIC=VALUE",
+                    help="faithfulness=0.8 (decomposed) or judge:rubric5:faithfulness=0.8; exit 1 when missed")
+    ev.add_argument("--strict", action="store_true", help="exit 2 when the dataset has bad rows")
+    ev.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
+    ev.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    ev.add_argument("--details", action="store_true", help="include claims, verdicts, prompts and responses in the JSON")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(func=cmd_evaluate)
+
+    cp = sub.add_parser("compare", help="run A vs run B: means and per-row deltas")
+    cp.add_argument("run_a")
+    cp.add_argument("run_b")
+    cp.add_argument("--all", action="store_true", help="show unchanged rows too")
+    cp.add_argument("--limit", type=int, default=30)
+    cp.add_argument("--out", help="write the per-row delta table as CSV")
+    cp.set_defaults(func=cmd_compare)
+
+    runs = sub.add_parser("runs", help="run history")
+    rsub = runs.add_subparsers(dest="runs_command", required=True)
+    ls = rsub.add_parser("list", help="list runs, newest first")
+    ls.add_argument("--limit", type=int, default=None)
+    ls.set_defaults(func=cmd_runs_list)
+    ex = rsub.add_parser("export", help="export a run: .json, .csv, or .jsonl (call log)")
+    ex.add_argument("run")
+    ex.add_argument("--out", required=True)
+    ex.add_argument("--details", action="store_true")
+    ex.set_defaults(func=cmd_runs_export)
+    cl = rsub.add_parser("calls", help="export a run's call log as JSON Lines")
+    cl.add_argument("run")
+    cl.add_argument("--out", required=True)
+    cl.set_defaults(func=cmd_runs_calls)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad usage, which matches the contract
+        return int(exc.code or 0)
+    if getattr(args, "concurrency", 1) is not None and getattr(args, "concurrency", 1) < 1:
+        _err("--concurrency must be at least 1")
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        _err(f"error: {exc}")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        _err("aborted")
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,194 @@
+"""The CLI against the local fake server: exit codes, --fail-under, bad rows, cache hits, run history."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from rageval_core import cli
+from rageval_core.cli import Threshold, UsageError, check_thresholds, parse_threshold
+from tests.support.fake_server import FakeLLMServer
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "sample_data" / "ml_qa_ja.json"
+
+
+def _bench_module():
+    spec = importlib.util.spec_from_file_location("bench_runner", ROOT / "bench" / "runner.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeLLMServer(responder=_bench_module().task_responder) as s:
+        yield s
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def seed_rows(n=3):
+    return json.loads(SEED.read_text(encoding="utf-8"))[:n]
+
+
+def write(path, rows):
+    path.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def evaluate(server, data, *extra):
+    return cli.main(
+        ["evaluate", data, "--provider", "openai-compatible", "--model", "fake-judge", "--base-url", server.openai_base_url,
+         "--embedding-model", "fake-embed", "--quiet", *extra]
+    )
+
+
+# ---- thresholds -------------------------------------------------------------------------------------
+def test_parse_threshold_targets_decomposed_or_a_judge():
+    assert parse_threshold("faithfulness=0.8") == Threshold("decomposed", "faithfulness", 0.8)
+    assert parse_threshold("judge:rubric5:faithfulness=0.75") == Threshold("judge:rubric5", "faithfulness", 0.75)
+    assert parse_threshold("judge:my.rubric-2:polite=1") == Threshold("judge:my.rubric-2", "polite", 1.0)
+    for bad in ("faithfulness", "faithfulness=high", "faithfulness=1.5", "judge:faithfulness=0.5", "=0.5"):
+        with pytest.raises(UsageError):
+            parse_threshold(bad)
+
+
+def test_a_threshold_with_no_scored_row_is_missed():
+    summary = {"decomposed": {"faithfulness": {"mean": 0.9, "scored": 3, "unscored": 0},
+                              "context_recall": {"mean": None, "scored": 0, "unscored": 3}}}
+    checks = check_thresholds(summary, [parse_threshold("faithfulness=0.9"), parse_threshold("context_recall=0"),
+                                        parse_threshold("judge:rubric5:faithfulness=0.1")])
+    assert [c.passed for c in checks] == [True, False, False]
+
+
+# ---- evaluate ---------------------------------------------------------------------------------------
+def test_evaluate_exports_json_and_a_rerun_is_all_cache_hits(server, home, capsys):
+    data = write(home / "d.json", seed_rows(3))
+    before = server.total_requests
+    code = evaluate(server, data, "--metrics", "faithfulness,answer_relevancy", "--judge", "rubric5",
+                    "--out", "out.json", "--calls-out", "calls.jsonl", "--fail-under", "faithfulness=0.5",
+                    "--fail-under", "judge:rubric5:answer_correctness=0.5")
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    made = server.total_requests - before
+    assert made > 0
+    data_out = json.loads((home / "out.json").read_text(encoding="utf-8"))
+    assert {"run_id", "provider", "model", "rows", "summary"} <= set(data_out)
+    assert data_out["provider"] == "openai-compatible" and data_out["model"] == "fake-judge"
+    assert [r["id"] for r in data_out["rows"]] == ["1", "2", "3"]
+    methods = {(x["metric"], x["method"]) for x in data_out["rows"][0]["results"]}
+    assert ("faithfulness", "decomposed") in methods and ("answer_correctness", "judge:rubric5") in methods
+    assert all(x["value"] is not None for row in data_out["rows"] for x in row["results"])
+    calls = [json.loads(line) for line in (home / "calls.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert calls and not any(c["cached"] for c in calls)
+    assert "fail-under faithfulness >= 0.5" in out.out and "MISSED" not in out.out
+    # The same evaluation again: zero provider requests, every call a cache hit, and the CLI says so.
+    before = server.total_requests
+    assert evaluate(server, data, "--metrics", "faithfulness,answer_relevancy", "--judge", "rubric5", "--out", "again.json") == 0
+    again = capsys.readouterr().out
+    assert server.total_requests == before
+    assert f"all {len([c for c in calls if c['task']])} calls were cache hits: 0 provider calls" in again
+    runs = cli.main(["runs", "list"])
+    listing = capsys.readouterr().out
+    assert runs == 0 and listing.count("openai-compatible/fake-judge") == 2 and "done" in listing
+
+
+def test_fail_under_missed_exits_1_including_all_unscored(server, home, capsys):
+    rows = [dict(r, ground_truth=None) for r in seed_rows(2)]
+    data = write(home / "nogt.json", rows)
+    assert evaluate(server, data, "--metrics", "faithfulness", "--out", "o.json", "--fail-under", "faithfulness=1.01") == 2  # not a score
+    assert evaluate(server, data, "--metrics", "faithfulness,context_recall", "--out", "o.json",
+                    "--fail-under", "faithfulness=0.1") == 0
+    # context_recall needs a ground truth: every row unscored → the threshold counts as missed.
+    assert evaluate(server, data, "--metrics", "faithfulness,context_recall", "--out", "o.json",
+                    "--fail-under", "context_recall=0.0") == 1
+    assert "no scored rows" in capsys.readouterr().out
+    # The responder supports every claim: faithfulness is 1.0, so 1.0 passes and the judge's 5/5 too.
+    assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "binary", "--out", "o.csv",
+                    "--fail-under", "faithfulness=1", "--fail-under", "judge:binary:faithfulness=1") == 0
+    header = (home / "o.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("id,category,row_error,decomposed/faithfulness,") and "judge:binary/faithfulness" in header
+
+
+def test_partly_bad_dataset_evaluates_good_rows_and_strict_exits_2(server, home, capsys):
+    rows = seed_rows(2) + [{"id": "x", "question": "", "contexts": ["c"], "answer": "a"}]
+    data = write(home / "bad.json", rows)
+    assert evaluate(server, data, "--metrics", "faithfulness", "--out", "b.json") == 0
+    err = capsys.readouterr().err
+    assert "1 bad row(s) skipped, 2 evaluated" in err and "row 3" in err
+    exported = json.loads((home / "b.json").read_text(encoding="utf-8"))
+    assert len(exported["rows"]) == 2 and exported["invalid_rows"][0]["id"] == "row 3"
+    assert "missing question" in exported["invalid_rows"][0]["error"]
+    assert evaluate(server, data, "--metrics", "faithfulness", "--out", "b.json", "--strict") == 2
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--metrics", "faithfulnes"], "unknown metric"),
+        (["--metrics", "faithfulness", "--judge", "no-such-rubric"], "--judge"),
+        (["--metrics", ""], "nothing to evaluate"),
+        (["--metrics", "faithfulness", "--fail-under", "answer_relevancy=0.5"], "does not compute"),
+        (["--metrics", "faithfulness", "--resume", "no-such-run"], "no run"),
+    ],
+)
+def test_bad_configuration_exits_2(server, home, capsys, args, message):
+    data = write(home / "d.json", seed_rows(1))
+    assert evaluate(server, data, *args, "--out", "o.json") == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bad_inputs_exit_2_without_a_traceback(home, capsys):
+    empty = write(home / "empty.json", [{"id": "1", "question": ""}])
+    assert cli.main(["evaluate", empty, "--provider", "offline", "--metrics", "faithfulness", "--out", "o.json"]) == 2
+    assert "no valid rows" in capsys.readouterr().err
+    good = write(home / "g.json", seed_rows(1))
+    assert cli.main(["evaluate", good, "--provider", "nope", "--metrics", "faithfulness", "--out", "o.json"]) == 2
+    assert "unknown provider" in capsys.readouterr().err
+    assert cli.main(["evaluate", good, "--provider", "openai-compatible", "--metrics", "faithfulness", "--out", "o.json"]) == 2
+    assert "base URL" in capsys.readouterr().err
+    assert cli.main(["evaluate", good, "--provider", "offline", "--metrics", "faithfulness", "--out", "o.txt"]) == 2
+    assert cli.main(["evaluate", good, "--provider", "openai", "--metrics", "faithfulness", "--out", "o.json"]) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and "Traceback" not in err
+    assert cli.main(["bogus"]) == 2
+
+
+def test_keys_never_printed_or_stored(server, home, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET-1234")
+    data = write(home / "d.json", seed_rows(1))
+    assert evaluate(server, data, "--metrics", "faithfulness", "--out", "k.json", "--calls-out", "k.jsonl") == 0
+    out = capsys.readouterr()
+    for blob in (out.out, out.err, (home / "k.json").read_text(), (home / "k.jsonl").read_text()):
+        assert "SECRET" not in blob
+    for f in (home / "home").iterdir():
+        assert b"SECRET" not in f.read_bytes()
+
+
+def test_compare_and_runs_export(server, home, capsys):
+    rows = seed_rows(2)
+    a = write(home / "a.json", rows)
+    assert evaluate(server, a, "--metrics", "faithfulness", "--judge", "rubric5", "--out", "a_out.json") == 0
+    changed = [dict(rows[0], answer=rows[0]["answer"] + " 追加の主張です。"), rows[1]]
+    b = write(home / "b.json", changed)
+    assert evaluate(server, b, "--metrics", "faithfulness", "--judge", "rubric5", "--out", "b_out.json") == 0
+    capsys.readouterr()
+    run_a = json.loads((home / "a_out.json").read_text())["run_id"]
+    run_b = json.loads((home / "b_out.json").read_text())["run_id"]
+    assert cli.main(["compare", run_a, run_b, "--all", "--out", "delta.csv"]) == 0
+    shown = capsys.readouterr().out
+    assert "mean A" in shown and "different datasets" in shown and (home / "delta.csv").exists()
+    assert cli.main(["runs", "export", run_a[:-2], "--out", "again.csv"]) == 0
+    assert cli.main(["runs", "export", run_a, "--out", "calls.jsonl"]) == 0
+    assert cli.main(["runs", "calls", run_a, "--out", "calls2.jsonl"]) == 0
+    assert (home / "calls.jsonl").read_text() == (home / "calls2.jsonl").read_text()
+    assert cli.main(["runs", "export", "nope", "--out", "x.json"]) == 2
+    assert cli.main(["runs", "export", run_a, "--out", "x.xlsx"]) == 2
