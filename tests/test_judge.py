@@ -442,3 +442,17 @@ def test_per_criterion_mode_rejects_a_template_with_a_fixed_json_block():
     with pytest.raises(TemplateMismatchError, match="per-criterion"):
         JudgeScorer(rubric, template=SEED_PROMPT, per_criterion=True)
     JudgeScorer(rubric, template=judge_template("ja").source, per_criterion=True)
+
+
+def test_edited_rubric_is_never_served_from_the_response_cache(tmp_path, row4):
+    from rageval_core.llm.cache import CachedLLM, ResponseCache
+
+    inner = ScriptedLLM().script(JUDGE, scores_for_ids(SEED_METRICS, 5), scores_for_ids(SEED_METRICS, 2))
+    llm = CachedLLM(inner, ResponseCache(tmp_path / "cache.sqlite"))
+    rubric = load_rubric("rubric5", "ja")
+    first = JudgeScorer(rubric).score(row4, ctx_for(llm))
+    repeated = JudgeScorer(rubric).score(row4, ctx_for(llm))
+    edited = JudgeScorer(rubric.with_level(FAITHFULNESS, 1, "裏付けのない主張が一つでもある")).score(row4, ctx_for(llm))
+    assert len(inner.requests) == 2  # the repeat was a cache hit, the edit was not
+    assert repeated[0].cached_calls == 1 and repeated[0].raw_score == first[0].raw_score == 5
+    assert edited[0].cached_calls == 0 and edited[0].raw_score == 2
