@@ -12,9 +12,10 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 RUBRICS_DIR = PRESETS_DIR / "rubrics"
@@ -111,7 +112,7 @@ class Criterion:
             raise ValueError(f"{self.id}: score {score} is outside {self.min}..{self.max}")
         return (score - self.min) / (self.max - self.min)
 
-    def with_level(self, score: int, text: str) -> "Criterion":
+    def with_level(self, score: int, text: str) -> Criterion:
         """A copy with one level description replaced (what the rubric editor does)."""
         return replace(self, levels={**self.levels, score: text})
 
@@ -127,7 +128,7 @@ class Criterion:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Criterion":
+    def from_dict(cls, data: Mapping[str, Any]) -> Criterion:
         missing = [k for k in ("id", "name", "min", "max", "levels") if k not in data]
         if missing:
             raise RubricError([f"criterion {data.get('id', '?')!r}: missing field(s) {missing}"])
@@ -205,24 +206,24 @@ class Rubric:
         return next(iter(scales)) if len(scales) == 1 else None
 
     # ------------------------------------------------------------------ editing (new objects)
-    def with_criterion(self, criterion: Criterion) -> "Rubric":
+    def with_criterion(self, criterion: Criterion) -> Rubric:
         """A copy with ``criterion`` added, or replacing the criterion with the same id in place."""
         if criterion.id in self.ids:
             return replace(self, criteria=tuple(criterion if c.id == criterion.id else c for c in self.criteria))
         return replace(self, criteria=self.criteria + (criterion,))
 
-    def without_criterion(self, criterion_id: str) -> "Rubric":
+    def without_criterion(self, criterion_id: str) -> Rubric:
         self.criterion(criterion_id)
         return replace(self, criteria=tuple(c for c in self.criteria if c.id != criterion_id))
 
-    def with_level(self, criterion_id: str, score: int, text: str) -> "Rubric":
+    def with_level(self, criterion_id: str, score: int, text: str) -> Rubric:
         return self.with_criterion(self.criterion(criterion_id).with_level(score, text))
 
-    def renamed(self, rubric_id: str, name: str | None = None) -> "Rubric":
+    def renamed(self, rubric_id: str, name: str | None = None) -> Rubric:
         """"Save as": a copy under a new id, so an edited preset is reported as ``judge:<new id>``."""
         return replace(self, id=rubric_id, name=name or rubric_id)
 
-    def subset(self, criterion_ids: Iterable[str]) -> "Rubric":
+    def subset(self, criterion_ids: Iterable[str]) -> Rubric:
         """The same rubric restricted to some criteria (per-criterion calls, rows missing an input)."""
         wanted = set(criterion_ids)
         return replace(self, criteria=tuple(c for c in self.criteria if c.id in wanted))
@@ -245,7 +246,7 @@ class Rubric:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Rubric":
+    def from_dict(cls, data: Mapping[str, Any]) -> Rubric:
         if not isinstance(data, Mapping):
             raise RubricError([f"a rubric is a JSON object, not {type(data).__name__}"])
         missing = [k for k in ("id", "language", "criteria") if k not in data]
@@ -271,7 +272,7 @@ class Rubric:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> "Rubric":
+    def from_json(cls, text: str) -> Rubric:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

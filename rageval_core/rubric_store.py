@@ -12,10 +12,11 @@ import difflib
 import hashlib
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from rageval_core import db, paths
 from rageval_core.prompts import PromptTemplate
@@ -55,7 +56,7 @@ class Version:
 
     @property
     def created_at_iso(self) -> str:
-        return datetime.fromtimestamp(self.created_at, tz=timezone.utc).isoformat(timespec="seconds")
+        return datetime.fromtimestamp(self.created_at, tz=UTC).isoformat(timespec="seconds")
 
     @property
     def label(self) -> str:

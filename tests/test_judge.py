@@ -17,7 +17,13 @@ from rageval_core.metrics.judge import (
 )
 from rageval_core.rubric import Criterion, load_rubric
 from rageval_core.tasks import JUDGE
-from rageval_core.types import ANSWER_CORRECTNESS, FAITHFULNESS, SEED_METRICS, Sample, Unscored
+from rageval_core.types import (
+    ANSWER_CORRECTNESS,
+    FAITHFULNESS,
+    SEED_METRICS,
+    Sample,
+    Unscored,
+)
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
 
 SAMPLE_FILE = Path(__file__).resolve().parents[1] / "sample_data" / "ml_qa_ja.json"

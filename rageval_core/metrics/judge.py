@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLMRequest, ProviderError
-from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext, summarize_traces
+from rageval_core.metrics.base import (
+    CallEstimate,
+    CallTrace,
+    EvalContext,
+    summarize_traces,
+)
 from rageval_core.prompts import PromptTemplate, TemplateError, load_template
 from rageval_core.rubric import (
     PRESET_IDS,
@@ -125,7 +131,7 @@ def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criter
     rubric_ids = set(rubric.ids)
     for cid in sorted(set(literal) - rubric_ids):
         problems.append(
-            f"the template asks for {cid}_{sorted(literal[cid])[-1]} but the rubric has no criterion {cid!r}"
+            f"the template asks for {cid}_{max(literal[cid])} but the rubric has no criterion {cid!r}"
         )
     if "output_format" not in used:
         missing = [cid for cid in rubric.ids if "score" not in literal.get(cid, set())]
@@ -342,7 +348,6 @@ class _Repeat:
     index: int
     request_key: str
     parse: JudgeParse | None = None
-    error: ProviderError | None = None
     provider: str | None = None
     model: str | None = None
     verdicts: dict[str, CriterionVerdict] = field(default_factory=dict)
@@ -354,8 +359,8 @@ class JudgeScorer:
     ``rubric`` is a ``Rubric`` or a preset id (then the preset in the data's language is used per row).
     ``template`` is a ``PromptTemplate`` or raw text (raw-template mode); it is checked against the
     rubric here, before any call. ``per_criterion`` sends one call per criterion instead of one for all;
-    ``repeats`` sends the same prompt n times (seed = repeat index from the second on) and aggregates by ``mean`` or
-    ``majority``. Results: one ``MetricResult`` per criterion, value normalised, raw score kept.
+    ``repeats`` sends the same prompt n times (seed = repeat index from the second on) and aggregates
+    by ``mean`` or ``majority``. Results: one ``MetricResult`` per criterion, value normalised, raw score kept.
     """
 
     def __init__(
@@ -522,7 +527,6 @@ class JudgeScorer:
             try:
                 completion = ctx.call(request, trace)
             except ProviderError as exc:
-                rep.error = exc
                 rep.verdicts = {
                     c.id: CriterionVerdict(c.id, None, None, exc.unscored_reason, f"{exc.kind}: {exc}")
                     for c in rubric.criteria
