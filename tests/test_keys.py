@@ -12,7 +12,13 @@ import pytest
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.llm.clock import FakeClock
 from rageval_core.llm.keys import PLACEHOLDER_KEY, resolve_api_key, scrub
-from rageval_core.llm.registry import PROVIDERS, ProviderConfig, build_embedder, build_llm, check_config
+from rageval_core.llm.registry import (
+    PROVIDERS,
+    ProviderConfig,
+    build_embedder,
+    build_llm,
+    check_config,
+)
 from rageval_core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 

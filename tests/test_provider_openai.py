@@ -9,7 +9,12 @@ import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.llm.clock import FakeClock
-from rageval_core.llm.openai_provider import JSON_OBJECT, JSON_OBJECT_WITH_SCHEMA, JSON_SCHEMA, OpenAILLM
+from rageval_core.llm.openai_provider import (
+    JSON_OBJECT,
+    JSON_OBJECT_WITH_SCHEMA,
+    JSON_SCHEMA,
+    OpenAILLM,
+)
 from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
 from rageval_core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer

@@ -17,7 +17,12 @@ from rageval_core.llm.pricing import ModelPrice, PriceTable
 from rageval_core.llm.ratelimit import RateLimitedLLM, RateLimiter
 from rageval_core.llm.replay import RecordingLLM, ReplayLLM
 from rageval_core.llm.retry import RetryLLM, RetryPolicy
-from rageval_core.llm.wrappers import AccountingLLM, CallRecorder, ConcurrencyLimitedLLM, TimeoutLLM
+from rageval_core.llm.wrappers import (
+    AccountingLLM,
+    CallRecorder,
+    ConcurrencyLimitedLLM,
+    TimeoutLLM,
+)
 from rageval_core.types import Usage
 from tests.support.scripted_llm import ScriptedLLM
 

@@ -7,8 +7,9 @@ re-run (or another metric embedding the same question) costs nothing. Rows come 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 

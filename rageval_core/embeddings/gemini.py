@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from google import genai
@@ -44,7 +44,7 @@ class GeminiEmbedder:
         error: ProviderError | None = None
         try:
             response = self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
             error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
         if error is not None:
             raise error  # not chained to the SDK exception, which may quote the key

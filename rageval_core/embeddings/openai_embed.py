@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import openai
 
-from rageval_core.llm.http_errors import kind_for_status, parse_retry_after, provider_error, transport_kind
 from rageval_core.llm.base import ProviderError
+from rageval_core.llm.http_errors import (
+    kind_for_status,
+    parse_retry_after,
+    provider_error,
+    transport_kind,
+)
 
 
 class OpenAIEmbedder:
@@ -46,7 +51,7 @@ class OpenAIEmbedder:
             kind, retryable = kind_for_status(exc.status_code)
             retry_after = parse_retry_after(dict(exc.response.headers)) if exc.response is not None else None
             error = provider_error(label, f"HTTP {exc.status_code}: {exc.message}", kind=kind, status=exc.status_code, retry_after=retry_after, retryable=retryable, secrets=self._secrets)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
             transport = transport_kind(exc)
             if transport is not None:
                 error = provider_error(label, f"{transport} error ({type(exc).__name__})", kind=transport, retryable=True, secrets=self._secrets)

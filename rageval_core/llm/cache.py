@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from rageval_core import db
-from rageval_core.llm.base import Completion, LLMRequest, LLM, canonical_json
+from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
 from rageval_core.types import Usage
 

@@ -14,7 +14,13 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
-from rageval_core.llm.http_errors import kind_for_status, parse_retry_after, parse_retry_info, provider_error, transport_kind
+from rageval_core.llm.http_errors import (
+    kind_for_status,
+    parse_retry_after,
+    parse_retry_info,
+    provider_error,
+    transport_kind,
+)
 from rageval_core.types import Usage
 
 
@@ -69,7 +75,7 @@ class GeminiLLM:
             response = self._client.models.generate_content(
                 model=self.model, contents=contents, config=types.GenerateContentConfig(**config)
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
             error = map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets)
         if error is not None:
             raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
@@ -121,7 +127,7 @@ def map_gemini_error(exc: BaseException, label: str, timeout_s: float, secrets: 
         if retry_after is None and getattr(exc, "response", None) is not None:
             try:
                 retry_after = parse_retry_after(dict(exc.response.headers))
-            except Exception:  # some response types have no headers mapping
+            except Exception:  # noqa: BLE001 - some response types have no headers mapping
                 retry_after = None
         message = exc.message or exc.status or "error"
         return provider_error(label, f"HTTP {status} {exc.status or ''}: {message}".replace("  ", " "), kind=kind, status=status, retry_after=retry_after, retryable=retryable, secrets=secrets)

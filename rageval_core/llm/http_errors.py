@@ -11,7 +11,8 @@ from __future__ import annotations
 import email.utils
 import re
 import time
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.keys import scrub

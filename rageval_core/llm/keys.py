@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 # Provider id -> environment variables checked in order.
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {

@@ -18,7 +18,12 @@ from typing import Any
 import openai
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
-from rageval_core.llm.http_errors import kind_for_status, parse_retry_after, provider_error, transport_kind
+from rageval_core.llm.http_errors import (
+    kind_for_status,
+    parse_retry_after,
+    provider_error,
+    transport_kind,
+)
 from rageval_core.types import Usage
 
 # Structured-output levels, best first.
@@ -117,7 +122,7 @@ class OpenAILLM:
         error: ProviderError | None = None
         try:
             return self._client.chat.completions.create(**kwargs)
-        except Exception as exc:  # every SDK failure becomes a ProviderError without the key
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a ProviderError without the key
             error = self._map_error(exc)
         raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
 
@@ -157,7 +162,7 @@ class OpenAILLM:
         return Completion(texts=texts, provider=self.provider, model=self.model, usage=usage, latency_s=latency, raw=raw)
 
 
-def _error_detail(exc: "openai.APIStatusError") -> str:
+def _error_detail(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         error = body.get("error", body)

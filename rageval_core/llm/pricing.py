@@ -10,9 +10,10 @@ reported as unpriced.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from rageval_core import paths
 from rageval_core.types import Usage
@@ -45,7 +46,7 @@ class PriceTable:
         self.overridden = set(overridden or ())
 
     @classmethod
-    def load(cls, path: str | Path | None = None, *, overrides: str | Path | None | bool = True) -> "PriceTable":
+    def load(cls, path: str | Path | None = None, *, overrides: str | Path | None | bool = True) -> PriceTable:
         """The default table (or ``path``) merged with the user's overrides file when it exists.
 
         ``overrides=True`` reads ``<state folder>/prices.json``; a path reads that file; False skips it.
@@ -98,7 +99,7 @@ def _parse_models(models: Mapping[str, Any]) -> dict[str, ModelPrice]:
     out: dict[str, ModelPrice] = {}
     for name, entry in models.items():
         if not isinstance(entry, Mapping):
-            raise ValueError(f"price of {name!r} must be an object with input/output")
+            raise TypeError(f"price of {name!r} must be an object with input/output")
         cached = entry.get("cached_input")
         out[str(name)] = ModelPrice(float(entry["input"]), float(entry["output"]), None if cached is None else float(cached))
     return out

@@ -13,7 +13,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
-from rageval_core.llm.base import Completion, LLMRequest, LLM
+from rageval_core.llm.base import LLM, Completion, LLMRequest
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 
 

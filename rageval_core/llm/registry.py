@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from rageval_core.llm.base import Completion, Embedder, LLMRequest, ProviderError, LLM
+from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache
 from rageval_core.llm.clock import Clock
 from rageval_core.llm.keys import KEY_ENV_VARS, missing_key_message, resolve_api_key
@@ -207,7 +207,9 @@ def _config_error(cfg: ProviderConfig, problems: list[str]) -> ProviderError:
 def _base_llm(cfg: ProviderConfig, key: str | None) -> LLM:
     model = cfg.resolved_model()
     if cfg.provider == "offline":
-        from rageval_core.llm.offline import OfflineLLM  # lazy: loads the heuristics only when chosen
+        from rageval_core.llm.offline import (
+            OfflineLLM,  # lazy: loads the heuristics only when chosen
+        )
 
         return OfflineLLM()
     if cfg.provider == "replay":
@@ -261,7 +263,11 @@ def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, cl
     """A batched, cached embedder for ``cfg``. Offline and replay use the bundled offline encoder
     (a replay log records LLM calls only)."""
     if cfg.provider in ("offline", "replay"):
-        from rageval_core.embeddings.offline import DEFAULT_ENCODER, ENCODERS, OfflineEmbedder
+        from rageval_core.embeddings.offline import (
+            DEFAULT_ENCODER,
+            ENCODERS,
+            OfflineEmbedder,
+        )
 
         encoder = cfg.embedding_model if cfg.embedding_model in ENCODERS else DEFAULT_ENCODER
         return OfflineEmbedder(encoder)

@@ -17,11 +17,11 @@ import json
 import threading
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rageval_core.llm.base import Completion, LLMRequest, ProviderError, LLM
+from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
 from rageval_core.types import Usage
 
 
@@ -38,7 +38,7 @@ def record_line(request: LLMRequest, completion: Completion) -> dict[str, Any]:
         "request": request.key_payload(),
         "response": completion.texts[0] if len(completion.texts) == 1 else list(completion.texts),
         "usage": usage.to_dict(),
-        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "recorded_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 
@@ -93,7 +93,7 @@ class ReplayLLM:
                 try:
                     record = json.loads(line)
                     key = str(record["key"])
-                    record["response"]  # noqa: B018 - must exist
+                    record["response"]
                 except (json.JSONDecodeError, KeyError, TypeError):
                     self.bad_lines.append(number)
                     continue

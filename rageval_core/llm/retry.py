@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TypeVar
 
-from rageval_core.llm.base import Completion, LLMRequest, ProviderError, LLM
+from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 
 T = TypeVar("T")

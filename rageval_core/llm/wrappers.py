@@ -9,10 +9,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from rageval_core.llm.base import Completion, LLMRequest, ProviderError, LLM
+from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
 from rageval_core.llm.pricing import PriceTable
 from rageval_core.types import Usage
 
@@ -111,7 +112,7 @@ class CallRecorder:
         if self.hook is not None:
             try:
                 self.hook(record)
-            except Exception:  # noqa: BLE001 - see class docstring
+            except Exception:
                 log.exception("call_hook failed for task %s", record.task)
 
 

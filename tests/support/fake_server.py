@@ -37,9 +37,10 @@ import threading
 import time
 import zlib
 from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable, Mapping
+from typing import Any, Self
 
 SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api-key", "proxy-authorization"})
 FAULT_KINDS = frozenset(
@@ -104,7 +105,7 @@ def schema_instance(schema: Mapping[str, Any] | None) -> Any:
     """A small value that satisfies ``schema`` (the default answer when no responder is set)."""
     if not schema:
         return "ok"
-    if "enum" in schema and schema["enum"]:
+    if schema.get("enum"):
         return schema["enum"][-1]
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -165,7 +166,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     allow_reuse_address = True
     request_queue_size = 128  # listen backlog (DESIGN.md: above 16)
 
-    def __init__(self, owner: "FakeLLMServer", max_threads: int) -> None:
+    def __init__(self, owner: FakeLLMServer, max_threads: int) -> None:
         self.owner = owner
         self._slots = threading.BoundedSemaphore(max_threads)
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -196,7 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 15  # idle keep-alive connections close after this many seconds
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
     def do_GET(self) -> None:
@@ -254,7 +255,7 @@ class FakeLLMServer:
         self._timer: threading.Timer | None = None
 
     # lifecycle -------------------------------------------------------------------------------------
-    def start(self) -> "FakeLLMServer":
+    def start(self) -> FakeLLMServer:
         if self._server is not None:
             return self
         self._server = _Server(self, self._max_threads)
@@ -274,10 +275,11 @@ class FakeLLMServer:
             server.shutdown()
             server.server_close()
 
-    def __enter__(self) -> "FakeLLMServer":
-        return self.start()
+    def __enter__(self) -> Self:
+        self.start()
+        return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     @property
