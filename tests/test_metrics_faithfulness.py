@@ -61,7 +61,7 @@ def test_requests_carry_structured_inputs_schema_and_language():
     run(EN, llm)
     extract, verify = llm.requests
     assert extract.inputs == {"question": EN.question, "answer": EN.answer}
-    assert verify.inputs == {"contexts": list(EN.contexts), "claims": ["c0"]}
+    assert verify.inputs == {"contexts": list(EN.contexts), "claims": ["c0"], "question": EN.question}
     assert verify.schema["properties"]["verdicts"]["type"] == "array"
     assert extract.language == verify.language == "en"
 
@@ -195,3 +195,12 @@ def test_broken_edited_template_fails_before_any_call():
     llm = ScriptedLLM()
     r = run(EN, llm, templates={"extract_claims": "# variables: answer\n\n{answr}"})
     assert r.value is None and "answr" in r.reason and llm.requests == []
+
+
+def test_bare_yes_no_goes_to_a_real_judge():
+    # only the offline heuristic cannot check "はい。"; an LLM judge gets the row (see test_metrics_offline)
+    llm = ScriptedLLM()
+    llm.script("extract_claims", {"claims": ["過学習は防げる。"]})
+    llm.script("verify_claims", {"verdicts": [verdict(0, 1, 0)]})
+    r = run(Sample("yn", "過学習は防げますか？", ("正則化で過学習を防げます。",), "はい。"), llm)
+    assert r.value == 1.0

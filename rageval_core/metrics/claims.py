@@ -142,8 +142,9 @@ def economy_verdicts(
     contexts = list(sample.contexts)
 
     def compute(calls: list[CallTrace]) -> EconomyVerdicts:
-        inputs = {"contexts": contexts, "reference": sample.ground_truth, "claims": claims, "reference_claims": ref_claims}
-        data = ask(ctx, calls, build_request(ctx, VERIFY_CLAIMS_WITH_REFERENCE, language, inputs, inputs))
+        values = {"contexts": contexts, "reference": sample.ground_truth, "claims": claims, "reference_claims": ref_claims}
+        inputs = {**values, "question": sample.question}  # extra: the offline heuristic exempts names the question uses
+        data = ask(ctx, calls, build_request(ctx, VERIFY_CLAIMS_WITH_REFERENCE, language, inputs, values))
         raw = calls[-1].response if calls else None
         items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS_WITH_REFERENCE, raw), "claim_index", len(claims),
                             VERIFY_CLAIMS_WITH_REFERENCE, "claims")

@@ -44,8 +44,11 @@ class ContextRelevance(DecomposedScorer):
             raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
         if not (sample.question or "").strip():
             raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
-        inputs = {"question": sample.question, "contexts": contexts}
-        data = ask(ctx, trace, build_request(ctx, EXTRACT_RELEVANT_SENTENCES, language, inputs, inputs))
+        values = {"question": sample.question, "contexts": contexts}
+        # "answer" is extra to the task's inputs (the prompt asks about the question only, as in the paper):
+        # the offline heuristic, which cannot read, also counts context sentences the answer reuses.
+        inputs = {**values, "answer": sample.answer}
+        data = ask(ctx, trace, build_request(ctx, EXTRACT_RELEVANT_SENTENCES, language, inputs, values))
         raw = trace[-1].response
         extracted: list[str] = []
         for item in field_list(data, "sentences", EXTRACT_RELEVANT_SENTENCES, raw):

@@ -65,18 +65,20 @@ class Faithfulness(DecomposedScorer):
             if not claims:
                 raise Unscorable(Unscored.NO_CLAIMS, msg(language, "no claims could be extracted from the answer",
                                                           "回答から主張を抽出できませんでした"))
-            verdicts = self._verify(ctx, language, contexts, claims, trace, details)
+            verdicts = self._verify(ctx, language, sample.question, contexts, claims, trace, details)
             details["claims"] = [v.to_dict() for v in verdicts]
         value = scoring.faithfulness([v.verdict or 0 for v in verdicts])
         assert value is not None
         return Outcome(value, _summary(language, verdicts))
 
     def _verify(
-        self, ctx: EvalContext, language: str, contexts: list[str], claims: list[str], trace: list[CallTrace],
-        details: dict[str, Any],
+        self, ctx: EvalContext, language: str, question: str, contexts: list[str], claims: list[str],
+        trace: list[CallTrace], details: dict[str, Any],
     ) -> list[ClaimVerdict]:
-        inputs = {"contexts": contexts, "claims": claims}
-        data = ask(ctx, trace, build_request(ctx, VERIFY_CLAIMS, language, inputs, inputs))
+        values = {"contexts": contexts, "claims": claims}
+        # "question" is extra to the task's inputs: the offline heuristic exempts names the question uses.
+        inputs = {**values, "question": question}
+        data = ask(ctx, trace, build_request(ctx, VERIFY_CLAIMS, language, inputs, values))
         raw = trace[-1].response
         items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS, raw), "claim_index", len(claims), VERIFY_CLAIMS, "claims")
         if note:
