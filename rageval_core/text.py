@@ -353,7 +353,8 @@ def stem(word: str) -> str:
 _JA_KEEP_POS = frozenset({"名詞", "動詞", "形容詞", "形状詞", "副詞", "接頭辞"})
 _JA_STOP = frozenset(
     "居る 為る 有る 成る 出来る 言う 事 物 為 様 此の 其の 此れ 其れ ます です 所 時 等 中 上 後 方 度 又 更に 特に また 行う 御 "
-    "する ある いる なる できる こと もの よう ため これ それ この その".split()
+    "する ある いる なる できる こと もの よう ため これ それ この その "
+    "つく 就く 付く 下さる くださる 致す いたす 頂く いただく おる".split()
 )
 _HIRAGANA_ONE = re.compile(r"^[\u3040-\u309f]$")
 _tagger_lock = threading.Lock()

