@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from rageval_core.types import DECOMPOSED, SEED_METRICS, MetricResult
+from rageval_core.types import DECOMPOSED, METRIC_IDS, SEED_METRICS, MetricResult
 
 RESULT_COLUMNS = [
     "sample_id",
@@ -38,7 +38,10 @@ RESULT_COLUMNS = [
 
 # ---- summaries (plain Python; used by the runner, the export and the CLI) -------------------------------
 def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{method: {metric: {mean, scored, unscored, unscored_reasons}}}``; the mean covers scored rows only."""
+    """``{method: {metric: {mean, scored, unscored, unscored_reasons}}}``; the mean covers scored rows only.
+
+    Decomposed first, then judges in the order they appear; metrics in the standard id order.
+    """
     values: dict[tuple[str, str], list[float]] = defaultdict(list)
     reasons: dict[tuple[str, str], Counter] = defaultdict(Counter)
     order: list[tuple[str, str]] = []
@@ -51,6 +54,10 @@ def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, 
         else:
             reasons[key][r.unscored_reason or "unknown"] += 1
     out: dict[str, dict[str, dict[str, Any]]] = {}
+    methods = list(dict.fromkeys(m for m, _ in order))
+    rank = {m: i for i, m in enumerate(METRIC_IDS)}
+    seen = {k: i for i, k in enumerate(order)}
+    order = sorted(order, key=lambda k: (k[0] != DECOMPOSED, methods.index(k[0]), rank.get(k[1], len(rank)), seen[k]))
     for method, metric in order:
         vals = values.get((method, metric), [])
         why = reasons.get((method, metric), Counter())
