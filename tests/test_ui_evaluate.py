@@ -1,0 +1,99 @@
+"""AppTest: the Evaluate page estimates, runs the offline evaluation on the pinned rows, shows progress, cancels."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rageval_core.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("app_pages/evaluate.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_estimate_is_shown_before_starting(app: AppTest) -> None:
+    assert app.radio(key="evaluate.rows").value == "pinned"
+    assert app.multiselect(key="evaluate.metrics").value == [
+        "faithfulness", "answer_relevancy", "context_precision", "answer_correctness"
+    ]
+    assert app.multiselect(key="evaluate.judges").value == ["preset:rubric5"]
+    assert int(metric(app, "LLM calls")) > 0
+    assert metric(app, "Cost") == "$0"  # offline costs nothing
+    estimate = app.dataframe[0].value
+    assert set(estimate["method"]) == {"decomposed", "judge:rubric5"}
+    # One judge call per row for rubric5 on the three pinned rows.
+    assert int(estimate.loc[estimate["method"] == "judge:rubric5", "LLM calls"].sum()) == 3
+
+
+def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None:
+    button(app, "Start evaluation").click().run()
+    job = app.session_state["job"]
+    assert job.wait(120), "the offline run did not finish"
+    app.run()
+    assert not app.exception
+    assert job.error is None
+    success = " ".join(s.value for s in app.success)
+    assert f"Run {job.run_id} finished: 15 of 15 tasks" in success
+    summary = app.dataframe[-1].value
+    assert set(summary["method"]) == {"decomposed", "judge:rubric5"}
+    assert (summary["scored"] + summary["unscored"] == 3).all()
+    assert app.session_state["selected_run"] == job.run_id
+    stored = Store().get_run(job.run_id)
+    assert stored is not None and stored.status == "done" and stored.n_rows == 3
+
+
+def test_progress_and_cancel(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rageval_core.llm import offline
+
+    gate = threading.Event()
+    original = offline.OfflineLLM.complete
+
+    def held(self, request):  # every offline call waits until the test lets it go
+        gate.wait(30)
+        return original(self, request)
+
+    monkeypatch.setattr(offline.OfflineLLM, "complete", held)
+    app.radio(key="evaluate.rows").set_value("all").run()
+    button(app, "Start evaluation").click().run()
+    job = app.session_state["job"]
+    assert job.running
+    assert any("row × scorer tasks" in (p.proto.text or "") for p in app.get("progress"))
+    assert metric(app, "Calls so far") == "0"
+    button(app, "Cancel run").click().run()
+    assert job.cancel.is_set()
+    gate.set()
+    assert job.wait(60)
+    app.run()
+    assert not app.exception
+    assert job.result is not None and job.result.status == "cancelled"
+    assert job.result.done_tasks < job.result.total_tasks
+    assert "was cancelled" in " ".join(w.value for w in app.warning)
+
+
+def test_a_provider_without_key_cannot_start(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY",):
+        monkeypatch.delenv(name, raising=False)
+    app.selectbox(key="w.provider").set_value("openai").run()
+    assert not app.exception
+    assert button(app, "Start evaluation").disabled
+    assert any("OPENAI_API_KEY" in w.value for w in app.warning)

@@ -1,0 +1,123 @@
+"""AppTest: Compare, Inspect and History over offline runs stored in a tmp RAGEVAL_HOME."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rageval_core.datasets import load_dataset
+from rageval_core.llm.registry import ProviderConfig
+from rageval_core.metrics.judge import JudgeScorer
+from rageval_core.metrics.registry import build_scorers
+from rageval_core.runner import run
+from rageval_core.store import Store
+from rageval_core.types import SEED_METRICS
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = ["1", "4", "7", "10"]  # one row of each seed-000 category
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Two offline runs on the seed rows: A with rubric5, B with the binary judge added."""
+    root = tmp_path_factory.mktemp("ui-results")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(root))
+        ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
+        rows = [s for s in ds.samples if s.id in ROWS]
+        a = run(rows, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
+                dataset_name=ds.name, dataset_digest=ds.content_hash)
+        b = run(rows, [*build_scorers(SEED_METRICS, {"economy": True}), JudgeScorer("rubric5"), JudgeScorer("binary")],
+                config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+        yield {"home": str(root), "a": a.run_id, "b": b.run_id, "hash": ds.content_hash}
+
+
+@pytest.fixture
+def app(home: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("RAGEVAL_HOME", home["home"])
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.session_state["selected_run"] = home["a"]
+    return at
+
+
+def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest, home: dict[str, str]) -> None:
+    app.switch_page("app_pages/compare.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    headers = [h.value for h in app.subheader]
+    for expected in ("Per category (seed 000 layout)", "Category × criterion × method", "Run A vs run B"):
+        assert expected in headers
+    decomposed = app.dataframe[0].value
+    assert list(decomposed.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"]
+    assert list(decomposed.columns) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
+    assert decomposed.loc["✅ 正確な回答", "Faithfulness"] > decomposed.loc["❌ ハルシネーション", "Faithfulness"]
+    assert len(app.get("vega_lite_chart")) == 2  # grouped bars + scatter
+    agreement = next(d.value for d in app.dataframe if "pearson" in d.value.columns)
+    assert set(agreement["criterion"]) == {"Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"}
+    assert (agreement["n"] == 4).all()
+    assert any(b.label.startswith("Inspect #") for b in app.button)
+    # Run B adds the binary judge: the deltas list it as changed.
+    app.selectbox(key="compare.run_b").set_value(home["b"]).run()
+    summary = next(d.value for d in app.dataframe if "changed_rows" in d.value.columns)
+    assert "judge:binary" in set(summary["method"])
+
+
+def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
+    app.switch_page("app_pages/compare.py").run()
+    target = next(b for b in app.button if b.label.startswith("Inspect #"))
+    row_id = target.label.split("#", 1)[1]
+    target.click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    assert app.title[0].value.endswith("Inspect a sample")
+    assert app.session_state["inspect_sample"] == row_id
+    assert any(row_id == s.value for s in app.selectbox if s.label == "Row")
+
+
+def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> None:
+    app.session_state["inspect_sample"] = "4"
+    app.switch_page("app_pages/inspect_sample.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    markdown = " ".join(m.value for m in app.markdown)
+    assert "バックプロパゲーションアルゴリズムはいつ誰が発明しましたか" in markdown
+    html = " ".join(h.proto.body for h in app.get("html"))
+    assert "not supported" in html and "アラン・チューリング" in html  # the hallucinated claim, marked
+    assert 'id="r4-ctx-0"' in html
+    labels = [e.label for e in app.expander]
+    assert "Faithfulness: claims and verdicts" in labels
+    assert any(label.startswith("Answer relevancy") for label in labels)
+    assert any(label.startswith("Context precision") for label in labels)
+    assert any(label.startswith("judge:rubric5") for label in labels)
+    assert any("judge · " in label and "offline/heuristic-v1" in label for label in labels)  # raw judge call
+    scores = app.dataframe[0].value
+    assert set(scores["method"]) == {"decomposed", "judge:rubric5"}
+
+
+def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, home: dict[str, str]) -> None:
+    app.session_state["inspect_sample"] = "7"
+    app.switch_page("app_pages/inspect_sample.py").run()
+    thumbs = app.feedback
+    assert thumbs, "no 👍/👎 widgets"
+    criterion = thumbs[0].key.rsplit(".", 1)[1]
+    thumbs[0].set_value(0).run()
+    assert not app.exception
+    assert Store().labels(home["hash"])["7"][criterion] == 0.0
+    app.feedback[0].set_value(1).run()
+    assert Store().labels(home["hash"])["7"][criterion] == 1.0
+
+
+def test_history_lists_exports_and_deletes(app: AppTest, home: dict[str, str]) -> None:
+    extra = Store().create_run(scorers=["faithfulness"], dataset_name="scratch")
+    app.switch_page("app_pages/history.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    table = app.dataframe[0].value
+    assert {home["a"], home["b"], extra} <= set(table["run"])
+    assert {d.label for d in app.get("download_button")} >= {"Results JSON", "Wide CSV", "Call log JSONL"}
+    app.selectbox(key="history.run").set_value(extra).run()
+    app.checkbox(key="history.confirm").check().run()
+    next(b for b in app.button if b.label == "Delete run").click().run()
+    assert not app.exception
+    assert Store().get_run(extra) is None
+    assert Store().get_run(home["a"]) is not None

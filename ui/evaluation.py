@@ -1,0 +1,99 @@
+"""Turning the Evaluate page's choices into core scorers (decomposed metrics and one-call judges).
+
+Judges come from three places: the shipped presets, the rubric being edited on Prompts & rubric, and
+saved rubric versions. Scorer names must be unique in a run, so an edited or saved rubric that reuses a
+preset's id under different content is run under a derived id (``judge:rubric5-edited``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from rageval_core.metrics.base import Scorer
+from rageval_core.metrics.judge import JudgeScorer
+from rageval_core.metrics.registry import DECOMPOSED_METRICS, build_scorers
+from rageval_core.rubric import PRESET_IDS, Rubric, is_preset
+from rageval_core.rubric_store import RubricStore
+from rageval_core.types import SEED_METRICS
+
+EDITED = "edited"
+
+
+@dataclass(frozen=True)
+class JudgeChoice:
+    key: str  # "preset:<id>", "edited" or "version:<n>"
+    label: str
+
+
+def metric_choices() -> list[str]:
+    return list(DECOMPOSED_METRICS)
+
+
+def default_metrics() -> list[str]:
+    return [m for m in SEED_METRICS if m in DECOMPOSED_METRICS]
+
+
+def judge_choices(edited: Rubric | None, store: RubricStore | None = None) -> list[JudgeChoice]:
+    """Presets first, then the rubric on the Prompts page (when it differs from a preset), then saved versions."""
+    choices = [JudgeChoice(f"preset:{pid}", f"{pid} (preset, data's language)") for pid in PRESET_IDS]
+    if edited is not None and not is_preset(edited):
+        choices.append(JudgeChoice(EDITED, f"{edited.id} (edited on Prompts & rubric)"))
+    try:
+        versions = (store or RubricStore()).versions("rubric")
+    except Exception:  # an unreadable store must not hide the presets
+        versions = []
+    choices.extend(JudgeChoice(f"version:{v.id}", f"{v.label} (saved)") for v in versions)
+    return choices
+
+
+def _unique(rubric: Rubric, taken: set[str], suffix: str) -> Rubric:
+    if rubric.id not in taken and not (rubric.id in PRESET_IDS and not is_preset(rubric)):
+        return rubric
+    base = f"{rubric.id}-{suffix}"
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}{n}", n + 1
+    return rubric.renamed(candidate, f"{rubric.name} ({suffix})")
+
+
+def build_judges(
+    keys: Sequence[str],
+    *,
+    edited: Rubric | None = None,
+    edited_template: str | None = None,
+    store: RubricStore | None = None,
+) -> list[Scorer]:
+    """One ``JudgeScorer`` per chosen key, with unique method names."""
+    judges: list[Scorer] = []
+    taken: set[str] = set()
+    for key in keys:
+        if key.startswith("preset:"):
+            judge = JudgeScorer(key.split(":", 1)[1])
+        elif key == EDITED:
+            if edited is None:
+                continue
+            judge = JudgeScorer(_unique(edited, taken, "edited"), template=edited_template or None)
+        elif key.startswith("version:"):
+            version_id = int(key.split(":", 1)[1])
+            rubric = (store or RubricStore()).load_rubric(version_id)
+            judge = JudgeScorer(_unique(rubric, taken, f"v{version_id}"))
+        else:
+            raise ValueError(f"unknown judge choice {key!r}")
+        if judge.rubric_id in taken:
+            continue
+        taken.add(judge.rubric_id)
+        judges.append(judge)
+    return judges
+
+
+def build_all(
+    metric_ids: Sequence[str],
+    judge_keys: Sequence[str],
+    options: Mapping[str, Any] | None = None,
+    *,
+    edited: Rubric | None = None,
+    edited_template: str | None = None,
+) -> list[Scorer]:
+    """Decomposed scorers (sharing the claim memo) followed by the chosen judges."""
+    return [*build_scorers(metric_ids, options or {}), *build_judges(judge_keys, edited=edited, edited_template=edited_template)]

@@ -1,0 +1,96 @@
+"""An evaluation running behind the page: the runner on a background thread, its progress and cancel event.
+
+Streamlit reruns the page script on every interaction, so a run started in the script itself could not
+show live progress and be cancelled at the same time. The runner (the one concurrency boundary) runs on
+one helper thread; the page polls ``Job.snapshot()`` from a fragment and the Cancel button sets the
+runner's cancel event. Failures become a message on the job, never a traceback on the page.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from rageval_core import runner
+from rageval_core.metrics.base import Scorer
+from rageval_core.store import Store, new_run_id
+from rageval_core.types import Sample
+
+
+@dataclass
+class Job:
+    """One evaluation in flight (or finished): what the Evaluate page shows."""
+
+    run_id: str
+    n_samples: int
+    scorers: list[str]
+    cancel: threading.Event = field(default_factory=threading.Event)
+    progress: runner.Progress | None = None
+    result: runner.Run | None = None
+    error: str | None = None
+    started_at: float = field(default_factory=time.time)
+    finished_at: float | None = None
+    _thread: threading.Thread | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def done(self) -> bool:
+        return not self.running
+
+    def snapshot(self) -> runner.Progress | None:
+        with self._lock:
+            return self.progress
+
+    def _on_progress(self, progress: runner.Progress) -> None:
+        with self._lock:
+            self.progress = progress
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the run ends (tests and the CLI-like paths); True when it has ended."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.done
+
+
+def start(
+    samples: Sequence[Sample],
+    scorers: Sequence[Scorer],
+    config: Any,
+    *,
+    dataset_name: str,
+    dataset_hash: str,
+    options: dict[str, Any] | None = None,
+    store_path: str | None = None,
+) -> Job:
+    """Start ``runner.run`` on a helper thread with the provider ``config``; returns at once."""
+    job = Job(run_id=new_run_id(), n_samples=len(samples), scorers=[s.name for s in scorers])
+
+    def work() -> None:
+        try:
+            job.result = runner.run(
+                list(samples),
+                list(scorers),
+                config=config,
+                store=Store(store_path),
+                concurrency=max(1, int(getattr(config, "concurrency", 8) or 8)),
+                options=options or {},
+                progress=job._on_progress,
+                cancel=job.cancel,
+                run_id=job.run_id,
+                dataset_name=dataset_name,
+                dataset_digest=dataset_hash,
+            )
+        except Exception as exc:  # shown on the page as a message
+            job.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            job.finished_at = time.time()
+
+    job._thread = threading.Thread(target=work, name=f"rageval-ui-{job.run_id}", daemon=True)
+    job._thread.start()
+    return job

@@ -1,0 +1,172 @@
+"""Stored runs as the Compare, Inspect and History pages read them.
+
+The store keeps results, rows (id, category) and the call log, not the dataset texts; the inspector finds
+the texts in the dataset loaded in the session, or in a shipped sample file with the same content hash.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import pandas as pd
+
+from rageval_core import compare, datasets, export
+from rageval_core.store import CallEntry, RunInfo, Store
+from rageval_core.types import DECOMPOSED, MetricResult, Sample
+from ui import data
+
+
+@dataclass
+class RunView:
+    """One run with its results as a frame (categories as the seed-000 labels when the data has them)."""
+
+    info: RunInfo
+    results: list[MetricResult]
+    frame: pd.DataFrame
+    categories: dict[str, str | None]
+    samples: dict[str, Sample] = field(default_factory=dict)
+    samples_source: str | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.info.id
+
+    def methods(self) -> list[str]:
+        return compare.methods_in(self.frame) if not self.frame.empty else []
+
+    def judges(self) -> list[str]:
+        return [m for m in self.methods() if m != DECOMPOSED]
+
+    def sample_ids(self) -> list[str]:
+        """Rows with results, in dataset order (the store's row positions)."""
+        present = set(self.frame["sample_id"].tolist()) if not self.frame.empty else set()
+        return [sid for sid in self.categories if sid in present]
+
+    def category_order(self) -> list[str]:
+        """Categories in dataset order, as the seed-000 tables list them."""
+        return list(dict.fromkeys((self.categories.get(sid) or "(none)") for sid in self.sample_ids()))
+
+    def category_table(self, method: str) -> pd.DataFrame:
+        """``compare.category_table`` with rows in dataset order."""
+        table = compare.category_table(self.frame, method)
+        return table.reindex([c for c in self.category_order() if c in table.index])
+
+    def results_for(self, sample_id: str) -> list[MetricResult]:
+        return [r for r in self.results if r.sample_id == sample_id]
+
+
+def store() -> Store:
+    """The workbench store (RAGEVAL_HOME or .rageval/), opened per call: connections are per thread."""
+    return Store()
+
+
+def run_label(info: RunInfo) -> str:
+    when = datetime.fromtimestamp(info.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return f"{info.id} · {info.dataset_name or '?'} · {info.provider}/{info.model} · {info.n_rows} rows · {info.status} · {when} UTC"
+
+
+def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
+    """The run's rows with their texts: from the session's dataset when the hash matches, else a sample file."""
+    if current is not None and (dataset_hash is None or current.content_hash == dataset_hash):
+        return current.by_id(), f"the loaded dataset {current.name}"
+    if dataset_hash:
+        for name in data.sample_files():
+            loaded = datasets.load_dataset(data.SAMPLE_DIR / name)
+            if loaded.content_hash == dataset_hash:
+                return {s.id: s for s in loaded.samples}, f"sample_data/{name}"
+    if current is not None:  # a different version of the data: ids may still match, marked as such
+        return current.by_id(), f"the loaded dataset {current.name} (a different version than the run's)"
+    return {}, None
+
+
+def load(run_id: str, current: data.Workset | None = None, st_store: Store | None = None) -> RunView | None:
+    """A stored run with results frame and row texts, or None when it no longer exists."""
+    s = st_store or store()
+    info = s.get_run(run_id)
+    if info is None:
+        return None
+    results = s.results(info.id)
+    samples, source = find_samples(info.dataset_hash, current)
+    categories: dict[str, str | None] = {}
+    for row in s.rows(info.id):
+        sample = samples.get(row.sample_id)
+        categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
+    frame = compare.results_frame(results, categories)
+    return RunView(info=info, results=results, frame=frame, categories=categories, samples=samples, samples_source=source)
+
+
+def calls_for(run_id: str, sample_id: str, st_store: Store | None = None) -> list[CallEntry]:
+    return [c for c in (st_store or store()).calls(run_id) if c.sample_id == sample_id]
+
+
+def runs_frame(infos: list[RunInfo], st_store: Store | None = None) -> pd.DataFrame:
+    """The History table: one row per run with status, data, provider, scorers, calls and cost."""
+    s = st_store or store()
+    rows: list[dict[str, Any]] = []
+    for info in infos:
+        costs = compare.cost_by_method(s.calls(info.id))
+        rows.append(
+            {
+                "run": info.id,
+                "created (UTC)": datetime.fromtimestamp(info.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+                "status": info.status,
+                "dataset": info.dataset_name,
+                "rows": info.n_rows,
+                "provider": info.provider,
+                "model": info.model,
+                "scorers": ", ".join(info.scorers),
+                "calls": sum(c.calls for c in costs.values()),
+                "cache hits": sum(c.cached_calls for c in costs.values()),
+                "cost ($)": round(sum(c.cost_usd for c in costs.values()), 6),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The seed-000 category tables of every method in long form (category, criterion, method, mean)."""
+    parts = []
+    for method in compare.methods_in(frame) if not frame.empty else []:
+        table = compare.category_table(frame, method).reset_index()
+        long = table.melt(id_vars="category", var_name="criterion", value_name="mean").dropna(subset=["mean"])
+        parts.append(long.assign(method=method))
+    if not parts:
+        return pd.DataFrame(columns=["category", "criterion", "method", "mean"])
+    return pd.concat(parts, ignore_index=True)[["category", "criterion", "method", "mean"]]
+
+
+def scatter_frame(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
+    """Per row and shared criterion: decomposed value vs judge value (rows scored by both)."""
+    side = compare.side_by_side(frame, judge)
+    rows = []
+    for criterion in compare.shared_criteria(frame, DECOMPOSED, judge):
+        for _, r in side.iterrows():
+            a, b = r[f"{criterion}|{DECOMPOSED}"], r[f"{criterion}|{judge}"]
+            if not (isinstance(a, float) and math.isnan(a)) and not (isinstance(b, float) and math.isnan(b)):
+                rows.append({"sample_id": r["sample_id"], "category": r["category"], "criterion": criterion,
+                             "decomposed": float(a), "judge": float(b)})
+    return pd.DataFrame(rows, columns=["sample_id", "category", "criterion", "decomposed", "judge"])
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    label: str
+    data: str
+    file_name: str
+    mime: str
+
+
+def export_files(run_id: str, st_store: Store | None = None) -> list[ExportFile]:
+    """The run as the export contract's JSON, the wide CSV and the call log (JSON Lines)."""
+    s = st_store or store()
+    as_json = json.dumps(export.run_to_dict(s, run_id, include_details=False), ensure_ascii=False, indent=2)
+    calls = "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in s.calls(run_id))
+    return [
+        ExportFile("Results JSON", as_json, f"{run_id}.json", "application/json"),
+        ExportFile("Wide CSV", export.run_to_csv(s, run_id), f"{run_id}.csv", "text/csv"),
+        ExportFile("Call log JSONL", calls, f"{run_id}-calls.jsonl", "application/jsonl"),
+    ]
