@@ -8,14 +8,15 @@ is extra and may grow. Keys are never exported: the store never holds one.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from rageval_core.compare import cost_by_method, summarize
 from rageval_core.store import Store
-from rageval_core.types import MetricResult
+from rageval_core.types import MetricResult, Sample
 
 FORMAT_VERSION = 1
 
@@ -158,3 +159,22 @@ def export_run(store: Store, run_id: str, path: str | Path, *, include_details: 
     if suffix == ".jsonl":
         return export_calls_jsonl(store, run_id, path)
     raise ValueError(f"unknown export format {suffix!r}: use .json, .csv or .jsonl (call log)")
+
+
+def export_labelled_dataset(store: Store, samples: Sequence[Sample], dataset_hash: str, path: str | Path) -> Path:
+    """Write the dataset with its stored human labels under each row's ``human_labels``.
+
+    Labels live in the store keyed by dataset hash; they enter a dataset file only through this explicit
+    export, so loading a dataset never changes its hash.
+    """
+    from rageval_core.datasets import save_dataset
+
+    labels = store.labels(dataset_hash)
+    out = []
+    for s in samples:
+        got = labels.get(s.id)
+        if got:
+            merged = {**dict(s.metadata.get("human_labels") or {}), **got}
+            s = dataclasses.replace(s, metadata={**dict(s.metadata), "human_labels": merged})
+        out.append(s)
+    return save_dataset(out, path)

@@ -412,27 +412,33 @@ class Run:
 
 # ---- estimate ------------------------------------------------------------------------------------------
 def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int], float] | None:
-    """Price per call from the providers' pricing table when available; None when the price is unknown."""
-    if provider == "offline" or provider == "replay":
+    """Cost of (input, output) tokens from the providers' editable price table; None when unknown.
+
+    Offline, replay and local OpenAI-compatible servers cost nothing (as the provider stack bills them).
+    A model missing from the table gives None: the estimate then says "unknown", never $0.
+    """
+    if provider in ("offline", "replay", "openai-compatible"):
         return lambda _i, _o: 0.0
-    if not provider or not model:
+    if not provider:
         return None
     try:
-        from rageval_core.llm import pricing  # type: ignore[attr-defined]
+        from rageval_core.llm.pricing import load_prices
+        from rageval_core.llm.registry import PROVIDERS
     except ImportError:
         return None
-    for name in ("estimate_cost", "cost_usd", "cost_for"):
-        fn = getattr(pricing, name, None)
-        if callable(fn):
-            def price(i: int, o: int, _fn=fn) -> float:
-                try:
-                    value = _fn(provider, model, i, o)
-                except TypeError:
-                    value = _fn(provider=provider, model=model, input_tokens=i, output_tokens=o)
-                return float(value) if value is not None else float("nan")
+    info = PROVIDERS.get(provider)
+    name = model or (info.default_model if info else None)
+    if not name:
+        return None
+    table = load_prices()
+    if table.lookup(name) is None:
+        return None
 
-            return price
-    return None
+    def price(i: int, o: int) -> float:
+        cost = table.cost(name, Usage(i, o))
+        return float("nan") if cost is None else float(cost)
+
+    return price
 
 
 def estimate(

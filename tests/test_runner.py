@@ -201,3 +201,15 @@ def test_invalid_rows_are_recorded_with_the_run(store):
                  invalid_rows=[RowInfo("x9", 5, None, False, "answer is missing")])
     assert [(r.sample_id, r.error) for r in result.invalid_rows] == [("x9", "answer is missing")]
     assert result.total_tasks == 2
+
+
+def test_estimate_prices_from_the_providers_table():
+    from rageval_core.llm.pricing import load_prices
+
+    est = estimate(samples(2), [ValueScorer()], provider="openai", model="gpt-4o-mini")
+    price = load_prices().lookup("gpt-4o-mini")
+    assert price is not None
+    assert est.cost_usd == pytest.approx((200 * price.input + 40 * price.output) / 1_000_000)
+    assert estimate(samples(2), [ValueScorer()], provider="gemini").cost_usd > 0  # the provider's default model
+    assert estimate(samples(2), [ValueScorer()], provider="openai", model="no-such-model").cost_usd is None
+    assert estimate(samples(2), [ValueScorer()], provider="openai-compatible", model="qwen").cost_usd == 0.0

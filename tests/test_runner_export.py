@@ -61,3 +61,20 @@ def test_call_log_jsonl_and_unknown_format(stored, tmp_path):
     assert len(lines) == 1 and entry["scorer"] == J and entry["usage"]["input_tokens"] == 3 and entry["cached"] is False
     with pytest.raises(ValueError, match="unknown export format"):
         export_run(store, rid, tmp_path / "x.xlsx")
+
+
+def test_labelled_dataset_export_only_on_request(tmp_path):
+    from rageval_core.datasets import load_dataset
+    from rageval_core.export import export_labelled_dataset
+
+    src = tmp_path / "d.json"
+    src.write_text(json.dumps([{"id": "1", "question": "q?", "contexts": ["c"], "answer": "a", "ground_truth": "g"},
+                               {"id": "2", "question": "q2?", "contexts": ["c"], "answer": "b"}]), encoding="utf-8")
+    ds = load_dataset(src)
+    store = Store(tmp_path / "r.sqlite")
+    store.set_label(ds.content_hash, "1", "faithfulness", 0)
+    assert load_dataset(src).content_hash == ds.content_hash  # labelling never touches the file
+    out = export_labelled_dataset(store, ds.samples, ds.content_hash, tmp_path / "labelled.json")
+    again = load_dataset(out)
+    assert again.samples[0].metadata["human_labels"] == {"faithfulness": 0}
+    assert "human_labels" not in again.samples[1].metadata
