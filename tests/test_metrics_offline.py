@@ -43,6 +43,8 @@ def test_all_six_metrics_score_every_seed_row_offline(pair, seed_rows):
     assert all(r.details["language"] == "ja" for r in results)
     faith = next(r for r in results if r.metric == "faithfulness" and r.sample_id == "4")
     assert faith.value == 0.0 and faith.details["claims"][0]["reason"]  # row 4: backpropagation credited to Turing
+    relevancy = next(r for r in results if r.metric == "answer_relevancy" and r.sample_id == "1")
+    assert "cos(質問, 回答)" in relevancy.reason and "offline_note" in relevancy.details
     # every Japanese prompt went out with the Japanese templates
     assert "主張" in faith.details["calls"][0]["prompt"]
     # the heuristic separates what seed 000's RAGAS run separated

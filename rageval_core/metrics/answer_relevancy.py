@@ -12,6 +12,7 @@ from typing import Any
 
 from rageval_core.metrics import scoring
 from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.metrics.offline_checks import is_offline
 from rageval_core.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -31,6 +32,8 @@ from rageval_core.metrics.steps import (
 from rageval_core.tasks import GENERATE_QUESTIONS
 from rageval_core.types import ANSWER_RELEVANCY, Sample, Unscored
 
+OFFLINE_NOTE_EN = "no questions can be generated without an LLM, so the answer stands in for each generated question"
+OFFLINE_NOTE_JA = "LLMなしでは質問を生成できないため、回答そのものを生成質問の代わりに使っています"
 ONE_CALL = "one_call"
 PER_QUESTION = "per_question"
 MODES = (ONE_CALL, PER_QUESTION)
@@ -90,6 +93,11 @@ class AnswerRelevancy(DecomposedScorer):
             q["cosine"] = round(scoring.cosine(vectors[0], vector), 4)
         value = scoring.answer_relevancy([q["cosine"] for q in questions], [q["noncommittal"] for q in questions])
         assert value is not None
+        if is_offline(ctx):
+            # The heuristic cannot write questions: it returns the answer itself, so this is cos(question, answer).
+            details["offline_note"] = OFFLINE_NOTE_EN
+            return Outcome(value, msg(language, f"offline: cos(question, answer) = {value:.2f}; {OFFLINE_NOTE_EN}",
+                                      f"オフライン: cos(質問, 回答) = {value:.2f}。{OFFLINE_NOTE_JA}"))
         return Outcome(value, _summary(language, questions, value))
 
     def _generate(
