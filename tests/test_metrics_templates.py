@@ -1,0 +1,81 @@
+"""The shipped templates of the decomposed tasks: present in ja and en, checked, cache-friendly layout."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rageval_core.prompts import load_template
+from rageval_core.tasks import (
+    ATTRIBUTE_REFERENCE,
+    CLASSIFY_CORRECTNESS,
+    CONTEXT_VERDICTS,
+    EXTRACT_CLAIMS,
+    EXTRACT_RELEVANT_SENTENCES,
+    GENERATE_QUESTIONS,
+    VERIFY_CLAIMS,
+    VERIFY_CLAIMS_WITH_REFERENCE,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+# task → (variables, the placeholder that must come last: what varies most between calls)
+TASKS = {
+    EXTRACT_CLAIMS: ({"question", "answer"}, "answer"),
+    VERIFY_CLAIMS: ({"contexts", "claims"}, "claims"),
+    VERIFY_CLAIMS_WITH_REFERENCE: ({"contexts", "reference", "reference_claims", "claims"}, "claims"),
+    GENERATE_QUESTIONS: ({"answer", "n"}, "answer"),
+    CONTEXT_VERDICTS: ({"question", "contexts", "reference", "reference_kind"}, "reference"),
+    ATTRIBUTE_REFERENCE: ({"question", "contexts", "reference_sentences"}, "reference_sentences"),
+    EXTRACT_RELEVANT_SENTENCES: ({"question", "contexts"}, "question"),
+    CLASSIFY_CORRECTNESS: ({"question", "reference_claims", "answer_claims"}, "answer_claims"),
+}
+
+
+@pytest.mark.parametrize("language", ["ja", "en"])
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_template_layout(task, language):
+    template = load_template(task, language)
+    variables, last = TASKS[task]
+    assert set(template.variables) == variables and set(template.placeholders) == variables
+    assert template.index_base == 0  # judge indices are 0-based, like the schema's claim_index
+    assert template.roles == ("system", "user")
+    # the system part (instructions + few-shot example) takes no data: it is the cacheable prefix
+    system = template.text.split("---user---")[0]
+    assert not set(re.findall(r"(?<!\{)\{([a-z_]+)\}(?!\})", system)) - {"n", "reference_kind"}
+    assert template.placeholders[-1] == last
+    # the few-shot example in the instructions is valid JSON of the task's shape
+    rendered = template.to_messages(**{v: ["x"] if v.endswith("s") and v != "answer_claims" else "x" for v in variables})
+    assert "{" in rendered[0].content and "{{" not in rendered[0].content
+    untrusted = {"question", "answer", "contexts", "claims", "reference", "reference_claims", "reference_sentences", "answer_claims"}
+    assert untrusted & variables <= template.untrusted
+
+
+def test_japanese_templates_are_written_in_japanese():
+    for task in TASKS:
+        text = load_template(task, "ja").text
+        assert len(re.findall(r"[\u3040-\u30ff]", text)) > 50, task
+    assert "日本語で" in load_template(GENERATE_QUESTIONS, "ja").text
+
+
+def test_examples_in_templates_parse_as_json():
+    for task in TASKS:
+        for language in ("ja", "en"):
+            system = load_template(task, language).to_messages(
+                **{v: "x" for v in TASKS[task][0]}
+            )[0].content
+            for line in system.splitlines():
+                if line.startswith(("Output:", "出力:")):
+                    json.loads(line.split(":", 1)[1])
+
+
+def test_calls_per_row_bench_prints_the_machine_readable_line():
+    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider is not in this tree")
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "calls_per_row.py")], capture_output=True, text=True,
+                         timeout=300, check=True).stdout
+    last = out.strip().splitlines()[-1]
+    match = re.fullmatch(r"calls_per_row=([\d.]+) ragas_calls_per_row=([\d.]+)", last)
+    assert match and float(match.group(1)) <= 0.75 * float(match.group(2))
+    assert "economy_calls_per_row=" in out
