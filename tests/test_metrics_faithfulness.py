@@ -204,3 +204,12 @@ def test_bare_yes_no_goes_to_a_real_judge():
     llm.script("verify_claims", {"verdicts": [verdict(0, 1, 0)]})
     r = run(Sample("yn", "過学習は防げますか？", ("正則化で過学習を防げます。",), "はい。"), llm)
     assert r.value == 1.0
+
+
+def test_verdicts_without_indices_are_read_in_order_and_noted():
+    llm = ScriptedLLM()
+    llm.script("extract_claims", {"claims": ["c0", "c1"]})
+    llm.script("verify_claims", {"verdicts": [{"verdict": 0, "reason": "no"}, {"verdict": 1, "reason": "yes"}]})
+    r = run(EN, llm)
+    assert r.value == 0.5 and [c["verdict"] for c in r.details["claims"]] == [0, 1]
+    assert "in order" in r.details["index_note"]

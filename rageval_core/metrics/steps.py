@@ -160,7 +160,8 @@ def align(items: list[Mapping[str, Any]], key: str, expected: int, task: str, wh
     """Order judge items by their index field so item i talks about input i.
 
     The count must equal ``expected`` (else ``verdict_mismatch``: never a silently smaller
-    denominator). Indices must be a permutation of 0..n-1; 1..n is accepted as 1-based and noted.
+    denominator). Indices must be a permutation of 0..n-1; 1..n is accepted as 1-based and noted, and
+    items without any index field (small models ignoring the schema) are read in order, noted too.
     Returns the ordered items and a note (or None).
     """
     if len(items) != expected:
@@ -174,6 +175,8 @@ def align(items: list[Mapping[str, Any]], key: str, expected: int, task: str, wh
     if sorted(i for i in indices if i is not None) == list(range(expected)) and None not in indices:
         ordered = sorted(zip(indices, items), key=lambda p: p[0])
         return [item for _, item in ordered], None
+    if all(isinstance(item, Mapping) and key not in item for item in items):
+        return list(items), f"no {key} given; verdicts read in order"
     if None not in indices and sorted(indices) == list(range(1, expected + 1)):  # type: ignore[type-var]
         ordered = sorted(zip(indices, items), key=lambda p: p[0])
         return [item for _, item in ordered], f"{key} values were 1-based; read as 0-based"
