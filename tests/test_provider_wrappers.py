@@ -321,6 +321,17 @@ def test_timeout_wrapper_bounds_the_whole_call():
     assert TimeoutLLM(SlowLLM(0.0), timeout_s=1.0).complete(req()).text == "done"
 
 
+def test_timeout_worker_keeps_the_callers_context_variables():
+    import contextvars
+
+    tag: contextvars.ContextVar[str] = contextvars.ContextVar("tag", default="none")
+    seen = []
+    llm = TimeoutLLM(AccountingLLM(ScriptedLLM(default=lambda r: "ok"), recorder=CallRecorder(lambda rec: seen.append(tag.get()))), timeout_s=5)
+    tag.set("row-7")
+    llm.complete(req())
+    assert seen == ["row-7"]
+
+
 def test_concurrency_limit_caps_calls_in_flight():
     slow = SlowLLM(0.05)
     llm = ConcurrencyLimitedLLM(slow, 2)

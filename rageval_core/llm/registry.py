@@ -16,6 +16,7 @@ SDK client; it is never part of a cache key, a call record, a replay line or an 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -130,6 +131,8 @@ def check_config(cfg: ProviderConfig, environ: dict[str, str] | None = None) -> 
     if info is None:
         return [f"Unknown provider '{cfg.provider}'. Choose one of: {', '.join(PROVIDERS)}."]
     env = os.environ if environ is None else environ
+    if cfg.provider == "offline" and importlib.util.find_spec("rageval_core.llm.offline") is None:
+        problems.append("The offline provider is not available in this installation (rageval_core.llm.offline is missing).")
     if info.needs_key and not resolve_api_key(cfg.provider, cfg.api_key, env):
         problems.append(missing_key_message(cfg.provider, info.label))
     if cfg.provider == "openai-compatible":

@@ -6,6 +6,7 @@ Each wrapper does one job and exposes ``provider``, ``model`` and ``inner`` so t
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -196,7 +197,9 @@ class TimeoutLLM:
             finally:
                 done.set()
 
-        worker = threading.Thread(target=run, name=f"llm-call-{request.task}", daemon=True)
+        # The worker sees the caller's context variables (the runner tags call-log records with them).
+        context = contextvars.copy_context()
+        worker = threading.Thread(target=context.run, args=(run,), name=f"llm-call-{request.task}", daemon=True)
         worker.start()
         # A little grace so the SDK's own timeout (same value) normally fires first with its own message.
         if not done.wait(self.timeout_s + 0.25):
