@@ -106,3 +106,38 @@ def test_sigkill_then_resume_repeats_no_finished_call_and_loses_no_row(tmp_path)
     assert 0 <= chat_total - sum(provider_calls.values()) <= CONCURRENCY
     # …and every request of the resumed process is in the log (it ended normally, nothing in flight).
     assert chat_total - chat_before == sum(1 for _, cached, _ in after_kill if not cached)
+
+
+def test_ctrl_c_cancels_cleanly_and_the_run_resumes(tmp_path):
+    data = tmp_path / "ml_qa_ja.json"
+    data.write_bytes((ROOT / "sample_data" / "ml_qa_ja.json").read_bytes())
+    home = tmp_path / "home"
+    db = home / "rageval.sqlite"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env.update(RAGEVAL_HOME=str(home), PYTHONPATH=str(ROOT))
+    with FakeLLMServer(latency=0.1, responder=_responder()) as server:
+        cmd = [
+            sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "openai-compatible",
+            "--model", "fake-judge", "--base-url", server.openai_base_url, "--embedding-model", "fake-embed",
+            "--judge", "rubric5", "--concurrency", "1", "--out", str(tmp_path / "out.json"),
+        ]
+        proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if len(_query(db, "SELECT DISTINCT sample_id FROM results")) >= 3:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        (run_id, status), = _query(db, "SELECT id, status FROM runs")
+        assert status == "cancelled" and f"--resume {run_id}" in err
+        done = len(_query(db, "SELECT DISTINCT sample_id FROM results"))
+        assert 3 <= done < 12
+        # the partial export was written and lists only finished rows' results
+        partial = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+        assert sum(1 for r in partial["rows"] if r["results"]) == done
+        resumed = subprocess.run(cmd + ["--resume", run_id, "--quiet"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+    assert len(_query(db, "SELECT DISTINCT sample_id FROM results WHERE run_id = ?", run_id)) == 12
+    assert _query(db, "SELECT status FROM runs WHERE id = ?", run_id) == [("done",)]
