@@ -66,3 +66,10 @@ def test_describe_records_settings_for_the_run():
     assert settings["answer_relevancy"] == {"answer_relevancy_n": 4, "answer_relevancy_calls": "one_call"}
     assert settings["answer_correctness"]["answer_correctness_weights"] == [0.75, 0.25]
     assert settings["context_recall"] == {}
+
+
+def test_chain_lengths_let_the_runner_start_long_chains_first():
+    chains = {s.name: s.chain_length for s in build_scorers(METRIC_IDS)}
+    assert chains == {"faithfulness": 2, "answer_relevancy": 1, "context_precision": 1, "context_recall": 1,
+                      "context_relevance": 1, "answer_correctness": 3}
+    assert build_scorers(["answer_correctness"], {"economy": True})[0].chain_length == 2

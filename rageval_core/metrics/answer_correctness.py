@@ -54,6 +54,10 @@ class AnswerCorrectness(DecomposedScorer):
         # verification call) are then paid for once, by faithfulness. Only affects estimate().
         self.shares_claims = shares_claims
 
+    @property
+    def chain_length(self) -> int:
+        return 2 if self.economy else 3  # answer claims, reference claims, classification
+
     def settings(self) -> dict[str, Any]:
         return {"answer_correctness_weights": list(self.weights), "economy": self.economy}
 

@@ -63,6 +63,10 @@ class AnswerRelevancy(DecomposedScorer):
         self.calls = check_mode(calls)
         self.per_question_temperature = float(per_question_temperature)
 
+    @property
+    def chain_length(self) -> int:
+        return 1 if self.calls == ONE_CALL else self.n
+
     def settings(self) -> dict[str, Any]:
         return {"answer_relevancy_n": self.n, "answer_relevancy_calls": self.calls}
 

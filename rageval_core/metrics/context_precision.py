@@ -50,6 +50,11 @@ class ContextPrecision(DecomposedScorer):
     def __init__(self, *, calls: str = ONE_CALL) -> None:
         self.calls = check_mode(calls)
 
+    @property
+    def chain_length(self) -> int:
+        # per_chunk sends the row's K calls in turn; K is per row, so a typical 2 stands in for ordering
+        return 1 if self.calls == ONE_CALL else 2
+
     def settings(self) -> dict[str, Any]:
         return {"context_precision_calls": self.calls}
 

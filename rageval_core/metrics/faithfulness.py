@@ -42,6 +42,10 @@ class Faithfulness(DecomposedScorer):
     def __init__(self, *, economy: bool = False) -> None:
         self.economy = economy
 
+    @property
+    def chain_length(self) -> int:
+        return 2  # extract, then verify
+
     def settings(self) -> dict[str, Any]:
         return {"economy": self.economy}
 

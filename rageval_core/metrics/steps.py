@@ -258,6 +258,11 @@ class DecomposedScorer:
     def estimate(self, sample: Sample) -> CallEstimate:
         raise NotImplementedError
 
+    @property
+    def chain_length(self) -> int:
+        """Longest chain of dependent LLM calls in one row: the runner starts long chains first."""
+        return 1
+
     def settings(self) -> dict[str, Any]:
         """The scorer's own options (overridable per run through ``ctx.options``)."""
         return {}
