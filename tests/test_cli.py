@@ -192,3 +192,15 @@ def test_compare_and_runs_export(server, home, capsys):
     assert (home / "calls.jsonl").read_text() == (home / "calls2.jsonl").read_text()
     assert cli.main(["runs", "export", "nope", "--out", "x.json"]) == 2
     assert cli.main(["runs", "export", run_a, "--out", "x.xlsx"]) == 2
+
+
+def test_offline_provider_end_to_end(home, capsys):
+    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider has not landed")
+    data = write(home / "d.json", seed_rows(12)[3:5])  # two hallucination rows
+    code = cli.main(["evaluate", data, "--provider", "offline", "--metrics", "faithfulness", "--judge", "rubric5",
+                     "--out", "off.json", "--quiet", "--fail-under", "faithfulness=0.9"])
+    assert code == 1  # the heuristic judge sees that the hallucinated claims are unsupported
+    exported = json.loads((home / "off.json").read_text(encoding="utf-8"))
+    assert exported["provider"] == "offline" and exported["model"] == "heuristic-v1"
+    assert exported["summary"]["decomposed"]["faithfulness"]["scored"] == 2
+    assert "MISSED" in capsys.readouterr().out
