@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 from statistics import mean
-from typing import Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

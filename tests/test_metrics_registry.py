@@ -3,7 +3,13 @@
 import pytest
 
 from rageval_core.metrics.base import Scorer
-from rageval_core.metrics.registry import DECOMPOSED_METRICS, DECOMPOSED_METRICS_JA, build_scorers, describe, estimate_row
+from rageval_core.metrics.registry import (
+    DECOMPOSED_METRICS,
+    DECOMPOSED_METRICS_JA,
+    build_scorers,
+    describe,
+    estimate_row,
+)
 from rageval_core.types import METRIC_IDS, SEED_METRICS, Sample
 
 ROW = Sample(

@@ -10,11 +10,16 @@ the judge lists as missing).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rageval_core.metrics import scoring
 from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
-from rageval_core.metrics.claims import answer_claims, economy_verdicts, reference_claims
+from rageval_core.metrics.claims import (
+    answer_claims,
+    economy_verdicts,
+    reference_claims,
+)
 from rageval_core.metrics.offline_checks import check_answer
 from rageval_core.metrics.steps import (
     DecomposedScorer,
@@ -31,7 +36,11 @@ from rageval_core.metrics.steps import (
     sample_language,
     template_tokens,
 )
-from rageval_core.tasks import CLASSIFY_CORRECTNESS, EXTRACT_CLAIMS, VERIFY_CLAIMS_WITH_REFERENCE
+from rageval_core.tasks import (
+    CLASSIFY_CORRECTNESS,
+    EXTRACT_CLAIMS,
+    VERIFY_CLAIMS_WITH_REFERENCE,
+)
 from rageval_core.types import ANSWER_CORRECTNESS, Sample, Unscored
 
 

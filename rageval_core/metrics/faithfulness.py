@@ -11,7 +11,11 @@ from typing import Any
 
 from rageval_core.metrics import scoring
 from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
-from rageval_core.metrics.claims import answer_claims, economy_verdicts, verdict_from_item
+from rageval_core.metrics.claims import (
+    answer_claims,
+    economy_verdicts,
+    verdict_from_item,
+)
 from rageval_core.metrics.offline_checks import check_answer
 from rageval_core.metrics.steps import (
     DecomposedScorer,
@@ -28,7 +32,11 @@ from rageval_core.metrics.steps import (
     sample_language,
     template_tokens,
 )
-from rageval_core.tasks import EXTRACT_CLAIMS, VERIFY_CLAIMS, VERIFY_CLAIMS_WITH_REFERENCE
+from rageval_core.tasks import (
+    EXTRACT_CLAIMS,
+    VERIFY_CLAIMS,
+    VERIFY_CLAIMS_WITH_REFERENCE,
+)
 from rageval_core.text import split_sentences
 from rageval_core.types import FAITHFULNESS, ClaimVerdict, Sample, Unscored
 

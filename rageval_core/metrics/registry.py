@@ -10,7 +10,8 @@ Options (all optional; the same keys may also be set per run in ``EvalContext.op
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rageval_core.metrics.answer_correctness import AnswerCorrectness
 from rageval_core.metrics.answer_relevancy import AnswerRelevancy

@@ -9,7 +9,7 @@ to an unscored reason instead of inventing a 0 or a 1.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

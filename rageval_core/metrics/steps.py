@@ -7,14 +7,20 @@ base class ``DecomposedScorer`` keeps the traces (raw prompts and responses) and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLMRequest, ProviderError
-from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext, summarize_traces
+from rageval_core.metrics.base import (
+    CallEstimate,
+    CallTrace,
+    EvalContext,
+    summarize_traces,
+)
 from rageval_core.prompts import PromptTemplate, TemplateError, load_template
 from rageval_core.tasks import schema_for
 from rageval_core.text import detect_language, split_sentences
