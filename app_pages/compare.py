@@ -47,7 +47,7 @@ for method in view.methods():
     table = view.category_table(method)
     table.columns = [widgets.metric_label(c) for c in table.columns]
     st.markdown(f"**{'Decomposed (RAGAS-style)' if method == DECOMPOSED else method}**")
-    st.dataframe(widgets.score_table(table), width="stretch")
+    st.table(widgets.score_table(table))
 
 if judge and DECOMPOSED in view.methods():
     shared = compare.shared_criteria(view.frame, DECOMPOSED, judge)
@@ -56,25 +56,27 @@ if judge and DECOMPOSED in view.methods():
             st.markdown(f"**{widgets.metric_label(criterion)}**")
             side = compare.category_comparison(view.frame, criterion, [DECOMPOSED, judge])
             side = side.reindex([c for c in view.category_order() if c in side.index])
-            st.dataframe(widgets.score_table(side), width="stretch")
+            st.table(widgets.score_table(side))
 
 st.subheader("Category × criterion × method")
 bars = runs.chart_frame(view.frame)
 if not bars.empty:
+    criterion_order = [widgets.metric_label(c) for c in dict.fromkeys(bars["criterion"])]
     bars["criterion"] = bars["criterion"].map(widgets.metric_label)
     category_order = view.category_order()
     chart = (
         alt.Chart(bars)
         .mark_bar()
         .encode(
-            x=alt.X("category:N", sort=category_order, title=None, axis=alt.Axis(labelAngle=-30)),
+            x=alt.X("category:N", sort=category_order, title=None, axis=alt.Axis(labelAngle=-40, labelOverlap=False, labelLimit=120)),
             xOffset=alt.XOffset("method:N"),
             y=alt.Y("mean:Q", scale=alt.Scale(domain=[0, 1]), title="mean score"),
             color=alt.Color("method:N", title="method"),
             tooltip=["category", "criterion", "method", alt.Tooltip("mean:Q", format=".3f")],
         )
-        .properties(width=210, height=220)
-        .facet(column=alt.Column("criterion:N", title=None))
+        .properties(width=175, height=220)
+        .facet(column=alt.Column("criterion:N", title=None, sort=criterion_order))
+        .configure_legend(orient="bottom")
     )
     st.altair_chart(chart)
 
@@ -94,12 +96,12 @@ if judge and DECOMPOSED in view.methods():
                 color=alt.Color("category:N"),
                 tooltip=["sample_id", "category", alt.Tooltip("decomposed:Q", format=".3f"), alt.Tooltip("judge:Q", format=".3f")],
             )
-            charts.append(alt.layer(diagonal, dots).properties(width=200, height=200, title=widgets.metric_label(criterion)))
-        st.altair_chart(alt.hconcat(*charts))
+            charts.append(alt.layer(diagonal, dots).properties(width=165, height=165, title=widgets.metric_label(criterion)))
+        st.altair_chart(alt.concat(*charts, columns=4).configure_legend(orient="bottom"))
     stats = compare.agreement(view.frame, DECOMPOSED, judge)
     stats["criterion"] = stats["criterion"].map(widgets.metric_label)
     st.markdown("**Agreement** (rows scored by both; kappa with both sides split at 0.5)")
-    st.dataframe(stats.style.format({c: widgets.fmt_score for c in ("pearson", "spearman", "mad", "kappa")}), hide_index=True, width="stretch")
+    st.dataframe(stats.style.format({c: widgets.fmt_score for c in ("pearson", "spearman", "mad", "kappa", "threshold")}), hide_index=True, width="stretch")
 
     st.subheader("Rows where the methods disagree most")
     worst = compare.disagreements(view.frame, DECOMPOSED, judge, top=8)

@@ -50,7 +50,7 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
     headers = [h.value for h in app.subheader]
     for expected in ("Per category (seed 000 layout)", "Category × criterion × method", "Run A vs run B"):
         assert expected in headers
-    decomposed = app.dataframe[0].value
+    decomposed = app.table[0].value
     assert list(decomposed.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"]
     assert list(decomposed.columns) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
     assert decomposed.loc["✅ 正確な回答", "Faithfulness"] > decomposed.loc["❌ ハルシネーション", "Faithfulness"]

@@ -1,0 +1,173 @@
+"""End to end in a real browser: `streamlit run app.py` driven by Debian's headless Chromium through Playwright.
+
+Load the seed dataset, run the offline evaluation on the three pinned rows, read the comparison table,
+open a disagreeing row in the inspector. Screenshots go to docs/img/ (the README shows them).
+Skips with a reason when /usr/bin/chromium or the playwright package is missing, unless
+RAGEVAL_REQUIRE_E2E=1 (CI), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "docs" / "img"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TEXT_TIMEOUT_MS = 90_000
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("RAGEVAL_REQUIRE_E2E") == "1":
+        pytest.fail(f"RAGEVAL_REQUIRE_E2E=1 but {reason}")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, deadline_s: float = 90.0) -> None:
+    """Poll Streamlit's health endpoint until it answers ok (or the server dies)."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"streamlit did not become healthy:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _unavailable("the playwright package is not installed (pip install -r requirements-dev.txt)")
+    home = tmp_path_factory.mktemp("e2e-home")
+    log = home / "streamlit.log"
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(RAGEVAL_HOME=str(home), PYTHONUNBUFFERED="1")
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.headless", "true",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+        "--client.toolbarMode", "minimal",
+    ]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, log)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1440, "height": 1400}, locale="en-US")
+            tab = context.new_page()
+            tab.set_default_timeout(TEXT_TIMEOUT_MS)
+            yield tab
+        finally:
+            browser.close()
+
+
+def _shot(page: Any, name: str, scroll_to: Any = None) -> None:
+    """Screenshot of the viewport, from the top of the page or with ``scroll_to`` at the top."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if scroll_to is None:
+        page.evaluate("() => document.querySelectorAll('[data-testid=stMain], section.main').forEach(e => e.scrollTo(0, 0))")
+    else:
+        scroll_to.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(800)  # let charts and fonts paint before the picture
+    page.screenshot(path=str(SHOTS / name))
+
+
+def _go(page: Any, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+
+
+def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    # 1. The first page: seed dataset loaded, offline provider selected, no key.
+    page.goto(server)
+    expect(page.get_by_text("Japanese (ja)")).to_be_visible()
+    expect(page.get_by_text("ml_qa_ja", exact=True)).to_be_visible()
+    expect(page.get_by_text("heuristic, ignores prompt text")).to_be_visible()
+    expect(page.get_by_text("Validation: all 12 rows are valid.")).to_be_visible()
+    _shot(page, "dataset.png")
+
+    # 2. Evaluate the three pinned rows offline.
+    _go(page, "Evaluate")
+    expect(page.get_by_text("Estimate before starting")).to_be_visible()
+    expect(page.get_by_text("Pinned rows (3)")).to_be_visible()
+    page.get_by_role("button", name="Start evaluation").click()
+    expect(page.get_by_text("finished: 15 of 15 tasks")).to_be_visible()
+    _shot(page, "evaluate.png")
+
+    # 3. The comparison: seed-000 category table (real HTML table), charts, agreement.
+    page.get_by_role("button", name="Open in Compare").click()
+    expect(page.get_by_text("Per category (seed 000 layout)")).to_be_visible()
+    table = page.get_by_test_id("stTable").first
+    expect(table).to_contain_text("✅ 正確な回答")
+    expect(table).to_contain_text("❌ ハルシネーション")
+    expect(table).to_contain_text("Faithfulness")
+    expect(page.get_by_text("Rows where the methods disagree most")).to_be_visible()
+    page.locator(".vega-embed").first.wait_for()
+    _shot(page, "compare.png")
+    _shot(page, "compare-charts.png", scroll_to=page.get_by_text("Category × criterion × method"))
+
+    # 4. A disagreeing row opens in the inspector.
+    inspect = page.get_by_role("button", name="Inspect #").first
+    row_id = inspect.inner_text().split("#", 1)[1].strip()
+    inspect.click()
+    expect(page.get_by_text("Inspect a sample")).to_be_visible()
+    expect(page.get_by_text("Faithfulness: claims and verdicts")).to_be_visible()
+    expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
+    expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
+    _shot(page, "inspect.png")
+    assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
