@@ -135,7 +135,7 @@ class AnswerCorrectness(DecomposedScorer):
         details["answer_claims"] = [v.claim for v in shared.claims]
         details["reference_claims"] = shared.reference_claims
         tp, fp = [], []
-        for verdict, ref_bit, reason in zip(shared.claims, shared.reference_verdicts, shared.reference_reasons):
+        for verdict, ref_bit, reason in zip(shared.claims, shared.reference_verdicts, shared.reference_reasons, strict=True):
             (tp if ref_bit else fp).append({"statement": verdict.claim, "reason": reason})
         fn = [{"statement": shared.reference_claims[i], "reason": None} for i in shared.missing_reference]
         return tp, fp, fn

@@ -93,7 +93,7 @@ class AnswerRelevancy(DecomposedScorer):
             details["count_note"] = f"asked for {n} questions, got {len(questions)}; scored over those"
         details["questions"] = questions
         vectors = embed(ctx, [sample.question] + [q["question"] for q in questions], details)
-        for q, vector in zip(questions, vectors[1:]):
+        for q, vector in zip(questions, vectors[1:], strict=True):
             q["cosine"] = round(scoring.cosine(vectors[0], vector), 4)
         value = scoring.answer_relevancy([q["cosine"] for q in questions], [q["noncommittal"] for q in questions])
         assert value is not None

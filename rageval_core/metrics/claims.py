@@ -148,7 +148,7 @@ def economy_verdicts(
         raw = calls[-1].response if calls else None
         items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS_WITH_REFERENCE, raw), "claim_index", len(claims),
                             VERIFY_CLAIMS_WITH_REFERENCE, "claims")
-        verdicts = [verdict_from_item(c, dict(item), len(contexts), VERIFY_CLAIMS_WITH_REFERENCE) for c, item in zip(claims, items)]
+        verdicts = [verdict_from_item(c, dict(item), len(contexts), VERIFY_CLAIMS_WITH_REFERENCE) for c, item in zip(claims, items, strict=True)]
         ref_bits = [required_bit(item, "reference_verdict", VERIFY_CLAIMS_WITH_REFERENCE) for item in items]
         missing_raw = data.get("missing_reference_claims", [])
         if not isinstance(missing_raw, list):

@@ -55,7 +55,7 @@ class ContextRecall(DecomposedScorer):
             details["index_note"] = note
         rows = [
             {"sentence": s, "attributed": required_bit(item, "attributed", ATTRIBUTE_REFERENCE), "reason": text_field(item, "reason")}
-            for s, item in zip(sentences, items)
+            for s, item in zip(sentences, items, strict=True)
         ]
         details["reference_sentences"] = rows
         value = scoring.recall([r["attributed"] for r in rows])

@@ -95,7 +95,7 @@ class Faithfulness(DecomposedScorer):
         items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS, raw), "claim_index", len(claims), VERIFY_CLAIMS, "claims")
         if note:
             details["index_note"] = note
-        return [verdict_from_item(claim, dict(item), len(contexts), VERIFY_CLAIMS) for claim, item in zip(claims, items)]
+        return [verdict_from_item(claim, dict(item), len(contexts), VERIFY_CLAIMS) for claim, item in zip(claims, items, strict=True)]
 
     def estimate(self, sample: Sample) -> CallEstimate:
         """Two calls: extract (shared with answer correctness, counted here) and verify."""
