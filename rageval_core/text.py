@@ -74,7 +74,7 @@ _TRAILING = "。！？」』）)”\"'"
 _MD_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•・]\s+|\d{1,3}[.)．]\s+|>\s*)")
 _MD_NOISE = re.compile(r"\*\*|__|`|\[(?:\d+|[a-z])\]")
 _ABBREVIATIONS = frozenset(
-    "e.g i.e etc vs mr mrs ms dr prof st jr sr no fig figs approx inc ltd co corp dept est u.s u.k u.n "
+    "e.g i.e etc vs mr mrs ms dr prof st jr sr no fig figs approx inc ltd co corp dept est u.s u.k u.n "  # noqa: SIM905
     "a.m p.m cf al eq ph.d ca vol pp".split()
 )
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
@@ -137,12 +137,16 @@ def _split_line(line: str) -> list[str]:
             depth -= 1
         cut_at: int | None = None
         if depth == 0:
-            if ch in _JA_TERMINALS or (ch == "．" and not (i + 1 < n and line[i + 1].isdigit())):
+            if ch in _JA_TERMINALS or (
+                ch == "．" and not (i + 1 < n and line[i + 1].isdigit())
+            ):
                 cut_at = i + 1
             elif ch in _EN_TERMINALS:
                 nxt = line[i + 1] if i + 1 < n else ""
                 j = i + 1
-                while j < n and line[j] in "\"'”)":  # 'He left." Then' : closers after the stop
+                while (
+                    j < n and line[j] in "\"'”)"
+                ):  # 'He left." Then' : closers after the stop
                     j += 1
                 after = line[j] if j < n else ""
                 if after == "" or after in " \t":
@@ -154,7 +158,9 @@ def _split_line(line: str) -> list[str]:
                 # a closing bracket right after a terminal, then space or end: cut after the bracket
                 prev = line[i - 1] if i > 0 else ""
                 at_space = i + 1 >= n or line[i + 1] in " \t"
-                if (prev in _JA_TERMINALS or prev in _EN_TERMINALS) and at_space:  # 「…。」と言った stays whole
+                if (
+                    prev in _JA_TERMINALS or prev in _EN_TERMINALS
+                ) and at_space:  # 「…。」と言った stays whole
                     cut_at = i + 1
         if cut_at is not None:
             while cut_at < n and line[cut_at] in _TRAILING:
@@ -193,7 +199,9 @@ def _merge_short(pieces: list[str], min_chars: int, language: Language) -> list[
     return out
 
 
-def split_sentences(text: str, language: Language | None = None, *, min_chars: int = 8) -> list[str]:
+def split_sentences(
+    text: str, language: Language | None = None, *, min_chars: int = 8
+) -> list[str]:
     """Split Japanese or English text into sentences.
 
     Cuts after 。！？ (and ．) and after . ! ? followed by a space, never inside 「」『』（）() brackets,
@@ -218,7 +226,19 @@ def split_sentences(text: str, language: Language | None = None, *, min_chars: i
 # Numbers
 
 _COUNTERS = "年月日時分秒人件回歳個本台万億円%％割倍度名社校国点"
-_KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_KANJI_DIGITS = {
+    "〇": 0,
+    "零": 0,
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _KANJI_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ARABIC = re.compile(r"\d+(?:\.\d+)?")
 _SCALED = re.compile(r"(\d+(?:\.\d+)?)\s*(万|億)")
@@ -299,8 +319,8 @@ EN_STOP_WORDS = frozenset(
     most my myself no nor not now of off on once only or other our ours ourselves out over own same she
     should so some such than that the their theirs them themselves then there these they this those
     through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves may might must shall one two many much however thus also
-    yes""".split()
+    would you your yours yourself yourselves may might must shall one two many much however thus
+    yes""".split()  # noqa: SIM905
 )
 
 
@@ -317,7 +337,9 @@ def entities(text: str, language: Language | None = None) -> set[str]:
     for m in _EN_ENTITY.finditer(t):
         word = m.group(0)
         before = t[: m.start()].rstrip()
-        sentence_initial = not before or before[-1] in ".!?:\n\"“(" or before.endswith("- ")
+        sentence_initial = (
+            not before or before[-1] in '.!?:\n"“(' or before.endswith("- ")
+        )
         if sentence_initial and not word.isupper():
             continue
         if word.lower() in EN_STOP_WORDS:
@@ -352,7 +374,7 @@ def stem(word: str) -> str:
 
 _JA_KEEP_POS = frozenset({"名詞", "動詞", "形容詞", "形状詞", "副詞", "接頭辞"})
 _JA_STOP = frozenset(
-    "居る 為る 有る 成る 出来る 言う 事 物 為 様 此の 其の 此れ 其れ ます です 所 時 等 中 上 後 方 度 又 更に 特に また 行う 御 "
+    "居る 為る 有る 成る 出来る 言う 事 物 為 様 此の 其の 此れ 其れ ます です 所 時 等 中 上 後 方 度 又 更に 特に また 行う 御 "  # noqa: SIM905
     "する ある いる なる できる こと もの よう ため これ それ この その "
     "つく 就く 付く 下さる くださる 致す いたす 頂く いただく おる".split()
 )
@@ -372,7 +394,10 @@ def _get_tagger() -> Any:
                     import fugashi
 
                     _tagger = fugashi.Tagger()
-                except Exception:  # missing package or dictionary: fall back to character runs
+                except (
+                    ImportError,
+                    RuntimeError,
+                ):  # missing package or dictionary: character runs instead
                     _tagger_failed = True
     return _tagger
 
@@ -386,7 +411,10 @@ def _ja_tokens(text: str) -> list[Token]:
     if tagger is None:
         return [Token(w.lower(), w.lower()) for w in _JA_FALLBACK.findall(t)]
     with _tagger_lock:  # MeCab taggers are not documented as thread-safe
-        words = [(w.surface, w.feature.pos1, getattr(w.feature, "lemma", None)) for w in tagger(t)]
+        words = [
+            (w.surface, w.feature.pos1, getattr(w.feature, "lemma", None))
+            for w in tagger(t)
+        ]
     out: list[Token] = []
     for surface, pos1, lemma in words:
         if pos1 not in _JA_KEEP_POS or not surface.strip():

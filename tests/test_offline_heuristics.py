@@ -55,7 +55,10 @@ def test_bare_yes_no_and_non_blank():
 def test_supported_japanese_claim_scores_high_and_number_mismatch_is_penalised():
     ev = build_evidence(CTX_JA, "ja")
     good, bad = score_claims(
-        ["ドロップアウトは学習中にランダムに一部のニューロンを無効化する正則化手法です。", "ドロップアウト率は必ず0.8に固定する必要があります。"],
+        [
+            "ドロップアウトは学習中にランダムに一部のニューロンを無効化する正則化手法です。",
+            "ドロップアウト率は必ず0.8に固定する必要があります。",
+        ],
         ev,
     )
     assert good.score >= support_threshold("ja") and good.supported
@@ -67,7 +70,11 @@ def test_supported_japanese_claim_scores_high_and_number_mismatch_is_penalised()
 def test_english_entity_mismatch_is_penalised():
     ev = build_evidence(CTX_EN, "en")
     right, wrong = score_claims(
-        ["The Eiffel Tower was designed by the company of Gustave Eiffel.", "The Eiffel Tower was designed by Alan Turing."], ev
+        [
+            "The Eiffel Tower was designed by the company of Gustave Eiffel.",
+            "The Eiffel Tower was designed by Alan Turing.",
+        ],
+        ev,
     )
     assert right.supported
     assert set(wrong.missing_entities) == {"alan", "turing"}
@@ -77,14 +84,23 @@ def test_english_entity_mismatch_is_penalised():
 def test_entities_named_in_the_question_are_not_penalised():
     ev = build_evidence(["The tower is 330 metres tall."], "en")
     (plain,) = score_claims(["The tower in Paris is 330 metres tall."], ev)
-    (asked,) = score_claims(["The tower in Paris is 330 metres tall."], ev, question="How tall is the tower in Paris?")
+    (asked,) = score_claims(
+        ["The tower in Paris is 330 metres tall."],
+        ev,
+        question="How tall is the tower in Paris?",
+    )
     assert plain.missing_entities == ["paris"] and asked.missing_entities == []
 
 
 def test_embedding_term_only_for_long_sentences():
     ev = build_evidence(CTX_EN, "en")
     short, long_ = score_claims(
-        ["It is 330 m.", "The tower is 330 metres tall and it was completed in 1889 in Paris."], ev, embedder=HashEmbedder()
+        [
+            "It is 330 m.",
+            "The tower is 330 metres tall and it was completed in 1889 in Paris.",
+        ],
+        ev,
+        embedder=HashEmbedder(),
     )
     assert short.embedding_weight == 0.0 and long_.embedding_weight > 0
     assert short.embedding_cosine is not None
@@ -95,15 +111,21 @@ def test_soft_min_and_aggregate():
     assert soft_min([1.0, 0.0]) == pytest.approx(0.5 * 0.0 + 0.5 * 0.5)
     assert soft_min([1.0, 0.0], [3.0, 1.0]) == pytest.approx(0.5 * 0.0 + 0.5 * 0.75)
     assert soft_min([0.8]) == pytest.approx(0.8)
-    assert squash(0.2) == 0.0 and squash(0.9) == 1.0 and squash(0.55) == pytest.approx(0.5)
+    assert (
+        squash(0.2) == 0.0 and squash(0.9) == 1.0 and squash(0.55) == pytest.approx(0.5)
+    )
 
 
 def test_faithfulness_score_separates_faithful_from_hallucinated_rows():
     faithful, scores = faithfulness_score(
-        "ドロップアウトとは？", CTX_JA, "ドロップアウトは学習中にランダムに一部のニューロンを無効化する正則化手法です。ドロップアウト率は通常0.2〜0.5の間で設定されます。"
+        "ドロップアウトとは？",
+        CTX_JA,
+        "ドロップアウトは学習中にランダムに一部のニューロンを無効化する正則化手法です。ドロップアウト率は通常0.2〜0.5の間で設定されます。",
     )
     hallucinated, _ = faithfulness_score(
-        "ドロップアウトとは？", CTX_JA, "ドロップアウトは1970年にアラン・チューリングが暗号解読のために発明しました。"
+        "ドロップアウトとは？",
+        CTX_JA,
+        "ドロップアウトは1970年にアラン・チューリングが暗号解読のために発明しました。",
     )
     assert len(scores) == 2 and aggregate_support(scores) == faithful
     assert faithful is not None and hallucinated is not None
@@ -117,27 +139,37 @@ def test_chunk_usefulness_and_average_precision():
         [CTX_JA[1], "Pythonはインタープリタ型のプログラミング言語です。", ""],
     )
     assert [c.useful for c in chunks] == [True, False, False]
-    assert steps.average_precision([True, False, True]) == pytest.approx((1 + 2 / 3) / 2)
+    assert steps.average_precision([True, False, True]) == pytest.approx(
+        (1 + 2 / 3) / 2
+    )
     assert steps.average_precision([False, False]) == 0.0
     assert steps.average_precision([]) is None
 
 
 def test_attribute_reference_sentences():
     scores = steps.attribute_sentences(
-        ["The tower is 330 metres tall.", "It was painted gold by Napoleon in 1750."], CTX_EN, language="en"
+        ["The tower is 330 metres tall.", "It was painted gold by Napoleon in 1750."],
+        CTX_EN,
+        language="en",
     )
     assert [s.supported for s in scores] == [True, False]
 
 
 def test_context_relevance_counts_sentences_that_cover_question_or_answer():
     contexts = [
-        "Found in 2014 by Theodore Scott, PharmaCann is a cannabis company headquartered in Illinois. "
-        "The weather in Chicago is cold in winter. Many people enjoy jazz music."
+        (
+            "Found in 2014 by Theodore Scott, PharmaCann is a cannabis company headquartered in Illinois. "
+            "The weather in Chicago is cold in winter. Many people enjoy jazz music."
+        )
     ]
-    value, rel = steps.context_relevance_score("When was PharmaCann founded and where is its headquarters?", contexts)
+    value, rel = steps.context_relevance_score(
+        "When was PharmaCann founded and where is its headquarters?", contexts
+    )
     assert len(rel) == 3 and [r.relevant for r in rel] == [True, False, False]
     assert value == pytest.approx(1 / 3)
-    value_a, _ = steps.context_relevance_score("Where?", contexts, answer="People there enjoy jazz music a lot.")
+    value_a, _ = steps.context_relevance_score(
+        "Where?", contexts, answer="People there enjoy jazz music a lot."
+    )
     assert value_a == pytest.approx(1 / 3)
     assert steps.context_relevance_score("q", []) == (None, [])
 
@@ -157,22 +189,47 @@ def test_classify_correctness_tp_fp_fn():
 
 def test_answer_relevancy_stand_in():
     emb = HashEmbedder()
-    on_topic = steps.answer_relevancy_score("What is dropout?", "Dropout disables random neurons during training.", emb)
-    off_topic = steps.answer_relevancy_score("What is dropout?", "Paris is the capital of France.", emb)
+    on_topic = steps.answer_relevancy_score(
+        "What is dropout?", "Dropout disables random neurons during training.", emb
+    )
+    off_topic = steps.answer_relevancy_score(
+        "What is dropout?", "Paris is the capital of France.", emb
+    )
     assert on_topic > off_topic
     assert steps.answer_relevancy_score("What is dropout?", "I don't know.", emb) == 0.0
-    assert steps.is_noncommittal("申し訳ありませんが、分かりません。") and not steps.is_noncommittal("分かりやすい説明です。")
-    assert steps.question_coverage("ドロップアウトについて説明してください。", "ドロップアウトは正則化です。") == 1.0
+    assert steps.is_noncommittal(
+        "申し訳ありませんが、分かりません。"
+    ) and not steps.is_noncommittal("分かりやすい説明です。")
+    assert (
+        steps.question_coverage(
+            "ドロップアウトについて説明してください。", "ドロップアウトは正則化です。"
+        )
+        == 1.0
+    )
 
 
 def test_synth_qa_is_extractive_and_uses_heading():
     text = "有給休暇は入社から6か月後に10日付与されます。また、未使用の休暇は翌年度に限り繰り越すことができます。"
     pairs = synth_qa("就業規則", "年次有給休暇", text, 2, "ja")
-    assert [p.answer for p in pairs] == ["有給休暇は入社から6か月後に10日付与されます。", "また、未使用の休暇は翌年度に限り繰り越すことができます。"]
-    assert all("年次有給休暇" in p.question and p.question.endswith("？") for p in pairs)
+    assert [p.answer for p in pairs] == [
+        "有給休暇は入社から6か月後に10日付与されます。",
+        "また、未使用の休暇は翌年度に限り繰り越すことができます。",
+    ]
+    assert all(
+        "年次有給休暇" in p.question and p.question.endswith("？") for p in pairs
+    )
     assert pairs[0].key_phrase == "有給休暇"
-    en = synth_qa("Handbook", "Paid leave", "Unused leave can be carried over to the next year only.", 3, "en")
-    assert en[0].question == 'According to "Paid leave", what is stated about unused leave?'
+    en = synth_qa(
+        "Handbook",
+        "Paid leave",
+        "Unused leave can be carried over to the next year only.",
+        3,
+        "en",
+    )
+    assert (
+        en[0].question
+        == 'According to "Paid leave", what is stated about unused leave?'
+    )
     assert key_phrase("Requests must be sent early.", "en") == "requests"
     assert synth_qa("t", "h", "", 3) == []
 
@@ -180,12 +237,18 @@ def test_synth_qa_is_extractive_and_uses_heading():
 def test_rag_answer_picks_matching_sentences_or_says_not_found():
     text = "有給休暇は入社から6か月後に10日付与されます。経費の精算は月末までに申請してください。"
     result = rag_answer("有給休暇は何日付与されますか？", [text], language="ja")
-    assert result.found and result.answer.startswith("有給休暇は入社から6か月後に10日付与されます。")
+    assert result.found and result.answer.startswith(
+        "有給休暇は入社から6か月後に10日付与されます。"
+    )
     assert result.sentences[0] == "有給休暇は入社から6か月後に10日付与されます。"
     missing = rag_answer("量子コンピュータとは何ですか？", [text], language="ja")
     assert not missing.found and missing.answer == NOT_FOUND["ja"]
-    with_emb = rag_answer("How many days of paid leave?", ["Employees receive ten days of paid leave.", "Lunch is at noon."],
-                          embedder=HashEmbedder(), language="en")
+    with_emb = rag_answer(
+        "How many days of paid leave?",
+        ["Employees receive ten days of paid leave.", "Lunch is at noon."],
+        embedder=HashEmbedder(),
+        language="en",
+    )
     assert with_emb.sentences == ["Employees receive ten days of paid leave."]
 
 

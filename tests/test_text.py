@@ -33,8 +33,14 @@ def test_detect_language(text, expected):
 
 
 def test_split_japanese_sentences_on_terminals():
-    text = "機械学習とは何ですか。学習率は0.2から0.5が一般的です！本当にそうでしょうか？"
-    assert split_sentences(text) == ["機械学習とは何ですか。", "学習率は0.2から0.5が一般的です！", "本当にそうでしょうか？"]
+    text = (
+        "機械学習とは何ですか。学習率は0.2から0.5が一般的です！本当にそうでしょうか？"
+    )
+    assert split_sentences(text) == [
+        "機械学習とは何ですか。",
+        "学習率は0.2から0.5が一般的です！",
+        "本当にそうでしょうか？",
+    ]
 
 
 def test_split_japanese_keeps_quotes_and_parentheses_whole():
@@ -47,7 +53,10 @@ def test_split_japanese_keeps_quotes_and_parentheses_whole():
 
 def test_split_unclosed_bracket_does_not_block_later_cuts():
     text = "閉じない「括弧のある文です。次の文もここにあります。"
-    assert split_sentences(text) == ["閉じない「括弧のある文です。", "次の文もここにあります。"]
+    assert split_sentences(text) == [
+        "閉じない「括弧のある文です。",
+        "次の文もここにあります。",
+    ]
 
 
 def test_split_english_decimals_abbreviations_and_initials():
@@ -61,7 +70,9 @@ def test_split_english_decimals_abbreviations_and_initials():
 
 
 def test_split_english_quote_closing_after_stop():
-    assert split_sentences('He said "Stop right now." Then he left the room.', "en") == [
+    assert split_sentences(
+        'He said "Stop right now." Then he left the room.', "en"
+    ) == [
         'He said "Stop right now."',
         "Then he left the room.",
     ]
@@ -78,8 +89,12 @@ def test_split_markdown_lines_bullets_and_headings():
 
 def test_split_short_pieces_merge_and_blank_input():
     assert split_sentences("はい。") == ["はい。"]
-    assert split_sentences("Yes. It is a fine model.", "en") == ["Yes. It is a fine model."]
-    assert split_sentences("The model is fine. Yes.", "en") == ["The model is fine. Yes."]
+    assert split_sentences("Yes. It is a fine model.", "en") == [
+        "Yes. It is a fine model."
+    ]
+    assert split_sentences("The model is fine. Yes.", "en") == [
+        "The model is fine. Yes."
+    ]
     assert split_sentences("") == []
     assert split_sentences("  \n ") == []
 
@@ -98,27 +113,47 @@ def test_char_ngrams_drop_punctuation_and_keep_short_text():
 
 
 def test_numbers_arabic_kanji_and_scaled():
-    found = numbers("2,000円と三人、3万人、1.5億円、二十三歳、007番、3.50ドル、二〇二三年、一人、千二百件")
-    assert {"2000", "3", "30000", "1.5", "150000000", "23", "7", "3.5", "2023", "1200"} <= found
+    found = numbers(
+        "2,000円と三人、3万人、1.5億円、二十三歳、007番、3.50ドル、二〇二三年、一人、千二百件"
+    )
+    assert {
+        "2000",
+        "3",
+        "30000",
+        "1.5",
+        "150000000",
+        "23",
+        "7",
+        "3.5",
+        "2023",
+        "1200",
+    } <= found
     assert "1" not in found  # 一 alone is skipped
     assert numbers("no numbers here") == set()
     assert numbers("The 2.0 release had 1,024 users") == {"2", "1024"}
     assert numbers("三万人") >= {"3", "30000"}
 
 
-@pytest.mark.parametrize("kanji, value", [("二十三", 23), ("千二百", 1200), ("二〇二三", 2023), ("十", 10), ("百五", 105)])
+@pytest.mark.parametrize(
+    "kanji, value",
+    [("二十三", 23), ("千二百", 1200), ("二〇二三", 2023), ("十", 10), ("百五", 105)],
+)
 def test_kanji_to_int(kanji, value):
     assert kanji_to_int(kanji) == value
 
 
 def test_entities_japanese_and_english():
-    assert entities("アホウドリはPhoebastria albatrusという鳥で、ベーリング海に住む。", "ja") == {
+    assert entities(
+        "アホウドリはPhoebastria albatrusという鳥で、ベーリング海に住む。", "ja"
+    ) == {
         "アホウドリ",
         "ベーリング",
         "phoebastria",
         "albatrus",
     }
-    found = entities("The tower in Paris was built by Gustave Eiffel. NASA said so.", "en")
+    found = entities(
+        "The tower in Paris was built by Gustave Eiffel. NASA said so.", "en"
+    )
     assert found == {"paris", "gustave", "eiffel", "nasa"}
 
 

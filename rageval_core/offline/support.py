@@ -11,8 +11,9 @@ Pure functions: the embedder is passed in (anything with ``embed(texts) -> rows`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -58,7 +59,9 @@ class Evidence:
     keys: set[str]
     nums: set[str]
     sentences: list[str] = field(default_factory=list)
-    sentence_source: list[int] = field(default_factory=list)  # index into texts per sentence
+    sentence_source: list[int] = field(
+        default_factory=list
+    )  # index into texts per sentence
     sentence_trigrams: list[set[str]] = field(default_factory=list)
 
 
@@ -94,7 +97,9 @@ def coverage(part: set[str], whole: set[str]) -> float:
 
 def trigram_coverage(text: str, ev: Evidence) -> float:
     grams = char_ngrams(text, 3)
-    if len(grams) == 1 and len(next(iter(grams))) < 3:  # a one- or two-char text: substring test
+    if (
+        len(grams) == 1 and len(next(iter(grams))) < 3
+    ):  # a one- or two-char text: substring test
         return 1.0 if next(iter(grams)) in ev.norm else 0.0
     return coverage(grams, ev.trigrams)
 
@@ -104,7 +109,11 @@ def token_coverage(text: str, ev: Evidence) -> tuple[float, list[str]]:
     tokens = content_tokens(text, ev.language)
     if not tokens:
         return 1.0, []
-    missing = [t.surface for t in tokens if not (t.key in ev.keys or t.surface in ev.keys or t.surface in ev.norm)]
+    missing = [
+        t.surface
+        for t in tokens
+        if not (t.key in ev.keys or t.surface in ev.keys or t.surface in ev.norm)
+    ]
     return 1.0 - len(missing) / len(tokens), missing
 
 
@@ -114,7 +123,9 @@ def missing_numbers(text: str, ev: Evidence) -> list[str]:
 
 def missing_entities(text: str, ev: Evidence, question: str = "") -> list[str]:
     q = normalize(question)
-    return sorted(e for e in entities(text, ev.language) if e not in q and e not in ev.norm)
+    return sorted(
+        e for e in entities(text, ev.language) if e not in q and e not in ev.norm
+    )
 
 
 @dataclass
@@ -143,7 +154,14 @@ class ClaimScore:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("score", "lexical", "trigram_coverage", "token_coverage", "embedding_cosine", "penalty"):
+        for key in (
+            "score",
+            "lexical",
+            "trigram_coverage",
+            "token_coverage",
+            "embedding_cosine",
+            "penalty",
+        ):
             if data[key] is not None:
                 data[key] = round(float(data[key]), 4)
         return data
@@ -193,7 +211,10 @@ def score_claims(
         value = weight * squash(cos) + (1 - weight) * lex if cos is not None else lex
         nums = missing_numbers(claim, ev)
         ents = missing_entities(claim, ev, question)
-        penalty = NUMBER_PENALTY * min(len(nums), 2) / 2 + ENTITY_PENALTY * min(len(ents), 2) / 2
+        penalty = (
+            NUMBER_PENALTY * min(len(nums), 2) / 2
+            + ENTITY_PENALTY * min(len(ents), 2) / 2
+        )
         value = min(1.0, max(0.0, value - penalty))
         j = _best_sentence(claim, ev, sims[i] if sims is not None else None)
         out.append(
@@ -217,13 +238,19 @@ def score_claims(
     return out
 
 
-def soft_min(values: Sequence[float], weights: Sequence[float] | None = None) -> float | None:
+def soft_min(
+    values: Sequence[float], weights: Sequence[float] | None = None
+) -> float | None:
     """Half the minimum plus half the weighted mean; ``None`` for no values."""
     if not values:
         return None
     w = list(weights) if weights is not None else [1.0] * len(values)
     total = sum(w)
-    mean = sum(v * x for v, x in zip(values, w)) / total if total > 0 else sum(values) / len(values)
+    mean = (
+        sum(v * x for v, x in zip(values, w)) / total
+        if total > 0
+        else sum(values) / len(values)
+    )
     return 0.5 * min(values) + 0.5 * mean
 
 
@@ -253,5 +280,7 @@ def faithfulness_score(
         return None, []
     lang = language or detect_language(answer + " " + kept[0])
     ev = build_evidence(list(contexts), lang)
-    scores = score_claims(answer_claims(answer, lang), ev, question=question, embedder=embedder)
+    scores = score_claims(
+        answer_claims(answer, lang), ev, question=question, embedder=embedder
+    )
     return aggregate_support(scores), scores
