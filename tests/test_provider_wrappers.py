@@ -13,6 +13,11 @@ import pytest
 from rageval_core.llm.base import Completion, LLMRequest, Message, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache, cache_key
 from rageval_core.llm.clock import FakeClock
+from rageval_core.llm.http_errors import (
+    kind_for_status,
+    parse_retry_after,
+    parse_retry_info,
+)
 from rageval_core.llm.pricing import ModelPrice, PriceTable
 from rageval_core.llm.ratelimit import RateLimitedLLM, RateLimiter
 from rageval_core.llm.replay import RecordingLLM, ReplayLLM
@@ -84,6 +89,21 @@ def test_retry_after_beyond_max_wait_is_raised_not_slept():
     with pytest.raises(ProviderError, match="more than the 300 s limit"):
         RetryLLM(llm, clock=clock).complete(req())
     assert clock.sleeps == []
+
+
+def test_retry_after_parsing():
+    assert parse_retry_after({"Retry-After": "7"}) == 7.0
+    assert parse_retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert parse_retry_after({"Retry-After": "Thu, 01 Jan 2026 00:00:30 GMT"}, now=1767225600.0) == 30.0
+    assert parse_retry_after({"Retry-After": "soon"}) is None and parse_retry_after({}) is None
+    body = {"error": {"code": 429, "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure"}, {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "36.5s"}]}}
+    assert parse_retry_info(body) == 36.5
+    assert parse_retry_info({"error": {"code": 429}}) is None
+
+
+@pytest.mark.parametrize(("status", "kind", "retryable"), [(429, "rate_limit", True), (408, "timeout", True), (500, "server", True), (503, "server", True), (400, "bad_request", False), (401, "auth", False), (404, "bad_request", False)])
+def test_status_kinds(status, kind, retryable):
+    assert kind_for_status(status) == (kind, retryable)
 
 
 # rate limiter ----------------------------------------------------------------------------------------

@@ -428,11 +428,14 @@ class FakeLLMServer:
                 h._send_json(400, {"error": {"code": 400, "message": "response_format: unexpected key 'schema'", "type": "invalid_request_error"}})
                 return
 
+        try:
+            payload = self._embedding_answer(api, path, body) if "embed" in path.lower() else self._chat_answer(parsed)
+        except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a 500 the test can read
+            entry.status = 500
+            self._send_error(h, api, 500, f"fake server responder failed: {type(exc).__name__}: {exc}")
+            return
         entry.status = 200
-        if "embed" in path.lower():
-            h._send_json(200, self._embedding_answer(api, path, body))
-        else:
-            h._send_json(200, self._chat_answer(parsed))
+        h._send_json(200, payload)
 
     @staticmethod
     def _presented_key(headers: Mapping[str, str]) -> str | None:
