@@ -190,3 +190,13 @@ def test_embeddings_batched_and_cached(server, tmp_path):
     again = embedder.embed(["gamma", "beta"])
     assert server.count("/embeddings") == 2  # both from the SQLite cache
     assert (again[0] == vectors[2]).all()
+
+
+def test_embeddings_retry_429_and_skip_the_cache_when_asked(server, tmp_path):
+    clock = FakeClock()
+    cfg = ProviderConfig(provider="openai", api_key=KEY, base_url=server.openai_base_url, cache=False)
+    embedder = build_embedder(cfg, db_path=tmp_path / "db.sqlite", clock=clock)
+    server.fault("rate_limit", retry_after=4, path="/embeddings")
+    assert embedder.embed(["alpha"]).shape == (1, server.embed_dim)
+    embedder.embed(["alpha"])
+    assert server.count("/embeddings") == 3 and clock.sleeps == [4.0]

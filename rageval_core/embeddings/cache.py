@@ -58,6 +58,22 @@ def embedding_key(provider: str, model: str, base_url: str | None, text: str) ->
     return hashlib.sha256(canonical_json([provider, model, base_url or "", text]).encode("utf-8")).hexdigest()
 
 
+class BatchedEmbedder:
+    """Batching and retries without the cache (``ProviderConfig(cache=False)``)."""
+
+    def __init__(self, inner: BatchEmbedder, *, retrier: Retrier | None = None) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self.retrier = retrier
+
+    def __repr__(self) -> str:
+        return f"BatchedEmbedder({self.inner!r})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return embed_in_batches(self.inner, texts, self.retrier)
+
+
 class CachedEmbedder:
     """Looks every text up in ``embedding_cache``; embeds only the misses (batched, retried) and stores them."""
 

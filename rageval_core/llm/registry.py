@@ -263,8 +263,8 @@ def build_llm(
 
 
 def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, clock: Clock | None = None) -> Embedder:
-    """A batched, cached embedder for ``cfg``. Offline and replay use the bundled offline encoder
-    (a replay log records LLM calls only)."""
+    """A batched, retried embedder for ``cfg``, cached in SQLite unless ``cfg.cache`` is False. Offline and
+    replay use the bundled offline encoder (a replay log records LLM calls only)."""
     if cfg.provider in ("offline", "replay"):
         from rageval_core.embeddings.offline import (
             DEFAULT_ENCODER,
@@ -292,6 +292,9 @@ def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, cl
         from rageval_core.embeddings.openai_embed import OpenAIEmbedder
 
         inner = OpenAIEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider)
-    from rageval_core.embeddings.cache import CachedEmbedder
+    from rageval_core.embeddings.cache import BatchedEmbedder, CachedEmbedder
 
-    return CachedEmbedder(inner, db_path=db_path, base_url=cfg.base_url, retrier=Retrier(RetryPolicy(max_retries=cfg.max_retries), clock=clock))
+    retrier = Retrier(RetryPolicy(max_retries=cfg.max_retries), clock=clock)
+    if not cfg.cache:
+        return BatchedEmbedder(inner, retrier=retrier)
+    return CachedEmbedder(inner, db_path=db_path, base_url=cfg.base_url, retrier=retrier)
