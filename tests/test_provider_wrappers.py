@@ -12,7 +12,7 @@ import pytest
 
 from rageval_core.llm.base import Completion, LLMRequest, Message, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache, cache_key
-from rageval_core.llm.clock import FakeClock
+from rageval_core.llm.clock import CancellableClock, FakeClock
 from rageval_core.llm.http_errors import (
     kind_for_status,
     parse_retry_after,
@@ -104,6 +104,16 @@ def test_retry_after_parsing():
 @pytest.mark.parametrize(("status", "kind", "retryable"), [(429, "rate_limit", True), (408, "timeout", True), (500, "server", True), (503, "server", True), (400, "bad_request", False), (401, "auth", False), (404, "bad_request", False)])
 def test_status_kinds(status, kind, retryable):
     assert kind_for_status(status) == (kind, retryable)
+
+
+def test_cancellable_clock_ends_a_retry_wait():
+    cancel = threading.Event()
+    llm = ScriptedLLM().script("rag_answer", err("rate_limit", retry_after=30.0), "never reached")
+    retry = RetryLLM(llm, clock=CancellableClock(cancel))
+    threading.Timer(0.05, cancel.set).start()
+    with pytest.raises(ProviderError) as info:
+        retry.complete(req())
+    assert info.value.kind == "cancelled" and len(llm.requests) == 1
 
 
 # rate limiter ----------------------------------------------------------------------------------------

@@ -27,6 +27,26 @@ class SystemClock:
             time.sleep(seconds)
 
 
+class CancellableClock:
+    """Wall time whose waits end early when ``cancel`` is set, raising ``ProviderError(kind="cancelled")``.
+
+    Pass it as ``build_llm(..., clock=CancellableClock(cancel_event))`` so a Cancel button does not wait
+    out a 60-second Retry-After or a slow rate limit.
+    """
+
+    def __init__(self, cancel: threading.Event) -> None:
+        self.cancel = cancel
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        from rageval_core.llm.base import ProviderError
+
+        if self.cancel.is_set() or (seconds > 0 and self.cancel.wait(seconds)):
+            raise ProviderError("cancelled while waiting to call the provider", kind="cancelled")
+
+
 class FakeClock:
     """A clock that only moves when someone sleeps (or ``advance`` is called); records every sleep."""
 
