@@ -300,6 +300,16 @@ def test_cost_uses_cached_input_rate_and_overrides(tmp_path):
     assert set(json.loads(saved.read_text())["models"]) == {"gpt-4o-mini", "my-model"}
 
 
+def test_load_prices_reads_overrides_from_the_state_folder(tmp_path, monkeypatch):
+    from rageval_core.llm.pricing import load_prices
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    (tmp_path / "prices.json").write_text(json.dumps({"models": {"qwen2.5:7b": {"input": 0.0, "output": 0.0}, "gpt-4o-mini": {"input": 1, "output": 2}}}))
+    table = load_prices()
+    assert table.lookup("qwen2.5:7b") == ModelPrice(0.0, 0.0) and table.cost("gpt-4o-mini", Usage(1_000_000, 1_000_000)) == pytest.approx(3.0)
+    assert {row["model"] for row in table.rows() if row["overridden"]} == {"qwen2.5:7b", "gpt-4o-mini"}
+
+
 def test_accounting_prices_usage_and_reports_errors():
     records = []
     table = PriceTable({"scripted-1": ModelPrice(1.0, 2.0)})

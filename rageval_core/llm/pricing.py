@@ -10,6 +10,7 @@ reported as unpriced.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -54,7 +55,7 @@ class PriceTable:
         data = json.loads(Path(path or DEFAULT_PRICES_PATH).read_text(encoding="utf-8"))
         table = cls(_parse_models(data.get("models", {})), checked=data.get("checked"))
         if overrides is not False:
-            target = paths.home() / OVERRIDES_NAME if overrides is True else Path(str(overrides))
+            target = _overrides_path() if overrides is True else Path(str(overrides))
             if target.is_file():
                 extra = json.loads(target.read_text(encoding="utf-8"))
                 for name, price in _parse_models(extra.get("models", extra)).items():
@@ -93,6 +94,12 @@ class PriceTable:
             {"model": name, **asdict(price), "overridden": name in self.overridden}
             for name, price in sorted(self.models.items())
         ]
+
+
+def _overrides_path() -> Path:
+    """Where the user's overrides live, without creating the state folder just to look."""
+    root = os.environ.get("RAGEVAL_HOME")
+    return (Path(root) if root else Path.cwd() / ".rageval") / OVERRIDES_NAME
 
 
 def _parse_models(models: Mapping[str, Any]) -> dict[str, ModelPrice]:
