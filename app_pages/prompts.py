@@ -1,0 +1,217 @@
+"""Prompts & rubric: edit criteria and level descriptions, edit the raw judge template with placeholder
+checks, preview the filled prompt for a row, run the judge on the pinned rows, save and diff versions."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rageval_core import runner
+from rageval_core.metrics.judge import check_template, judge_template, render_judge_prompt, template_from_text
+from rageval_core.rubric import PRESET_IDS, RubricError, load_rubric
+from rageval_core.rubric_store import RubricStore
+from rageval_core.store import Store
+from ui import data, evaluation, rubric_edit, sidebar, state, widgets
+
+CRITERIA = "prompts.criteria"
+LEVELS = "prompts.levels"
+BASE = "prompts.base"
+VERSION = "prompts.editor_version"
+RUBRIC_ID = "prompts.rubric_id"
+INSTRUCTIONS = "prompts.instructions"
+
+
+def _load(rubric) -> None:
+    """Start editing ``rubric``: fresh tables, its id and instructions, the shipped template."""
+    criteria, levels = rubric_edit.rubric_to_frames(rubric)
+    st.session_state.update({CRITERIA: criteria, LEVELS: levels, BASE: rubric, state.RUBRIC: rubric})
+    st.session_state[RUBRIC_ID] = rubric.id
+    st.session_state[INSTRUCTIONS] = rubric.instructions
+    st.session_state[state.TEMPLATE_TEXT] = None
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+
+
+st.title("📝 Prompts & rubric")
+ws: data.Workset = st.session_state[state.DATASET]
+language = ws.language if ws.language in ("ja", "en") else "en"
+versions_store = RubricStore()
+if BASE not in st.session_state:
+    _load(load_rubric("rubric5", language))
+if sidebar.is_offline():
+    st.info(
+        "The offline judge is a heuristic that ignores prompt text: edits here change the prompt, its hash and "
+        "cache keys, but not offline scores. Pick an API provider in the sidebar to see the effect of an edit.",
+        icon="🧮",
+    )
+
+saved = versions_store.versions("rubric")
+starts = {f"preset:{p}": f"{p} (preset, {language})" for p in PRESET_IDS}
+starts.update({f"version:{v.id}": f"{v.label} (saved)" for v in saved})
+pick, load = st.columns([4, 1])
+start = pick.selectbox("Start from", list(starts), format_func=starts.get, key="prompts.start")
+load.markdown("&nbsp;")
+if load.button("Load", key="prompts.load"):
+    kind, ref = start.split(":", 1)
+    _load(load_rubric(ref, language) if kind == "preset" else versions_store.load_rubric(int(ref)))
+    st.rerun()
+
+st.subheader("Rubric")
+for widget_key in (RUBRIC_ID, INSTRUCTIONS):  # widget values are dropped while another page is shown
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = st.session_state.get(f"{widget_key}.kept", "")
+left, right = st.columns([1, 3])
+left.text_input("Rubric id", key=RUBRIC_ID, help="Saved and reported as judge:<id>. Rename an edited preset.")
+right.text_area("Instructions (the role line that opens the prompt)", key=INSTRUCTIONS, height=68)
+st.session_state[f"{RUBRIC_ID}.kept"] = st.session_state[RUBRIC_ID]
+st.session_state[f"{INSTRUCTIONS}.kept"] = st.session_state[INSTRUCTIONS]
+
+version = st.session_state.get(VERSION, 0)
+st.markdown("**Criteria**")
+criteria_frame: pd.DataFrame = st.session_state[CRITERIA]
+criteria_key = f"prompts.criteria_editor.{version}"
+st.data_editor(
+    criteria_frame,
+    key=criteria_key,
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "min": st.column_config.NumberColumn("min", step=1, width="small"),
+        "max": st.column_config.NumberColumn("max", step=1, width="small"),
+        "requires": st.column_config.TextColumn("requires", help="Comma-separated: question, contexts, ground_truth"),
+        "description": st.column_config.TextColumn("description", width="large"),
+    },
+)
+st.markdown("**Level descriptions** (every score of every scale needs one)")
+levels_frame: pd.DataFrame = st.session_state[LEVELS]
+levels_key = f"prompts.levels_editor.{version}"
+st.data_editor(
+    levels_frame,
+    key=levels_key,
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "score": st.column_config.NumberColumn("score", step=1, width="small"),
+        "description": st.column_config.TextColumn("description", width="large"),
+    },
+)
+changed = False
+for key, name, frame in ((criteria_key, CRITERIA, criteria_frame), (levels_key, LEVELS, levels_frame)):
+    edits = st.session_state.get(key)
+    if data.has_edits(edits):
+        st.session_state[name] = data.apply_editor_state(frame, edits)
+        changed = True
+if st.button("Add rows for levels that have no description"):
+    st.session_state[LEVELS] = rubric_edit.add_missing_levels(st.session_state[CRITERIA], st.session_state[LEVELS])
+    changed = True
+if changed:
+    st.session_state[VERSION] = version + 1
+    st.rerun()
+
+rubric = None
+try:
+    rubric = rubric_edit.frames_to_rubric(
+        st.session_state[BASE],
+        st.session_state[CRITERIA],
+        st.session_state[LEVELS],
+        rubric_id=st.session_state.get(RUBRIC_ID) or "",
+        instructions=st.session_state.get(INSTRUCTIONS) or "",
+    )
+except RubricError as exc:
+    st.error("The rubric is not valid yet:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
+else:
+    st.session_state[state.RUBRIC] = rubric
+    st.success(f"Rubric {rubric.id}: {len(rubric.criteria)} criteria, content hash `{rubric.short_hash}`.", icon="✅")
+
+st.subheader("Judge prompt template")
+shipped = judge_template(language).source or ""
+current_text = st.session_state.get(state.TEMPLATE_TEXT) or shipped
+text = st.text_area(
+    "Raw template (placeholders in {braces}; {{ and }} for literal braces)",
+    value=current_text,
+    height=360,
+    key=f"prompts.template.{version}",
+)
+st.session_state[state.TEMPLATE_TEXT] = None if text == shipped else text
+template = None
+if rubric is not None:
+    problems = check_template(text, rubric)
+    if problems:
+        st.error("Placeholder check failed:\n\n" + "\n".join(f"- {p}" for p in problems))
+    else:
+        template = template_from_text(text, language)
+        st.success(
+            f"Placeholders OK: {', '.join('{' + p + '}' for p in template.placeholders)} · template hash `{template.short_hash}`"
+            + (" (shipped template)" if text == shipped else " (edited)"),
+            icon="✅",
+        )
+
+st.subheader("Preview")
+pinned: set[str] = st.session_state[state.PINNED]
+ordered = sorted(ws.samples, key=lambda s: s.id not in pinned)
+if not ordered:
+    st.info("The dataset has no valid rows to preview.")
+elif rubric is not None and template is not None:
+    row = st.selectbox(
+        "Row", [s.id for s in ordered], key="prompts.preview_row",
+        format_func=lambda sid: f"{'📌 ' if sid in pinned else ''}#{sid} {ws.by_id()[sid].question[:60]}",
+    )
+    try:
+        st.code(render_judge_prompt(rubric, ws.by_id()[row], template), language=None, wrap_lines=True)
+    except Exception as exc:
+        widgets.show_error("The prompt cannot be filled for this row", exc)
+
+    st.subheader("Run on pinned rows")
+    targets = [s for s in ws.samples if s.id in pinned]
+    st.caption(f"{len(targets)} pinned rows · {sidebar.provider_label()} · the run is kept in History.")
+    problems = sidebar.config_problems()
+    for message in problems:
+        st.warning(message, icon="🔑")
+    if st.button("Run on pinned rows", type="primary", disabled=not targets or bool(problems)):
+        try:
+            judges = evaluation.build_judges([evaluation.EDITED], edited=rubric, edited_template=st.session_state[state.TEMPLATE_TEXT])
+            with st.spinner(f"Judging {len(targets)} rows…"):
+                result = runner.run(
+                    targets, judges, config=sidebar.current_config(), store=Store(),
+                    dataset_name=f"{ws.name} · prompt test", dataset_digest=ws.content_hash,
+                )
+            st.session_state[state.PROMPT_RESULTS] = result
+        except Exception as exc:
+            widgets.show_error("The judge could not run", exc)
+    result = st.session_state.get(state.PROMPT_RESULTS)
+    if result is not None:
+        order = {s.id: i for i, s in enumerate(ws.samples)}
+        st.caption(f"Run {result.run_id} ({result.status}) · {result.provider_calls} calls · {widgets.fmt_cost(result.cost_usd)}")
+        rows = [
+            {
+                "row": r.sample_id,
+                "criterion": widgets.metric_label(r.metric),
+                "score": widgets.fmt_score(r.value),
+                "raw": "" if r.raw_score is None else f"{r.raw_score:g}",
+                "unscored": r.unscored_reason or "",
+                "reason": r.reason or "",
+            }
+            for r in sorted(result.results, key=lambda r: (order.get(r.sample_id, len(order)), r.metric))
+        ]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+st.subheader("Versions")
+name = st.text_input("Version name", key="prompts.version_name", placeholder="e.g. strict-faithfulness-v2")
+save_rubric, save_template = st.columns(2)
+if save_rubric.button("Save rubric version", disabled=rubric is None):
+    saved_version = versions_store.save_rubric(rubric, name or None)
+    st.toast(f"Saved {saved_version.label}")
+if save_template.button("Save template version", disabled=template is None):
+    saved_version = versions_store.save_template(text, name or None, language)
+    st.toast(f"Saved {saved_version.label}")
+all_versions = versions_store.versions()
+if len(all_versions) >= 2:
+    labels = {v.id: f"{v.kind}: {v.label} · {v.created_at_iso}" for v in all_versions}
+    a, b = st.columns(2)
+    first = a.selectbox("Diff: version A", list(labels), index=1, format_func=labels.get, key="prompts.diff_a")
+    second = b.selectbox("Diff: version B", list(labels), index=0, format_func=labels.get, key="prompts.diff_b")
+    diff = versions_store.diff(first, second)
+    st.code(diff or "(no difference)", language="diff")
+else:
+    st.caption("Save two versions to compare them here.")

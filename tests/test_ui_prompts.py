@@ -1,0 +1,92 @@
+"""AppTest: the Prompts & rubric page — table edits reach the prompt, placeholder checks, run on pinned rows,
+saved versions and their diff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rageval_core.rubric_store import RubricStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("app_pages/prompts.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def edit_levels(at: AppTest, row: int, text: str) -> None:
+    key = next(d.key for d in at.data_editor if "levels_editor" in d.key)
+    at.session_state[key] = {"edited_rows": {row: {"description": text}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_preset_loads_in_the_data_language_with_a_live_preview(app: AppTest) -> None:
+    criteria = next(d for d in app.data_editor if "criteria_editor" in d.key).value
+    assert list(criteria["id"]) == ["faithfulness", "answer_relevancy", "context_precision", "answer_correctness"]
+    assert any(s.value.startswith("Rubric rubric5: 4 criteria") for s in app.success)
+    assert any(s.value.startswith("Placeholders OK") for s in app.success)
+    preview = app.code[0].value
+    assert "あなたはRAGシステムの回答品質を評価する専門家です。" in preview
+    assert "機械学習における過学習" in preview  # the first pinned row, filled in
+
+
+def test_a_level_edit_changes_the_prompt_and_the_rubric_hash(app: AppTest) -> None:
+    before = app.session_state["rubric"].content_hash
+    edit_levels(app, 0, "全ての主張が完全に裏付けられる（編集済み）")
+    assert app.session_state["rubric"].content_hash != before
+    assert "（編集済み）" in app.code[0].value
+
+
+def test_an_invalid_rubric_is_reported_not_raised(app: AppTest) -> None:
+    edit_levels(app, 0, "")
+    errors = " ".join(e.value for e in app.error)
+    assert "describe every level" in errors and "faithfulness" in errors
+
+
+def test_unknown_placeholder_is_named_before_any_call(app: AppTest) -> None:
+    area = next(t for t in app.text_area if t.label.startswith("Raw template"))
+    area.set_value(area.value.replace("{answer}", "{answr}")).run()
+    assert not app.exception
+    errors = " ".join(e.value for e in app.error)
+    assert "{answr}" in errors
+    assert not any(b.label == "Run on pinned rows" for b in app.button)  # nothing can be sent
+
+
+def test_run_on_pinned_rows_shows_results_below(app: AppTest) -> None:
+    edit_levels(app, 0, "全ての主張が完全に裏付けられる（編集済み）")
+    button(app, "Run on pinned rows").click().run()
+    assert not app.exception, [e.value for e in app.exception]
+    results = app.dataframe[-1].value
+    assert set(results["row"]) == set(app.session_state["pinned"])
+    assert len(results) == 3 * 4  # three pinned rows × four criteria
+    assert {r.method for r in app.session_state["prompt_results"].results} == {"judge:rubric5-edited"}
+
+
+def test_save_two_versions_and_diff_them(app: AppTest) -> None:
+    app.text_input(key="prompts.rubric_id").set_value("rubric5-mine").run()
+    button(app, "Save rubric version").click().run()
+    edit_levels(app, 1, "ほぼ裏付けられる（第2版）")
+    button(app, "Save rubric version").click().run()
+    assert not app.exception
+    versions = RubricStore().versions("rubric")
+    assert [v.subject for v in versions] == ["rubric5-mine", "rubric5-mine"]
+    diff = app.code[-1].value
+    assert "+        \"4\": \"ほぼ裏付けられる（第2版）\"," in diff
+    # The saved version is offered as a judge on Evaluate and as a starting point here.
+    app.switch_page("app_pages/evaluate.py").run()
+    options = app.multiselect(key="evaluate.judges").options
+    assert any("rubric5-mine" in o for o in options)
