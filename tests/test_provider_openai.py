@@ -59,6 +59,16 @@ def test_success_returns_text_usage_and_n_choices(server):
     assert body["n"] == 3 and body["model"] == "gpt-4o-mini" and body["messages"][0]["content"] == "Say hi"
 
 
+def test_server_that_ignores_n_gets_extra_calls_for_the_missing_choices(server):
+    server.ignore_n = True
+    answers = iter(["q1", "q2", "q3"])
+    server.responder = lambda req: next(answers)
+    done = direct(server, provider="openai-compatible").complete(plain_request(n=3))
+    assert done.texts == ["q1", "q2", "q3"] and server.count() == 3
+    assert [r.body.get("n", 1) for r in server.requests] == [3, 1, 1]
+    assert done.raw["n_filled_by_extra_calls"] == 2 and done.usage.output_tokens >= 3
+
+
 def test_structured_output_sends_strict_json_schema(server):
     server.responder = lambda req: {"claims": ["The Eiffel Tower is in Paris."]}
     llm = direct(server)

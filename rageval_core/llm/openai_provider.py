@@ -9,6 +9,7 @@ retry wrapper's job, so nothing retries twice.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -90,7 +91,22 @@ class OpenAILLM:
                 level += 1
         if level != self._level:
             self._remember(level)
-        return self._completion(response, request, time.perf_counter() - started)
+        completion = self._completion(response, request, time.perf_counter() - started)
+        if len(completion.texts) < request.n:
+            self._fill_choices(completion, request, level)
+            completion.latency_s = time.perf_counter() - started
+        return completion
+
+    def _fill_choices(self, completion: Completion, request: LLMRequest, level: int) -> None:
+        """Servers that ignore ``n`` (llama.cpp, Ollama) answer one choice: ask again for the rest."""
+        single = dataclasses.replace(request, n=1)
+        missing = request.n - len(completion.texts)
+        for _ in range(missing):
+            extra = self._completion(self._create(single, level), single, 0.0)
+            completion.texts.append(extra.text)
+            completion.usage = completion.usage + extra.usage
+        if isinstance(completion.raw, dict):
+            completion.raw["n_filled_by_extra_calls"] = missing
 
     def _remember(self, level: int) -> None:
         with self._level_lock:

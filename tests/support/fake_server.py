@@ -16,7 +16,7 @@ Endpoints:
 Settable at any time (thread-safe): ``latency`` (seconds, or a function of the request), ``responder``
 (request → answer text, a dict sent as JSON, or a list with one answer per choice), queued faults
 (``fault("rate_limit", retry_after=2)`` etc.), ``reject_json_schema`` (llama.cpp behaviour: HTTP 500 on
-``response_format`` type json_schema), and ``api_key`` (when set, requests must carry it). Every request is
+``response_format`` type json_schema), ``ignore_n`` (one choice whatever ``n`` asks), and ``api_key`` (when set, requests must carry it). Every request is
 logged (path, headers without secrets, body) in a bounded log so tests can count calls.
 
 Usage::
@@ -243,6 +243,7 @@ class FakeLLMServer:
         self.embed_dim = embed_dim
         self.reject_json_schema = False
         self.reject_json_object_schema = False
+        self.ignore_n = False  # answer one choice whatever n asks (llama.cpp, Ollama)
         self._faults: list[Fault] = []
         self._log: deque[LoggedRequest] = deque(maxlen=max_log)
         self._total = 0
@@ -480,7 +481,8 @@ class FakeLLMServer:
         answer = self.responder(request)
         items = answer if isinstance(answer, list) else [answer]
         texts = [a if isinstance(a, str) else json.dumps(a, ensure_ascii=False) for a in items]
-        return [texts[i % len(texts)] for i in range(max(1, request.n))]
+        count = 1 if self.ignore_n else max(1, request.n)
+        return [texts[i % len(texts)] for i in range(count)]
 
     def _chat_answer(self, request: FakeRequest) -> dict[str, Any]:
         texts = self._answers(request)
