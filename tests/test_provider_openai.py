@@ -13,6 +13,7 @@ from rageval_core.llm.openai_provider import (
     JSON_OBJECT,
     JSON_OBJECT_WITH_SCHEMA,
     JSON_SCHEMA,
+    JSON_SCHEMA_LOOSE,
     OpenAILLM,
 )
 from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
@@ -103,6 +104,15 @@ def test_fallback_reaches_plain_json_object_when_schema_key_is_rejected_too(serv
     llm.complete(claims_request())
     assert server.requests[-1].body["response_format"] == {"type": "json_object"}
     assert llm.structured_output == JSON_OBJECT
+
+
+def test_openai_strict_schema_refusal_relaxes_strictness_first(server):
+    server.fault("status", status=400, message="Invalid schema for response_format 'judge': 'minimum' is not permitted.")
+    llm = direct(server)
+    llm.complete(claims_request())
+    sent = [r.body["response_format"] for r in server.requests]
+    assert [(f["type"], f["json_schema"]["strict"]) for f in sent] == [("json_schema", True), ("json_schema", False)]
+    assert llm.structured_output == JSON_SCHEMA_LOOSE
 
 
 def test_generic_500_on_official_openai_is_a_server_error_not_a_fallback(server):

@@ -1,9 +1,10 @@
 """OpenAI and OpenAI-compatible chat completions (Ollama, vLLM, llama.cpp server, LM Studio).
 
 Structured output is sent as ``response_format`` type ``json_schema`` (strict). Some servers reject
-it — llama.cpp's answers HTTP 500 — so the provider falls back to ``{"type": "json_object", "schema": ...}``
-and then to plain ``json_object``, and remembers per client which level worked so later calls do not
-pay for the rejection again. The SDK's own retries are off (``max_retries=0``); retrying is the
+it — llama.cpp's answers HTTP 500 — so the openai-compatible provider falls back to
+``{"type": "json_object", "schema": ...}`` and then to plain ``json_object``; the openai provider, whose
+strict mode may refuse a schema keyword with a 400, first retries with ``strict: false``. Each client
+remembers which level worked so later calls do not pay for the rejection again. The SDK's own retries are off (``max_retries=0``); retrying is the
 retry wrapper's job, so nothing retries twice.
 """
 
@@ -29,17 +30,23 @@ from rageval_core.types import Usage
 
 # Structured-output levels, best first.
 JSON_SCHEMA = "json_schema"
+JSON_SCHEMA_LOOSE = "json_schema (strict off)"
 JSON_OBJECT_WITH_SCHEMA = "json_object+schema"
 JSON_OBJECT = "json_object"
-FORMAT_LEVELS = (JSON_SCHEMA, JSON_OBJECT_WITH_SCHEMA, JSON_OBJECT)
+# OpenAI itself may refuse a schema keyword in strict mode: relax strictness before giving up the schema.
+# Local servers (llama.cpp) refuse json_schema altogether but enforce a schema given with json_object.
+FORMAT_LEVELS: dict[str, tuple[str, ...]] = {
+    "openai": (JSON_SCHEMA, JSON_SCHEMA_LOOSE, JSON_OBJECT),
+    "openai-compatible": (JSON_SCHEMA, JSON_OBJECT_WITH_SCHEMA, JSON_OBJECT),
+}
 _SCHEMA_ERROR_WORDS = re.compile(r"response_format|json_schema|schema|grammar", re.IGNORECASE)
 
 
 def response_format(level: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     """The ``response_format`` body for one structured-output level."""
-    if level == JSON_SCHEMA:
+    if level in (JSON_SCHEMA, JSON_SCHEMA_LOOSE):
         safe = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "answer"
-        return {"type": "json_schema", "json_schema": {"name": safe, "schema": schema, "strict": True}}
+        return {"type": "json_schema", "json_schema": {"name": safe, "schema": schema, "strict": level == JSON_SCHEMA}}
     if level == JSON_OBJECT_WITH_SCHEMA:
         return {"type": "json_object", "schema": schema}
     return {"type": "json_object"}
@@ -63,6 +70,7 @@ class OpenAILLM:
         self.timeout_s = timeout_s
         self._secrets = (api_key,)
         self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self._levels = FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"])
         self._level = 0
         self._level_lock = threading.Lock()
 
@@ -72,7 +80,7 @@ class OpenAILLM:
     @property
     def structured_output(self) -> str:
         """The structured-output level this client currently uses (after any fallback)."""
-        return FORMAT_LEVELS[self._level]
+        return self._levels[self._level]
 
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
@@ -83,7 +91,7 @@ class OpenAILLM:
                 response = self._create(request, level)
                 break
             except ProviderError as err:
-                if request.schema is None or level + 1 >= len(FORMAT_LEVELS) or not self._is_format_rejection(err):
+                if request.schema is None or level + 1 >= len(self._levels) or not self._is_format_rejection(err):
                     raise (first_error if first_error is not None and err.kind != "rate_limit" else err) from None
                 first_error = first_error or err
                 if _SCHEMA_ERROR_WORDS.search(str(err)):
@@ -134,7 +142,7 @@ class OpenAILLM:
             key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
             kwargs[key] = request.max_output_tokens
         if request.schema is not None:
-            kwargs["response_format"] = response_format(FORMAT_LEVELS[level], request.task, dict(request.schema))
+            kwargs["response_format"] = response_format(self._levels[level], request.task, dict(request.schema))
         error: ProviderError | None = None
         try:
             return self._client.chat.completions.create(**kwargs)
