@@ -141,6 +141,12 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_text("Validation: all 12 rows are valid.")).to_be_visible()
     _shot(page, "dataset.png")
 
+    # The rubric editor with the filled judge prompt of the first pinned row.
+    _go(page, "Prompts & rubric")
+    expect(page.get_by_text("Placeholders OK")).to_be_visible()
+    expect(page.get_by_text("Preview", exact=True)).to_be_visible()
+    _shot(page, "prompts.png")
+
     # 2. Evaluate the three pinned rows offline.
     _go(page, "Evaluate")
     expect(page.get_by_text("Estimate before starting")).to_be_visible()
@@ -170,4 +176,4 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
     expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
     _shot(page, "inspect.png")
-    assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
+    assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
