@@ -5,10 +5,11 @@ with the schema below and parses the answer. API providers send the schema as st
 offline provider computes the same task from ``LLMRequest.inputs``. Keeping names, inputs and schemas
 in one place is what lets the three agree.
 
-Inputs per task (keys of ``LLMRequest.inputs``):
+Inputs per task (keys of ``LLMRequest.inputs``; a metric may add context keys such as ``question`` that
+the offline provider reads and API providers never see):
 
 - extract_claims: question, answer                       -> {"claims": [str]}
-- verify_claims: contexts [str], claims [str]            -> {"verdicts": [{claim_index, verdict 0|1, reason,
+- verify_claims: contexts [str], claims [str], question  -> {"verdicts": [{claim_index, verdict 0|1, reason,
                                                               context_index int|null, supporting_sentence str|null}]}
 - verify_claims_with_reference: contexts, reference, claims, reference_claims
                                                          -> verify_claims' verdicts, each with reference_verdict 0|1,
@@ -18,11 +19,13 @@ Inputs per task (keys of ``LLMRequest.inputs``):
                                                          -> {"verdicts": [{context_index, useful 0|1, reason}]}
 - attribute_reference: question, contexts, reference_sentences [str]
                                                          -> {"attributions": [{sentence_index, attributed 0|1, reason}]}
-- extract_relevant_sentences: question, contexts         -> {"sentences": [str]}
+- extract_relevant_sentences: question, contexts, answer -> {"sentences": [str]}
 - classify_correctness: question, answer_claims, reference_claims
                                                          -> {"TP": [{statement, reason}], "FP": [...], "FN": [...]}
 - judge: question, contexts, answer, ground_truth, criteria [{id, name, min, max}]
                                                          -> flat {"<id>_score": int, "<id>_reason": str} per criterion
+  The offline provider adds ``"_unsupported": [ids]`` (custom criteria it cannot judge → offline_unsupported)
+  and ``"_unscored": {id: reason}`` (rows its heuristic cannot score, e.g. uncheckable) to the judge output.
 - synth_qa: title, heading, text, n                      -> {"pairs": [{question, answer}]}
 - rag_answer: question, contexts                         -> {"answer": str}
 """
