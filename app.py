@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import nav, sidebar, state
+from ui import nav, sidebar, state, widgets
 
 st.set_page_config(page_title="RAG Eval Workbench", page_icon="🔎", layout="wide")
 state.init()
@@ -19,4 +19,4 @@ pages = [
 ]
 current = st.navigation(pages)
 sidebar.render()
-current.run()
+widgets.run_page(current)

@@ -37,7 +37,7 @@ with upload:
             st.session_state[UPLOAD_SEEN] = signature
             try:
                 _use(data.load_upload(uploaded.name, uploaded.getvalue()))
-            except Exception as exc:  # the loader reports problems as issues; anything else is still a message
+            except Exception as exc:  # noqa: BLE001 - the loader reports problems as issues; anything else is still a message
                 widgets.show_error(f"Could not read {uploaded.name}", exc)
             else:
                 st.rerun()
@@ -90,7 +90,7 @@ if data.has_edits(edits):
         _use(new_ws, new_pins)
     st.rerun()
 
-quick, clear, dl_json, dl_csv = st.columns(4)
+quick, clear, dl_json, dl_csv, dl_labels = st.columns(5)
 if quick.button(f"Pin {data.QUICK_ROWS} rows (one per category)"):
     _use(ws, set(data.default_pins(ws)))
     st.rerun()
@@ -99,3 +99,12 @@ if clear.button("Clear pins"):
     st.rerun()
 dl_json.download_button("Download JSON", data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
 dl_csv.download_button("Download CSV", data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")
+n_labels = data.labels_count(ws)
+dl_labels.download_button(
+    f"Download JSON with {n_labels} human label{'' if n_labels == 1 else 's'}",
+    data.download_with_labels(ws),
+    file_name=f"{ws.name}-labelled.json",
+    mime="application/json",
+    disabled=n_labels == 0,
+    help="Rows with the 👍/👎 labels given on Inspect, under human_labels (1 = good, 0 = bad).",
+)

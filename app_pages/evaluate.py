@@ -58,7 +58,7 @@ try:
     scorers = evaluation.build_all(
         metric_ids, judge_keys, options, edited=edited_rubric, edited_template=st.session_state.get(state.TEMPLATE_TEXT)
     )
-except Exception as exc:
+except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
     widgets.show_error("These choices cannot be evaluated", exc)
 
 st.subheader("Estimate before starting")
@@ -105,7 +105,7 @@ def live_progress() -> None:
             current.cancel.set()
             st.toast("Cancelling: calls in flight finish, nothing new starts.")
         return
-    if not st.session_state.get("evaluate.shown") == current.run_id:
+    if st.session_state.get("evaluate.shown") != current.run_id:
         st.session_state["evaluate.shown"] = current.run_id
         st.rerun(scope="app")
 

@@ -36,7 +36,7 @@ if open_inspect.button("Open in Inspect"):
 st.subheader("Export")
 try:
     files = runs.export_files(run_id, store)
-except Exception as exc:
+except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
     widgets.show_error(f"Could not export run {run_id}", exc)
 else:
     for column, item in zip(st.columns(len(files)), files):

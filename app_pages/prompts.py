@@ -7,7 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core import runner
-from rageval_core.metrics.judge import check_template, judge_template, render_judge_prompt, template_from_text
+from rageval_core.metrics.judge import (
+    check_template,
+    judge_template,
+    render_judge_prompt,
+    template_from_text,
+)
 from rageval_core.rubric import PRESET_IDS, RubricError, load_rubric
 from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
@@ -159,7 +164,7 @@ elif rubric is not None and template is not None:
     )
     try:
         st.code(render_judge_prompt(rubric, ws.by_id()[row], template), language=None, wrap_lines=True)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
         widgets.show_error("The prompt cannot be filled for this row", exc)
 
     st.subheader("Run on pinned rows")
@@ -177,7 +182,7 @@ elif rubric is not None and template is not None:
                     dataset_name=f"{ws.name} · prompt test", dataset_digest=ws.content_hash,
                 )
             st.session_state[state.PROMPT_RESULTS] = result
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
             widgets.show_error("The judge could not run", exc)
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:

@@ -11,6 +11,12 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def assert_ok(at: AppTest) -> None:
+    """No exception and no page-level error message (app.py turns page exceptions into messages)."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.error if "unexpected error" in e.value]
+
+
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
@@ -18,7 +24,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
         monkeypatch.delenv(name, raising=False)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_ok(at)
     return at
 
 
@@ -45,7 +51,7 @@ def test_editing_a_row_revalidates_and_names_row_and_field(app: AppTest) -> None
     key = app.data_editor[0].key
     app.session_state[key] = {"edited_rows": {1: {"question": ""}}, "added_rows": [], "deleted_rows": []}
     app.run()
-    assert not app.exception
+    assert_ok(app)
     assert metric(app, "Valid rows") == "11"
     assert metric(app, "Dataset") == "ml_qa_ja (edited)"
     report = app.dataframe[0].value  # the validation report is the first read-only table
@@ -75,7 +81,7 @@ def test_upload_with_a_bad_row_lists_it_and_loads_the_rest(app: AppTest) -> None
     payload = "\n".join(json.dumps(r) for r in rows).encode("utf-8")
     app.file_uploader[0].upload("mine.jsonl", payload, "application/json")
     app.run()
-    assert not app.exception
+    assert_ok(app)
     assert metric(app, "Dataset") == "mine"
     assert metric(app, "Valid rows") == "2"
     assert metric(app, "Detected language") == "English (en)"
@@ -95,7 +101,7 @@ def test_loading_another_sample_file(app: AppTest) -> None:
 
 def test_a_provider_without_a_key_says_what_to_set_without_a_traceback(app: AppTest) -> None:
     app.selectbox(key="w.provider").set_value("gemini").run()
-    assert not app.exception
+    assert_ok(app)
     warnings = " ".join(w.value for w in app.sidebar.warning)
     assert "GEMINI_API_KEY" in warnings and "API key" in warnings
     assert not app.sidebar.info  # the offline notice is gone
@@ -103,3 +109,18 @@ def test_a_provider_without_a_key_says_what_to_set_without_a_traceback(app: AppT
     key_field.set_value("sk-test-not-a-real-key").run()
     assert not app.sidebar.warning
     assert "sk-test" not in "".join(m.value for m in app.markdown)
+
+
+def test_human_labels_are_exported_only_on_request(app: AppTest) -> None:
+    from rageval_core.store import Store
+    from ui import data
+
+    ws = app.session_state["dataset"]
+    plain = json.loads(data.download_bytes(ws, "json"))
+    assert all("human_labels" not in row for row in plain)
+    Store().set_label(ws.content_hash, "4", "faithfulness", 0.0)
+    app.run()
+    assert any(b.label == "Download JSON with 1 human label" for b in app.get("download_button"))
+    labelled = {row["id"]: row for row in json.loads(data.download_with_labels(ws))}
+    assert labelled["4"]["human_labels"] == {"faithfulness": 0.0}
+    assert "human_labels" not in labelled["1"]

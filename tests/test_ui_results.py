@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,6 +17,12 @@ from rageval_core.store import Store
 from rageval_core.types import SEED_METRICS
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def assert_ok(at: AppTest) -> None:
+    """No exception and no page-level error message (app.py turns page exceptions into messages)."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e.value for e in at.error if "unexpected error" in e.value]
 ROWS = ["1", "4", "7", "10"]  # one row of each seed-000 category
 
 
@@ -46,7 +52,7 @@ def app(home: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> AppTest:
 
 def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest, home: dict[str, str]) -> None:
     app.switch_page("app_pages/compare.py").run()
-    assert not app.exception, [e.value for e in app.exception]
+    assert_ok(app)
     headers = [h.value for h in app.subheader]
     for expected in ("Per category (seed 000 layout)", "Category × criterion × method", "Run A vs run B"):
         assert expected in headers
@@ -70,7 +76,7 @@ def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
     target = next(b for b in app.button if b.label.startswith("Inspect #"))
     row_id = target.label.split("#", 1)[1]
     target.click().run()
-    assert not app.exception, [e.value for e in app.exception]
+    assert_ok(app)
     assert app.title[0].value.endswith("Inspect a sample")
     assert app.session_state["inspect_sample"] == row_id
     assert any(row_id == s.value for s in app.selectbox if s.label == "Row")
@@ -79,7 +85,7 @@ def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
 def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> None:
     app.session_state["inspect_sample"] = "4"
     app.switch_page("app_pages/inspect_sample.py").run()
-    assert not app.exception, [e.value for e in app.exception]
+    assert_ok(app)
     markdown = " ".join(m.value for m in app.markdown)
     assert "バックプロパゲーションアルゴリズムはいつ誰が発明しましたか" in markdown
     html = " ".join(h.proto.body for h in app.get("html"))
@@ -102,7 +108,7 @@ def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, ho
     assert thumbs, "no 👍/👎 widgets"
     criterion = thumbs[0].key.rsplit(".", 1)[1]
     thumbs[0].set_value(0).run()
-    assert not app.exception
+    assert_ok(app)
     assert Store().labels(home["hash"])["7"][criterion] == 0.0
     app.feedback[0].set_value(1).run()
     assert Store().labels(home["hash"])["7"][criterion] == 1.0
@@ -111,13 +117,27 @@ def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, ho
 def test_history_lists_exports_and_deletes(app: AppTest, home: dict[str, str]) -> None:
     extra = Store().create_run(scorers=["faithfulness"], dataset_name="scratch")
     app.switch_page("app_pages/history.py").run()
-    assert not app.exception, [e.value for e in app.exception]
+    assert_ok(app)
     table = app.dataframe[0].value
     assert {home["a"], home["b"], extra} <= set(table["run"])
     assert {d.label for d in app.get("download_button")} >= {"Results JSON", "Wide CSV", "Call log JSONL"}
     app.selectbox(key="history.run").set_value(extra).run()
     app.checkbox(key="history.confirm").check().run()
     next(b for b in app.button if b.label == "Delete run").click().run()
-    assert not app.exception
+    assert_ok(app)
     assert Store().get_run(extra) is None
     assert Store().get_run(home["a"]) is not None
+
+
+def test_an_unexpected_page_error_is_a_message_not_a_traceback(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ui import runs
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("database is locked")
+
+    monkeypatch.setattr(runs, "load", broken)
+    app.switch_page("app_pages/compare.py").run()
+    assert not app.exception
+    message = " ".join(e.value for e in app.error)
+    assert "unexpected error" in message and "RuntimeError: database is locked" in message
+    assert app.sidebar.info  # the router and sidebar still render

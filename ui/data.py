@@ -7,9 +7,11 @@ needs between reruns: the editable table, the validated samples it yields, and t
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -168,6 +170,21 @@ def issues_frame(issues: Sequence[Issue]) -> pd.DataFrame:
         [{"severity": i.severity, "file": i.file, "row": i.row, "field": i.field or "", "message": i.message} for i in issues],
         columns=["severity", "file", "row", "field", "message"],
     )
+
+
+def labels_count(ws: Workset) -> int:
+    """How many human labels the store holds for this dataset version."""
+    from rageval_core.store import Store
+
+    return sum(len(v) for v in Store().labels(ws.content_hash).values())
+
+
+def download_with_labels(ws: Workset) -> bytes:
+    """The dataset as JSON with each row's stored 👍/👎 labels under ``human_labels`` (only when asked)."""
+    from rageval_core.store import Store, rows_with_labels
+
+    rows = rows_with_labels([s.to_dict() for s in ws.samples], Store().labels(ws.content_hash))
+    return (json.dumps(rows, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
 def download_bytes(ws: Workset, fmt: str) -> bytes:

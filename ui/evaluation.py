@@ -7,8 +7,9 @@ preset's id under different content is run under a derived id (``judge:rubric5-e
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rageval_core.metrics.base import Scorer
 from rageval_core.metrics.judge import JudgeScorer
@@ -41,7 +42,7 @@ def judge_choices(edited: Rubric | None, store: RubricStore | None = None) -> li
         choices.append(JudgeChoice(EDITED, f"{edited.id} (edited on Prompts & rubric)"))
     try:
         versions = (store or RubricStore()).versions("rubric")
-    except Exception:  # an unreadable store must not hide the presets
+    except Exception:  # noqa: BLE001 - an unreadable store must not hide the presets
         versions = []
     choices.extend(JudgeChoice(f"version:{v.id}", f"{v.label} (saved)") for v in versions)
     return choices

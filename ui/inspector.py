@@ -7,7 +7,8 @@ Every dataset text is escaped before it is placed in markup; Japanese text is ke
 from __future__ import annotations
 
 import html
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 SUPPORTED = "#d3f9d8"
 UNSUPPORTED = "#ffd8d8"

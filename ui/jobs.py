@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from rageval_core import runner
 from rageval_core.metrics.base import Scorer
@@ -86,7 +87,7 @@ def start(
                 dataset_name=dataset_name,
                 dataset_digest=dataset_hash,
             )
-        except Exception as exc:  # shown on the page as a message
+        except Exception as exc:  # noqa: BLE001 - shown on the page as a message
             job.error = f"{type(exc).__name__}: {exc}"
         finally:
             job.finished_at = time.time()

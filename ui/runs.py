@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -65,7 +65,7 @@ def store() -> Store:
 
 
 def run_label(info: RunInfo) -> str:
-    when = datetime.fromtimestamp(info.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+    when = datetime.fromtimestamp(info.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M")
     return f"{info.id} · {info.dataset_name or '?'} · {info.provider}/{info.model} · {info.n_rows} rows · {info.status} · {when} UTC"
 
 
@@ -112,7 +112,7 @@ def runs_frame(infos: list[RunInfo], st_store: Store | None = None) -> pd.DataFr
         rows.append(
             {
                 "run": info.id,
-                "created (UTC)": datetime.fromtimestamp(info.created_at, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+                "created (UTC)": datetime.fromtimestamp(info.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M:%S"),
                 "status": info.status,
                 "dataset": info.dataset_name,
                 "rows": info.n_rows,

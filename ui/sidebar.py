@@ -41,7 +41,7 @@ def config_problems() -> list[str]:
     """Human messages of what keeps the current configuration from working (empty when it is usable)."""
     try:
         return list(check_config(current_config()))
-    except Exception as exc:  # a broken registry must still not show a traceback
+    except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
         return [f"Could not check the provider configuration: {exc}"]
 
 

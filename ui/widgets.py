@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -36,6 +38,19 @@ def fmt_cost(value: float | None) -> str:
     if value is None:
         return "unknown"
     return "$0" if value == 0 else f"${value:.4f}"
+
+
+PAGE_ERROR = "This page hit an unexpected error"
+_log = logging.getLogger("rageval.ui")
+
+
+def run_page(page: Any) -> None:
+    """Run the selected page; an unexpected exception becomes a message (the traceback goes to the server log)."""
+    try:
+        page.run()
+    except Exception as exc:  # noqa: BLE001 - Streamlit's rerun/stop signals are BaseException and pass through
+        _log.exception("page %s failed", getattr(page, "title", "?"))
+        show_error(f"{PAGE_ERROR}; the details are in the server log", exc)
 
 
 def show_error(message: str, exc: BaseException | None = None) -> None:
