@@ -191,6 +191,11 @@ def _provider_config(args: argparse.Namespace) -> Any:
         concurrency=args.concurrency,
         cache=not args.no_cache,
         replay_log=args.replay_log,
+        record_log=args.record_log,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
     )
     problems = check_config(cfg)
     if problems:
@@ -457,6 +462,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
     ev.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
+    ev.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
+    ev.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
+    ev.add_argument("--tpm", type=float, help="tokens per minute limit")
+    ev.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    ev.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
     ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids")
     ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
     ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")

@@ -247,6 +247,8 @@ def build_llm(
     price_table = None if local or cfg.provider == "openai-compatible" else (prices or load_prices())
     llm: LLM = AccountingLLM(base, prices=price_table, recorder=recorder)
     if local:
+        if cfg.record_log and cfg.provider == "offline":
+            llm = RecordingLLM(llm, cfg.record_log)
         return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg)
     llm = TimeoutLLM(llm, cfg.timeout_s)
     limiter = RateLimiter(cfg.rpm, cfg.tpm, clock=clock)
