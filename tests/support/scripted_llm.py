@@ -6,7 +6,7 @@ import json
 import threading
 import zlib
 from collections import defaultdict, deque
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
