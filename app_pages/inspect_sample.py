@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core.types import DECOMPOSED, MetricResult
+from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
 from ui import inspector, runs, state, widgets
 
 st.title("🔍 Inspect a sample")
@@ -42,7 +42,10 @@ sample_id = st.selectbox(
 )
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
-results = view.results_for(sample_id)
+results = sorted(
+    view.results_for(sample_id),
+    key=lambda r: (r.method != DECOMPOSED, r.method, METRIC_IDS.index(r.metric) if r.metric in METRIC_IDS else len(METRIC_IDS)),
+)
 by_key: dict[tuple[str, str], MetricResult] = {(r.metric, r.method): r for r in results}
 faith = by_key.get(("faithfulness", DECOMPOSED))
 claims = list((faith.details.get("claims") if faith else None) or [])

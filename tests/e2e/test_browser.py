@@ -169,12 +169,16 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     _shot(page, "compare-charts.png", scroll_to=page.get_by_text("Category × criterion × method"))
 
     # 4. A disagreeing row opens in the inspector.
-    inspect = page.get_by_role("button", name="Inspect #").first
+    # Prefer row 1 (a correct answer: its claims link to the passages that support them).
+    preferred = page.get_by_role("button", name="Inspect #1", exact=True)
+    inspect = preferred.first if preferred.count() else page.get_by_role("button", name="Inspect #").first
     row_id = inspect.inner_text().split("#", 1)[1].strip()
     inspect.click()
     expect(page.get_by_text("Inspect a sample")).to_be_visible()
     expect(page.get_by_text("Faithfulness: claims and verdicts")).to_be_visible()
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
     expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
+    if row_id == "1":
+        expect(page.locator(f'a[href="#r{row_id}-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
     assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
