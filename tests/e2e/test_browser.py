@@ -134,6 +134,7 @@ def _go(page: Any, title: str) -> None:
 def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     from playwright.sync_api import expect
 
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)  # the first run loads the embedding model: wait on text, generously
     # 1. The first page: seed dataset loaded, offline provider selected, no key.
     page.goto(server)
     expect(page.get_by_text("Japanese (ja)")).to_be_visible()
