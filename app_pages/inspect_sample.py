@@ -93,8 +93,26 @@ relevancy = by_key.get(("answer_relevancy", DECOMPOSED))
 if relevancy is not None and relevancy.details.get("questions"):
     with st.expander("Answer relevancy: generated questions and their cosine to the question"):
         st.dataframe(pd.DataFrame(relevancy.details["questions"]), hide_index=True, width="stretch")
-        if view.info.provider == "offline":
-            st.caption("Offline cannot generate questions: it compares the question with the answer itself.")
+if relevancy is not None and relevancy.details.get("offline_relevancy"):
+    offline_rel = relevancy.details["offline_relevancy"]
+    with st.expander("Answer relevancy: the question's asks checked against the answer (offline heuristic)"):
+        st.caption(relevancy.details.get("offline_note", "Offline cannot generate questions."))
+        ask_rows = [
+            {
+                "ask": a["text"],
+                "answer types": ", ".join(f"{k} {'✓' if ok else '✗'}" for k, ok in a["types_found"].items()),
+                "topic words": widgets.fmt_score(a["coverage"]),
+                "missing": ", ".join(a["missing"]),
+                "score": widgets.fmt_score(a["score"]),
+            }
+            for a in offline_rel["asks"]
+        ]
+        st.dataframe(pd.DataFrame(ask_rows), hide_index=True, width="stretch")
+        st.caption(
+            f"best answer sentence: {offline_rel.get('best_sentence') or '-'} "
+            f"(cosine {widgets.fmt_score(offline_rel.get('cosine'))}); "
+            f"noncommittal share {widgets.fmt_score(offline_rel.get('noncommittal_share'))}"
+        )
 precision = by_key.get(("context_precision", DECOMPOSED))
 if precision is not None and precision.details.get("verdicts"):
     with st.expander("Context precision: per-chunk verdicts"):

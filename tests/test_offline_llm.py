@@ -387,7 +387,9 @@ def test_lexical_only_mode_needs_no_embedder():
         },
         "en",
     )
-    assert judged[UNSCORED_KEY] == {"answer_relevancy": Unscored.OFFLINE_UNSUPPORTED}
+    # answer relevancy falls back to the question's asks alone (no cosine term)
+    assert UNSCORED_KEY not in judged and 1 <= judged["answer_relevancy_score"] <= 5
+    assert "no embedder" in judged["answer_relevancy_reason"]
 
 
 def test_embedder_rows_are_normalised_batched_and_cached(embedder):

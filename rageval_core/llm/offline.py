@@ -20,6 +20,7 @@ from rageval_core.llm.base import Completion, Embedder, LLMRequest, ProviderErro
 from rageval_core.offline import steps
 from rageval_core.offline.checks import faithfulness_precheck, is_blank, non_blank
 from rageval_core.offline.generate import rag_answer, synth_qa
+from rageval_core.offline.relevancy import relevancy_reason
 from rageval_core.offline.support import (
     ClaimScore,
     aggregate_support,
@@ -324,15 +325,16 @@ class OfflineLLM:
     ) -> tuple[dict[str, Any], Any]:
         answer = str(inputs.get("answer") or "").strip()
         n = max(1, int(inputs.get("n") or 1))
-        flag = int(steps.is_noncommittal(answer))
+        flag = int(steps.noncommittal_answer(answer)) if answer else 0
         questions = (
             [{"question": answer, "noncommittal": flag} for _ in range(n)]
             if answer
             else []
         )
         note = (
-            "no questions can be generated offline: the answer itself stands in for each generated question, "
-            "so the metric's cosine is cos(question, answer)"
+            "no questions can be generated offline: the answer itself stands in for each generated question; "
+            "the answer-relevancy metric does not use this on the offline provider (it scores the question's "
+            "asks with rageval_core.offline.relevancy instead)"
         )
         return {"questions": questions}, {"method": note, "noncommittal": bool(flag)}
 
@@ -535,44 +537,17 @@ class OfflineLLM:
                 [c.to_dict() for c in scores],
             )
         if cid == ANSWER_RELEVANCY:
-            emb = self.embedder
-            if steps.is_noncommittal(answer):
-                return (
-                    0.0,
-                    0.5,
-                    None,
-                    _msg(
-                        lang,
-                        "the answer is noncommittal → lowest score",
-                        "回答が曖昧（noncommittal）なので最低点",
-                    ),
-                    None,
-                )
-            if emb is None:
+            if is_blank(question):
                 return (
                     None,
                     0.5,
-                    Unscored.OFFLINE_UNSUPPORTED,
-                    _msg(
-                        lang,
-                        "needs embeddings, which are switched off",
-                        "埋め込みが無効なため採点できません",
-                    ),
+                    Unscored.MISSING_FIELD,
+                    _msg(lang, "the row has no question", "質問がありません"),
                     None,
                 )
-            cos = steps.cosine(emb, question, answer)
-            value = steps.answer_relevancy_score(question, answer, emb)
-            return (
-                value,
-                0.5,
-                None,
-                _msg(
-                    lang,
-                    f"no questions can be generated offline; embedding cosine of question and answer {cos:.2f} → {value:.2f}",
-                    f"質問の逆生成はできないため、質問と回答の埋め込みコサイン {cos:.2f} → {value:.2f}",
-                ),
-                {"cosine": cos},
-            )
+            rel = steps.answer_relevancy(question, answer, self.embedder, data_lang)
+            text_en, text_ja = relevancy_reason(rel)
+            return rel.value, 0.5, None, _msg(lang, text_en, text_ja), rel.to_dict()
         if not kept:
             return (
                 None,

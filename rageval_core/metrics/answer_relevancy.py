@@ -1,5 +1,8 @@
 """Answer relevancy (RAGAS): questions generated back from the answer, compared with the real question.
 
+On the offline provider no question can be generated, so no request is sent and the value is the
+offline relevancy heuristic's (``rageval_core.offline.relevancy``), with its parts in the details.
+
 n questions (default 3) are generated in the data's language, each with a noncommittal flag, either in
 one request that asks for n questions (default) or in n requests of one question each. The question and
 the generated ones are embedded in one batch; the score is the mean cosine, 0 only when every generated
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rageval_core.llm.base import ProviderError
 from rageval_core.metrics import scoring
 from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
 from rageval_core.metrics.offline_checks import is_offline
@@ -32,8 +36,11 @@ from rageval_core.metrics.steps import (
 from rageval_core.tasks import GENERATE_QUESTIONS
 from rageval_core.types import ANSWER_RELEVANCY, Sample, Unscored
 
-OFFLINE_NOTE_EN = "no questions can be generated without an LLM, so the answer stands in for each generated question"
-OFFLINE_NOTE_JA = "LLMなしでは質問を生成できないため、回答そのものを生成質問の代わりに使っています"
+OFFLINE_NOTE_EN = (
+    "no questions can be generated without an LLM: the offline heuristic checks the question's asks "
+    "(answer types, topic words) against the answer, plus the best answer sentence's cosine"
+)
+OFFLINE_NOTE_JA = "LLMなしでは質問を逆生成できないため、オフラインのヒューリスティックが質問の問い（求める答えの型・話題語）と最も近い回答文のコサインで採点しています"
 ONE_CALL = "one_call"
 PER_QUESTION = "per_question"
 MODES = (ONE_CALL, PER_QUESTION)
@@ -77,6 +84,8 @@ class AnswerRelevancy(DecomposedScorer):
             raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
         if not (sample.question or "").strip():
             raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
+        if is_offline(ctx):
+            return _offline(sample, ctx, language, details)
         n = option(ctx, "answer_relevancy_n", self.n, check_n)
         mode = option(ctx, "answer_relevancy_calls", self.calls, check_mode)
         details.update({"n": n, "mode": mode})
@@ -97,11 +106,6 @@ class AnswerRelevancy(DecomposedScorer):
             q["cosine"] = round(scoring.cosine(vectors[0], vector), 4)
         value = scoring.answer_relevancy([q["cosine"] for q in questions], [q["noncommittal"] for q in questions])
         assert value is not None
-        if is_offline(ctx):
-            # The heuristic cannot write questions: it returns the answer itself, so this is cos(question, answer).
-            details["offline_note"] = OFFLINE_NOTE_EN
-            return Outcome(value, msg(language, f"offline: cos(question, answer) = {value:.2f}; {OFFLINE_NOTE_EN}",
-                                      f"オフライン: cos(質問, 回答) = {value:.2f}。{OFFLINE_NOTE_JA}"))
         return Outcome(value, _summary(language, questions, value))
 
     def _generate(
@@ -131,6 +135,22 @@ class AnswerRelevancy(DecomposedScorer):
         per_call_in = template_tokens(GENERATE_QUESTIONS, lang) + approx_tokens(sample.answer or "")
         out_per_q = approx_tokens(sample.question or "") + 10
         return CallEstimate(llm_calls=calls, embedding_calls=1, input_tokens=calls * per_call_in, output_tokens=self.n * out_per_q)
+
+
+def _offline(sample: Sample, ctx: EvalContext, language: str, details: dict[str, Any]) -> Outcome:
+    """The offline provider cannot generate questions, so no request is sent: the value is the offline
+    relevancy heuristic's, and details hold what it computed (asks, coverage, cosine, noncommittal share)."""
+    from rageval_core.offline.relevancy import answer_relevancy, relevancy_reason
+
+    lang = "ja" if language == "ja" else "en"
+    try:
+        rel = answer_relevancy(sample.question, sample.answer, ctx.embedder, lang)
+    except ProviderError as exc:
+        raise Unscorable(exc.unscored_reason, f"embedding: {exc}") from None
+    details.update({"offline_note": OFFLINE_NOTE_EN, "offline_relevancy": rel.to_dict(),
+                    "embedding_calls": int(rel.cosine is not None)})
+    text_en, text_ja = relevancy_reason(rel)
+    return Outcome(rel.value, msg(language, f"offline: {text_en}", f"オフライン: {text_ja}"))
 
 
 def _summary(language: str, questions: list[dict[str, Any]], value: float) -> str:

