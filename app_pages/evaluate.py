@@ -127,5 +127,8 @@ if job is not None and job.done:
         )
         st.session_state[state.SELECTED_RUN] = result.run_id
         st.dataframe(widgets.summary_frame(result.summary), hide_index=True, width="stretch")
+        if result.cost:
+            st.markdown("**Cost per method** (from the call log)")
+            st.dataframe(widgets.cost_frame(result.cost), hide_index=True, width="stretch")
         if st.button("Open in Compare", type="primary"):
             st.switch_page(nav.COMPARE.path)

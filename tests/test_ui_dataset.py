@@ -105,6 +105,7 @@ def test_a_provider_without_a_key_says_what_to_set_without_a_traceback(app: AppT
     warnings = " ".join(w.value for w in app.sidebar.warning)
     assert "GEMINI_API_KEY" in warnings and "API key" in warnings
     assert not app.sidebar.info  # the offline notice is gone
+    assert app.text_input(key="w.embedding_model").placeholder == "gemini-embedding-001"
     key_field = app.text_input(key="w.api_key")
     key_field.set_value("sk-test-not-a-real-key").run()
     assert not app.sidebar.warning

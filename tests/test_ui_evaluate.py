@@ -60,8 +60,11 @@ def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None
     assert job.error is None
     success = " ".join(s.value for s in app.success)
     assert f"Run {job.run_id} finished: 15 of 15 tasks" in success
-    summary = app.dataframe[-1].value
+    summary = next(d.value for d in app.dataframe if "why unscored" in d.value.columns)
     assert set(summary["method"]) == {"decomposed", "judge:rubric5"}
+    costs = app.dataframe[-1].value
+    assert set(costs["method"]) == {"decomposed", "judge:rubric5"}
+    assert int(costs.loc[costs["method"] == "judge:rubric5", "calls"].iloc[0]) == 3
     assert (summary["scored"] + summary["unscored"] == 3).all()
     assert app.session_state["selected_run"] == job.run_id
     stored = Store().get_run(job.run_id)

@@ -87,6 +87,13 @@ def render() -> None:
             )
         if provider == "openai-compatible":
             st.text_input("Base URL", key=state.BASE_URL, placeholder="http://127.0.0.1:8080/v1")
+        if provider in ("gemini", "openai", "openai-compatible"):
+            st.text_input(
+                "Embedding model",
+                key=state.EMBEDDING_MODEL,
+                placeholder=info.default_embedding_model or "offline encoder",
+                help="Used by answer relevancy and answer correctness. Empty: the provider default.",
+            )
         if provider == "replay":
             st.text_input("Replay log (JSON Lines)", key=state.REPLAY_LOG, placeholder="path/to/calls.jsonl")
         if provider != "offline":

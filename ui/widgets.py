@@ -127,3 +127,23 @@ def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame
                 }
             )
     return pd.DataFrame(rows, columns=["method", "criterion", "mean", "scored", "unscored", "why unscored"])
+
+
+def cost_frame(costs: dict[str, Any]) -> pd.DataFrame:
+    """Actual work per method after a run (``Run.cost``): calls, cache hits, errors, tokens, cost, call time."""
+    return pd.DataFrame(
+        [
+            {
+                "method": c.method,
+                "calls": c.calls,
+                "cache hits": c.cached_calls,
+                "errors": c.errors,
+                "input tokens": c.input_tokens,
+                "output tokens": c.output_tokens,
+                "cost": fmt_cost(c.cost_usd),
+                "summed call time (s)": round(c.latency_s, 2),
+            }
+            for c in costs.values()
+        ],
+        columns=["method", "calls", "cache hits", "errors", "input tokens", "output tokens", "cost", "summed call time (s)"],
+    )
