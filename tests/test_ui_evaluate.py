@@ -106,3 +106,33 @@ def test_a_provider_without_key_cannot_start(app: AppTest, monkeypatch: pytest.M
     assert_ok(app)
     assert button(app, "Start evaluation").disabled
     assert any("OPENAI_API_KEY" in w.value for w in app.warning)
+
+
+def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_path: Path) -> None:
+    """An OpenAI-compatible run through the local fake server with a key typed in the sidebar."""
+    from tests.support.fake_server import FakeLLMServer
+
+    planted = "sk-ui-planted-7f3a9c2e5b1d"
+    with FakeLLMServer(api_key=planted) as server:  # the server rejects requests without this key
+        app.selectbox(key="w.provider").set_value("openai-compatible").run()
+        app.text_input(key="w.base_url").set_value(server.openai_base_url).run()
+        app.text_input(key="w.model").set_value("fake-judge").run()
+        app.text_input(key="w.embedding_model").set_value("fake-embed").run()
+        app.text_input(key="w.api_key").set_value(planted).run()
+        app.multiselect(key="evaluate.metrics").set_value(["faithfulness"]).run()
+        assert_ok(app)
+        button(app, "Start evaluation").click().run()
+        job = app.session_state["job"]
+        assert job.wait(120)
+        app.run()
+        assert_ok(app)
+        assert job.error is None and job.result is not None and job.result.status == "done"
+        assert job.result.provider_calls > 0 and server.total_requests > 0
+        assert all(r.unscored_reason != "provider_error" for r in job.result.results)
+    leaked = [
+        str(p.relative_to(tmp_path))
+        for p in (tmp_path / "home").rglob("*")
+        if p.is_file() and planted.encode() in p.read_bytes()
+    ]
+    assert not leaked, f"the API key reached {leaked}"
+    assert planted not in repr(app.session_state["job"].result)
