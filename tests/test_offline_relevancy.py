@@ -28,6 +28,9 @@ def test_split_asks_on_compound_questions_only():
         ("Can I carry over unused leave?", [R.YES_NO]),
         ("使わなかった有給休暇は繰り越せますか？", [R.YES_NO]),
         ("過学習とは何ですか？", []),
+        # "when" / "who" inside a clause are conjunctions or relatives, not question words
+        ("Why am I unstable on my bike when it's stationary?", [R.WHY]),
+        ("Why do people who sleep late dream more?", [R.WHY]),
         ("Explain the Q-learning algorithm.", []),
     ],
 )
@@ -61,12 +64,19 @@ def test_scope_words_weigh_less_and_glosses_are_alternatives():
     assert units["アテンション"].weight == 1.0 and "役割" not in units and "説明" not in units
 
 
-def test_missing_scope_costs_little_missing_focus_costs_much():
+def test_trailing_scope_is_a_short_phrase_not_a_clause():
+    short = {u.word: u.weight for u in R.ask_units("Explain the Q-learning algorithm in reinforcement learning", "en")}
+    assert short["algorithm"] == 1.0 and short["reinforcement"] == R.SCOPE_WEIGHT
+    clause = {u.word: u.weight for u in R.ask_units("Why am I unstable on my bike when it's stationary", "en")}
+    assert clause["bike"] == 1.0 and clause["stationary"] == 1.0
+
+
+def test_missing_scope_costs_nothing_missing_focus_costs_much():
     q = "In machine learning, what is overfitting?"
     on_focus = R.score_ask(q, "Overfitting is fitting the training data too closely.", q, "en")
     off_focus = R.score_ask(q, "Machine learning learns from data.", q, "en")
-    assert on_focus.coverage == pytest.approx(1 / (1 + R.SCOPE_WEIGHT))
-    assert off_focus.coverage == pytest.approx(R.SCOPE_WEIGHT / (1 + R.SCOPE_WEIGHT))
+    assert on_focus.coverage == pytest.approx(1.0)  # the scope "machine learning" need not be repeated
+    assert off_focus.coverage == pytest.approx(R.SCOPE_WEIGHT)  # scope words alone make up little
     assert off_focus.missing == ["overfitting"]
 
 

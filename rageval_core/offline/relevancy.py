@@ -8,9 +8,11 @@ the question:
 1. **asks**: the question is split into the parts it asks ("When ... and where ...?" → two asks;
    several "？" → several asks), each with the answer types its question words call for
    (when → a date or time, who → a name, where → a place, how many / いくつ → a number, why → a cause,
-   how → a means). An ask whose type is missing from the answer loses half its score.
+   how → a means, a yes/no question → a committed yes or no). An ask whose types are all present in
+   the answer scores ``TYPE_BONUS`` + the rest x coverage; one whose type is missing loses half its score.
 2. **coverage** of each ask's topic words by the answer, where words that only set the scope
-   ("in machine learning", 「機械学習における」, the X of 「XのY」) weigh ``SCOPE_WEIGHT`` and a
+   ("in machine learning", 「機械学習における」, the X of 「XのY」) are optional (they make up at most
+   ``SCOPE_WEIGHT`` of missing focus words) and a
    parenthesised gloss ("RAG (Retrieval-Augmented Generation)") is an alternative, not a requirement.
 3. **semantic**: the best answer sentence's cosine with the question, squashed per encoder.
 4. **noncommittal**: the share of answer sentences that evade ("not provided", 「分かりません」) scales the
@@ -42,9 +44,9 @@ from rageval_core.text import (
     split_sentences,
 )
 
-SCOPE_WEIGHT = 0.2  # weight of a scope word ("in machine learning") against a focus word
+SCOPE_WEIGHT = 0.2  # scope words ("in machine learning") make up at most this share of missing focus words
 TYPE_MISS = 0.5  # an ask whose answer type (date, name, number ...) is absent keeps this share
-TYPE_FLOOR = 0.6  # an ask whose answer type is present scores at least this (a date answers "when")
+TYPE_BONUS = 0.3  # an ask whose answer types are all present gets this share of the score (a date answers "when")
 COVERAGE_WEIGHT = 0.8  # the rest is the squashed best-sentence cosine
 
 # Cosine of question and best answer sentence squashed from [lo, hi] per encoder (bench/trust.py).
@@ -71,12 +73,12 @@ WHEN, WHO, WHERE, NUMBER, WHY, HOW, YES_NO = "when", "who", "where", "number", "
 
 _KIND_PATTERNS: dict[str, re.Pattern[str]] = {
     WHEN: re.compile(
-        r"\bwhen\b|\bwhat (?:year|date|time|day|month|century)\b|\bhow long ago\b|"
+        r"^\s*when\b|\bsince when\b|\bwhat (?:year|date|time|day|month|century)\b|\bhow long ago\b|"
         r"いつ|何年|何月|何日|何時|何世紀|期限|日時|日付"
     ),
-    WHO: re.compile(r"\bwho(?:m|se)?\b|\bby whom\b|誰|だれ|どなた|何者"),
+    WHO: re.compile(r"^\s*(?:and\s+)?(?:by\s+)?who(?:m|se)?\b|\bby whom\b|誰|だれ|どなた|何者"),
     WHERE: re.compile(
-        r"\bwhere\b|\bwhat (?:country|city|place|region|state)\b|\blocat(?:ion|ed)\b|\bheadquarter|"
+        r"^\s*where\b|\bwhat (?:country|city|place|region|state)\b|\blocat(?:ion|ed)\b|\bheadquarter|"
         r"どこ|何処|場所|所在地|拠点"
     ),
     NUMBER: re.compile(
@@ -198,7 +200,12 @@ _EN_ASK_SPLIT = re.compile(
 _JA_ASK_SPLIT = re.compile(r"[？?]|。")  # 「…場合、誰の…」: the condition is context, not an ask
 _PAREN = re.compile(r"\s*[（(]([^（）()]{1,80})[)）]")
 _EN_LEADING_SCOPE = re.compile(r"^\s*(?:in|for|within|among|regarding|in terms of)\s+[^,]{2,60},\s*", re.IGNORECASE)
-_EN_TRAILING_SCOPE = re.compile(r"\s+(?:in|within|as|among|for|on)\s+(?:a |an |the )?[^,;]{2,80}$", re.IGNORECASE)
+# a short trailing phrase ("in reinforcement learning", "as evaluation metrics"), not a clause
+_EN_TRAILING_SCOPE = re.compile(
+    r"\s+(?:in|within|as|among|for|on)\s+(?!(?:[\w'-]+\s+){0,5}?(?:when|if|but|because|that|which|while|where|who)\b)"
+    r"(?:a |an |the )?(?:[\w'-]+\s*){1,5}$",
+    re.IGNORECASE,
+)
 _EN_OF_SCOPE = re.compile(r"(?P<head>\b[a-z][\w-]*)\s+of\s+(?P<scope>(?:a|an|the)\s+[^,;]{2,60})$", re.IGNORECASE)
 # JA scope: 「Xにおける」「Xでの」「Xに関する」「Xである」 and the X of 「XのY」 when Y is not an asking word.
 _JA_SCOPE_MARKED = re.compile(r"([^、。？?\s]{1,40}?)(?:における|において|での|に関する|に関して|である)")
@@ -357,15 +364,18 @@ def _covered(unit: Unit, answer_keys: set[str], answer_norm: str, language: Lang
 
 
 def weighted_coverage(units: Sequence[Unit]) -> float | None:
-    """Focus words count one each; all scope words together count ``SCOPE_WEIGHT`` x their covered share
-    (a missing scope phrase costs little however many words it has). ``None`` without topic words."""
+    """Share of focus words the answer uses; scope words only make up for missing focus words, up to
+    ``SCOPE_WEIGHT`` of the gap (an answer need not repeat "in machine learning"). ``None`` without
+    topic words; scope words alone count at ``SCOPE_WEIGHT`` x their covered share."""
     focus = [u for u in units if u.weight >= 1.0]
     scope = [u for u in units if u.weight < 1.0]
-    total = len(focus) + (SCOPE_WEIGHT if scope else 0.0)
-    if not total:
+    if not focus and not scope:
         return None
-    got = sum(u.covered for u in focus) + (SCOPE_WEIGHT * sum(u.covered for u in scope) / len(scope) if scope else 0.0)
-    return got / total
+    focus_share = sum(u.covered for u in focus) / len(focus) if focus else 0.0
+    scope_share = sum(u.covered for u in scope) / len(scope) if scope else 0.0
+    if not focus:
+        return SCOPE_WEIGHT * scope_share
+    return focus_share + (1.0 - focus_share) * SCOPE_WEIGHT * scope_share
 
 
 def score_ask(ask: str, answer: str, question: str, language: Language) -> AskScore:
@@ -382,7 +392,7 @@ def score_ask(ask: str, answer: str, question: str, language: Language) -> AskSc
     if not kinds:
         score = base
     elif all(found.values()):
-        score = TYPE_FLOOR + (1.0 - TYPE_FLOOR) * base
+        score = TYPE_BONUS + (1.0 - TYPE_BONUS) * base
     else:
         share = sum(found.values()) / len(found)
         score = base * (TYPE_MISS + (1.0 - TYPE_MISS) * share)
