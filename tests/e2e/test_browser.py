@@ -183,3 +183,13 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
         expect(page.locator(f'a[href="#r{row_id}-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
     assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
+
+
+def test_missing_browser_skips_locally_and_fails_when_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard itself: a skip with the reason, or a failure under RAGEVAL_REQUIRE_E2E=1 (CI)."""
+    monkeypatch.delenv("RAGEVAL_REQUIRE_E2E", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium is missing"):
+        _unavailable("/usr/bin/chromium is missing")
+    monkeypatch.setenv("RAGEVAL_REQUIRE_E2E", "1")
+    with pytest.raises(pytest.fail.Exception, match="RAGEVAL_REQUIRE_E2E=1 but /usr/bin/chromium is missing"):
+        _unavailable("/usr/bin/chromium is missing")
