@@ -19,7 +19,9 @@ the question:
    score down; an answer that only evades scores 0 (RAGAS's noncommittal rule).
 
 value = (1 - noncommittal share) x (COVERAGE_WEIGHT x mean ask score + (1 - COVERAGE_WEIGHT) x semantic),
-or the ask score alone without an embedder. Measured with bench/trust.py and bench/offline_categories.py.
+or the ask score alone without an embedder. Measured with ``python bench/trust.py relevancy`` (seed
+categories, label_relevant AUROC, WikiEval answer-vs-poor pairs, own vs another row's answer) and
+bench/offline_categories.py; figures in the README's offline section.
 Pure functions; the embedder is passed in.
 """
 
@@ -304,7 +306,7 @@ def _scope_spans(text: str, language: Language) -> tuple[str, list[str]]:
     m = _EN_OF_SCOPE.search(text)
     if m and m.group("head").lower() not in ASKING_WORDS and m.group("head").lower() not in _EN_STOPLIKE:
         scopes.append(m.group("scope"))
-        text = text[: m.start("scope") - 3]
+        text = text[: m.end("head")]
     return text, scopes
 
 
