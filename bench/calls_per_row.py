@@ -56,11 +56,16 @@ class Count:
 
 
 class CountingLLM:
-    """Counts requests and estimated tokens per row (``row`` is set by the caller before each row)."""
+    """Counts requests and estimated tokens per row (``row`` is set by the caller before each row).
+
+    It names itself ``counting``, not ``offline``, so the metrics take the path they take with an API
+    provider (answer relevancy sends its generate_questions request) while the offline heuristics answer:
+    the counts are what a real LLM would receive.
+    """
 
     def __init__(self, inner: LLM) -> None:
         self.inner = inner
-        self.provider, self.model = inner.provider, inner.model
+        self.provider, self.model = "counting", inner.model
         self.counts: dict[str, Count] = {}
         self.row = ""
         self._lock = threading.Lock()
