@@ -1,7 +1,8 @@
 """End to end in a real browser: `streamlit run app.py` driven by Debian's headless Chromium through Playwright.
 
 Load the seed dataset, run the offline evaluation on the three pinned rows, read the comparison table,
-open a disagreeing row in the inspector. Screenshots go to docs/img/ (the README shows them).
+open a disagreeing row in the inspector. Screenshots go to a temporary folder, or to the folder named by
+RAGEVAL_SCREENSHOTS: `RAGEVAL_SCREENSHOTS=docs/img python -m pytest tests/e2e` refreshes the README's pictures.
 Skips with a reason when /usr/bin/chromium or the playwright package is missing, unless
 RAGEVAL_REQUIRE_E2E=1 (CI), where a missing browser is a failure.
 """
@@ -12,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-SHOTS = ROOT / "docs" / "img"
+SHOTS = Path(os.environ.get("RAGEVAL_SCREENSHOTS") or Path(tempfile.gettempdir()) / "rageval-e2e-screenshots")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
