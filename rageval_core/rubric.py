@@ -342,9 +342,12 @@ def judge_phrases(language: str) -> dict[str, str]:
 
 
 def render_overview(rubric: Rubric) -> str:
-    """The line under the role line: how many criteria, on which scale (seed-000 wording)."""
+    """The line under the role line: how many criteria, on which scale (seed-000 wording; a 0/1 scale is
+    worded as the seed-003 pass / fail judgement)."""
     p = judge_phrases(rubric.language)
     scale = rubric.uniform_scale
+    if scale == (0, 1):
+        return p["overview_binary"].format(count=len(rubric.criteria))
     if scale is not None:
         return p["overview_uniform"].format(count=len(rubric.criteria), min=scale[0], max=scale[1])
     return p["overview_mixed"].format(count=len(rubric.criteria))
@@ -353,7 +356,8 @@ def render_overview(rubric: Rubric) -> str:
 def render_criterion(criterion: Criterion, index: int, language: str) -> str:
     """One criterion block: heading with its scale, description, then every level, highest first."""
     p = judge_phrases(language)
-    lines = [p["heading"].format(index=index, name=criterion.name, min=criterion.min, max=criterion.max)]
+    heading = p["heading_binary"] if (criterion.min, criterion.max) == (0, 1) else p["heading"]
+    lines = [heading.format(index=index, name=criterion.name, min=criterion.min, max=criterion.max)]
     if criterion.description:
         lines.append(criterion.description)
     lines.extend(p["level"].format(score=s, text=t) for s, t in criterion.levels.items())

@@ -12,6 +12,9 @@ from rageval_core.metrics.judge import (
     TemplateMismatchError,
     check_template,
     judge_output_schema,
+    literal_score_ranges,
+    template_from_text,
+    template_notes,
     judge_template,
     render_judge_prompt,
 )
@@ -190,7 +193,7 @@ def test_custom_criterion_appears_in_prompt_schema_and_results(row4):
     prompt = llm.requests[0].prompt_text
     assert "## 5. 丁寧さ（Politeness）: 1〜3点" in prompt and "- 1: ぞんざい・失礼な表現がある" in prompt
     assert '"polite_score": <1-3の整数>' in prompt
-    assert "以下の5つの観点を、それぞれに示す点数範囲の整数で評価" in prompt
+    assert "以下の5つの観点を、観点ごとに示した点数範囲の整数で評価" in prompt
     schema = llm.requests[0].schema
     assert schema["properties"]["polite_score"] == {"type": "integer", "minimum": 1, "maximum": 3}
     assert schema["properties"]["faithfulness_score"]["maximum"] == 5
@@ -462,3 +465,42 @@ def test_edited_rubric_is_never_served_from_the_response_cache(tmp_path, row4):
     assert len(inner.requests) == 2  # the repeat was a cache hit, the edit was not
     assert repeated[0].cached_calls == 1 and repeated[0].raw_score == first[0].raw_score == 5
     assert edited[0].cached_calls == 0 and edited[0].raw_score == 2
+
+
+def test_a_literal_score_range_that_differs_from_the_rubric_is_reported_before_any_call():
+    # The seed prompt trimmed to the two binary criteria still asks for <1-5の整数>: every 0/1 answer
+    # would be fine, but a 2..5 answer would be a parse_error, so the mismatch is reported up front.
+    trimmed = SEED_PROMPT.replace(
+        '"answer_relevancy_score": <1-5の整数>,\n"answer_relevancy_reason": "<理由（日本語・1〜2文）>",\n', ""
+    ).replace('"context_precision_score": <1-5の整数>,\n"context_precision_reason": "<理由（日本語・1〜2文）>",\n', "")
+    assert literal_score_ranges(template_from_text(trimmed, "ja")) == {FAITHFULNESS: (1, 5), ANSWER_CORRECTNESS: (1, 5)}
+    binary = load_rubric("binary", "ja")
+    problems = check_template(trimmed, binary)
+    assert problems == [
+        f"the template asks for {cid}_score on 1-5 but the rubric scores {cid} on 0..1:"
+        " every answer outside 0..1 would be a parse_error"
+        for cid in (FAITHFULNESS, ANSWER_CORRECTNESS)
+    ]
+    with pytest.raises(TemplateMismatchError):
+        JudgeScorer(binary, template=trimmed)
+    nested = '{answer}{contexts}{ground_truth}{{"faithfulness": {{"score": <integer 0 to 1>, "reason": "..."}}}}'
+    assert literal_score_ranges(template_from_text(nested, "en")) == {FAITHFULNESS: (0, 1)}
+    assert check_template(nested, load_rubric("rubric5", "en").subset([FAITHFULNESS]))[0].startswith(
+        "the template asks for faithfulness_score on 0-1 but the rubric scores faithfulness on 1..5"
+    )
+    assert literal_score_ranges(judge_template("ja")) == {}  # the shipped template renders its block
+
+
+def test_template_notes_say_which_rubric_edits_a_raw_template_does_not_send(row4):
+    rubric = load_rubric("rubric5", "ja")
+    assert template_notes(judge_template("ja"), rubric) == []
+    notes = template_notes(SEED_PROMPT, rubric)
+    assert any("no {rubric}" in n and "level descriptions" in n for n in notes)
+    assert any("no {instructions}" in n for n in notes)
+    scorer = JudgeScorer(rubric, template=SEED_PROMPT)
+    assert scorer.notes == notes and scorer.describe()["template_notes"] == notes
+    assert "template_notes" not in JudgeScorer(rubric).describe()
+    # Indeed: with such a template an edited level does not change the request (nothing stale, nothing sent).
+    edited = rubric.with_level(FAITHFULNESS, 2, "裏付けのある主張は一部だけ")
+    same = [JudgeScorer(r, template=SEED_PROMPT).build_request(r, row4).key() for r in (rubric, edited)]
+    assert same[0] == same[1]

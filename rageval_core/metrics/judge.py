@@ -101,6 +101,25 @@ def literal_output_keys(template: PromptTemplate) -> dict[str, set[str]]:
     return found
 
 
+# A score written out literally with its range: ``"faithfulness_score": <1-5の整数>`` or, nested,
+# ``"faithfulness": {"score": <integer 1-5>``. The range is what the template asks the model for.
+_LITERAL_SCORE = re.compile(
+    r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)*?)(?:_score"|"\s*:\s*\{\s*"score")\s*:\s*([^\n,}]*)'
+)
+_RANGE = re.compile(r"(-?\d+)\s*(?:-|–|〜|~|to|から)\s*(-?\d+)")
+
+
+def literal_score_ranges(template: PromptTemplate) -> dict[str, tuple[int, int]]:
+    """Score ranges a template writes out literally per criterion id (``<1-5の整数>`` → (1, 5))."""
+    text = _UNBRACE.sub(lambda m: m.group(0)[0], template.text)
+    found: dict[str, tuple[int, int]] = {}
+    for match in _LITERAL_SCORE.finditer(text):
+        bounds = _RANGE.search(match.group(2))
+        if bounds:
+            found.setdefault(match.group(1), (int(bounds.group(1)), int(bounds.group(2))))
+    return found
+
+
 def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criterion: bool = False) -> list[str]:
     """Problems that would make a judge template fail its rubric, found before any call.
 
@@ -143,12 +162,45 @@ def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criter
     else:
         partial = [cid for cid in rubric.ids if cid in literal and "score" not in literal[cid]]
         problems.extend(f"the template asks for {cid}_reason but not {cid}_score" for cid in partial)
+    ranges = literal_score_ranges(template)
+    for c in rubric.criteria:
+        if c.id in ranges and ranges[c.id] != (c.min, c.max):
+            low, high = ranges[c.id]
+            problems.append(
+                f"the template asks for {c.id}_score on {low}-{high} but the rubric scores {c.id} on"
+                f" {c.min}..{c.max}: every answer outside {c.min}..{c.max} would be a parse_error"
+            )
     if per_criterion and len(rubric.criteria) > 1 and literal and "output_format" not in used:
         problems.append(
             "per-criterion mode sends one criterion a call, but this template's JSON block asks for every"
             " criterion at once: use {output_format} (and {rubric}) instead of writing the keys out"
         )
     return problems
+
+
+def template_notes(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
+    """What a working template leaves out of the rubric: edits there will not change the prompt.
+
+    Not errors (the seed-000 prompt pasted verbatim writes its levels out and is valid), but a user who
+    edits a level description while such a template is active must be told the edit is not sent.
+    """
+    if isinstance(template, str):
+        try:
+            template = template_from_text(template, rubric.language)
+        except TemplateError:
+            return []
+    used = set(template.placeholders)
+    notes: list[str] = []
+    if "rubric" not in used:
+        notes.append(
+            "the template has no {rubric}: criterion and level descriptions edited in the rubric are not sent;"
+            " the prompt shows only the criteria the template writes out itself"
+        )
+    if "instructions" not in used and rubric.instructions:
+        notes.append("the template has no {instructions}: the rubric's role line is not sent")
+    if "overview" not in used and "rubric" in used:
+        notes.append("the template has no {overview}: the number of criteria and their scale are not stated")
+    return notes
 
 
 def prompt_values(rubric: Rubric, sample: Sample) -> dict[str, Any]:
@@ -400,6 +452,8 @@ class JudgeScorer:
         self.temperature = temperature
         self.max_output_tokens = max_output_tokens
         self._template: PromptTemplate | None = None
+        # Non-blocking notes on a raw template (rubric edits it does not send); shown with the run settings.
+        self.notes: list[str] = []
         if template is not None:
             if isinstance(template, str):
                 try:
@@ -413,6 +467,7 @@ class JudgeScorer:
             if problems:
                 raise TemplateMismatchError(problems)
             self._template = template
+            self.notes = template_notes(template, first)
 
     # ------------------------------------------------------------------ helpers
     def describe(self) -> dict[str, Any]:
@@ -425,6 +480,7 @@ class JudgeScorer:
             "repeats": self.repeats,
             "aggregate": self.aggregate,
             "temperature": self.temperature,
+            **({"template_notes": list(self.notes)} if self.notes else {}),
         }
 
     def rubric_for(self, sample: Sample) -> Rubric:
