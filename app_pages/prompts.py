@@ -12,6 +12,7 @@ from rageval_core.metrics.judge import (
     judge_template,
     render_judge_prompt,
     template_from_text,
+    template_notes,
 )
 from rageval_core.rubric import PRESET_IDS, RubricError, load_rubric
 from rageval_core.rubric_store import RubricStore
@@ -151,6 +152,8 @@ if rubric is not None:
             + (" (shipped template)" if text == shipped else " (edited)"),
             icon="✅",
         )
+        for note in template_notes(template, rubric):  # rubric edits this template does not send
+            st.warning(note, icon="⚠️")
 
 st.subheader("Preview")
 pinned: set[str] = st.session_state[state.PINNED]

@@ -1,6 +1,5 @@
 """The one-call rubric judge through a scripted LLM: prompts, request keys, results, options, raw templates."""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -70,10 +69,12 @@ def _sample(row) -> Sample:
 
 
 def seed_samples() -> list[Sample]:
-    rows = json.loads(SAMPLE_FILE.read_text(encoding="utf-8")) if SAMPLE_FILE.is_file() else _INLINE_ROWS
-    if isinstance(rows, dict):  # a wrapped dataset {"samples": [...]}
-        rows = rows.get("samples") or rows.get("rows") or []
-    return [_sample(r) for r in rows]
+    """The seed-000 rows as the workbench loads them (``datasets.load_dataset``), inline rows without the file."""
+    if not SAMPLE_FILE.is_file():
+        return [_sample(r) for r in _INLINE_ROWS]
+    from rageval_core.datasets import load_dataset
+
+    return list(load_dataset(SAMPLE_FILE).samples)
 
 
 @pytest.fixture
@@ -116,6 +117,8 @@ def test_judge_scorer_implements_the_scorer_protocol():
 
 def test_default_rubric_gives_four_scores_and_reasons_per_row():
     samples = seed_samples()
+    if SAMPLE_FILE.is_file():
+        assert len(samples) == 12 and [s.id for s in samples] == [str(i) for i in range(1, 13)]
     llm = ScriptedLLM(default=lambda r: scores_for(r, 4))
     scorer = JudgeScorer("rubric5")
     for sample in samples:

@@ -96,3 +96,11 @@ def test_save_two_versions_and_diff_them(app: AppTest) -> None:
     app.switch_page("app_pages/evaluate.py").run()
     options = app.multiselect(key="evaluate.judges").options
     assert any("rubric5-mine" in o for o in options)
+
+
+def test_a_template_without_rubric_placeholder_warns_that_level_edits_are_not_sent(app: AppTest) -> None:
+    area = next(t for t in app.text_area if t.label.startswith("Raw template"))
+    area.set_value(area.value.replace("{rubric}", "")).run()
+    assert_ok(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert "no {rubric}" in warnings and "level descriptions" in warnings
