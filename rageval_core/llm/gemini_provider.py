@@ -1,11 +1,20 @@
 """Gemini through ``google-genai``: structured output with ``response_json_schema``, n via candidate_count.
 
+Structured output levels, best first: ``response_json_schema`` (full JSON Schema), ``response_schema``
+(the OpenAPI subset the SDK converts our JSON Schema into) and plain ``response_mime_type``
+``application/json``. An endpoint or proxy that does not know a field answers 400 INVALID_ARGUMENT
+("Unknown name \"responseJsonSchema\" at 'generation_config'"); the provider then retries that call one
+level down and remembers the level per client, so only the first call pays for the rejection (the same
+ladder the OpenAI-compatible provider climbs down for llama.cpp).
+
 The SDK's retries stay off (``HttpOptions.retry_options`` unset means one attempt); the retry wrapper
 honours Gemini's ``RetryInfo.retryDelay`` from the 429 body instead.
 """
 
 from __future__ import annotations
 
+import re
+import threading
 import time
 from typing import Any
 
@@ -22,6 +31,12 @@ from rageval_core.llm.http_errors import (
     transport_kind,
 )
 from rageval_core.types import Usage
+
+RESPONSE_JSON_SCHEMA = "response_json_schema"
+RESPONSE_SCHEMA = "response_schema"
+JSON_MIME = "response_mime_type"
+FORMAT_LEVELS: tuple[str, ...] = (RESPONSE_JSON_SCHEMA, RESPONSE_SCHEMA, JSON_MIME)
+_SCHEMA_FIELD_WORDS = re.compile(r"response_?json_?schema|response_?schema|schema", re.IGNORECASE)
 
 
 class GeminiLLM:
@@ -44,12 +59,39 @@ class GeminiLLM:
         self.thinking_budget = thinking_budget
         self._secrets = (api_key,)
         self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
+        self._level = 0
+        self._level_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"GeminiLLM(model={self.model!r}, base_url={self.base_url!r})"
 
+    @property
+    def structured_output(self) -> str:
+        """The structured-output level this client currently uses (after any fallback)."""
+        return FORMAT_LEVELS[self._level]
+
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
+        level = self._level
+        first_error: ProviderError | None = None
+        while True:
+            try:
+                response = self._generate(request, level)
+                break
+            except ProviderError as err:
+                if request.schema is None or level + 1 >= len(FORMAT_LEVELS) or not _is_format_rejection(err):
+                    raise (first_error if first_error is not None and err.kind != "rate_limit" else err) from None
+                first_error = first_error or err
+                level += 1
+        if level != self._level:
+            with self._level_lock:
+                self._level = max(self._level, level)
+        completion = self._completion(response, time.perf_counter() - started)
+        completion.raw["structured_output"] = FORMAT_LEVELS[level] if request.schema is not None else None
+        return completion
+
+    def _generate(self, request: LLMRequest, level: int) -> Any:
+        """One ``generate_content`` call with the structured output of ``level``; errors as ``ProviderError``."""
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         contents = [
             types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
@@ -67,19 +109,28 @@ class GeminiLLM:
             config["max_output_tokens"] = request.max_output_tokens
         if request.schema is not None:
             config["response_mime_type"] = "application/json"
-            config["response_json_schema"] = dict(request.schema)
+            if FORMAT_LEVELS[level] == RESPONSE_JSON_SCHEMA:
+                config["response_json_schema"] = dict(request.schema)
+            elif FORMAT_LEVELS[level] == RESPONSE_SCHEMA:
+                config["response_schema"] = openapi_schema(request.schema)
         if self.thinking_budget is not None:
             config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.thinking_budget)
+        label = f"gemini ({self.model})"
         error: ProviderError | None = None
         try:
-            response = self._client.models.generate_content(
-                model=self.model, contents=contents, config=types.GenerateContentConfig(**config)
-            )
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
-            error = map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets)
-        if error is not None:
-            raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
-        return self._completion(response, time.perf_counter() - started)
+            generation_config = types.GenerateContentConfig(**config)
+        except Exception as exc:  # noqa: BLE001 - the SDK could not express the schema at this level
+            error = provider_error(label, f"schema not accepted by the SDK ({type(exc).__name__}: {exc})", kind="bad_request", status=400, secrets=self._secrets)
+        if error is None:
+            try:
+                return self._client.models.generate_content(model=self.model, contents=contents, config=generation_config)
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
+                if FORMAT_LEVELS[level] == RESPONSE_SCHEMA and type(exc).__name__ == "ValidationError":
+                    # The SDK could not turn our schema into its Schema type: not expressible at this level.
+                    error = provider_error(label, f"response_schema not expressible ({type(exc).__name__})", kind="bad_request", status=400, secrets=self._secrets)
+                else:
+                    error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
+        raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
 
     def _completion(self, response: Any, latency: float) -> Completion:
         candidates = list(response.candidates or [])
@@ -105,6 +156,38 @@ class GeminiLLM:
             )
         raw = {"model_version": getattr(response, "model_version", None), "finish_reasons": [str(c.finish_reason) for c in candidates]}
         return Completion(texts=texts, provider=self.provider, model=self.model, usage=usage, latency_s=latency, raw=raw)
+
+
+def openapi_schema(schema: Any) -> Any:
+    """Our JSON schema in the OpenAPI subset ``response_schema`` accepts: a ``["integer", "null"]`` type
+    becomes ``integer`` + ``nullable``, and integer enums (``[0, 1]``) become ``minimum`` / ``maximum``
+    (its enums are strings only)."""
+    if isinstance(schema, list):
+        return [openapi_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, list):
+            kinds = [k for k in value if k != "null"]
+            out["type"] = kinds[0] if kinds else "null"
+            if "null" in value and kinds:
+                out["nullable"] = True
+        elif key == "enum" and not all(isinstance(v, str) for v in value):
+            numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            if numbers and len(numbers) == len(value):
+                out.setdefault("minimum", min(numbers))
+                out.setdefault("maximum", max(numbers))
+        elif key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: openapi_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = openapi_schema(value)
+    return out
+
+
+def _is_format_rejection(err: ProviderError) -> bool:
+    """A 400 that names a schema field: the endpoint does not support this structured-output level."""
+    return err.status == 400 and err.kind == "bad_request" and bool(_SCHEMA_FIELD_WORDS.search(str(err)))
 
 
 def http_options(base_url: str | None, timeout_s: float) -> types.HttpOptions:

@@ -69,7 +69,8 @@ class Retrier:
                     err.args = (f"{err.args[0] if err.args else err} (server asked to wait {wait:g} s, more than the {self.policy.max_wait:g} s limit)",)
                     raise
                 attempt += 1
-                self.retries += 1
+                with self._rng_lock:  # workers share one Retrier: keep the count exact
+                    self.retries += 1
                 self.clock.sleep(wait)
 
 

@@ -16,7 +16,8 @@ Endpoints:
 Settable at any time (thread-safe): ``latency`` (seconds, or a function of the request), ``responder``
 (request → answer text, a dict sent as JSON, or a list with one answer per choice), queued faults
 (``fault("rate_limit", retry_after=2)`` etc.), ``reject_json_schema`` (llama.cpp behaviour: HTTP 500 on
-``response_format`` type json_schema), ``ignore_n`` (one choice whatever ``n`` asks), and ``api_key`` (when set, requests must carry it). Every request is
+``response_format`` type json_schema), ``reject_response_json_schema`` / ``reject_response_schema`` (Gemini:
+400 INVALID_ARGUMENT "Unknown name" for that generationConfig field), ``ignore_n`` (one choice whatever ``n`` asks), and ``api_key`` (when set, requests must carry it). Every request is
 logged (path, headers without secrets, body) in a bounded log so tests can count calls.
 
 Usage::
@@ -243,6 +244,9 @@ class FakeLLMServer:
         self.embed_dim = embed_dim
         self.reject_json_schema = False
         self.reject_json_object_schema = False
+        # Gemini endpoints / proxies that do not know a structured-output field answer 400 INVALID_ARGUMENT.
+        self.reject_response_json_schema = False
+        self.reject_response_schema = False
         self.ignore_n = False  # answer one choice whatever n asks (llama.cpp, Ollama)
         self._faults: list[Fault] = []
         self._log: deque[LoggedRequest] = deque(maxlen=max_log)
@@ -317,7 +321,8 @@ class FakeLLMServer:
     ) -> Fault:
         """Queue a failure for the next ``times`` matching requests (faults are consumed in order).
 
-        Kinds: rate_limit (429 + Retry-After for OpenAI, RetryInfo retryDelay for Gemini), server_error
+        Kinds: rate_limit (429 + Retry-After for OpenAI, RetryInfo retryDelay for Gemini, or a Retry-After
+        header for Gemini too with ``status=429``, as a proxy in front of Gemini may send), server_error
         (500), request_timeout (408), malformed (200 with a body that is not JSON), hang (answer only
         after ``seconds``), status (any ``status``), disconnect (close without answering), echo_key (400
         whose message repeats the key the client sent, as some proxies do).
@@ -416,6 +421,15 @@ class FakeLLMServer:
         if fault is not None:
             entry.status = self._send_fault(h, api, fault, presented)
             return
+
+        if api == "gemini" and path.endswith(":generateContent"):
+            config = body.get("generationConfig") or {}
+            for flag, field_name in ((self.reject_response_json_schema, "responseJsonSchema"), (self.reject_response_schema, "responseSchema")):
+                if flag and field_name in config:
+                    # What the Gemini API answers for a generation_config field it does not know.
+                    entry.status = 400
+                    self._send_error(h, api, 400, f'Invalid JSON payload received. Unknown name "{field_name}" at \'generation_config\': Cannot find field.')
+                    return
 
         if api == "openai" and path.endswith("/chat/completions"):
             fmt = body.get("response_format") or {}
@@ -558,7 +572,7 @@ class FakeLLMServer:
             headers: dict[str, str] = {}
             details = None
             if fault.retry_after is not None:
-                if api == "gemini":
+                if api == "gemini" and fault.status != 429:
                     details = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{fault.retry_after:g}s"}]
                 else:
                     headers["Retry-After"] = f"{fault.retry_after:g}"
