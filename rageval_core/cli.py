@@ -243,11 +243,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     store = _store(args)
 
     est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model)
-    cost = "unknown" if est.cost_usd is None else f"${est.cost_usd:.4f}"
+    cost = "unknown (model not in the price table)" if est.cost_usd is None else f"${est.cost_usd:.4f}"
     _err(
         f"estimate: {len(dataset.samples)} rows × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
-        f"~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
+        f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
     )
+    if not args.quiet:
+        _err(_estimate_table(est))
     cancel = threading.Event()
     previous = signal.getsignal(signal.SIGINT)
 
@@ -291,6 +293,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
+    print(_actual_table(est, store.calls(result.run_id)))
     total_calls = result.provider_calls + result.cache_hits
     if total_calls and result.all_cached:
         print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
@@ -322,6 +325,44 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return code
 
 
+def _money(value: float | None) -> str:
+    return "?" if value is None else f"{value:.4f}"
+
+
+def _estimate_table(est: Any) -> str:
+    """The estimate per scorer (metric or judge) and method, with a total line."""
+    rows = [
+        [r.scorer, r.method, r.llm_calls, r.embedding_calls, r.input_tokens + r.output_tokens, _money(r.cost_usd)]
+        for r in est.rows
+    ]
+    rows.append(["total", "", est.llm_calls, est.embedding_calls, est.input_tokens + est.output_tokens, _money(est.cost_usd)])
+    return _table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
+
+
+def _actual_table(est: Any, calls: Sequence[Any]) -> str:
+    """Estimate next to the actual figures of this run, per scorer (metric or judge) and method.
+
+    Actual figures cover every session of the run (a resumed run includes the calls before the
+    interruption); cache hits cost nothing and are counted apart from provider calls.
+    """
+    from rageval_core.compare import cost_by_scorer
+
+    actual = cost_by_scorer(calls)
+    rows = []
+    for r in est.rows:
+        a = actual.get(r.scorer)
+        rows.append(
+            [
+                r.scorer, r.method, r.llm_calls, a.calls if a else 0, a.cached_calls if a else 0, a.errors if a else 0,
+                r.input_tokens + r.output_tokens, (a.input_tokens + a.output_tokens) if a else 0,
+                _money(r.cost_usd), _money(a.cost_usd if a else 0.0),
+            ]
+        )
+    return _table(
+        ["scorer", "method", "est. calls", "calls", "cached", "errors", "est. tokens", "tokens", "est. cost", "cost_usd"], rows
+    )
+
+
 def _print_summary(result: Any) -> None:
     rows = []
     for method, metrics in result.summary.items():
@@ -346,8 +387,24 @@ def _find(store: Any, run_id: str) -> Any:
     return info
 
 
+def _short(value: Any, width: int = 40) -> str:
+    text = "-" if value is None else str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
+    """``--pair judge:rubric5=judge:binary`` (method in A = method in B) → ``{method in B: method in A}``."""
+    out: dict[str, str] = {}
+    for text in texts or []:
+        a, sep, b = text.partition("=")
+        if not sep or not a or not b:
+            raise UsageError(f"--pair {text!r}: expected METHOD_A=METHOD_B, e.g. judge:rubric5=judge:binary")
+        out[b] = a
+    return out
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
-    from rageval_core.compare import results_frame, run_delta, summary_delta
+    from rageval_core.compare import one_sided, pair_methods, results_frame, run_delta, summary_delta, version_changes
 
     store = _store(args)
     a, b = _find(store, args.run_a), _find(store, args.run_b)
@@ -358,7 +415,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"A = {a.id} ({a.provider}/{a.model}, {a.dataset_name})\nB = {b.id} ({b.provider}/{b.model}, {b.dataset_name})")
     if a.dataset_hash != b.dataset_hash:
         print("note: the runs were made on different datasets")
-    s = summary_delta(fa, fb)
+    # What differs between the two runs' configurations: rubric / template hashes, settings, provider.
+    changes = version_changes(
+        {"provider": a.provider, "model": a.model, "versions": a.versions, "settings": a.settings},
+        {"provider": b.provider, "model": b.model, "versions": b.versions, "settings": b.settings},
+    )
+    if changes:
+        print("what differs (A → B):")
+        for path, va, vb in changes[: args.limit]:
+            if vb is None and isinstance(va, dict):
+                print(f"  {path}: only in A")
+            elif va is None and isinstance(vb, dict):
+                print(f"  {path}: only in B")
+            else:
+                print(f"  {path}: {_short(va)} → {_short(vb)}")
+        if len(changes) > args.limit:
+            print(f"  … {len(changes) - args.limit} more")
+    else:
+        print("same provider, model, rubric / template versions and settings")
+    pairs = _parse_pairs(args.pair) or pair_methods(fa, fb)
+    for method_b, method_a in pairs.items():
+        print(f"pairing {method_a} (A) with {method_b} (B)")
+    only_a, only_b = one_sided(fa, fb, pairs)
+    if only_a:
+        print(f"only in A (not compared): {', '.join(only_a)}")
+    if only_b:
+        print(f"only in B (not compared): {', '.join(only_b)}")
+    s = summary_delta(fa, fb, methods=pairs)
+    s = s[~s.apply(lambda r: f"{r.metric} ({r.method})" in only_a or f"{r.metric} ({r.method})" in only_b, axis=1)] if len(s) else s
     print(
         _table(
             ["metric", "method", "mean A", "mean B", "delta", "unscored A", "unscored B", "changed rows"],
@@ -368,13 +452,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
             ],
         )
     )
-    delta = run_delta(fa, fb, changed_only=not args.all)
+    delta = run_delta(fa, fb, changed_only=not args.all, methods=pairs)
+    one_sided_pairs = {tuple(x.rsplit(" (", 1)) for x in only_a + only_b}
+    delta = delta[[(m, f"{meth})") not in one_sided_pairs for m, meth in zip(delta["metric"], delta["method"])]].reset_index(drop=True)
     if args.out:
         delta.to_csv(args.out, index=False)
         print(f"per-row deltas → {args.out}")
     shown = delta.head(args.limit)
+    what = "rows" if args.all else "changed rows"
     if len(shown):
         print()
+        print(f"{what} ({len(delta)}):")
         print(
             _table(
                 ["row", "metric", "method", "A", "B", "delta"],
@@ -382,7 +470,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                     [
                         r.sample_id,
                         r.metric,
-                        r.method,
+                        r.method if r.method == r.method_b else f"{r.method} → {r.method_b}",
                         _fmt(r.value_a) if not isinstance(r.unscored_reason_a, str) else r.unscored_reason_a,
                         _fmt(r.value_b) if not isinstance(r.unscored_reason_b, str) else r.unscored_reason_b,
                         _fmt(r.delta),
@@ -472,8 +560,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
     ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone)")
-    ev.add_argument("--fail-under", action="append", metavar="METRIC=VALUE",
-                    help="faithfulness=0.8 (decomposed) or judge:rubric5:faithfulness=0.8; exit 1 when missed")
+    ev.add_argument("--fail-under", action="extend", nargs="+", metavar="METRIC=VALUE",
+                    help="minimum mean over scored rows: faithfulness=0.8 targets the decomposed metric, "
+                    "judge:rubric5:faithfulness=0.8 a judge's criterion; exit 1 when one is missed (a metric with no "
+                    "scored row counts as missed). Several may follow one flag, or repeat the flag")
     ev.add_argument("--strict", action="store_true", help="exit 2 when the dataset has bad rows")
     ev.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
     ev.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
@@ -481,12 +571,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(func=cmd_evaluate)
 
-    cp = sub.add_parser("compare", help="run A vs run B: means and per-row deltas")
-    cp.add_argument("run_a")
-    cp.add_argument("run_b")
-    cp.add_argument("--all", action="store_true", help="show unchanged rows too")
-    cp.add_argument("--limit", type=int, default=30)
-    cp.add_argument("--out", help="write the per-row delta table as CSV")
+    cp = sub.add_parser(
+        "compare",
+        help="run A vs run B: what differs, means and per-row deltas",
+        description="Run A vs run B (e.g. two prompt or rubric versions on the same rows): what differs in their "
+        "configuration (rubric / template hashes, settings, model), the mean per metric and method, and the "
+        "per-row deltas (B - A). Only changed rows are listed unless --all. Two runs with different judges "
+        "(judge:rubric5 vs judge:binary) are paired automatically when each has one; --pair sets it by hand.",
+    )
+    cp.add_argument("run_a", help="run id or a unique prefix (see `runs list`)")
+    cp.add_argument("run_b", help="run id or a unique prefix")
+    cp.add_argument("--all", action="store_true", help="list unchanged rows too (default: changed rows only)")
+    cp.add_argument("--pair", action="append", metavar="METHOD_A=METHOD_B",
+                    help="compare a method of A with another of B, e.g. judge:rubric5=judge:my-rubric (repeatable)")
+    cp.add_argument("--limit", type=int, default=30, help="rows (and configuration differences) to print (default 30)")
+    cp.add_argument("--out", help="write the per-row delta table as CSV (all rows the filter keeps)")
     cp.set_defaults(func=cmd_compare)
 
     runs = sub.add_parser("runs", help="run history")
@@ -503,6 +602,9 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("run")
     cl.add_argument("--out", required=True)
     cl.set_defaults(func=cmd_runs_calls)
+    from rageval_core.cli_synth import add_commands as add_synth_commands  # synth, rag (seed-003 pipeline)
+
+    add_synth_commands(sub)
     return parser
 
 

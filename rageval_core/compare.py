@@ -118,6 +118,23 @@ def cost_by_method(calls: Iterable[Any]) -> dict[str, MethodCost]:
     return out
 
 
+def cost_by_scorer(calls: Iterable[Any]) -> dict[str, MethodCost]:
+    """Like ``cost_by_method`` but per scorer (a decomposed metric or a judge), keyed by scorer name.
+
+    A call shared through the claim memo counts for the scorer that made it.
+    """
+    out: dict[str, MethodCost] = {}
+    for c in calls:
+        get = c.get if isinstance(c, Mapping) else (lambda k, _c=c: getattr(_c, k, None))
+        scorer = get("scorer") or "?"
+        part = cost_by_method([c])
+        for m in part.values():
+            agg = out.setdefault(scorer, MethodCost(m.method))
+            for name in ("calls", "cached_calls", "errors", "input_tokens", "output_tokens", "cost_usd", "latency_s"):
+                setattr(agg, name, getattr(agg, name) + getattr(m, name))
+    return out
+
+
 def cost_table(calls: Iterable[Any]) -> pd.DataFrame:
     """``cost_by_method`` as a frame, one row per method, plus per-call averages."""
     rows = [c.to_dict() for c in cost_by_method(calls).values()]
@@ -284,8 +301,9 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
 def cohen_kappa(x: Sequence[float], y: Sequence[float], threshold: float = 0.5) -> float:
     """Cohen's kappa of the two sides binarised at ``value >= threshold``.
 
-    Undefined (NaN) with no pairs; when both raters use a single identical label throughout, chance
-    agreement is 1 and kappa is reported as 1.0 if they agree on every row.
+    Undefined (NaN) with no pairs, and when both sides put every row on the same side of the threshold:
+    chance agreement is then 1 and kappa is 0/0 (as in scikit-learn). ``agreement_note`` says which case
+    it was, so a table never shows a made-up 1.0 or 0.
     """
     a = np.asarray(x, float) >= threshold
     b = np.asarray(y, float) >= threshold
@@ -295,9 +313,30 @@ def cohen_kappa(x: Sequence[float], y: Sequence[float], threshold: float = 0.5) 
     po = float(np.mean(a == b))
     pa, pb = float(np.mean(a)), float(np.mean(b))
     pe = pa * pb + (1 - pa) * (1 - pb)
-    if pe >= 1.0:
-        return 1.0 if po == 1.0 else math.nan
+    if pe >= 1.0 - 1e-12:
+        return math.nan
     return (po - pe) / (1 - pe)
+
+
+def agreement_note(
+    x: Sequence[float], y: Sequence[float], threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
+) -> str | None:
+    """Why a statistic in an agreement row is undefined (NaN), in words; None when every one is defined."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) == 0:
+        return "no row scored by both methods: every statistic undefined"
+    notes = []
+    if len(a) < 2:
+        notes.append("n < 2: Pearson and Spearman undefined")
+    else:
+        constant = [f"{name} constant ({vals[0]:.3f} on every row)" for name, vals in zip(names, (a, b)) if np.ptp(vals) == 0]
+        if constant:
+            notes.append(" and ".join(constant) + ": Pearson and Spearman undefined")
+    side_a, side_b = a >= threshold, b >= threshold
+    if (side_a.all() or not side_a.any()) and (side_b.all() or not side_b.any()) and side_a[0] == side_b[0]:
+        where = "at or above" if side_a[0] else "below"
+        notes.append(f"both put every row {where} {threshold:g}: kappa undefined (they agree on all {len(a)})")
+    return "; ".join(notes) or None
 
 
 def agreement(
@@ -310,10 +349,10 @@ def agreement(
     """Agreement per shared criterion over rows scored by both methods.
 
     Columns: criterion, n, pearson, spearman, mad (mean absolute difference), kappa (at ``threshold``),
-    threshold, unscored_a, unscored_b.
+    threshold, unscored_a, unscored_b, note (why a statistic is NaN: n < 2, a constant side, one label).
     """
     method_b = method_b or next(iter(m for m in methods_in(frame) if m != method_a), None)
-    columns = ["criterion", "n", "pearson", "spearman", "mad", "kappa", "threshold", "unscored_a", "unscored_b"]
+    columns = ["criterion", "n", "pearson", "spearman", "mad", "kappa", "threshold", "unscored_a", "unscored_b", "note"]
     if method_b is None:
         return pd.DataFrame(columns=columns)
     table = wide(frame)
@@ -334,6 +373,7 @@ def agreement(
                 "threshold": threshold,
                 "unscored_a": int(a.isna().sum()),
                 "unscored_b": int(b.isna().sum()),
+                "note": agreement_note(x, y, threshold, (method_a, method_b)),
             }
         )
     return pd.DataFrame(rows, columns=columns)
@@ -376,16 +416,44 @@ def disagreements(
     return out.sort_values("abs_diff", ascending=False, kind="mergesort").head(top).reset_index(drop=True)
 
 
-def run_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, changed_only: bool = False, tol: float = 1e-9) -> pd.DataFrame:
+def pair_methods(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> dict[str, str]:
+    """Which judge of run B to line up with which judge of run A when their names differ.
+
+    Two runs with different rubrics (``judge:rubric5`` in A, ``judge:binary`` in B) share no method name,
+    so a plain comparison would show every row as "only in A" / "only in B". When each run has exactly one
+    judge the runs do not share, they are paired: ``{method in B: method in A}``. Ambiguous cases pair
+    nothing (pass ``methods`` to ``run_delta`` explicitly).
+    """
+    ja, jb = set(judge_methods(frame_a)), set(judge_methods(frame_b))
+    only_a, only_b = sorted(ja - jb), sorted(jb - ja)
+    if len(only_a) == 1 and len(only_b) == 1:
+        return {only_b[0]: only_a[0]}
+    return {}
+
+
+def run_delta(
+    frame_a: pd.DataFrame,
+    frame_b: pd.DataFrame,
+    *,
+    changed_only: bool = False,
+    tol: float = 1e-9,
+    methods: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Run A vs run B per (row, metric, method): both values, delta (B − A) and whether anything changed.
 
     A row counts as changed when the values differ by more than ``tol`` or it is scored on one side
-    only or its unscored reason changed; rows present in one run only are changed too.
+    only or its unscored reason changed; rows present in one run only are changed too (``present`` says
+    "both", "A" or "B"). ``methods`` maps a
+    method of B onto a method of A (see ``pair_methods``): those results are compared with each other,
+    ``method`` shows A's name and ``method_b`` B's.
     """
     keys = ["sample_id", "metric", "method"]
+    mapping = dict(methods or {})
     a = frame_a[keys + ["category", "value", "unscored_reason", "reason"]].drop_duplicates(keys, keep="last")
     b = frame_b[keys + ["category", "value", "unscored_reason", "reason"]].drop_duplicates(keys, keep="last")
+    b = b.assign(method_b=b["method"], method=b["method"].map(lambda m: mapping.get(m, m)))
     merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"), indicator=True)
+    merged["method_b"] = merged["method_b"].where(merged["method_b"].notna(), merged["method"])
     merged["category"] = merged["category_a"].combine_first(merged["category_b"])
     merged["delta"] = merged["value_b"] - merged["value_a"]
     scored_a, scored_b = merged["value_a"].notna(), merged["value_b"].notna()
@@ -395,25 +463,27 @@ def run_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, changed_only: boo
         merged["unscored_reason_a"].fillna("") != merged["unscored_reason_b"].fillna("")
     )
     merged["changed"] = value_changed | status_changed | reason_changed | (merged["_merge"] != "both")
+    merged["present"] = merged["_merge"].map({"both": "both", "left_only": "A", "right_only": "B"}).astype(str)
     order = {sid: i for i, sid in enumerate(list(dict.fromkeys(frame_a["sample_id"].tolist() + frame_b["sample_id"].tolist())))}
     merged["_order"] = merged["sample_id"].map(order)
     merged = merged.sort_values(["_order", "metric", "method"], kind="mergesort")
     out = merged[
         keys
-        + ["category", "value_a", "value_b", "delta", "unscored_reason_a", "unscored_reason_b", "reason_a", "reason_b", "changed"]
+        + ["method_b", "category", "value_a", "value_b", "delta", "unscored_reason_a", "unscored_reason_b", "reason_a",
+           "reason_b", "present", "changed"]
     ].reset_index(drop=True)
     return out[out["changed"]].reset_index(drop=True) if changed_only else out
 
 
-def summary_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> pd.DataFrame:
+def summary_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame, *, methods: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Mean per (metric, method) in A and B, the difference, and how many rows changed."""
-    delta = run_delta(frame_a, frame_b)
+    delta = run_delta(frame_a, frame_b, methods=methods)
     rows = []
-    for (metric, method), group in delta.groupby(["metric", "method"], sort=False):
+    for (metric, method, method_b), group in delta.groupby(["metric", "method", "method_b"], sort=False):
         rows.append(
             {
                 "metric": metric,
-                "method": method,
+                "method": method if method == method_b else f"{method} → {method_b}",
                 "mean_a": float(group["value_a"].mean()) if group["value_a"].notna().any() else math.nan,
                 "mean_b": float(group["value_b"].mean()) if group["value_b"].notna().any() else math.nan,
                 "unscored_a": int(group["unscored_reason_a"].notna().sum()),
@@ -426,3 +496,28 @@ def summary_delta(frame_a: pd.DataFrame, frame_b: pd.DataFrame) -> pd.DataFrame:
     )
     out["delta"] = out["mean_b"] - out["mean_a"]
     return out
+
+
+def version_changes(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """Leaves that differ between two nested mappings (a run's versions or settings), as (path, a, b).
+
+    This is what tells two prompt versions apart: a changed rubric hash, template hash or setting.
+    """
+    out: list[tuple[str, Any, Any]] = []
+    for key in list(dict.fromkeys([*a.keys(), *b.keys()])):
+        path = f"{prefix}{key}"
+        va, vb = a.get(key), b.get(key)
+        if isinstance(va, Mapping) and isinstance(vb, Mapping):
+            out.extend(version_changes(va, vb, path + "."))
+        elif va != vb:
+            out.append((path, va, vb))
+    return out
+
+
+def one_sided(frame_a: pd.DataFrame, frame_b: pd.DataFrame, methods: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """``metric/method`` pairs only run A computed and only run B computed (after ``methods`` pairing)."""
+    mapping = dict(methods or {})
+    pa = {(m, meth) for m, meth in zip(frame_a["metric"], frame_a["method"])}
+    pb = {(m, mapping.get(meth, meth)) for m, meth in zip(frame_b["metric"], frame_b["method"])}
+    fmt = lambda pairs: [f"{m} ({meth})" for m, meth in sorted(pairs)]  # noqa: E731
+    return fmt(pa - pb), fmt(pb - pa)

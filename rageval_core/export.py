@@ -12,11 +12,12 @@ import dataclasses
 import io
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
 
 from rageval_core.compare import cost_by_method, summarize
 from rageval_core.store import Store
-from rageval_core.types import MetricResult, Sample
+from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 
 FORMAT_VERSION = 1
 
@@ -42,12 +43,27 @@ def _result_dict(r: MetricResult, include_details: bool) -> dict[str, Any]:
     return out
 
 
+def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int, str]]:
+    """Sort key for one row's results: decomposed first, then judges in the run's scorer order; metrics in
+    the standard id order. Results are stored as tasks finish, so without this the order of a row's
+    results (and of CSV columns) would change from run to run and diffs of two exports would be noise."""
+    judges = [s for s in scorers if s.startswith("judge:")]
+    metric_rank = {m: i for i, m in enumerate(METRIC_IDS)}
+
+    def key(r: Any) -> tuple[int, str, int, str]:
+        method_rank = 0 if r.method == DECOMPOSED else 1 + (judges.index(r.method) if r.method in judges else len(judges))
+        return (method_rank, r.method, metric_rank.get(r.metric, len(metric_rank)), r.metric)
+
+    return key
+
+
 def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
-    """The export JSON of one run as a dict (rows in dataset order; invalid rows listed separately)."""
+    """The export JSON of one run as a dict (rows in dataset order, results in a fixed order; invalid rows
+    listed separately)."""
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
-    results = store.results(info.id)
+    results = sorted(store.results(info.id), key=result_order(info.scorers))
     by_row: dict[str, list[MetricResult]] = {}
     for r in results:
         by_row.setdefault(r.sample_id, []).append(r)
@@ -105,12 +121,13 @@ def run_to_csv(store: Store, run_id: str) -> str:
     """One line per sample: id, category, row_error, then a value column and an ``…/unscored`` column per metric and method."""
     data = run_to_dict(store, run_id)
     pairs: list[tuple[str, str]] = []
-    for row in data["rows"]:
+    for row in data["rows"]:  # results already in the fixed export order
         for r in row["results"]:
             key = (r["method"], r["metric"])
             if key not in pairs:
                 pairs.append(key)
-    pairs.sort(key=lambda p: (p[0] != "decomposed", p[0]))
+    order = result_order(data["scorers"])
+    pairs.sort(key=lambda p: order(SimpleNamespace(method=p[0], metric=p[1])))
     header = ["id", "category", "row_error"]
     for method, metric in pairs:
         header += [column_name(metric, method), column_name(metric, method) + "/unscored"]

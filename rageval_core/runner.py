@@ -475,12 +475,15 @@ def dataset_hash(samples: Sequence[Sample]) -> str:
     return _hash(samples)
 
 
-def scorer_versions(scorers: Sequence[Scorer], samples: Sequence[Sample] = ()) -> dict[str, Any]:
+def scorer_versions(
+    scorers: Sequence[Scorer], samples: Sequence[Sample] = (), options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """What identifies each scorer's prompts and rubric, recorded with the run so runs stay comparable.
 
     Judges: rubric id + content hash and template hash (per language of the rows). Decomposed metrics:
-    the hash of every shipped task template in the rows' languages, or of the edited template passed in
-    the options. Anything a scorer reports through ``describe()`` is added as is.
+    the hash of every task template in the rows' languages, the edited one when ``options["templates"]``
+    overrides it (listed under ``_edited_templates``). Anything a scorer reports through ``describe()``
+    is added as is.
     """
     from rageval_core.metrics.steps import sample_language
 
@@ -514,7 +517,11 @@ def scorer_versions(scorers: Sequence[Scorer], samples: Sequence[Sample] = ()) -
         out[s.name] = info
     decomposed = [s for s in scorers if s.method == "decomposed"]
     if decomposed:
-        out["_templates"] = _template_hashes(languages)
+        overrides = (options or {}).get("templates") or {}
+        out["_templates"] = _template_hashes(languages, overrides)
+        edited = sorted(k for k in out["_templates"] if _override(overrides, k) is not None)
+        if edited:
+            out["_edited_templates"] = edited
     return out
 
 
@@ -527,19 +534,54 @@ def _one_per_language(samples: Sequence[Sample]) -> list[Sample]:
     return list(seen.values())
 
 
-def _template_hashes(languages: Sequence[str]) -> dict[str, str]:
-    """Short hashes of the shipped decomposed-task templates, e.g. ``{"ja/extract_claims": "3f2a…"}``."""
-    from rageval_core.prompts import load_template
-    from rageval_core.tasks import SCHEMAS
+# The tasks decomposed metrics send (synthetic QA and the RAG answer are not metric steps).
+_METRIC_TASKS = (
+    "extract_claims", "verify_claims", "verify_claims_with_reference", "generate_questions", "context_verdicts",
+    "attribute_reference", "extract_relevant_sentences", "classify_correctness",
+)
+
+
+def _override(overrides: Mapping[str, Any], key: str) -> Any:
+    """The edited template for ``"<lang>/<task>"`` as ``metrics.steps.get_template`` finds it, or None."""
+    return overrides.get(key, overrides.get(key.split("/", 1)[1]))
+
+
+def _template_hashes(languages: Sequence[str], overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Short hashes of the decomposed-task templates, e.g. ``{"ja/extract_claims": "3f2a…"}``; an edited
+    template from the run's options is hashed instead of the shipped file."""
+    from rageval_core.prompts import PromptTemplate, load_template
 
     out: dict[str, str] = {}
     for lang in languages:
-        for task in SCHEMAS:
+        for task in _METRIC_TASKS:
+            key = f"{lang}/{task}"
+            custom = _override(overrides or {}, key)
             try:
-                out[f"{lang}/{task}"] = load_template(task, lang).short_hash
-            except Exception:  # tasks without a shipped template (synth_qa, rag_answer) are not metric steps
-                continue
+                if isinstance(custom, PromptTemplate):
+                    out[key] = custom.short_hash
+                elif isinstance(custom, str):
+                    out[key] = PromptTemplate.from_text(custom, name=task, language=lang).short_hash
+                else:
+                    out[key] = load_template(task, lang).short_hash
+            except Exception as exc:  # a broken edited template still gets recorded, as broken
+                out[key] = f"error: {exc}"
     return out
+
+
+def _jsonable_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Run options as stored with the run: edited templates by their text (their hashes are in versions)."""
+    from rageval_core.prompts import PromptTemplate
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, PromptTemplate):
+            return value.text
+        if isinstance(value, Mapping):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+
+    return plain(dict(options))
 
 
 def _jsonable(value: Any) -> bool:
@@ -654,11 +696,11 @@ def run(
             run_id=run_id,
             dataset_name=dataset_name,
             dataset_hash=digest,
-            versions=scorer_versions(scorers, samples),
+            versions=scorer_versions(scorers, samples, options),
             provider=llm.provider,
             model=llm.model,
             base_url=base_url,
-            settings={"concurrency": concurrency, "options": options, **dict(settings or {})},
+            settings={"concurrency": concurrency, "options": _jsonable_options(options), **dict(settings or {})},
             rows=rows,
         )
 

@@ -204,3 +204,50 @@ def test_offline_provider_end_to_end(home, capsys):
     assert exported["provider"] == "offline" and exported["model"] == "heuristic-v1"
     assert exported["summary"]["decomposed"]["faithfulness"]["scored"] == 2
     assert "MISSED" in capsys.readouterr().out
+
+
+def test_several_thresholds_after_one_flag(server, home, capsys):
+    data = write(home / "d.json", seed_rows(2))
+    code = evaluate(server, data, "--metrics", "faithfulness", "--judge", "rubric5", "--out", "o.json",
+                    "--fail-under", "faithfulness=0.5", "judge:rubric5:faithfulness=1.01")
+    assert code == 2 and "scores are in [0, 1]" in capsys.readouterr().err
+    assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "rubric5", "--out", "o.json",
+                    "--fail-under", "faithfulness=0.5", "judge:rubric5:faithfulness=0.5") == 0
+    out = capsys.readouterr().out
+    assert "fail-under faithfulness >= 0.5" in out and "fail-under judge:rubric5:faithfulness >= 0.5" in out
+
+
+def test_estimate_before_and_actual_after_per_scorer_and_method(server, home, capsys):
+    data = write(home / "d.json", seed_rows(2))
+    code = cli.main(["evaluate", data, "--provider", "openai-compatible", "--model", "fake-judge", "--base-url",
+                     server.openai_base_url, "--embedding-model", "fake-embed", "--metrics", "faithfulness,answer_relevancy",
+                     "--judge", "rubric5", "--out", "o.json"])
+    out = capsys.readouterr()
+    assert code == 0
+    est = out.err[out.err.index("est. calls"):].splitlines()
+    assert [line.split()[0] for line in est[2:6]] == ["faithfulness", "answer_relevancy", "judge:rubric5", "total"]
+    assert est[4].split()[:2] == ["judge:rubric5", "judge:rubric5"] and est[2].split()[1] == "decomposed"
+    actual = out.out[out.out.index("scorer "):].splitlines()
+    assert actual[0].split()[:5] == ["scorer", "method", "est.", "calls", "calls"]
+    judge_line = next(line for line in actual if line.startswith("judge:rubric5")).split()
+    assert judge_line[2:4] == ["2", "2"]  # estimated 2 judge calls, made 2
+    assert "progress 100%" in out.err  # stderr is not a TTY here: plain progress lines, no escape codes
+    assert "\x1b" not in out.err and "\r" not in out.err
+
+
+def test_compare_two_rubrics_pairs_the_judges_and_names_what_differs(server, home, capsys):
+    data = write(home / "d.json", seed_rows(3))
+    assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "rubric5", "--out", "a.json") == 0
+    assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "binary", "--out", "b.json") == 0
+    run_a = json.loads((home / "a.json").read_text())["run_id"]
+    run_b = json.loads((home / "b.json").read_text())["run_id"]
+    capsys.readouterr()
+    assert cli.main(["compare", run_a, run_b, "--all"]) == 0
+    shown = capsys.readouterr().out
+    assert "pairing judge:rubric5 (A) with judge:binary (B)" in shown
+    assert "versions.judge:rubric5: only in A" in shown and "versions.judge:binary: only in B" in shown
+    assert "judge:rubric5 → judge:binary" in shown and "different datasets" not in shown
+    # an explicit pairing, and a bad one
+    assert cli.main(["compare", run_a, run_b, "--pair", "judge:rubric5=judge:binary", "--all", "--out", "d.csv"]) == 0
+    assert "judge:binary" in (home / "d.csv").read_text()
+    assert cli.main(["compare", run_a, run_b, "--pair", "judge:rubric5"]) == 2

@@ -3,16 +3,21 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from rageval_core.compare import (
     agreement,
+    agreement_note,
     category_comparison,
     category_table,
     cohen_kappa,
     cost_by_method,
+    cost_by_scorer,
     cost_table,
     disagreements,
+    one_sided,
+    pair_methods,
     pearson,
     results_frame,
     run_delta,
@@ -20,6 +25,7 @@ from rageval_core.compare import (
     spearman,
     summarize,
     summary_delta,
+    version_changes,
 )
 from rageval_core.store import CallEntry
 from rageval_core.types import MetricResult, Usage
@@ -84,8 +90,43 @@ def test_statistics_against_hand_computed_values():
     assert spearman([0, 0, 1], [0.1, 0.2, 0.9]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
     # a=[1,1,0,0] b=[1,0,0,0]: po=.75, pe=.5*.25+.5*.75=.5 → kappa .5
     assert cohen_kappa([0.9, 0.8, 0.1, 0.2], [0.7, 0.3, 0.0, 0.4]) == pytest.approx(0.5)
-    assert cohen_kappa([1, 1], [1, 1]) == 1.0
+    assert math.isnan(cohen_kappa([1, 1], [1, 1]))  # one label throughout: 0/0, never a made-up 1.0
     assert math.isnan(cohen_kappa([], []))
+
+
+def test_statistics_on_worked_examples():
+    # dx = dy-ish: Σdx·dy = 2.25 - .25 - .25 + 2.25 = 4, Σdx² = Σdy² = 5 → r = 0.8
+    assert pearson([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
+    assert pearson([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # Spearman uses ranks only: same ranks as above → 0.8; any monotone pair → 1.0
+    assert spearman([10, 20, 30, 40], [0.1, 0.3, 0.2, 0.4]) == pytest.approx(0.8)
+    assert spearman([1, 2, 3], [1, 4, 9]) == pytest.approx(1.0)
+    assert pearson([1, 2, 3], [1, 4, 9]) < 1.0
+    # a = TTFFT, b = TFFFT at 0.5: po = 4/5, pa = 3/5, pb = 2/5, pe = .6·.4 + .4·.6 = .48 → (.8 − .48)/.52
+    assert cohen_kappa([0.9, 0.6, 0.2, 0.0, 1.0], [1.0, 0.4, 0.1, 0.3, 0.5]) == pytest.approx(0.32 / 0.52)
+    assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
+    # the threshold moves the split: at 0.8 the pair (0.75, 0.9) disagrees
+    assert cohen_kappa([0.75, 0.2], [0.9, 0.1], threshold=0.5) == pytest.approx(1.0)
+    assert cohen_kappa([0.75, 0.2], [0.9, 0.1], threshold=0.8) == pytest.approx(0.0)
+    # one side constant, the other split: pe = .5, po = .5 → kappa 0 (defined), correlations undefined
+    assert cohen_kappa([1, 1, 1, 1], [1, 1, 0, 0]) == pytest.approx(0.0)
+
+
+def test_edge_cases_are_nan_with_a_note_never_a_number():
+    assert math.isnan(pearson([0.5], [0.5])) and math.isnan(spearman([0.5], [0.5]))
+    assert math.isnan(spearman([1, 1, 1], [0.1, 0.5, 0.9]))
+    assert agreement_note([], []) == "no row scored by both methods: every statistic undefined"
+    assert "n < 2" in agreement_note([0.5], [0.7])
+    note = agreement_note([1.0, 1.0, 1.0], [0.2, 0.9, 1.0], names=("decomposed", J))
+    assert note.startswith("decomposed constant (1.000 on every row)") and J not in note
+    assert "kappa undefined" in agreement_note([0.9, 1.0], [0.8, 0.6])
+    assert agreement_note([0.1, 0.9], [0.2, 0.8]) is None
+    # in the agreement table: a criterion where both sides are constant shows NaN and says why
+    frame = results_frame([R(str(i), "faithfulness", m, 1.0) for i in range(3) for m in ("decomposed", J)])
+    row = agreement(frame).iloc[0]
+    assert row["n"] == 3 and row["mad"] == 0.0
+    assert math.isnan(row["pearson"]) and math.isnan(row["spearman"]) and math.isnan(row["kappa"])
+    assert "Pearson and Spearman undefined" in row["note"] and "kappa undefined" in row["note"]
 
 
 def test_agreement_and_disagreements(frame):
@@ -129,3 +170,46 @@ def test_cost_per_method_from_the_call_log():
     assert (by[J].calls, by[J].cached_calls, by[J].errors, by[J].output_tokens) == (1, 1, 1, 40)
     t = cost_table(calls).set_index("method")
     assert t.loc["decomposed", "mean_latency_s"] == pytest.approx(0.25)
+
+
+def test_two_rubrics_are_paired_so_per_row_deltas_compare_them(frame):
+    # run B: the same rows judged with another rubric (another method name)
+    b = results_frame([R(r.sample_id, r.metric, "judge:binary" if r.method == J else r.method,
+                         (0.0 if r.sample_id == "2" else r.value) if r.method == J else r.value, r.unscored_reason)
+                       for r in RESULTS], CATS)
+    assert pair_methods(frame, b) == {"judge:binary": J}
+    unpaired = run_delta(frame, b, changed_only=True)
+    assert set(unpaired["present"]) == {"A", "B"}  # without pairing nothing lines up
+    paired = run_delta(frame, b, changed_only=True, methods=pair_methods(frame, b))
+    assert list(zip(paired["sample_id"], paired["metric"], paired["method"], paired["method_b"])) == [
+        ("2", "faithfulness", J, "judge:binary")
+    ]
+    assert paired.loc[0, "delta"] == pytest.approx(-0.75) and paired.loc[0, "present"] == "both"
+    s = summary_delta(frame, b, methods={"judge:binary": J}).set_index(["metric", "method"])
+    assert s.loc[("faithfulness", f"{J} → judge:binary"), "changed_rows"] == 1
+    assert one_sided(frame, b, {"judge:binary": J}) == ([], [])
+    only_a, only_b = one_sided(frame, results_frame([R("1", "faithfulness", "decomposed", 1.0)]))
+    assert "context_recall (decomposed)" in only_a and only_b == []
+    # two judges on each side: ambiguous, nothing paired
+    two = pd.concat([b, b.assign(method="judge:binary-strict")])
+    assert pair_methods(frame, two) == {}
+
+
+def test_version_changes_name_the_leaf_that_differs():
+    a = {"judge:rubric5": {"rubrics": {"ja": {"rubric_hash": "h1", "template_hash": "t1"}}}, "_templates": {"ja/x": "1"}}
+    b = {"judge:rubric5": {"rubrics": {"ja": {"rubric_hash": "h1", "template_hash": "t2"}}}, "_templates": {"ja/x": "1"}, "new": 1}
+    assert version_changes(a, b) == [("judge:rubric5.rubrics.ja.template_hash", "t1", "t2"), ("new", None, 1)]
+    assert version_changes(a, a) == []
+
+
+def test_cost_per_scorer_from_the_call_log():
+    calls = [
+        CallEntry("r", "1", "faithfulness", "decomposed", "extract_claims", "k", usage=Usage(100, 10), cost_usd=0.01),
+        CallEntry("r", "1", "answer_correctness", "decomposed", "classify_correctness", "k2", usage=Usage(50, 5)),
+        CallEntry("r", "2", "faithfulness", "decomposed", "extract_claims", "k3", cached=True),
+        CallEntry("r", "1", J, J, "judge", "k4", error="timeout"),
+    ]
+    by = cost_by_scorer(calls)
+    assert (by["faithfulness"].calls, by["faithfulness"].cached_calls, by["faithfulness"].input_tokens) == (1, 1, 100)
+    assert by["faithfulness"].method == "decomposed" and by["answer_correctness"].output_tokens == 5
+    assert (by[J].errors, by[J].method) == (1, J)

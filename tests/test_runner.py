@@ -213,3 +213,23 @@ def test_estimate_prices_from_the_providers_table():
     assert estimate(samples(2), [ValueScorer()], provider="gemini").cost_usd > 0  # the provider's default model
     assert estimate(samples(2), [ValueScorer()], provider="openai", model="no-such-model").cost_usd is None
     assert estimate(samples(2), [ValueScorer()], provider="openai-compatible", model="qwen").cost_usd == 0.0
+
+
+def test_versions_record_an_edited_decomposed_template_and_settings_store_its_text(store):
+    from rageval_core.prompts import load_template
+    from rageval_core.runner import scorer_versions
+
+    shipped = load_template("extract_claims", "ja")
+    edited_text = shipped.text + "\n(edited)"
+    rows = [Sample("1", "質問ですか？", ("文脈です。",), "答えです。", None)]
+    plain = scorer_versions([ValueScorer()], rows)
+    assert plain["_templates"]["ja/extract_claims"] == shipped.short_hash and "_edited_templates" not in plain
+    assert "ja/synth_qa" not in plain["_templates"]  # not a metric step
+    options = {"templates": {"ja/extract_claims": edited_text}}
+    edited = scorer_versions([ValueScorer()], rows, options)
+    assert edited["_templates"]["ja/extract_claims"] != shipped.short_hash
+    assert edited["_edited_templates"] == ["ja/extract_claims"]
+    result = run(rows, [ValueScorer()], ScriptedLLM(default=answer(lambda r: 1.0)), HashEmbedder(), store=store, options=options)
+    info = store.get_run(result.run_id)
+    assert info.versions["_edited_templates"] == ["ja/extract_claims"]
+    assert info.settings["options"]["templates"]["ja/extract_claims"] == edited_text

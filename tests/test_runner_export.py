@@ -78,3 +78,20 @@ def test_labelled_dataset_export_only_on_request(tmp_path):
     again = load_dataset(out)
     assert again.samples[0].metadata["human_labels"] == {"faithfulness": 0}
     assert "human_labels" not in again.samples[1].metadata
+
+
+def test_results_and_csv_columns_have_a_fixed_order_whatever_finished_first(tmp_path):
+    store = Store(tmp_path / "r.sqlite")
+    rid = store.create_run(scorers=["answer_correctness", "faithfulness", "judge:binary", J], rows=[RowInfo("1", 0)])
+    # written in completion order: a judge first, metrics out of the standard order
+    store.save_task(rid, "1", J, [MetricResult("1", "answer_relevancy", J, 1.0), MetricResult("1", "faithfulness", J, 0.5)])
+    store.save_task(rid, "1", "judge:binary", [MetricResult("1", "faithfulness", "judge:binary", 1.0)])
+    store.save_task(rid, "1", "answer_correctness", [MetricResult("1", "answer_correctness", "decomposed", 0.25)])
+    store.save_task(rid, "1", "faithfulness", [MetricResult("1", "faithfulness", "decomposed", 0.75)])
+    order = [(r["method"], r["metric"]) for r in run_to_dict(store, rid)["rows"][0]["results"]]
+    assert order == [
+        ("decomposed", "faithfulness"), ("decomposed", "answer_correctness"),
+        ("judge:binary", "faithfulness"), (J, "faithfulness"), (J, "answer_relevancy"),
+    ]
+    header = run_to_csv(store, rid).splitlines()[0].split(",")
+    assert [h for h in header if not h.endswith("/unscored")][3:] == [f"{m}/{x}" for m, x in order]
