@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rageval_core.prompts import load_template
+from rageval_core.tasks import schema_for
 from rageval_core.tasks import (
     ATTRIBUTE_REFERENCE,
     CLASSIFY_CORRECTNESS,
@@ -60,15 +61,30 @@ def test_japanese_templates_are_written_in_japanese():
     assert "日本語で" in load_template(GENERATE_QUESTIONS, "ja").text
 
 
-def test_examples_in_templates_parse_as_json():
+def test_examples_in_templates_match_the_task_schema():
+    """A few-shot example is what a model copies: it must be valid output of the schema sent with it."""
+    jsonschema = pytest.importorskip("jsonschema")
     for task in TASKS:
         for language in ("ja", "en"):
             system = load_template(task, language).to_messages(
                 **{v: "x" for v in TASKS[task][0]}
             )[0].content
-            for line in system.splitlines():
-                if line.startswith(("Output:", "出力:")):
-                    json.loads(line.split(":", 1)[1])
+            outputs = [json.loads(line.split(":", 1)[1]) for line in system.splitlines() if line.startswith(("Output:", "出力:"))]
+            assert outputs, (task, language)
+            for output in outputs:
+                jsonschema.validate(output, schema_for(task))
+
+
+def test_economy_example_counts_a_wrong_fact_as_missing_like_the_correctness_example():
+    """FN must mean the same in both modes: a reference fact the answer gets wrong is missing (RAGAS's
+    classification example puts 'fusion' in FN when the answer says 'fission')."""
+    for language in ("ja", "en"):
+        text = load_template(VERIFY_CLAIMS_WITH_REFERENCE, language).text
+        output = json.loads(text.split("Output:" if language == "en" else "出力:")[1].split("\n")[0].replace("{{", "{").replace("}}", "}"))
+        wrong = [v for v in output["verdicts"] if v["reference_verdict"] == 0]
+        assert wrong and output["missing_reference_claims"] == [1, 2]
+        classify = load_template(CLASSIFY_CORRECTNESS, language).text
+        assert "FN" in classify and ("gets wrong" in text or "誤って述べている" in text)
 
 
 def test_calls_per_row_bench_prints_the_machine_readable_line():

@@ -98,7 +98,11 @@ class AnswerRelevancy(DecomposedScorer):
         if not questions:
             raise Unscorable(Unscored.PARSE_ERROR, msg(language, "the judge generated no questions", "質問が生成されませんでした"),
                              raw=trace[-1].response if trace else None)
-        if len(questions) != n:
+        if len(questions) > n:  # a model that writes more than asked must not change the mean's size
+            details["count_note"] = f"asked for {n} questions, got {len(questions)}; scored over the first {n}"
+            details["extra_questions"] = questions[n:]
+            questions = questions[:n]
+        elif len(questions) < n:
             details["count_note"] = f"asked for {n} questions, got {len(questions)}; scored over those"
         details["questions"] = questions
         vectors = embed(ctx, [sample.question] + [q["question"] for q in questions], details)
