@@ -1,0 +1,204 @@
+"""CLI: ``synth`` (document → synthetic QA test set) and ``rag`` (test set + documents → RAG outputs).
+
+Seed 003's pipeline from the command line, with the same exit codes as ``evaluate``::
+
+    python -m rageval_core synth DOC.md --provider offline --per-section 3 --out testset.json
+    python -m rageval_core rag testset.json --docs DOC.md --provider offline --k 2 --out rag_outputs.json
+    python -m rageval_core evaluate rag_outputs.json --provider offline --judge binary --out results.json
+
+Exit 0 done (some sections may have failed: they are listed on stderr and in the file); 2 nothing usable
+(unreadable document or test set, bad provider configuration, every section failed, ``--strict`` with a
+failed section or answer). Keys come from the environment only and are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _add_provider_args(p: argparse.ArgumentParser) -> None:
+    """The provider options ``evaluate`` has, so the same configuration works for all three commands."""
+    p.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
+    p.add_argument("--model")
+    p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
+    p.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
+    p.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
+    p.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
+    p.add_argument("--tpm", type=float, help="tokens per minute limit")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    p.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
+    p.add_argument("--concurrency", type=int, default=1, help=argparse.SUPPRESS)
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    p.add_argument("--chunk-size", type=int, help="characters per chunk (default ja 300, en 800)")
+    p.add_argument("--chunk-overlap", type=int, help="characters carried between chunks (default ja 60, en 150)")
+    p.add_argument("--strict", action="store_true", help="exit 2 when any section or answer failed")
+
+
+def _llm(args: argparse.Namespace) -> Any:
+    from rageval_core.cli import _provider_config
+    from rageval_core.llm.registry import build_llm
+
+    cfg = _provider_config(args)
+    db = getattr(args, "db", None)
+    return cfg, build_llm(cfg, db_path=db)
+
+
+def _documents(paths: list[str]) -> list[Any]:
+    from rageval_core.cli import UsageError
+    from rageval_core.documents import DocumentError, read_document
+
+    docs = []
+    for path in paths:
+        try:
+            docs.append(read_document(path))
+        except DocumentError as exc:
+            raise UsageError(str(exc)) from None
+    names = [d.name for d in docs]
+    if len(set(names)) != len(names):
+        raise UsageError("two documents share a file name; chunk ids and provenance need distinct names")
+    return docs
+
+
+def _check_chunking(args: argparse.Namespace) -> None:
+    from rageval_core.cli import UsageError
+
+    if args.chunk_size is not None and args.chunk_size < 20:
+        raise UsageError("--chunk-size must be at least 20 characters")
+    if args.chunk_overlap is not None and (args.chunk_overlap < 0 or (args.chunk_size and args.chunk_overlap >= args.chunk_size)):
+        raise UsageError("--chunk-overlap must be >= 0 and smaller than --chunk-size")
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    """Generate a test set from one document and write it as JSON."""
+    from rageval_core.cli import UsageError
+    from rageval_core.documents import chunk_document
+    from rageval_core.llm.base import ProviderError
+    from rageval_core.synth import SynthError, generate_testset
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".json":
+        raise UsageError(f"--out {args.out!r}: a test set is written as .json")
+    _check_chunking(args)
+    (doc,) = _documents([args.document])
+    try:
+        _, llm = _llm(args)
+    except ProviderError as exc:
+        raise UsageError(str(exc)) from None
+
+    def progress(done: int, total: int, heading: str) -> None:
+        if not args.quiet:
+            _err(f"section {done}/{total}: {heading}")
+
+    chunks = chunk_document(doc, size=args.chunk_size, overlap=args.chunk_overlap)
+    try:
+        testset = generate_testset(doc, llm, per_section=args.per_section, chunks=chunks, progress=progress)
+    except SynthError as exc:
+        raise UsageError(str(exc)) from None
+    testset.save(out)
+    ok = sum(1 for s in testset.sections if s.status == "ok")
+    dupes = sum(s.duplicates for s in testset.sections)
+    label = " (offline heuristic: extractive questions, no language model)" if testset.offline else ""
+    print(
+        f"{len(testset.items)} questions from {ok}/{len(testset.sections)} sections of {doc.name} "
+        f"by {testset.generator['provider']}/{testset.generator['model']}{label}; {dupes} near-duplicate(s) dropped → {out}"
+    )
+    failed = [s for s in testset.sections if s.status in ("failed", "empty")]
+    for s in failed:
+        _err(f"  section {s.index} {s.heading!r}: {s.status}: {s.reason}")
+    if not testset.items:
+        _err("nothing generated: every section failed or returned no pairs")
+        return EXIT_BAD_INPUT
+    if args.strict and failed:
+        _err(f"--strict: {len(failed)} section(s) without questions")
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def cmd_rag(args: argparse.Namespace) -> int:
+    """Answer every test-set question with retrieval over the documents; write an evaluation dataset."""
+    from rageval_core.cli import UsageError
+    from rageval_core.datasets import EXTENSIONS, save_dataset
+    from rageval_core.llm.base import ProviderError
+    from rageval_core.llm.registry import build_embedder
+    from rageval_core.rag import RagError, run_rag
+    from rageval_core.synth import SynthError, load_testset
+
+    out = Path(args.out)
+    if out.suffix.lower() not in EXTENSIONS:
+        raise UsageError(f"--out {args.out!r}: use .json, .jsonl or .csv")
+    if args.k < 1:
+        raise UsageError("--k must be at least 1")
+    _check_chunking(args)
+    try:
+        testset = load_testset(args.testset)
+    except SynthError as exc:
+        raise UsageError(str(exc)) from None
+    if not testset.items:
+        raise UsageError(f"{args.testset}: no questions")
+    docs = _documents(args.docs)
+    try:
+        cfg, llm = _llm(args)
+        embedder = build_embedder(cfg, db_path=getattr(args, "db", None))
+    except ProviderError as exc:
+        raise UsageError(str(exc)) from None
+
+    def progress(done: int, total: int) -> None:
+        if not args.quiet and (done == total or done % 10 == 0):
+            _err(f"answered {done}/{total}")
+
+    try:
+        result = run_rag(
+            testset.items, docs, llm, embedder, k=args.k, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
+            include_heading=not args.no_heading, progress=progress,
+        )
+    except RagError as exc:
+        raise UsageError(str(exc)) from None
+    save_dataset(result.samples, out)
+    hit = "-" if result.hit_rate is None else f"{result.hit_rate:.3f}"
+    label = " (offline heuristic: extractive answers, no language model)" if result.offline else ""
+    print(
+        f"{len(result.samples)} answers by {result.provider}/{result.model}{label}; top-{result.k} of {result.chunks} chunks "
+        f"by {result.embedder}; retrieval hit rate {hit}; {result.errors} failed → {out}"
+    )
+    for s in result.samples:
+        if s.metadata.get("rag_error"):
+            _err(f"  {s.id}: {s.metadata['rag_error']}")
+    if result.errors == len(result.samples):
+        _err("nothing answered: every question failed")
+        return EXIT_BAD_INPUT
+    if args.strict and result.errors:
+        _err(f"--strict: {result.errors} question(s) without an answer")
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
+def add_commands(sub: Any) -> None:
+    """Register ``synth`` and ``rag`` on the main parser's subparsers."""
+    sy = sub.add_parser("synth", help="generate a synthetic QA test set from a Markdown/text document")
+    sy.add_argument("document", help="document (.md, .markdown, .txt); sections are cut at headings")
+    sy.add_argument("--per-section", type=int, default=3, help="questions per section (default 3, at most 20)")
+    sy.add_argument("--out", required=True, help="test set file (.json)")
+    sy.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_provider_args(sy)
+    sy.set_defaults(func=cmd_synth)
+
+    rg = sub.add_parser("rag", help="answer a test set with a simple retrieve-and-answer pipeline")
+    rg.add_argument("testset", help="test set from 'synth' (or a JSON list of {question, answer} as in seed 003)")
+    rg.add_argument("--docs", action="append", required=True, help="document to retrieve from (repeatable)")
+    rg.add_argument("--k", type=int, default=2, help="chunks retrieved per question (default 2, as in seed 003)")
+    rg.add_argument("--no-heading", action="store_true", help="embed chunks without their section heading")
+    rg.add_argument("--out", required=True, help="RAG outputs as a dataset (.json, .jsonl, .csv) for 'evaluate'")
+    rg.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_provider_args(rg)
+    rg.set_defaults(func=cmd_rag)
