@@ -185,3 +185,13 @@ def test_more_questions_than_asked_are_cut_to_n_and_kept():
     r = score("answer_relevancy", sample(), ScriptedLLM().script("generate_questions", five))
     assert len(r.details["questions"]) == 3 and len(r.details["extra_questions"]) == 2
     assert "first 3" in r.details["count_note"] and r.value is not None
+
+
+def test_claims_wrapped_in_objects_are_read_and_other_shapes_are_parse_errors():
+    """Models without structured output often answer {"claims": [{"claim": ...}]}: read it, don't drop the row."""
+    wrapped = {"claims": [{"claim": "Dropout disables random units."}, {"statement": "It reduces overfitting."}]}
+    llm = ScriptedLLM(default=valid).script("extract_claims", wrapped)
+    r = score("faithfulness", sample(), llm)
+    assert r.value == 1.0 and [c["claim"] for c in r.details["claims"]] == ["Dropout disables random units.", "It reduces overfitting."]
+    bad = ScriptedLLM(default=valid).script("extract_claims", {"claims": [{"score": 1}]})
+    assert score("faithfulness", sample(), bad).unscored_reason == "parse_error"

@@ -69,11 +69,16 @@ def _extract(ctx: EvalContext, calls: list[CallTrace], question: str, text: str,
     claims = field_list(data, "claims", EXTRACT_CLAIMS, raw)
     out = []
     for claim in claims:
+        if isinstance(claim, dict):  # models without structured output often wrap each claim in an object
+            claim = next((claim[k] for k in _CLAIM_KEYS if isinstance(claim.get(k), str)), claim)
         if not isinstance(claim, str):
             raise Unscorable(Unscored.PARSE_ERROR, f"{EXTRACT_CLAIMS}: claims must be strings", raw=raw)
         if claim.strip():
             out.append(claim.strip())
     return out
+
+
+_CLAIM_KEYS = ("claim", "statement", "text")
 
 
 def answer_claims(sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]) -> list[str]:
