@@ -97,6 +97,26 @@ def test_llamacpp_style_json_schema_rejection_falls_back_once_and_is_remembered(
     assert server.requests[0].body["response_format"]["type"] == "json_object"
 
 
+def test_one_bare_500_does_not_cost_the_schema_for_good_but_two_in_a_row_do(server):
+    """A 500 that does not name the format may be a transient failure: the call falls back, the client does
+    not remember it; a second one before any clean json_schema call (llama.cpp with a terse message) does."""
+    llm = direct(server, provider="openai-compatible")
+    server.fault("status", status=500, message="Internal Server Error")
+    assert llm.complete(claims_request()).text
+    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
+    assert llm.structured_output == JSON_SCHEMA
+    server.reset_log()
+    llm.complete(claims_request("clean call"))
+    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_schema"]
+    for _ in range(2):
+        server.fault("status", status=500, message="Internal Server Error")
+        llm.complete(claims_request("again"))
+    assert llm.structured_output == JSON_OBJECT_WITH_SCHEMA
+    server.reset_log()
+    llm.complete(claims_request("after"))
+    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_object"]
+
+
 def test_fallback_reaches_plain_json_object_when_schema_key_is_rejected_too(server):
     server.reject_json_schema = True
     server.reject_json_object_schema = True

@@ -73,6 +73,9 @@ class OpenAILLM:
         self._levels = FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"])
         self._level = 0
         self._level_lock = threading.Lock()
+        # Fallbacks after errors that do not name the format (a bare HTTP 500) since the last clean call at
+        # the current level: one could be a transient failure, so the level is only lowered for good at two.
+        self._unexplained = 0
 
     def __repr__(self) -> str:
         return f"OpenAILLM(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
@@ -84,8 +87,9 @@ class OpenAILLM:
 
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
-        level = self._level
+        level = start = self._level
         first_error: ProviderError | None = None
+        explained = True
         while True:
             try:
                 response = self._create(request, level)
@@ -96,9 +100,11 @@ class OpenAILLM:
                 first_error = first_error or err
                 if _SCHEMA_ERROR_WORDS.search(str(err)):
                     self._remember(level + 1)  # the server said so explicitly
+                else:
+                    explained = False
                 level += 1
-        if level != self._level:
-            self._remember(level)
+        if request.schema is not None:
+            self._settle_level(start, level, explained)
         completion = self._completion(response, request, time.perf_counter() - started)
         if len(completion.texts) < request.n:
             self._fill_choices(completion, request, level)
@@ -119,6 +125,22 @@ class OpenAILLM:
     def _remember(self, level: int) -> None:
         with self._level_lock:
             self._level = max(self._level, level)
+
+    def _settle_level(self, start: int, level: int, explained: bool) -> None:
+        """After a structured call that succeeded at ``level`` having started at ``start``: keep a fallback
+        the server explained at once; one it did not explain (a bare 500, perhaps a transient failure)
+        only when it happens again before a clean call, so a single hiccup does not cost the schema for good."""
+        with self._level_lock:
+            if level == start:
+                if level == self._level:
+                    self._unexplained = 0
+                return
+            if not explained:
+                self._unexplained += 1
+                if self._unexplained < 2:
+                    return
+            self._level = max(self._level, level)
+            self._unexplained = 0
 
     def _is_format_rejection(self, err: ProviderError) -> bool:
         """Could this error be the server refusing our ``response_format``?"""
