@@ -292,7 +292,7 @@ def generate_testset(
                             "generator_provider": completion.provider,
                             "generator_model": completion.model,
                             "synthetic": True,
-                            "offline": completion.provider == "offline",
+                            "generator_offline": completion.provider == "offline",
                         },
                     )
                 )

@@ -194,7 +194,7 @@ def test_scripted_generation_uses_the_document_language_template_and_keeps_prove
     assert md["document"] == "company_policy_ja" and md["section"] == "2. 経費精算" and md["category"] == "2. 経費精算"
     assert md["chunk_ids"] and all(c.startswith("company_policy_ja:s02:") for c in md["chunk_ids"])
     assert md["source_chunk_id"] in md["chunk_ids"]
-    assert (md["generator_provider"], md["generator_model"], md["offline"]) == ("scripted", "scripted-1", False)
+    assert (md["generator_provider"], md["generator_model"], md["generator_offline"]) == ("scripted", "scripted-1", False)
     assert ts.generator["template"].startswith("ja/synth_qa@") and ts.document["sha256"] == doc.sha256
     assert seen[-1] == (8, 8, "7. 問い合わせ窓口")
 
@@ -266,7 +266,7 @@ def test_offline_generation_on_the_sample_policy_is_extractive_and_labelled():
     assert 20 <= len(ts.items) <= 24
     for item in ts.items:
         section = doc.sections[item.metadata["section_index"]]
-        assert item.metadata["offline"] is True
+        assert item.metadata["generator_offline"] is True
         assert item.metadata["grounding"] == 1.0  # the ground truth is a sentence of its section
         assert section.heading in item.question
     assert len({i.question for i in ts.items}) == len(ts.items)

@@ -1,0 +1,223 @@
+"""Test set: a document → synthetic QA pairs per section → review and edit → a simple RAG (top-k) → dataset."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rageval_core.documents import DocumentError, chunk_document
+from rageval_core.llm.base import ProviderError
+from rageval_core.llm.registry import build_embedder, build_llm
+from rageval_core.rag import RagError, run_rag
+from rageval_core.synth import MAX_PER_SECTION, SynthError, generate_testset
+from ui import data, nav, sidebar, state, widgets
+from ui import testset as ts_ui
+
+
+def _set_document(doc) -> None:
+    """A new document starts a new test set."""
+    st.session_state[ts_ui.DOCUMENT] = doc
+    st.session_state.pop(ts_ui.TESTSET, None)
+    st.session_state.pop(ts_ui.RAG_RUN, None)
+
+
+st.title("🧪 Test set")
+st.caption(
+    "Generate question / ground-truth pairs from a document, section by section (seed 003), review them, answer them "
+    "with a simple retrieve-and-answer RAG and evaluate the outputs like any dataset. Uses the provider in the sidebar."
+)
+if sidebar.is_offline():
+    st.info(
+        "Offline provider: questions are **extractive** (a sentence's key phrase and the section heading; the sentence "
+        "is the ground truth) and RAG answers are the best-matching context sentences. Good for trying the pipeline; "
+        "choose an API provider for real questions and answers.",
+        icon="🧮",
+    )
+
+# ---- 1. document ------------------------------------------------------------------------------------
+if ts_ui.DOCUMENT not in st.session_state:
+    try:
+        _set_document(ts_ui.load_sample_document(ts_ui.DEFAULT_DOCUMENT))
+    except (OSError, DocumentError) as exc:
+        widgets.show_error("Could not read the sample document", exc)
+        st.stop()
+
+st.subheader("1. Document")
+pick, upload = st.columns(2)
+with pick:
+    docs = ts_ui.sample_documents()
+    choice = st.selectbox("Sample document", docs, key="testset.sample_choice")
+    if st.button("Load sample document", disabled=not docs):
+        _set_document(ts_ui.load_sample_document(choice))
+        st.rerun()
+with upload:
+    uploaded = st.file_uploader("Or upload Markdown or text", type=["md", "markdown", "txt"], key="testset.upload")
+    if uploaded is not None:
+        signature = (uploaded.name, uploaded.size, getattr(uploaded, "file_id", ""))
+        if st.session_state.get(ts_ui.UPLOAD_SEEN) != signature:
+            st.session_state[ts_ui.UPLOAD_SEEN] = signature
+            try:
+                _set_document(ts_ui.load_uploaded_document(uploaded.name, uploaded.getvalue()))
+            except DocumentError as exc:
+                widgets.show_error(f"Could not use {uploaded.name}", exc)
+            else:
+                st.rerun()
+
+doc = st.session_state[ts_ui.DOCUMENT]
+with st.expander("Chunking (sections are cut into chunks for provenance and retrieval)"):
+    size_col, overlap_col = st.columns(2)
+    chunk_size = size_col.number_input(
+        "Chunk size in characters (0 = default: ja 300, en 800)", min_value=0, max_value=5000, value=0, step=50, key="testset.chunk_size"
+    )
+    chunk_overlap = overlap_col.number_input(
+        "Overlap in characters (-1 = default: ja 60, en 150)", min_value=-1, max_value=1000, value=-1, step=10, key="testset.chunk_overlap"
+    )
+size = int(chunk_size) or None
+overlap = None if int(chunk_overlap) < 0 else int(chunk_overlap)
+if size is not None and overlap is not None and overlap >= size:
+    st.warning("The overlap must be smaller than the chunk size; using the default overlap.")
+    overlap = None
+
+cols = st.columns(4)
+cols[0].metric("Document", doc.name)
+cols[1].metric("Language", doc.language)
+cols[2].metric("Sections", len(doc.sections))
+cols[3].metric("Chunks", len(chunk_document(doc, size=size, overlap=overlap)))
+st.caption(f"Title: {doc.title} · {len(doc.text)} characters · sha256 `{doc.sha256[:12]}`")
+with st.expander("Sections"):
+    st.dataframe(ts_ui.sections_frame(doc, size, overlap), hide_index=True, width="stretch")
+
+problems = sidebar.config_problems()
+for message in problems:
+    st.warning(message, icon="🔑")
+
+# ---- 2. generate ------------------------------------------------------------------------------------
+st.subheader("2. Generate questions")
+per_section = st.number_input("Questions per section", min_value=1, max_value=MAX_PER_SECTION, value=3, key="testset.per_section")
+st.caption(
+    "One call per section; questions must be answerable from that section alone and its text is the ground truth. "
+    "Near-identical questions are dropped. Generating and judging with the same model can favour its own wording "
+    "(seed 003): a different judge model is the safer check."
+)
+if st.button("Generate test set", type="primary", disabled=bool(problems)):
+    bar = st.progress(0.0, text="Generating…")
+    try:
+        llm = build_llm(sidebar.current_config())
+        generated = generate_testset(
+            doc,
+            llm,
+            per_section=int(per_section),
+            chunks=chunk_document(doc, size=size, overlap=overlap),
+            progress=lambda done, total, heading: bar.progress(done / total, text=f"Section {done}/{total}: {heading}"),
+        )
+    except (ProviderError, SynthError) as exc:
+        widgets.show_error("Could not generate the test set", exc)
+    else:
+        st.session_state[ts_ui.TESTSET] = generated
+        st.session_state.pop(ts_ui.RAG_RUN, None)
+        st.session_state[ts_ui.EDITOR_VERSION] = st.session_state.get(ts_ui.EDITOR_VERSION, 0) + 1
+    bar.empty()
+
+testset = st.session_state.get(ts_ui.TESTSET)
+if testset is None:
+    st.stop()
+
+gen = testset.generator
+label = " — offline heuristic, extractive (no language model)" if testset.offline else ""
+st.caption(f"Generated by **{gen.get('provider')}/{gen.get('model')}**{label} · template `{gen.get('template', '-')}`")
+failed = [s for s in testset.sections if s.status != "ok"]
+if failed:
+    st.warning(
+        f"{len(failed)} section(s) without questions: "
+        + "; ".join(f"{s.heading or s.index}: {s.status} — {s.reason}" for s in failed),
+        icon="⚠️",
+    )
+with st.expander(f"Per-section report ({len(testset.sections) - len(failed)}/{len(testset.sections)} ok)"):
+    st.dataframe(ts_ui.report_frame(testset), hide_index=True, width="stretch")
+
+st.subheader(f"Review the {len(testset.items)} pairs")
+st.caption("Edit questions and ground truths in place, delete rows you do not want, or add your own at the bottom.")
+editor_key = f"testset.editor.{st.session_state.get(ts_ui.EDITOR_VERSION, 0)}"
+frame = ts_ui.items_frame(testset)
+st.data_editor(
+    frame,
+    key=editor_key,
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    disabled=["id", "grounding"],
+    column_config={
+        "id": st.column_config.TextColumn("id", width="small"),
+        "section": st.column_config.TextColumn("section", width="small"),
+        "question": st.column_config.TextColumn("question", width="large"),
+        "ground_truth": st.column_config.TextColumn("ground_truth", width="large"),
+        "grounding": st.column_config.NumberColumn(
+            "grounding", format="%.2f", help="Share of the ground truth's character trigrams found in its section (1 = copied from it)"
+        ),
+    },
+)
+edits = st.session_state.get(editor_key)
+if data.has_edits(edits):
+    updated, dropped = ts_ui.apply_item_edits(testset, frame, edits)
+    st.session_state[ts_ui.TESTSET] = updated
+    st.session_state.pop(ts_ui.RAG_RUN, None)
+    st.session_state[ts_ui.EDITOR_VERSION] = st.session_state.get(ts_ui.EDITOR_VERSION, 0) + 1
+    if dropped:
+        st.toast(f"{dropped} row(s) without a question or ground truth were removed")
+    st.rerun()
+st.download_button("Download test set (JSON)", testset.dumps(), file_name=f"{doc.name}-testset.json", mime="application/json")
+
+# ---- 3. RAG -----------------------------------------------------------------------------------------
+st.subheader("3. Answer with a simple RAG")
+k_col, heading_col = st.columns(2)
+k = k_col.number_input("Chunks retrieved per question (k)", min_value=1, max_value=10, value=2, key="testset.k")
+with_heading = heading_col.toggle("Embed each chunk with its section heading", value=True, key="testset.with_heading")
+st.caption("Chunks and questions are embedded with the sidebar provider's embedder; the top-k chunks by cosine are the contexts.")
+if st.button("Run RAG", type="primary", disabled=bool(problems) or not testset.items):
+    bar = st.progress(0.0, text="Embedding chunks…")
+    try:
+        config = sidebar.current_config()
+        result = run_rag(
+            testset.items,
+            [doc],
+            build_llm(config),
+            build_embedder(config),
+            k=int(k),
+            chunk_size=size,
+            chunk_overlap=overlap,
+            include_heading=with_heading,
+            progress=lambda done, total: bar.progress(done / total, text=f"Answered {done}/{total}"),
+        )
+    except (ProviderError, RagError) as exc:
+        widgets.show_error("Could not run the RAG", exc)
+    else:
+        st.session_state[ts_ui.RAG_RUN] = result
+    bar.empty()
+
+run = st.session_state.get(ts_ui.RAG_RUN)
+if run is None:
+    st.stop()
+
+cols = st.columns(4)
+cols[0].metric("Answers", len(run.samples))
+cols[1].metric("Retrieval hit rate", "-" if run.hit_rate is None else f"{run.hit_rate:.0%}", help="Share of questions whose source section is among the top-k chunks")
+cols[2].metric("Failed answers", run.errors)
+cols[3].metric("Top-k", run.k)
+st.caption(f"Answered by **{run.provider}/{run.model}**{' (offline heuristic)' if run.offline else ''} · embeddings {run.embedder} · {run.chunks} chunks")
+st.dataframe(ts_ui.rag_frame(run), hide_index=True, width="stretch")
+
+use, evaluate, dl_json, dl_csv, dl_all = st.columns(5)
+name = ts_ui.dataset_name(testset)
+if use.button("Use as dataset", type="primary"):
+    ws = ts_ui.to_workset(run, name)
+    st.session_state[state.DATASET] = ws
+    st.session_state[state.PINNED] = set(data.default_pins(ws))
+    st.session_state[state.EDITOR_VERSION] = state.get(state.EDITOR_VERSION) + 1
+    st.success(f"Loaded {len(ws.samples)} rows as the dataset **{ws.name}**; evaluate them on the Evaluate page (e.g. the binary judge).")
+if evaluate.button("Open Evaluate"):
+    st.switch_page(nav.EVALUATE.path)
+dl_json.download_button("Download RAG outputs (JSON)", ts_ui.rag_download(run, "json"), file_name=f"{name}.json", mime="application/json")
+dl_csv.download_button("Download RAG outputs (CSV)", ts_ui.rag_download(run, "csv"), file_name=f"{name}.csv", mime="text/csv")
+dl_all.download_button(
+    "Download everything (JSON)", ts_ui.rag_summary_json(testset, run), file_name=f"{name}-all.json", mime="application/json",
+    help="Document, generator, per-section report, test set rows, RAG settings and outputs in one file",
+)

@@ -1,0 +1,178 @@
+"""What the Test set page keeps between reruns and the table conversions it needs.
+
+The page reads a document, generates a synthetic QA test set (``rageval_core.synth``), lets the user
+edit the pairs, answers them with the small RAG (``rageval_core.rag``) and hands the result to the
+Dataset page as its working dataset. Everything here is plain data work; the page only renders.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rageval_core import datasets
+from rageval_core.documents import DOCUMENT_EXTENSIONS, Document, chunk_document, decode_text, parse_document
+from rageval_core.rag import RagRun
+from rageval_core.synth import TestItem, TestSet
+from ui import data
+
+# Session-state keys of this page (plain keys, set by the page).
+DOCUMENT = "testset.document"  # rageval_core.documents.Document being worked on
+TESTSET = "testset.testset"  # rageval_core.synth.TestSet (with the user's edits applied)
+RAG_RUN = "testset.rag"  # rageval_core.rag.RagRun of the current test set
+EDITOR_VERSION = "testset.editor_version"  # bumps the data_editor key when the pairs are replaced
+UPLOAD_SEEN = "testset.upload_seen"
+
+DEFAULT_DOCUMENT = "company_policy_ja.md"
+EDIT_COLUMNS = ("id", "section", "question", "ground_truth", "grounding")
+
+
+def sample_documents() -> list[str]:
+    """Markdown / text documents shipped in sample_data/."""
+    if not data.SAMPLE_DIR.is_dir():
+        return []
+    return sorted(p.name for p in data.SAMPLE_DIR.iterdir() if p.is_file() and p.suffix.lower() in DOCUMENT_EXTENSIONS)
+
+
+def load_sample_document(name: str) -> Document:
+    path = data.SAMPLE_DIR / Path(name).name
+    return parse_document(decode_text(path.read_bytes(), path.name), path.stem)
+
+
+def load_uploaded_document(name: str, raw: bytes) -> Document:
+    """An uploaded .md / .txt file (UTF-8 or CP932); ``DocumentError`` when it has no text."""
+    return parse_document(decode_text(raw, name), Path(name).stem)
+
+
+def sections_frame(doc: Document, chunk_size: int | None = None, chunk_overlap: int | None = None) -> pd.DataFrame:
+    """One row per section: heading, characters and how many chunks the RAG will index from it."""
+    chunks = chunk_document(doc, size=chunk_size, overlap=chunk_overlap)
+    return pd.DataFrame(
+        [
+            {
+                "#": s.index,
+                "section": s.label,
+                "characters": len(s.text),
+                "chunks": sum(1 for c in chunks if c.section_index == s.index),
+            }
+            for s in doc.sections
+        ],
+        columns=["#", "section", "characters", "chunks"],
+    )
+
+
+def report_frame(ts: TestSet) -> pd.DataFrame:
+    """Per-section outcome of the generation: status, pairs generated / kept / duplicates, reason."""
+    return pd.DataFrame(
+        [
+            {
+                "#": s.index,
+                "section": s.heading or f"part {s.index + 1}",
+                "status": s.status,
+                "generated": s.generated,
+                "kept": s.kept,
+                "duplicates": s.duplicates,
+                "reason": s.reason or "",
+            }
+            for s in ts.sections
+        ],
+        columns=["#", "section", "status", "generated", "kept", "duplicates", "reason"],
+    )
+
+
+def items_frame(ts: TestSet) -> pd.DataFrame:
+    """The editable pairs: id and provenance read-only, question and ground truth editable."""
+    return pd.DataFrame(
+        [
+            {
+                "id": i.id,
+                "section": str(i.metadata.get("section") or i.metadata.get("category") or ""),
+                "question": i.question,
+                "ground_truth": i.ground_truth,
+                "grounding": i.metadata.get("grounding"),
+            }
+            for i in ts.items
+        ],
+        columns=list(EDIT_COLUMNS),
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return " ".join(str(value).split()) if "\n" not in str(value) else str(value).strip()
+
+
+def apply_item_edits(ts: TestSet, frame: pd.DataFrame, edits: Mapping[str, Any] | None) -> tuple[TestSet, int]:
+    """The test set after ``st.data_editor`` edits: changed texts, deleted rows, added rows (marked as
+    written by hand). Rows left without a question or ground truth are dropped; returns how many."""
+    table = data.apply_editor_state(frame, edits)
+    by_id = {i.id: i for i in ts.items}
+    items: list[TestItem] = []
+    dropped = 0
+    added = 0
+    for row in table.to_dict("records"):
+        question, truth = _text(row.get("question")), _text(row.get("ground_truth"))
+        if not question or not truth:
+            dropped += 1
+            continue
+        original = by_id.get(_text(row.get("id")))
+        if original is not None:
+            edited = question != original.question or truth != original.ground_truth
+            metadata = {**original.metadata, **({"edited": True} if edited else {})}
+            items.append(TestItem(original.id, question, truth, metadata))
+        else:
+            added += 1
+            new_id = f"added-{added:02d}"
+            while new_id in by_id:
+                added += 1
+                new_id = f"added-{added:02d}"
+            section = _text(row.get("section"))
+            items.append(TestItem(new_id, question, truth, {"category": section or "added", "section": section, "synthetic": False}))
+    return replace(ts, items=items), dropped
+
+
+def rag_frame(run: RagRun) -> pd.DataFrame:
+    """The RAG outputs for review: answer, whether the source section was retrieved, chunk ids and scores."""
+    rows = []
+    for s in run.samples:
+        md = s.metadata
+        rows.append(
+            {
+                "id": s.id,
+                "question": s.question,
+                "answer": s.answer,
+                "ground_truth": s.ground_truth,
+                "hit": md.get("retrieval_hit"),
+                "retrieved": ", ".join(md.get("retrieved_chunk_ids") or []),
+                "scores": ", ".join(f"{v:.3f}" for v in md.get("retrieval_scores") or []),
+                "error": md.get("rag_error") or "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["id", "question", "answer", "ground_truth", "hit", "retrieved", "scores", "error"])
+
+
+def dataset_name(ts: TestSet) -> str:
+    return f"{ts.document.get('name') or 'testset'}-rag"
+
+
+def to_workset(run: RagRun, name: str) -> data.Workset:
+    """The RAG outputs as the Dataset page's working dataset (validated like any loaded file)."""
+    ws = data.load_upload(f"{name}.json", datasets.dumps_dataset(run.samples, "json"))
+    ws.source = f"test set: {name} (RAG top-{run.k}, {run.provider}/{run.model})"
+    return ws
+
+
+def rag_download(run: RagRun, fmt: str) -> bytes:
+    return datasets.dumps_dataset(run.samples, fmt)  # type: ignore[arg-type]
+
+
+def rag_summary_json(ts: TestSet, run: RagRun) -> bytes:
+    """Everything in one file: the test set (document, generator, sections, rows) and the RAG outputs."""
+    payload = {**ts.to_dict(), "rag": run.summary(), "rag_rows": [s.to_dict() for s in run.samples]}
+    return (json.dumps(payload, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
