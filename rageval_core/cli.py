@@ -219,6 +219,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from rageval_core.llm.base import ProviderError
     from rageval_core.runner import RunError, estimate, run
 
+    if args.data is None:
+        # `--fail-under a=0.8 data.json` lets the flag's list swallow the dataset: take it back from there.
+        stray = [t for t in args.fail_under or [] if "=" not in t]
+        if len(stray) != 1:
+            raise UsageError("give the dataset file, e.g. evaluate sample_data/ml_qa_ja.json --provider offline ...")
+        args.data = stray[0]
+        args.fail_under = [t for t in args.fail_under if t != stray[0]]
     out = Path(args.out)
     if out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
@@ -297,6 +304,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     total_calls = result.provider_calls + result.cache_hits
     if total_calls and result.all_cached:
         print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
+    elif result.provider == "offline":
+        print(
+            f"calls: {result.provider_calls} offline heuristic calls (computed locally on every run, never cached, "
+            f"no tokens, $0); wall {result.wall_s:.1f}s"
+        )
     else:
         print(
             f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
@@ -536,17 +548,25 @@ def cmd_runs_calls(args: argparse.Namespace) -> int:
 
 # ---- parser ----------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
-        prog="python -m rageval_core",
+        prog=invoked if invoked.startswith("rageval") else "python -m rageval_core",
         description="RAG Eval Workbench CLI: evaluate datasets (exit 0 ok, 1 threshold missed, 2 bad input), compare and export runs.",
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    ev = sub.add_parser("evaluate", help="score a dataset with decomposed metrics and/or one-call judges")
-    ev.add_argument("data", help="dataset file (.json, .jsonl, .csv)")
+    ev = sub.add_parser(
+        "evaluate",
+        help="score a dataset with decomposed metrics and/or one-call judges",
+        description="Score every valid row with the decomposed metrics and one-call judges. The estimate and a "
+        "progress bar go to stderr, the summary to stdout. Exit 0 done, 1 a --fail-under threshold missed, "
+        "2 nothing could be evaluated (no valid rows, bad configuration), 130 interrupted (resume with --resume). "
+        "Bad rows are skipped and listed (exit 2 only with --strict). Keys come from the environment only.",
+    )
+    ev.add_argument("data", nargs="?", help="dataset file (.json, .jsonl, .csv)")
     ev.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
-    ev.add_argument("--model")
+    ev.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
     ev.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     ev.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
     ev.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
@@ -555,7 +575,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--tpm", type=float, help="tokens per minute limit")
     ev.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
     ev.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
-    ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids")
+    ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids: faithfulness, answer_relevancy, "
+                    "context_precision, context_recall, context_relevance, answer_correctness")
     ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
     ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
@@ -591,16 +612,17 @@ def build_parser() -> argparse.ArgumentParser:
     runs = sub.add_parser("runs", help="run history")
     rsub = runs.add_subparsers(dest="runs_command", required=True)
     ls = rsub.add_parser("list", help="list runs, newest first")
-    ls.add_argument("--limit", type=int, default=None)
+    ls.add_argument("--limit", type=int, default=None, help="show only the newest N runs")
     ls.set_defaults(func=cmd_runs_list)
     ex = rsub.add_parser("export", help="export a run: .json, .csv, or .jsonl (call log)")
-    ex.add_argument("run")
-    ex.add_argument("--out", required=True)
-    ex.add_argument("--details", action="store_true")
+    ex.add_argument("run", help="run id or a unique prefix (see `runs list`)")
+    ex.add_argument("--out", required=True, help="FILE.json (documented format), FILE.csv (a row per sample, a column "
+                    "per metric and method) or FILE.jsonl (the call log)")
+    ex.add_argument("--details", action="store_true", help="JSON only: include claims, verdicts and other per-result details")
     ex.set_defaults(func=cmd_runs_export)
     cl = rsub.add_parser("calls", help="export a run's call log as JSON Lines")
-    cl.add_argument("run")
-    cl.add_argument("--out", required=True)
+    cl.add_argument("run", help="run id or a unique prefix")
+    cl.add_argument("--out", required=True, help="FILE.jsonl: one call a line (prompt, response, tokens, latency, cache hit)")
     cl.set_defaults(func=cmd_runs_calls)
     from rageval_core.cli_synth import add_commands as add_synth_commands  # synth, rag (seed-003 pipeline)
 

@@ -251,3 +251,24 @@ def test_compare_two_rubrics_pairs_the_judges_and_names_what_differs(server, hom
     assert cli.main(["compare", run_a, run_b, "--pair", "judge:rubric5=judge:binary", "--all", "--out", "d.csv"]) == 0
     assert "judge:binary" in (home / "d.csv").read_text()
     assert cli.main(["compare", run_a, run_b, "--pair", "judge:rubric5"]) == 2
+
+
+def test_dataset_after_fail_under_values_is_still_the_dataset(home, capsys):
+    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider has not landed")
+    data = write(home / "d.json", seed_rows(1))
+    code = cli.main(["evaluate", "--provider", "offline", "--judge", "binary", "--out", "o.json", "--quiet",
+                     "--fail-under", "judge:binary:faithfulness=0", data])
+    out = capsys.readouterr().out
+    assert code == 0 and "fail-under judge:binary:faithfulness >= 0" in out
+    # offline calls are computed, not cached: the summary says so instead of counting them as provider calls
+    assert "offline heuristic calls (computed locally on every run, never cached" in out
+    assert cli.main(["evaluate", "--provider", "offline", "--judge", "binary", "--out", "o.json"]) == 2
+    assert "give the dataset file" in capsys.readouterr().err
+
+
+def test_help_names_the_installed_command(monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["/usr/local/bin/rageval", "--help"])
+    assert cli.main(["--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: rageval ")
+    monkeypatch.setattr("sys.argv", ["/x/rageval_core/__main__.py"])
+    assert cli.build_parser().prog == "python -m rageval_core"
