@@ -71,7 +71,11 @@ if samples and scorers:
     cols[3].metric("Cost", widgets.fmt_cost(est.cost_usd))
     st.dataframe(widgets.estimate_frame(est), hide_index=True, width="stretch")
     if config.provider == "offline":
-        st.caption("Offline: calls are computed locally by the heuristic judge, so they cost nothing.")
+        st.caption(
+            "Offline: every call is answered locally by the heuristic judge, so nothing is billed and no tokens "
+            "are counted; the token columns show the size of the prompts an API provider would receive. Answer "
+            "relevancy sends no request offline (no questions can be generated without an LLM)."
+        )
 else:
     st.info("Pick at least one row and one metric or judge to see the estimate.")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextvars
 import heapq
+import inspect
 import itertools
 import json
 import threading
@@ -454,8 +455,9 @@ def estimate(
     rows = []
     for scorer in scorers:
         row = EstimateRow(scorer.name, scorer.method, tuple(scorer.metrics))
+        scorer_estimate = _estimate_for(scorer, provider)
         for sample in samples:
-            e = scorer.estimate(sample)
+            e = scorer_estimate(sample)
             row.llm_calls += e.llm_calls
             row.embedding_calls += e.embedding_calls
             row.input_tokens += e.input_tokens
@@ -465,6 +467,18 @@ def estimate(
             row.cost_usd = None if cost != cost else cost  # NaN → unknown
         rows.append(row)
     return Estimate(rows, len(samples), provider, model)
+
+
+def _estimate_for(scorer: Scorer, provider: str | None) -> Callable[[Sample], Any]:
+    """``scorer.estimate``, told the provider when its work depends on it (``estimate(sample, provider=...)``:
+    offline answer relevancy sends no request), so the estimate matches what the run will send."""
+    try:
+        takes_provider = "provider" in inspect.signature(scorer.estimate).parameters
+    except (TypeError, ValueError):
+        takes_provider = False
+    if provider is not None and takes_provider:
+        return lambda sample: scorer.estimate(sample, provider=provider)  # type: ignore[call-arg]
+    return scorer.estimate
 
 
 # ---- helpers -------------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ def test_estimate_is_shown_before_starting(app: AppTest) -> None:
 
 
 def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None:
+    estimated = int(metric(app, "LLM calls"))
     button(app, "Start evaluation").click().run()
     job = app.session_state["job"]
     assert job.wait(120), "the offline run did not finish"
@@ -67,6 +68,8 @@ def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None
     assert int(costs.loc[costs["method"] == "judge:rubric5", "calls"].iloc[0]) == 3
     assert (summary["scored"] + summary["unscored"] == 3).all()
     assert app.session_state["selected_run"] == job.run_id
+    # The estimate matched the run: offline answer relevancy sends no request, and is not counted as one.
+    assert job.result.provider_calls == estimated
     stored = Store().get_run(job.run_id)
     assert stored is not None and stored.status == "done" and stored.n_rows == 3
 

@@ -16,7 +16,7 @@ from typing import Any
 from rageval_core.llm.base import ProviderError
 from rageval_core.metrics import scoring
 from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
-from rageval_core.metrics.offline_checks import is_offline
+from rageval_core.metrics.offline_checks import OFFLINE_PROVIDER, is_offline
 from rageval_core.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -132,8 +132,11 @@ class AnswerRelevancy(DecomposedScorer):
             out.append({"question": item["question"].strip(), "noncommittal": flag})
         return out
 
-    def estimate(self, sample: Sample) -> CallEstimate:
-        """One request (or n), one embedding request for the question and the generated questions."""
+    def estimate(self, sample: Sample, provider: str | None = None) -> CallEstimate:
+        """One request (or n), one embedding request for the question and the generated questions. On the
+        offline provider no question is generated: no request, one embedding request for the heuristic."""
+        if provider == OFFLINE_PROVIDER:
+            return CallEstimate(embedding_calls=1)
         lang = sample_language(sample)
         calls = 1 if self.calls == ONE_CALL else self.n
         per_call_in = template_tokens(GENERATE_QUESTIONS, lang) + approx_tokens(sample.answer or "")
