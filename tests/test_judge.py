@@ -503,6 +503,7 @@ def test_template_notes_say_which_rubric_edits_a_raw_template_does_not_send(row4
     scorer = JudgeScorer(rubric, template=SEED_PROMPT)
     assert scorer.notes == notes and scorer.describe()["template_notes"] == notes
     assert "template_notes" not in JudgeScorer(rubric).describe()
+    assert SEED_PROMPT.strip() in scorer.describe()["template_text"]  # the raw template is recorded with a run
     # Indeed: with such a template an edited level does not change the request (nothing stale, nothing sent).
     edited = rubric.with_level(FAITHFULNESS, 2, "裏付けのある主張は一部だけ")
     same = [JudgeScorer(r, template=SEED_PROMPT).build_request(r, row4).key() for r in (rubric, edited)]

@@ -28,3 +28,25 @@ def test_run_with_judges_stores_every_criterion_and_rubric_hash(tmp_path):
     assert len(stored) == len(result.results)
     assert {r.details["rubric_hash"] for r in stored if r.method == "judge:binary"} == {load_rubric("binary", "ja").content_hash}
     assert sum(r.calls for r in stored) == len(llm.requests)  # each call counted once
+
+
+def test_runs_record_an_unsaved_edited_rubric_so_two_runs_can_be_diffed(tmp_path, monkeypatch):
+    from rageval_core.rubric import Rubric
+    from rageval_core.rubric_store import diff_text
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    samples = seed_samples()[:2]
+    store = Store(tmp_path / "db.sqlite")
+    llm = ScriptedLLM(default=lambda r: scores_for(r, 4))
+    shipped = load_rubric("rubric5", "ja").renamed("mine")
+    edited = shipped.with_level("faithfulness", 2, "裏付けのある主張は一部だけ")
+    runs = [run(samples, [JudgeScorer(r)], llm, HashEmbedder(), store=store).run_id for r in (shipped, edited)]
+    recorded = [store.get_run(run_id).versions["judge:mine"] for run_id in runs]
+    rubrics = [Rubric.from_dict(v["rubric"]) for v in recorded]
+    assert rubrics == [shipped, edited]  # the full rubric, not only its hash
+    assert recorded[1]["rubrics"]["ja"]["rubric_hash"] == edited.content_hash
+    diff = diff_text(rubrics[0].to_json(), rubrics[1].to_json())
+    assert '+        "2": "裏付けのある主張は一部だけ",' in diff.splitlines()
+    # Shipped presets are named by their hash only.
+    preset = run(samples, [JudgeScorer("binary")], llm, HashEmbedder(), store=store).run_id
+    assert "rubric" not in store.get_run(preset).versions["judge:binary"]

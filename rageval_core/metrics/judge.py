@@ -28,6 +28,7 @@ from rageval_core.rubric import (
     PRESET_IDS,
     Criterion,
     Rubric,
+    is_preset,
     judge_phrases,
     load_rubric,
     render_output_format,
@@ -471,8 +472,12 @@ class JudgeScorer:
 
     # ------------------------------------------------------------------ helpers
     def describe(self) -> dict[str, Any]:
-        """The judge's settings, recorded with a run (the runner adds rubric and template hashes)."""
-        return {
+        """The judge's settings, recorded with a run (the runner adds rubric and template hashes).
+
+        An edited or custom rubric and a raw template are recorded in full, so two runs can be diffed as
+        text even when the user never saved a version; shipped presets and templates are named by hash.
+        """
+        out: dict[str, Any] = {
             "rubric_id": self.rubric_id,
             "rubric_languages": sorted(self._rubrics),
             "template": self._template.label if self._template else "shipped",
@@ -480,8 +485,14 @@ class JudgeScorer:
             "repeats": self.repeats,
             "aggregate": self.aggregate,
             "temperature": self.temperature,
-            **({"template_notes": list(self.notes)} if self.notes else {}),
         }
+        if self._fixed is not None and not is_preset(self._fixed):
+            out["rubric"] = self._fixed.to_dict()
+        if self._template is not None:
+            out["template_text"] = self._template.source or self._template.text
+        if self.notes:
+            out["template_notes"] = list(self.notes)
+        return out
 
     def rubric_for(self, sample: Sample) -> Rubric:
         """The rubric used for a row: the fixed one, or the preset in the row's language."""
