@@ -196,7 +196,7 @@ def test_custom_criterion_appears_in_prompt_schema_and_results(row4):
     prompt = llm.requests[0].prompt_text
     assert "## 5. 丁寧さ（Politeness）: 1〜3点" in prompt and "- 1: ぞんざい・失礼な表現がある" in prompt
     assert '"polite_score": <1-3の整数>' in prompt
-    assert "以下の5つの観点を、観点ごとに示した点数範囲の整数で評価" in prompt
+    assert "以下の5つの観点を、見出しに示した点数範囲の整数で評価" in prompt
     schema = llm.requests[0].schema
     assert schema["properties"]["polite_score"] == {"type": "integer", "minimum": 1, "maximum": 3}
     assert schema["properties"]["faithfulness_score"]["maximum"] == 5

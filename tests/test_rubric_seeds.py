@@ -90,7 +90,7 @@ def test_strict_is_the_articles_strict_grader_and_lenient_follows_its_advice():
 
 @pytest.mark.parametrize("language, line", [
     ("ja", "以下の2つの観点を、それぞれ 0（不合格）か 1（合格）の二値で判定し、理由を述べてください。"),
-    ("en", "Judge the answer on each of the following 2 criteria as 0 (fail) or 1 (pass), and give a reason for each."),
+    ("en", "Judge each of the following 2 criteria as 0 (fail) or 1 (pass), and give a reason for each."),
 ])
 def test_binary_presets_are_worded_as_pass_fail(language, line):
     rubric = load_rubric("binary", language)
