@@ -698,6 +698,7 @@ def run(
             raise RunError(f"no run {run_id!r} to resume")
         if info.dataset_hash and info.dataset_hash != digest:
             raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
+        _check_resumable(info, names, llm, scorer_versions(scorers, samples, options))
         run_id = info.id
         resumed = True
         store.set_status(run_id, "running")
@@ -875,6 +876,32 @@ def load_run(
         wall_s=wall_s,
         resumed=resumed,
     )
+
+
+def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mapping[str, Any]) -> None:
+    """Refuse to resume a run with other scorers, another provider / model, or edited prompts or rubrics:
+    the finished rows would silently mix two configurations in one run."""
+    from rageval_core.compare import version_changes
+
+    if sorted(info.scorers) != sorted(names):
+        raise RunError(
+            f"run {info.id} was made with scorers {', '.join(info.scorers)}; resume it with the same metrics and "
+            f"judges (got {', '.join(names)}) or start a new run"
+        )
+    if (info.provider, info.model) != (llm.provider, llm.model):
+        raise RunError(
+            f"run {info.id} was made with {info.provider}/{info.model}, not {llm.provider}/{llm.model}; "
+            "resume it with the same provider and model or start a new run"
+        )
+    from rageval_core.store import _dumps, _scrub
+
+    stored_form = json.loads(_dumps(_scrub(dict(versions))))  # as the store keeps it: tuples → lists, no secrets
+    changed = version_changes(info.versions or {}, stored_form)
+    if changed:
+        what = "; ".join(f"{path}: {a} → {b}" for path, a, b in changed[:3])
+        raise RunError(
+            f"run {info.id} was made with other prompt or rubric versions ({what}); start a new run and compare the two"
+        )
 
 
 def _build_from_config(config: Any, store: Store, llm: LLM | None, embedder: Embedder | None) -> tuple[LLM, Embedder | None]:

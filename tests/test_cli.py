@@ -272,3 +272,12 @@ def test_help_names_the_installed_command(monkeypatch, capsys):
     assert capsys.readouterr().out.startswith("usage: rageval ")
     monkeypatch.setattr("sys.argv", ["/x/rageval_core/__main__.py"])
     assert cli.build_parser().prog == "python -m rageval_core"
+
+
+def test_resume_with_other_metrics_is_a_bad_configuration(server, home, capsys):
+    data = write(home / "d.json", seed_rows(1))
+    assert evaluate(server, data, "--metrics", "faithfulness", "--out", "a.json") == 0
+    run_id = json.loads((home / "a.json").read_text())["run_id"]
+    assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "binary", "--out", "b.json", "--resume", run_id) == 2
+    assert "same metrics and judges" in capsys.readouterr().err
+    assert evaluate(server, data, "--metrics", "faithfulness", "--out", "b.json", "--resume", run_id) == 0

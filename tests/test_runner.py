@@ -233,3 +233,24 @@ def test_versions_record_an_edited_decomposed_template_and_settings_store_its_te
     info = store.get_run(result.run_id)
     assert info.versions["_edited_templates"] == ["ja/extract_claims"]
     assert info.settings["options"]["templates"]["ja/extract_claims"] == edited_text
+
+
+def test_resume_refuses_other_scorers_models_or_prompt_versions(store):
+    llm = ScriptedLLM(default=answer(lambda r: 1.0))
+    first = run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store)
+    with pytest.raises(RunError, match="same metrics and judges"):
+        run(samples(), [ValueScorer("x", metrics=("context_recall",))], llm, HashEmbedder(), store=store,
+            run_id=first.run_id, resume=True)
+
+    class Other(ScriptedLLM):
+        model = "another-model"
+
+    with pytest.raises(RunError, match="same provider and model"):
+        run(samples(), [ValueScorer()], Other(default=answer(lambda r: 1.0)), HashEmbedder(), store=store,
+            run_id=first.run_id, resume=True)
+    edited = {"templates": {"extract_claims": "{question}\n(edited)"}}
+    with pytest.raises(RunError, match="other prompt or rubric versions"):
+        run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True, options=edited)
+    # the same configuration resumes (tuples in describe() survive the JSON round trip)
+    again = run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
+    assert again.resumed and again.skipped_tasks == 3
