@@ -20,6 +20,7 @@ Language = Literal["ja", "en"]
 # Language detection
 
 _JA_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z\uff21-\uff3a\uff41-\uff5a]")
 
 
 def detect_language(text: str) -> Language:
@@ -32,6 +33,8 @@ def detect_language(text: str) -> Language:
     if not sample:
         return "en"
     hits = len(_JA_CHAR.findall(sample))
+    if hits and not _LATIN.search(sample):  # a short answer such as 「はい」 or 「東京」 is Japanese too
+        return "ja"
     return "ja" if hits >= 3 and hits >= 0.1 * len(sample) else "en"
 
 
@@ -71,11 +74,20 @@ _PAIRS = dict(zip(_OPENERS, _CLOSERS))
 _JA_TERMINALS = "。！？"
 _EN_TERMINALS = ".!?"
 _TRAILING = "。！？」』）)”\"'"
-_MD_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•・]\s+|\d{1,3}[.)．]\s+|>\s*)")
+_MD_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|[•・●■◆▪]\s*|\d{1,3}[.)．]\s+|>\s*)")
 _MD_NOISE = re.compile(r"\*\*|__|`|\[(?:\d+|[a-z])\]")
 _ABBREVIATIONS = frozenset(
     "e.g i.e etc vs mr mrs ms dr prof st jr sr no fig figs approx inc ltd co corp dept est u.s u.k u.n "  # noqa: SIM905
-    "a.m p.m cf al eq ph.d ca vol pp".split()
+    "a.m p.m cf al eq ph.d ca vol pp jan feb mar apr jun jul aug sep sept oct nov dec mt gen gov sen rep "
+    "rev lt col sgt capt univ".split()
+)
+# Abbreviations that also end sentences ("... in the U.S. The next ..."): a cut when a usual sentence
+# opener follows, no cut otherwise ("the U.S. Army", "5 p.m. Eastern").
+_CAN_END = frozenset("etc u.s u.k u.n inc ltd co corp a.m p.m al".split())
+_OPENERS_AFTER = frozenset(
+    "The This That These Those They It Its He She His Her We Our You Your I A An In On At But However "
+    "And So There Then When If As For After Before Since Because While Although Many Most Some One "
+    "Their What Why How Each All No Yes".split()
 )
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
@@ -104,14 +116,20 @@ def _matched_openers(line: str) -> set[int]:
     return matched
 
 
-def _is_abbreviation(before: str) -> bool:
+def _is_abbreviation(before: str, after: str = "") -> bool:
+    """Is the period ending ``before`` an abbreviation's (no cut)? ``after`` is the text after the space."""
     m = _WORD_BEFORE.search(before)
     if not m:
         return False
     word = m.group(1)
     if len(word) == 1 and word.isupper():  # an initial: "J. Smith"
         return True
-    return word.lower().strip(".") in _ABBREVIATIONS
+    key = word.lower().strip(".")
+    if key in _CAN_END:
+        next_word = re.match(r"[A-Za-z]+", after)
+        if next_word and next_word.group(0) in _OPENERS_AFTER:
+            return False
+    return key in _ABBREVIATIONS
 
 
 def _split_line(line: str) -> list[str]:
@@ -150,7 +168,7 @@ def _split_line(line: str) -> list[str]:
                     j += 1
                 after = line[j] if j < n else ""
                 if after == "" or after in " \t":
-                    if not (ch == "." and _is_abbreviation(line[start:i])):
+                    if not (ch == "." and _is_abbreviation(line[start:i], line[j:].lstrip())):
                         cut_at = j
                 elif ch in "!?" and _JA_CHAR.match(nxt or " "):
                     cut_at = i + 1

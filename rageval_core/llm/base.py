@@ -87,6 +87,25 @@ class Completion:
     def text(self) -> str:
         return self.texts[0] if self.texts else ""
 
+    @property
+    def parsed(self) -> dict[str, Any] | None:
+        """The first choice's JSON object (code fences and surrounding prose tolerated); None when it holds
+        none, so a caller decides between ``parse_error`` and plain text instead of catching here."""
+        return self.parsed_choices[0] if self.texts else None
+
+    @property
+    def parsed_choices(self) -> list[dict[str, Any] | None]:
+        """Each choice's JSON object, or None where a choice holds none (n > 1: answer relevancy questions)."""
+        from rageval_core.jsonparse import ParseError, parse_json_object
+
+        out: list[dict[str, Any] | None] = []
+        for text in self.texts:
+            try:
+                out.append(parse_json_object(text))
+            except ParseError:
+                out.append(None)
+        return out
+
 
 class ProviderError(Exception):
     """A call that did not produce a completion.
