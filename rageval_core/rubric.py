@@ -346,6 +346,9 @@ def render_overview(rubric: Rubric) -> str:
     worded as the seed-003 pass / fail judgement)."""
     p = judge_phrases(rubric.language)
     scale = rubric.uniform_scale
+    if len(rubric.criteria) == 1 and scale is not None:  # per-criterion calls: no "each of 1 criteria"
+        key = "overview_single_binary" if scale == (0, 1) else "overview_single"
+        return p[key].format(min=scale[0], max=scale[1])
     if scale == (0, 1):
         return p["overview_binary"].format(count=len(rubric.criteria))
     if scale is not None:

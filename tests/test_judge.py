@@ -300,7 +300,8 @@ def test_per_criterion_mode_makes_one_call_per_criterion(row4):
     results = scorer.score(row4, ctx_for(llm))
     assert len(llm.requests) == 4
     assert [[c["id"] for c in r.inputs["criteria"]] for r in llm.requests] == [[m] for m in SEED_METRICS]
-    assert "以下の1つの観点" in llm.requests[1].prompt_text and "## 1. Answer Relevancy" in llm.requests[1].prompt_text
+    assert "以下の観点を1〜5点の整数で評価し、理由を述べてください。" in llm.requests[1].prompt_text
+    assert "## 1. Answer Relevancy" in llm.requests[1].prompt_text
     assert [r.raw_score for r in results] == [2] * 4 and [r.calls for r in results] == [1] * 4
 
 

@@ -97,3 +97,14 @@ def test_binary_presets_are_worded_as_pass_fail(language, line):
     assert render_overview(rubric) == line
     heading = render_criterion(rubric.criteria[0], 1, language).splitlines()[0]
     assert heading.endswith("0 または 1" if language == "ja" else "0 or 1")
+
+
+@pytest.mark.parametrize("preset, language, line", [
+    ("rubric5", "ja", "以下の観点を1〜5点の整数で評価し、理由を述べてください。"),
+    ("binary", "ja", "以下の観点を 0（不合格）か 1（合格）の二値で判定し、理由を述べてください。"),
+    ("rubric5", "en", "Score the following criterion with an integer from 1 to 5, and give a reason."),
+    ("binary-strict", "en", "Judge the following criterion as 0 (fail) or 1 (pass), and give a reason."),
+])
+def test_one_criterion_overview_reads_as_one(preset, language, line):
+    rubric = load_rubric(preset, language)
+    assert render_overview(rubric.subset([FAITHFULNESS])) == line
