@@ -177,7 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"per row: {ex:.2f} LLM requests vs RAGAS {y:.2f} ({ex / y:.0%}); {per_row(samples, eco_counting, 'embed'):.2f} "
           f"embedding requests; ~{per_row(samples, eco_counting, 'input_tokens'):.0f} input / "
           f"~{per_row(samples, eco_counting, 'output_tokens'):.0f} output tokens")
-    print("score differences, economy vs default (offline provider):")
+    print("score differences, economy vs default (offline provider; economy changes only faithfulness and answer"
+          " correctness; answer_relevancy here is cos(question, answer) because the counting wrapper takes the API"
+          " path and the offline provider answers generate_questions with the answer itself):")
     print("\n".join(score_diffs(samples, default, economy)))
     print(f"economy_calls_per_row={ex:.2f}")
     print(f"calls_per_row={x:.2f} ragas_calls_per_row={y:.2f}")

@@ -75,7 +75,7 @@ class ContextRelevance(DecomposedScorer):
 def _summary(language: str, rows: list[dict[str, Any]], total: int) -> str:
     outside = sum(1 for r in rows if not r["in_context"])
     head = msg(language, f"{min(len(rows), total)} of {total} context sentences needed to answer",
-               f"コンテキスト{total}文のうち回答に必要なのは{min(len(rows), total)}文")
+               f"コンテキスト{total}文のうち質問に答えるのに必要なのは{min(len(rows), total)}文")
     if outside:
         head += msg(language, f" ({outside} extracted sentence(s) not found verbatim in the contexts)",
                     f"（抽出文のうち{outside}文はコンテキストにそのままの形では見つかりません）")
