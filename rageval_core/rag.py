@@ -25,7 +25,7 @@ from rageval_core.documents import Chunk, Document, chunk_document
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLM, Embedder, LLMRequest, ProviderError
 from rageval_core.prompts import PromptTemplate, TemplateError, load_template
-from rageval_core.synth import TestItem
+from rageval_core.synth import TestItem, offline_completion
 from rageval_core.tasks import RAG_ANSWER, schema_for
 from rageval_core.text import detect_language
 from rageval_core.types import Sample
@@ -188,19 +188,21 @@ def relevant_chunks(item: TestItem, chunks: Sequence[Chunk]) -> set[str] | None:
     return {c.id for c in chunks if c.document == doc and c.section_index == section}
 
 
-def _answer(llm: LLM, request: LLMRequest) -> tuple[str, str | None, str, str]:
-    """(answer, error reason or None, provider, model) of one question."""
+def _answer(llm: LLM, request: LLMRequest) -> tuple[str, str | None, str, str, bool]:
+    """(answer, error reason or None, provider, model, offline-generated) of one question."""
+    offline = llm.provider == "offline"
     try:
         completion = llm.complete(request)
         data = parse_json_object(completion.text)
     except ProviderError as exc:
-        return "", f"{exc.unscored_reason} ({exc.kind}): {exc}", llm.provider, llm.model
+        return "", f"{exc.unscored_reason} ({exc.kind}): {exc}", llm.provider, llm.model, offline
     except ParseError as exc:
-        return "", f"parse_error: {exc}", llm.provider, llm.model
+        return "", f"parse_error: {exc}", llm.provider, llm.model, offline
+    offline = offline_completion(completion)
     answer = data.get("answer")
     if not isinstance(answer, str):
-        return "", "parse_error: expected a string under 'answer'", completion.provider, completion.model
-    return answer.strip(), None, completion.provider, completion.model
+        return "", "parse_error: expected a string under 'answer'", completion.provider, completion.model, offline
+    return answer.strip(), None, completion.provider, completion.model, offline
 
 
 def run_rag(
@@ -240,6 +242,7 @@ def run_rag(
     errors = 0
     provider, model = llm.provider, llm.model
     retrieved_ids: list[list[str]] = []
+    offline_rows: list[bool] = []
     relevant: list[set[str] | None] = []
     for n, (item, found) in enumerate(zip(items, hits)):
         if cancel is not None and cancel.is_set():
@@ -248,7 +251,7 @@ def run_rag(
         if language not in templates:
             templates[language] = rag_template(language, template)
         contexts = [c.text for c, _ in found]
-        answer, error, provider, model = _answer(llm, answer_request(templates[language], item.question, contexts, language))
+        answer, error, provider, model, offline = _answer(llm, answer_request(templates[language], item.question, contexts, language))
         ids = [c.id for c, _ in found]
         rel = relevant_chunks(item, chunks)
         retrieved_ids.append(ids)
@@ -263,8 +266,9 @@ def run_rag(
             "rag_model": model,
             "rag_embedder": index.embedder,
         }
-        if provider == "offline":
+        if offline:
             metadata["rag_offline"] = True
+        offline_rows.append(offline)
         if error:
             errors += 1
             metadata["rag_error"] = error
@@ -280,6 +284,6 @@ def run_rag(
         chunks=len(chunks),
         hit_rate=hit_rate(retrieved_ids, relevant),
         errors=errors,
-        offline=provider == "offline",
+        offline=bool(offline_rows) and all(offline_rows),
         settings={"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "include_heading": include_heading},
     )

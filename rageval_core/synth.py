@@ -23,7 +23,7 @@ from typing import Any
 
 from rageval_core.documents import Chunk, Document, Section, chunk_document
 from rageval_core.jsonparse import ParseError, parse_json_object
-from rageval_core.llm.base import LLM, LLMRequest, ProviderError
+from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
 from rageval_core.prompts import PromptTemplate, TemplateError, load_template
 from rageval_core.tasks import SYNTH_QA, schema_for
 from rageval_core.text import char_ngrams, normalize, numbers
@@ -217,6 +217,12 @@ def build_request(template: PromptTemplate, title: str, section: Section, n: int
     )
 
 
+def offline_completion(completion: Completion) -> bool:
+    """Whether an answer came from the offline heuristics, directly or replayed from a recorded offline run."""
+    raw = completion.raw if isinstance(completion.raw, Mapping) else {}
+    return completion.provider == "offline" or raw.get("replayed_from") == "offline"
+
+
 def _failure_reason(exc: Exception) -> str:
     if isinstance(exc, ProviderError):
         return f"{exc.unscored_reason} ({exc.kind}): {exc}"
@@ -251,7 +257,7 @@ def generate_testset(
         raise SynthError(f"{doc.name}: no sections to generate from")
     tmpl = synth_template(doc.language, template)
     all_chunks = list(chunks) if chunks is not None else chunk_document(doc)
-    offline = getattr(llm, "provider", "") == "offline"
+    offline_flags: list[bool] = []
     reports: list[SectionReport] = []
     drafts: list[TestItem] = []
     used_provider, used_model = getattr(llm, "provider", "?"), getattr(llm, "model", "?")
@@ -267,6 +273,7 @@ def generate_testset(
             completion = llm.complete(request)
             pairs = parse_pairs(parse_json_object(completion.text), per_section)
             used_provider, used_model = completion.provider, completion.model
+            offline_flags.append(offline_completion(completion))
         except (ProviderError, ParseError) as exc:
             report.status, report.reason = "failed", _failure_reason(exc)
         else:
@@ -292,7 +299,7 @@ def generate_testset(
                             "generator_provider": completion.provider,
                             "generator_model": completion.model,
                             "synthetic": True,
-                            "generator_offline": completion.provider == "offline",
+                            "generator_offline": offline_flags[-1],
                         },
                     )
                 )
@@ -308,6 +315,7 @@ def generate_testset(
             continue
         report.kept += 1
         items.append(item)
+    offline = all(offline_flags) if offline_flags else getattr(llm, "provider", "") == "offline"
     generator = {
         "provider": used_provider,
         "model": used_model,

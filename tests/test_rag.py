@@ -150,7 +150,7 @@ def home(tmp_path, monkeypatch):
 
 
 def test_cli_synth_rag_evaluate_binary_judge(home, capsys):
-    assert cli.main(["synth", str(POLICY), "--provider", "offline", "--per-section", "2", "--out", "ts.json", "--quiet"]) == 0
+    assert cli.main(["synth", str(POLICY), "--provider", "offline", "--per-section", "1", "--out", "ts.json", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "offline heuristic" in out and "company_policy_ja" in out
     testset = json.loads((home / "ts.json").read_text(encoding="utf-8"))
@@ -180,3 +180,18 @@ def test_cli_bad_inputs_exit_2(home, capsys):
     err = capsys.readouterr().err
     assert "missing.md" in err and "empty" in err and "--k must be at least 1" in err
     assert not (home / "t.json").exists() and not (home / "r.json").exists()
+
+
+def test_cli_offline_run_recorded_and_replayed_gives_the_same_set_still_labelled_offline(home, capsys):
+    base = ["--per-section", "1", "--quiet"]
+    assert cli.main(["synth", str(POLICY), "--provider", "offline", "--out", "a.json", "--record-log", "calls.jsonl", *base]) == 0
+    assert cli.main(["rag", "a.json", "--docs", str(POLICY), "--provider", "offline", "--out", "ra.json", "--record-log", "calls.jsonl", "--quiet"]) == 0
+    replay = ["--provider", "replay", "--replay-log", "calls.jsonl"]
+    assert cli.main(["synth", str(POLICY), *replay, "--out", "b.json", *base]) == 0
+    assert cli.main(["rag", "b.json", "--docs", str(POLICY), *replay, "--out", "rb.json", "--quiet"]) == 0
+    a, b = (json.loads((home / f).read_text(encoding="utf-8")) for f in ("a.json", "b.json"))
+    assert [r["question"] for r in b["rows"]] == [r["question"] for r in a["rows"]]
+    assert b["generator"]["provider"] == "replay" and b["generator"]["offline"] is True  # replayed offline answers
+    ra, rb = (load_dataset(home / f).samples for f in ("ra.json", "rb.json"))
+    assert [s.answer for s in rb] == [s.answer for s in ra]
+    assert all(s.metadata["rag_offline"] and s.metadata["rag_provider"] == "replay" for s in rb)
