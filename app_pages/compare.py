@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from rageval_core import compare
 from rageval_core.types import DECOMPOSED
-from ui import nav, runs, state, widgets
+from ui import charts, nav, runs, state, widgets
 
 st.title("📊 Compare")
 store = runs.store()
@@ -30,13 +28,19 @@ if view is None or view.frame.empty:
     st.stop()
 
 cost = compare.cost_table(store.calls(run_id))
+st.caption(
+    f"Judged by **{view.info.provider} · {view.info.model}** on dataset **{view.info.dataset_name or '?'}** "
+    f"(hash `{str(view.info.dataset_hash or '')[:12]}`)"
+    + (" · offline run: both methods come from the deterministic heuristic judge (it ignores prompt text)."
+       if view.info.provider == "offline" else "")
+)
 cols = st.columns(4)
-cols[0].metric("Provider · model", f"{view.info.provider} · {view.info.model}")
-cols[1].metric("Rows", len(view.sample_ids()))
+cols[0].metric("Rows", len(view.sample_ids()))
+cols[1].metric("Methods", len(view.methods()), help=", ".join(view.methods()))
 cols[2].metric("Calls (cache hits)", f"{int(cost['calls'].sum())} ({int(cost['cached_calls'].sum())})" if not cost.empty else "0")
 cols[3].metric("Cost", widgets.fmt_cost(float(cost["cost_usd"].sum()) if not cost.empty else 0.0))
-if view.info.provider == "offline":
-    st.caption("Offline run: both methods come from the deterministic heuristic judge (it ignores prompt text).")
+if view.info.status != "done":
+    st.warning(f"This run is {view.info.status}: the tables cover the {len(view.sample_ids())} rows that finished.")
 
 judges = view.judges()
 judge = st.selectbox("Judge to compare with the decomposed metrics", judges) if len(judges) > 1 else (judges[0] if judges else None)
@@ -47,7 +51,7 @@ for method in view.methods():
     table = view.category_table(method)
     table.columns = [widgets.metric_label(c) for c in table.columns]
     st.markdown(f"**{'Decomposed (RAGAS-style)' if method == DECOMPOSED else method}**")
-    st.table(widgets.score_table(table))
+    st.table(widgets.score_table(table, markdown=True))
 
 if judge and DECOMPOSED in view.methods():
     shared = compare.shared_criteria(view.frame, DECOMPOSED, judge)
@@ -56,52 +60,30 @@ if judge and DECOMPOSED in view.methods():
             st.markdown(f"**{widgets.metric_label(criterion)}**")
             side = compare.category_comparison(view.frame, criterion, [DECOMPOSED, judge])
             side = side.reindex([c for c in view.category_order() if c in side.index])
-            st.table(widgets.score_table(side))
+            st.table(widgets.score_table(side, markdown=True))
 
 st.subheader("Category × criterion × method")
 bars = runs.chart_frame(view.frame)
-if not bars.empty:
+if bars.empty:
+    st.info("No category has a scored row yet.")
+else:
     criterion_order = [widgets.metric_label(c) for c in dict.fromkeys(bars["criterion"])]
     bars["criterion"] = bars["criterion"].map(widgets.metric_label)
-    category_order = view.category_order()
-    chart = (
-        alt.Chart(bars)
-        .mark_bar()
-        .encode(
-            x=alt.X("category:N", sort=category_order, title=None, axis=alt.Axis(labelAngle=-40, labelOverlap=False, labelLimit=120)),
-            xOffset=alt.XOffset("method:N"),
-            y=alt.Y("mean:Q", scale=alt.Scale(domain=[0, 1]), title="mean score"),
-            color=alt.Color("method:N", title="method"),
-            tooltip=["category", "criterion", "method", alt.Tooltip("mean:Q", format=".3f")],
-        )
-        .properties(width=175, height=220)
-        .facet(column=alt.Column("criterion:N", title=None, sort=criterion_order))
-        .configure_legend(orient="bottom")
-    )
-    st.altair_chart(chart)
+    st.altair_chart(charts.grouped_bars(bars, view.category_order(), criterion_order))
 
 if judge and DECOMPOSED in view.methods():
     st.subheader(f"Decomposed vs {judge}, row by row")
     points = runs.scatter_frame(view.frame, judge)
     if not points.empty:
-        diagonal = alt.Chart(pd.DataFrame({"decomposed": [0.0, 1.0], "judge": [0.0, 1.0]})).mark_line(
-            strokeDash=[4, 4], color="gray"
-        ).encode(x="decomposed:Q", y="judge:Q")
-        charts = []
-        for criterion in compare.shared_criteria(view.frame, DECOMPOSED, judge):
-            sub = points[points["criterion"] == criterion]
-            dots = alt.Chart(sub).mark_circle(size=90, opacity=0.8).encode(
-                x=alt.X("decomposed:Q", scale=alt.Scale(domain=[0, 1])),
-                y=alt.Y("judge:Q", scale=alt.Scale(domain=[0, 1])),
-                color=alt.Color("category:N"),
-                tooltip=["sample_id", "category", alt.Tooltip("decomposed:Q", format=".3f"), alt.Tooltip("judge:Q", format=".3f")],
-            )
-            charts.append(alt.layer(diagonal, dots).properties(width=165, height=165, title=widgets.metric_label(criterion)))
-        st.altair_chart(alt.concat(*charts, columns=4).configure_legend(orient="bottom"))
+        criteria = [(c, widgets.metric_label(c)) for c in compare.shared_criteria(view.frame, DECOMPOSED, judge)]
+        st.altair_chart(charts.agreement_scatter(points, criteria))
     stats = compare.agreement(view.frame, DECOMPOSED, judge)
     stats["criterion"] = stats["criterion"].map(widgets.metric_label)
     st.markdown("**Agreement** (rows scored by both; kappa with both sides split at 0.5)")
-    st.dataframe(stats.style.format({c: widgets.fmt_score for c in ("pearson", "spearman", "mad", "kappa", "threshold")}), hide_index=True, width="stretch")
+    st.dataframe(
+        stats.style.format({c: widgets.fmt_score for c in ("pearson", "spearman", "mad", "kappa", "threshold")}),
+        hide_index=True, width="stretch", placeholder=widgets.UNSCORED,
+    )
 
     st.subheader("Rows where the methods disagree most")
     worst = compare.disagreements(view.frame, DECOMPOSED, judge, top=8)
@@ -124,25 +106,59 @@ st.subheader("Per row")
 wide = compare.side_by_side(view.frame, judge) if judge else view.frame.pivot_table(
     index="sample_id", columns="metric", values="value", aggfunc="mean"
 ).reset_index()
-st.dataframe(widgets.score_table(wide), hide_index=True, width="stretch")
+st.dataframe(widgets.score_table(wide), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 st.subheader("Run A vs run B")
-others = [i for i in ids if i != run_id]
+others = [i for i in infos if i.id != run_id]
 if not others:
     st.caption("Only one run so far: evaluate again (another provider, an edited rubric) to see what changed.")
 else:
-    other = st.selectbox("Compare with run B", others, format_func=labels.get, key="compare.run_b")
+    same_data = [i.id for i in others if i.dataset_hash == view.info.dataset_hash]
+    other = st.selectbox(
+        "Compare with run B",
+        same_data + [i.id for i in others if i.id not in same_data],
+        format_func=labels.get,
+        key="compare.run_b",
+        help="Runs on the same dataset version are listed first.",
+    )
     view_b = runs.load(other, st.session_state.get(state.DATASET), store)
-    if view_b is not None and not view_b.frame.empty:
-        summary = compare.summary_delta(view.frame, view_b.frame)
+    if view_b is None or view_b.frame.empty:
+        st.info("Run B has no results yet.")
+    else:
+        diff = runs.diff_runs(view, view_b)
+        if diff.shared_rows:
+            notes = [f"Compared on the {widgets.plural(diff.shared_rows, 'row')} both runs scored."]
+            if diff.rows_only_a or diff.rows_only_b:
+                notes.append(f"Left out: {widgets.plural(len(diff.rows_only_a), 'row')} only in A, "
+                             f"{widgets.plural(len(diff.rows_only_b), 'row')} only in B.")
+        else:
+            notes = ["The runs share no row (different datasets?): every result is listed as in one run only."]
+        notes += [f"Judge `{b}` of B is compared with `{a}` of A." for b, a in diff.methods.items()]
+        if diff.only_a:
+            notes.append("Only A computed " + ", ".join(diff.only_a) + ".")
+        if diff.only_b:
+            notes.append("Only B computed " + ", ".join(diff.only_b) + ".")
+        st.caption(" ".join(notes))
+        summary = diff.summary
         summary["metric"] = summary["metric"].map(widgets.metric_label)
-        st.dataframe(summary.style.format({c: widgets.fmt_score for c in ("mean_a", "mean_b", "delta")}), hide_index=True, width="stretch")
-        changed = compare.run_delta(view.frame, view_b.frame, changed_only=True)
+        st.dataframe(
+            summary.style.format({c: widgets.fmt_score for c in ("mean_a", "mean_b", "delta")}),
+            hide_index=True, width="stretch", placeholder=widgets.UNSCORED,
+        )
+        with st.expander(f"What differs between the runs' set-ups ({len(diff.differences)})"):
+            if diff.differences:
+                st.dataframe(runs.differences_frame(diff.differences), hide_index=True, width="stretch")
+            else:
+                st.caption("Same provider, model, settings and prompt versions.")
+        changed = diff.changed
         st.caption(f"{len(changed)} (row, criterion, method) results changed between A ({run_id}) and B ({other}).")
         if not changed.empty:
+            changed = changed.assign(metric=changed["metric"].map(widgets.metric_label))
             st.dataframe(
-                changed[["sample_id", "category", "metric", "method", "value_a", "value_b", "delta", "unscored_reason_a", "unscored_reason_b"]]
+                changed[["sample_id", "category", "metric", "method", "method_b", "value_a", "value_b", "delta",
+                         "present", "unscored_reason_a", "unscored_reason_b"]]
                 .style.format({c: widgets.fmt_score for c in ("value_a", "value_b", "delta")}),
                 hide_index=True,
                 width="stretch",
+                placeholder=widgets.UNSCORED,
             )

@@ -25,8 +25,14 @@ pick, upload = st.columns(2)
 with pick:
     files = data.sample_files()
     current = ws.source.removeprefix("sample_data/")
-    choice = st.selectbox("Sample dataset", files, index=files.index(current) if current in files else 0)
-    if st.button("Load sample", disabled=not files):
+    choice = st.selectbox(
+        "Sample dataset",
+        files,
+        index=files.index(current) if current in files else None,
+        placeholder="Choose a shipped sample",
+        help="The datasets in sample_data/ (sample_data/README.md describes each).",
+    )
+    if st.button("Load sample", disabled=choice is None):
         _use(data.load_sample_file(choice))
         st.rerun()
 with upload:
@@ -44,13 +50,22 @@ with upload:
 
 ws = st.session_state[state.DATASET]
 pinned = st.session_state[state.PINNED]
-cols = st.columns(5)
-cols[0].metric("Dataset", ws.name + (" (edited)" if ws.edited else ""))
+cols = st.columns([3, 1.4, 2.2, 1.6])
+cols[0].metric(
+    "Dataset",
+    ws.name,
+    delta="edited in the table" if ws.edited else None,
+    delta_color="off",
+    delta_arrow="off",
+    help=f"Source: {ws.source}",
+)
 cols[1].metric("Valid rows", len(ws.samples))
-cols[2].metric("Detected language", {"ja": "Japanese (ja)", "en": "English (en)"}.get(ws.language, ws.language))
+cols[2].metric("Detected language", data.language_label(ws.language))
 cols[3].metric("Pinned for quick runs", len(pinned & set(ws.by_id())))
-cols[4].metric("Provider", sidebar.provider_label())
-st.caption(f"Source: {ws.source} · content hash `{ws.content_hash[:12]}` (human labels and runs are keyed by it)")
+st.caption(
+    f"Source: {ws.source} · content hash `{ws.content_hash[:12]}` (human labels and runs are keyed by it) · "
+    f"judging with {sidebar.provider_label()}"
+)
 
 widgets.validation_report(ws.issues, len(ws.samples))
 
@@ -90,21 +105,21 @@ if data.has_edits(edits):
         _use(new_ws, new_pins)
     st.rerun()
 
-quick, clear, dl_json, dl_csv, dl_labels = st.columns(5)
-if quick.button(f"Pin {data.QUICK_ROWS} rows (one per category)"):
-    _use(ws, set(data.default_pins(ws)))
-    st.rerun()
-if clear.button("Clear pins"):
-    _use(ws, set())
-    st.rerun()
-dl_json.download_button("Download JSON", data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
-dl_csv.download_button("Download CSV", data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")
 n_labels = data.labels_count(ws)
-dl_labels.download_button(
-    f"Download JSON with {n_labels} human label{'' if n_labels == 1 else 's'}",
-    data.download_with_labels(ws),
-    file_name=f"{ws.name}-labelled.json",
-    mime="application/json",
-    disabled=n_labels == 0,
-    help="Rows with the 👍/👎 labels given on Inspect, under human_labels (1 = good, 0 = bad).",
-)
+with st.container(horizontal=True):
+    if st.button(f"Pin {data.QUICK_ROWS} rows", help="One row per category first, then in dataset order."):
+        _use(ws, set(data.default_pins(ws)))
+        st.rerun()
+    if st.button("Clear pins"):
+        _use(ws, set())
+        st.rerun()
+    st.download_button("Download JSON", data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
+    st.download_button("Download CSV", data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")
+    st.download_button(
+        f"Download JSON with {widgets.plural(n_labels, 'human label')}",
+        data.download_with_labels(ws),
+        file_name=f"{ws.name}-labelled.json",
+        mime="application/json",
+        disabled=n_labels == 0,
+        help="Rows with the 👍/👎 labels given on Inspect, under human_labels (1 = good, 0 = bad).",
+    )

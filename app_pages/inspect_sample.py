@@ -84,7 +84,7 @@ score_rows = [
     }
     for r in results
 ]
-st.dataframe(pd.DataFrame(score_rows), hide_index=True, width="stretch")
+st.dataframe(pd.DataFrame(score_rows), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 if faith is not None:
     with st.expander("Faithfulness: claims and verdicts", expanded=True):
@@ -92,7 +92,7 @@ if faith is not None:
 relevancy = by_key.get(("answer_relevancy", DECOMPOSED))
 if relevancy is not None and relevancy.details.get("questions"):
     with st.expander("Answer relevancy: generated questions and their cosine to the question"):
-        st.dataframe(pd.DataFrame(relevancy.details["questions"]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(relevancy.details["questions"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 if relevancy is not None and relevancy.details.get("offline_relevancy"):
     offline_rel = relevancy.details["offline_relevancy"]
     with st.expander("Answer relevancy: the question's asks checked against the answer (offline heuristic)"):
@@ -107,7 +107,7 @@ if relevancy is not None and relevancy.details.get("offline_relevancy"):
             }
             for a in offline_rel["asks"]
         ]
-        st.dataframe(pd.DataFrame(ask_rows), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(ask_rows), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
         st.caption(
             f"best answer sentence: {offline_rel.get('best_sentence') or '-'} "
             f"(cosine {widgets.fmt_score(offline_rel.get('cosine'))}); "
@@ -117,19 +117,19 @@ precision = by_key.get(("context_precision", DECOMPOSED))
 if precision is not None and precision.details.get("verdicts"):
     with st.expander("Context precision: per-chunk verdicts"):
         chunks = pd.DataFrame(precision.details["verdicts"])
-        if "context_index" in chunks:
-            chunks["context"] = chunks["context_index"].map(lambda i: f"[{int(i) + 1}]")
+        if "context_index" in chunks:  # numbered [1], [2], … like the contexts above
+            chunks.insert(0, "context", chunks.pop("context_index").map(lambda i: f"[{int(i) + 1}]"))
         if precision.details.get("precision_at_k"):
             chunks["precision@k"] = pd.Series(precision.details["precision_at_k"]).map(widgets.fmt_score)
-        st.dataframe(chunks, hide_index=True, width="stretch")
+        st.dataframe(chunks, hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 recall = by_key.get(("context_recall", DECOMPOSED))
 if recall is not None and recall.details.get("reference_sentences"):
     with st.expander("Context recall: ground-truth sentences attributed to the contexts"):
-        st.dataframe(pd.DataFrame(recall.details["reference_sentences"]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(recall.details["reference_sentences"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 relevance = by_key.get(("context_relevance", DECOMPOSED))
 if relevance is not None and relevance.details.get("extracted_sentences"):
     with st.expander("Context relevance: sentences needed to answer"):
-        st.dataframe(pd.DataFrame(relevance.details["extracted_sentences"]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(relevance.details["extracted_sentences"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 correctness = by_key.get(("answer_correctness", DECOMPOSED))
 if correctness is not None and any(k in correctness.details for k in ("TP", "FP", "FN")):
     with st.expander("Answer correctness: statements classified TP / FP / FN"):
@@ -138,7 +138,7 @@ if correctness is not None and any(k in correctness.details for k in ("TP", "FP"
             for label in ("TP", "FP", "FN")
             for item in correctness.details.get(label) or []
         ]
-        st.dataframe(pd.DataFrame(rows, columns=["class", "statement", "reason"]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(rows, columns=["class", "statement", "reason"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 for judge in view.judges():
     judged = [r for r in results if r.method == judge]
@@ -172,7 +172,8 @@ if not calls:
     st.caption("No calls were logged for this row.")
 for n, call in enumerate(calls, 1):
     status = "cache hit" if call.cached else ("error" if call.error else f"{call.latency_s:.2f} s")
-    with st.expander(f"{n}. {call.method or call.scorer} · {call.task} · {call.provider}/{call.model} · {status}"):
+    who = call.scorer if call.scorer and call.scorer != call.method else (call.method or call.scorer)
+    with st.expander(f"{n}. {who} · {call.task} · {call.provider}/{call.model} · {status}"):
         st.markdown("Prompt")
         st.code(call.prompt or "", language=None, wrap_lines=True)
         st.markdown("Response")

@@ -166,7 +166,7 @@ elif rubric is not None and template is not None:
         format_func=lambda sid: f"{'📌 ' if sid in pinned else ''}#{sid} {ws.by_id()[sid].question[:60]}",
     )
     try:
-        st.code(render_judge_prompt(rubric, ws.by_id()[row], template), language=None, wrap_lines=True)
+        st.code(render_judge_prompt(rubric, ws.by_id()[row], template), language=None, wrap_lines=True, height=420)
     except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
         widgets.show_error("The prompt cannot be filled for this row", exc)
 
@@ -190,6 +190,7 @@ elif rubric is not None and template is not None:
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:
         order = {s.id: i for i, s in enumerate(ws.samples)}
+        criterion_order = {c.id: i for i, c in enumerate(rubric.criteria)}  # the rubric's own order
         st.caption(f"Run {result.run_id} ({result.status}) · {result.provider_calls} calls · {widgets.fmt_cost(result.cost_usd)}")
         rows = [
             {
@@ -200,9 +201,9 @@ elif rubric is not None and template is not None:
                 "unscored": r.unscored_reason or "",
                 "reason": r.reason or "",
             }
-            for r in sorted(result.results, key=lambda r: (order.get(r.sample_id, len(order)), r.metric))
+            for r in sorted(result.results, key=lambda r: (order.get(r.sample_id, len(order)), criterion_order.get(r.metric, len(criterion_order))))
         ]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 st.subheader("Versions")
 name = st.text_input("Version name", key="prompts.version_name", placeholder="e.g. strict-faithfulness-v2")

@@ -53,7 +53,8 @@ def test_editing_a_row_revalidates_and_names_row_and_field(app: AppTest) -> None
     app.run()
     assert_ok(app)
     assert metric(app, "Valid rows") == "11"
-    assert metric(app, "Dataset") == "ml_qa_ja (edited)"
+    dataset = next(m for m in app.metric if m.label == "Dataset")
+    assert (dataset.value, dataset.delta) == ("ml_qa_ja", "edited in the table")
     report = app.dataframe[0].value  # the validation report is the first read-only table
     bad = report[report["severity"] == "error"].iloc[0]
     assert (bad["row"], bad["field"]) == (2, "question")
@@ -90,6 +91,11 @@ def test_upload_with_a_bad_row_lists_it_and_loads_the_rest(app: AppTest) -> None
     assert (error["file"], error["row"], error["field"]) == ("mine.jsonl", 2, "question")
     warning = report[report["severity"] == "warning"].iloc[0]
     assert (warning["row"], warning["field"]) == (3, "contexts")
+    assert "Validation: 2 valid rows, 1 error, 1 warning." in [e.value for e in app.error]
+    # The sample picker no longer claims a shipped file is loaded.
+    picker = next(s for s in app.selectbox if s.label == "Sample dataset")
+    assert picker.value is None
+    assert next(b for b in app.button if b.label == "Load sample").disabled
 
 
 def test_loading_another_sample_file(app: AppTest) -> None:

@@ -104,3 +104,15 @@ def test_a_template_without_rubric_placeholder_warns_that_level_edits_are_not_se
     assert_ok(app)
     warnings = " ".join(w.value for w in app.warning)
     assert "no {rubric}" in warnings and "level descriptions" in warnings
+
+
+def test_an_untouched_preset_runs_under_its_own_name_in_rubric_order(app: AppTest) -> None:
+    """Loading a preset into the tables and back must not turn it into an "edited" rubric."""
+    button(app, "Run on pinned rows").click().run()
+    assert_ok(app)
+    result = app.session_state["prompt_results"]
+    assert {r.method for r in result.results} == {"judge:rubric5"}
+    first_row = app.dataframe[-1].value.head(4)
+    assert list(first_row["criterion"]) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
+    app.switch_page("app_pages/evaluate.py").run()
+    assert not any("edited on Prompts" in o for o in app.multiselect(key="evaluate.judges").options)

@@ -69,6 +69,22 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
     app.selectbox(key="compare.run_b").set_value(home["b"]).run()
     summary = next(d.value for d in app.dataframe if "changed_rows" in d.value.columns)
     assert "judge:binary" in set(summary["method"])
+    # What set B apart is named: economy mode was on in B only.
+    differences = next(d.value for d in app.dataframe if "setting" in d.value.columns)
+    assert any("economy" in setting for setting in differences["setting"])
+    assert any(e.label.startswith("What differs between the runs' set-ups") for e in app.expander)
+    assert "Compared on the 4 rows both runs scored." in " ".join(c.value for c in app.caption)
+
+
+def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: AppTest) -> None:
+    from ui import widgets
+
+    app.switch_page("app_pages/compare.py").run()
+    assert_ok(app)
+    per_row = next(d.value for d in app.dataframe if "faithfulness|diff" in d.value.columns)
+    assert list(per_row["sample_id"]) == ROWS  # dataset order, not the order rows finished in
+    # st.table cells are Markdown: an unscored cell must not turn into a list bullet.
+    assert widgets.fmt_score_md(float("nan")) == "\\-" and widgets.fmt_score_md(0.5) == "0.500"
 
 
 def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:

@@ -68,6 +68,14 @@ def category_label(sample: Sample) -> str | None:
     return str(label) if label else sample.category
 
 
+LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
+
+
+def language_label(code: str) -> str:
+    """"Japanese (ja)" for a detected language code; the code itself when it has no name here."""
+    return f"{LANGUAGE_NAMES[code]} ({code})" if code in LANGUAGE_NAMES else code
+
+
 def sample_files() -> list[str]:
     """Dataset files shipped in sample_data/, by name."""
     if not SAMPLE_DIR.is_dir():

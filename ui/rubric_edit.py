@@ -73,7 +73,9 @@ def frames_to_rubric(base: Rubric, criteria: pd.DataFrame, levels: pd.DataFrame,
             }
         )
     data = base.to_dict()
-    data.update(id=rubric_id.strip() or base.id, name=rubric_id.strip() or base.name, instructions=instructions, criteria=items)
+    new_id = rubric_id.strip() or base.id
+    # Keep the base's display name unless the rubric was renamed: an untouched preset stays that preset.
+    data.update(id=new_id, name=base.name if new_id == base.id else new_id, instructions=instructions, criteria=items)
     return Rubric.from_dict(data)
 
 

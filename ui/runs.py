@@ -95,6 +95,8 @@ def load(run_id: str, current: data.Workset | None = None, st_store: Store | Non
     for row in s.rows(info.id):
         sample = samples.get(row.sample_id)
         categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
+    position = {sid: i for i, sid in enumerate(categories)}  # the store's rows come in dataset order
+    results = sorted(results, key=lambda r: position.get(r.sample_id, len(position)))  # not completion order
     frame = compare.results_frame(results, categories)
     return RunView(info=info, results=results, frame=frame, categories=categories, samples=samples, samples_source=source)
 
@@ -150,6 +152,58 @@ def scatter_frame(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
                 rows.append({"sample_id": r["sample_id"], "category": r["category"], "criterion": criterion,
                              "decomposed": float(a), "judge": float(b)})
     return pd.DataFrame(rows, columns=["sample_id", "category", "criterion", "decomposed", "judge"])
+
+
+@dataclass
+class RunDiff:
+    """Run A vs run B as the Compare page shows it."""
+
+    methods: dict[str, str]  # a judge of B lined up with a differently named judge of A (B → A)
+    summary: pd.DataFrame  # mean per (metric, method) in A and B, delta, changed rows
+    changed: pd.DataFrame  # (row, metric, method) results that differ, or exist in one run only
+    only_a: list[str]  # "metric (method)" computed by A only
+    only_b: list[str]
+    rows_only_a: list[str]  # rows scored in A only (left out of summary and changes when rows are shared)
+    rows_only_b: list[str]
+    shared_rows: int
+    differences: list[tuple[str, Any, Any]]  # provider, model, settings and prompt versions that differ
+
+
+def _identity(info: RunInfo) -> dict[str, Any]:
+    return {"provider": info.provider, "model": info.model, "base_url": info.base_url, "dataset": info.dataset_hash,
+            "settings": info.settings or {}, "versions": info.versions or {}}
+
+
+def diff_runs(a: RunView, b: RunView) -> RunDiff:
+    """Pair the judges, compare the results on the rows both runs scored (so a mean's delta compares the
+    same rows) and list what differs between the two runs' set-ups."""
+    rows_a, rows_b = a.sample_ids(), b.sample_ids()
+    shared = set(rows_a) & set(rows_b)
+    frame_a = a.frame[a.frame["sample_id"].isin(shared)] if shared else a.frame
+    frame_b = b.frame[b.frame["sample_id"].isin(shared)] if shared else b.frame
+    methods = compare.pair_methods(frame_a, frame_b)
+    only_a, only_b = compare.one_sided(frame_a, frame_b, methods)
+    return RunDiff(
+        methods=methods,
+        summary=compare.summary_delta(frame_a, frame_b, methods=methods),
+        changed=compare.run_delta(frame_a, frame_b, changed_only=True, methods=methods),
+        only_a=only_a,
+        only_b=only_b,
+        rows_only_a=[r for r in rows_a if r not in shared],
+        rows_only_b=[r for r in rows_b if r not in shared],
+        shared_rows=len(shared),
+        differences=compare.version_changes(_identity(a.info), _identity(b.info)),
+    )
+
+
+def differences_frame(differences: list[tuple[str, Any, Any]]) -> pd.DataFrame:
+    """What differs between two runs' set-ups, one line per setting (values shortened for display)."""
+    def show(value: Any) -> str:
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        return text if len(text) <= 120 else text[:117] + "…"
+
+    return pd.DataFrame([{"setting": path, "run A": show(va), "run B": show(vb)} for path, va, vb in differences],
+                        columns=["setting", "run A", "run B"])
 
 
 @dataclass(frozen=True)

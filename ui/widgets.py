@@ -27,17 +27,30 @@ def metric_label(metric_id: str) -> str:
     return METRIC_LABELS.get(metric_id, metric_id.replace("_", " ").title())
 
 
+UNSCORED = "-"  # what an unscored cell shows, as in the seed-000 tables (st.dataframe(placeholder=UNSCORED))
+
+
 def fmt_score(value: Any) -> str:
     """Three decimals like the seed-000 tables; "-" for unscored."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
+        return UNSCORED
     return f"{float(value):.3f}"
+
+
+def fmt_score_md(value: Any) -> str:
+    """``fmt_score`` for st.table, whose cells are Markdown: a bare "-" would render as a list bullet."""
+    text = fmt_score(value)
+    return "\\-" if text == UNSCORED else text
 
 
 def fmt_cost(value: float | None) -> str:
     if value is None:
         return "unknown"
     return "$0" if value == 0 else f"${value:.4f}"
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 PAGE_ERROR = "This page hit an unexpected error"
@@ -66,15 +79,20 @@ def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
     if not issues:
         st.success(f"Validation: all {n_rows} rows are valid.", icon="✅")
         return
-    summary = f"Validation: {n_rows} valid rows, {len(errors)} errors, {len(warnings)} warnings."
+    summary = f"Validation: {plural(n_rows, 'valid row')}, {plural(len(errors), 'error')}, {plural(len(warnings), 'warning')}."
     (st.error if errors else st.warning)(summary)
     st.dataframe(data.issues_frame(issues), hide_index=True, width="stretch")
 
 
-def score_table(frame: pd.DataFrame) -> Any:
-    """A table of [0, 1] scores formatted with three decimals and "-" for unscored cells."""
+def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:
+    """A table of [0, 1] scores formatted with three decimals and "-" for unscored cells.
+
+    ``markdown=True`` for st.table (Markdown cells); st.dataframe needs ``placeholder=UNSCORED`` as well,
+    since it draws missing cells itself.
+    """
     numeric = frame.select_dtypes("number").columns
-    return frame.style.format({c: fmt_score for c in numeric})
+    fmt = fmt_score_md if markdown else fmt_score
+    return frame.style.format({c: fmt for c in numeric})
 
 
 def estimate_frame(est: Any) -> pd.DataFrame:

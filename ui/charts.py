@@ -1,0 +1,66 @@
+"""Altair charts of the Compare page: grouped bars (category × criterion × method) and the decomposed vs
+judge scatter per criterion.
+
+Bars are horizontal so category labels (Japanese, with the seed's emoji) read without rotation; each
+criterion is one panel, wrapped so six criteria still fit the page width.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+PAGE_WIDTH = 900  # px the charts may use in the wide layout
+LABEL_WIDTH = 150  # px of the category labels left of the first panel
+
+
+def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_order: Sequence[str]) -> alt.FacetChart:
+    """Mean score per category, one bar per method, one panel per criterion (``runs.chart_frame`` rows)."""
+    n_methods = max(1, bars["method"].nunique())
+    n_categories = max(1, len([c for c in category_order if c in set(bars["category"])]))
+    columns = min(4, max(1, len(criterion_order)))
+    width = max(120, (PAGE_WIDTH - LABEL_WIDTH) // columns - 20)
+    height = n_categories * (n_methods * 11 + 12)
+    return (
+        alt.Chart(bars)
+        .mark_bar()
+        .encode(
+            y=alt.Y("category:N", sort=list(category_order), title=None, axis=alt.Axis(labelLimit=LABEL_WIDTH)),
+            yOffset=alt.YOffset("method:N"),
+            x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title="mean score"),
+            color=alt.Color("method:N", title="method"),
+            tooltip=["category", "criterion", "method", alt.Tooltip("mean:Q", format=".3f")],
+        )
+        .properties(width=width, height=height)
+        .facet(
+            facet=alt.Facet("criterion:N", sort=list(criterion_order), title=None, header=alt.Header(labelFontWeight="bold")),
+            columns=columns,
+        )
+        .configure_legend(orient="bottom")
+    )
+
+
+def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> alt.ConcatChart:
+    """Decomposed (x) vs judge (y) per row, one panel per ``(criterion id, label)``, with the y = x diagonal."""
+    diagonal = (
+        alt.Chart(pd.DataFrame({"decomposed": [0.0, 1.0], "judge": [0.0, 1.0]}))
+        .mark_line(strokeDash=[4, 4], color="gray")
+        .encode(x="decomposed:Q", y="judge:Q")
+    )
+    panels = []
+    for criterion, label in criteria:
+        sub = points[points["criterion"] == criterion]
+        dots = (
+            alt.Chart(sub)
+            .mark_circle(size=90, opacity=0.8)
+            .encode(
+                x=alt.X("decomposed:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title="decomposed"),
+                y=alt.Y("judge:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title="judge"),
+                color=alt.Color("category:N"),
+                tooltip=["sample_id", "category", alt.Tooltip("decomposed:Q", format=".3f"), alt.Tooltip("judge:Q", format=".3f")],
+            )
+        )
+        panels.append(alt.layer(diagonal, dots).properties(width=165, height=165, title=label))
+    return alt.concat(*panels, columns=4).configure_legend(orient="bottom")
