@@ -301,6 +301,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
     print(_actual_table(est, store.calls(result.run_id)))
+    _print_analysis(result.results, dataset.samples)
     total_calls = result.provider_calls + result.cache_hits
     if total_calls and result.all_cached:
         print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
@@ -373,6 +374,39 @@ def _actual_table(est: Any, calls: Sequence[Any]) -> str:
     return _table(
         ["scorer", "method", "est. calls", "calls", "cached", "errors", "est. tokens", "tokens", "est. cost", "cost_usd"], rows
     )
+
+
+def _metric_title(metric: str) -> str:
+    return metric.replace("_", " ").title()
+
+
+def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
+    """Seed 000's per-category tables (one per method) and, with a judge beside decomposed metrics, their
+    agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``."""
+    from rageval_core.compare import DECOMPOSED, agreement, category_table, judge_methods, methods_in, results_frame
+
+    categories = {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
+    frame = results_frame(results, categories)
+    if frame.empty:
+        return
+    if any(categories.values()):
+        for method in methods_in(frame):
+            table = category_table(frame, method)
+            print(f"\nper category, {method} (mean over scored rows; - none scored):")
+            print(_table(["category"] + [_metric_title(c) for c in table.columns],
+                         [[cat] + [_fmt(v) for v in row] for cat, row in zip(table.index, table.to_numpy().tolist())]))
+    if DECOMPOSED not in set(frame["method"]):
+        return
+    for judge in judge_methods(frame):
+        stats = agreement(frame, DECOMPOSED, judge)
+        if stats.empty:
+            continue
+        print(f"\nagreement, decomposed vs {judge} (rows scored by both; kappa at 0.5):")
+        print(_table(
+            ["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
+            [[_metric_title(r.criterion), r.n, _fmt(r.pearson), _fmt(r.spearman), _fmt(r.mad), _fmt(r.kappa), r.note if isinstance(r.note, str) else ""]
+             for r in stats.itertuples()],
+        ))
 
 
 def _print_summary(result: Any) -> None:

@@ -281,3 +281,18 @@ def test_resume_with_other_metrics_is_a_bad_configuration(server, home, capsys):
     assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "binary", "--out", "b.json", "--resume", run_id) == 2
     assert "same metrics and judges" in capsys.readouterr().err
     assert evaluate(server, data, "--metrics", "faithfulness", "--out", "b.json", "--resume", run_id) == 0
+
+
+def test_evaluate_prints_seed_layout_category_tables_and_agreement(home, capsys):
+    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider has not landed")
+    data = write(home / "d.json", seed_rows(12)[:6])
+    assert cli.main(["evaluate", data, "--provider", "offline", "--metrics", "faithfulness", "--judge", "rubric5",
+                     "--out", "o.json", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("per category, decomposed"):].splitlines()
+    assert block[1].split()[:2] == ["category", "Faithfulness"]
+    assert block[3].startswith("✅ 正確な回答") and block[4].startswith("❌ ハルシネーション")  # labels, dataset order
+    agree = out[out.index("agreement, decomposed vs judge:rubric5"):].splitlines()
+    assert agree[1].split()[:6] == ["criterion", "n", "pearson", "spearman", "mad", "kappa"]
+    assert agree[3].startswith("Faithfulness") and agree[3].split()[1] == "6"
+    assert " nan" not in out
