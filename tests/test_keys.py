@@ -143,3 +143,20 @@ def test_planted_keys_never_leak(tmp_path, monkeypatch):
         for blob in blobs:
             assert key.encode() not in blob
             assert key[-12:].encode() not in blob  # not even a fragment
+
+
+@pytest.mark.parametrize(("provider", "names"), [("gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY")), ("openai", ("OPENAI_API_KEY",))])
+def test_cli_without_a_key_names_the_variables_and_exits_2_without_a_traceback(provider, names, tmp_path, monkeypatch, capsys):
+    from rageval_core import cli
+
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    data = Path(__file__).resolve().parents[1] / "sample_data" / "ml_qa_ja.json"
+    code = cli.main(["evaluate", str(data), "--provider", provider, "--judge", "rubric5", "--out", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and not (tmp_path / "r.json").exists()
+    assert all(name in err for name in names) and f"export {names[0]}=" in err and "API key" in err
+    assert "Traceback" not in err
+    if len(names) > 1:
+        assert " または ".join(names) in err  # the Japanese half reads as Japanese

@@ -68,8 +68,11 @@ def missing_key_message(provider: str, label: str) -> str:
     """What to tell a user who chose a provider without a key (no traceback, names where to set it)."""
     names = KEY_ENV_VARS.get(provider, ())
     env = " or ".join(names) if names else "the provider's key variable"
+    env_ja = " または ".join(names) if names else "プロバイダのキーの環境変数"
+    example = f" (e.g. export {names[0]}=...)" if names else ""
     return (
-        f"{label} needs an API key: set the environment variable {env} before starting the app, "
-        f"or paste the key into the sidebar field '{SIDEBAR_KEY_FIELD}'. "
-        f"/ {label} には API キーが必要です: 環境変数 {env} を設定するか、サイドバーの「{SIDEBAR_KEY_FIELD}」欄に入力してください。"
+        f"{label} needs an API key: set the environment variable {env}{example} before starting the app "
+        f"or the CLI, or paste the key into the sidebar field '{SIDEBAR_KEY_FIELD}'. "
+        f"/ {label} には API キーが必要です: 環境変数 {env_ja} を設定してからアプリまたは CLI を起動するか、"
+        f"サイドバーの「{SIDEBAR_KEY_FIELD}」欄に入力してください。"
     )
