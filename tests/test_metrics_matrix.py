@@ -195,3 +195,23 @@ def test_claims_wrapped_in_objects_are_read_and_other_shapes_are_parse_errors():
     assert r.value == 1.0 and [c["claim"] for c in r.details["claims"]] == ["Dropout disables random units.", "It reduces overfitting."]
     bad = ScriptedLLM(default=valid).script("extract_claims", {"claims": [{"score": 1}]})
     assert score("faithfulness", sample(), bad).unscored_reason == "parse_error"
+
+
+ENGLISH_DOCS = tuple(
+    "Dropout is a regularization technique that randomly sets a fraction of units to zero during training. " * 3
+    for _ in range(2)
+)
+
+
+@pytest.mark.parametrize(("row", "lang"), [
+    # Japanese users over English documents: questions must come back in Japanese (RAGAS's complaint)
+    (Sample("mix-ja", "ドロップアウトとは何ですか？", ENGLISH_DOCS, "ドロップアウトはユニットを無効化します。", "過学習を防ぐ手法。"), "ja"),
+    (Sample("mix-en", "What is dropout?", JA.contexts, "Dropout disables random units.", None), "en"),
+    (Sample("meta", "What is dropout?", ENGLISH_DOCS, "Dropout disables units.", None, {"language": "ja"}), "ja"),
+])
+def test_language_follows_the_question_and_answer_not_the_documents(row, lang):
+    llm = ScriptedLLM(default=valid)
+    r = score("answer_relevancy", row, llm)
+    assert r.details["language"] == lang and [q.language for q in llm.requests] == [lang]
+    marker = "必ず日本語で" if lang == "ja" else "in the same language as the answer"
+    assert marker in llm.requests[0].messages[0].content

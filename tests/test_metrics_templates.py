@@ -71,6 +71,10 @@ def test_examples_in_templates_match_the_task_schema():
             )[0].content
             outputs = [json.loads(line.split(":", 1)[1]) for line in system.splitlines() if line.startswith(("Output:", "出力:"))]
             assert outputs, (task, language)
+            # the shape line ("Reply with JSON only: {...}") shows the same schema
+            shapes = [line[line.index("{"):] for line in system.splitlines() if line.startswith(("Reply with JSON", "JSON のみ", "次の形式の JSON"))]
+            assert len(shapes) == 1, (task, language)
+            outputs.append(json.loads(shapes[0]))
             for output in outputs:
                 jsonschema.validate(output, schema_for(task))
 

@@ -38,9 +38,18 @@ class Unscorable(Exception):
 
 
 def sample_language(sample: Sample) -> str:
-    """The data's language (ja / en) from the question, answer and contexts: it picks the templates."""
-    text = " ".join([sample.question or "", sample.answer or "", *sample.contexts[:2]])
-    return detect_language(text)
+    """The data's language (ja / en): it picks the templates and the language of generated questions.
+
+    ``metadata["language"]`` when the dataset says so (as the one-call judge reads it); else the language
+    the user asks and is answered in (question, answer, ground truth), since Japanese questions over
+    English documents are common and must not get English questions back; the contexts only when the
+    row has none of those.
+    """
+    given = str(sample.metadata.get("language") or "").lower()
+    if given in ("ja", "en"):
+        return given
+    spoken = " ".join(t for t in (sample.question, sample.answer, sample.ground_truth) if t and t.strip())
+    return detect_language(spoken if spoken else " ".join(sample.contexts[:2]))
 
 
 def msg(language: str, en: str, ja: str) -> str:
