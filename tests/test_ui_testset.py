@@ -117,3 +117,12 @@ def test_apply_item_edits_adds_hand_written_rows_and_drops_blank_ones() -> None:
         ("added-01", "New question?", False),
     ]
     assert isinstance(ts_ui.report_frame(updated), pd.DataFrame)
+
+
+def test_a_provider_without_a_key_is_explained_and_nothing_is_sent(app: AppTest) -> None:
+    app.selectbox(key="w.provider").set_value("gemini").run()
+    assert_ok(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert "GEMINI_API_KEY" in warnings
+    assert button(app, "Generate test set").disabled
+    assert ts_ui.TESTSET not in app.session_state
