@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
@@ -85,9 +85,10 @@ def check_thresholds(summary: dict[str, dict[str, dict[str, Any]]], thresholds: 
 class ProgressBar:
     """A one-line bar on a TTY (redrawn at most 10×/s), or a line per 10 % when stderr is a file or pipe."""
 
-    def __init__(self, stream: TextIO, width: int = 28) -> None:
+    def __init__(self, stream: TextIO, width: int = 28, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
         self.width = width
+        self.clock = clock
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self._last_draw = 0.0
         self._last_step = -1
@@ -102,8 +103,8 @@ class ProgressBar:
             + f")  tokens {tokens}  ${p.cost_usd:.4f}  left {eta}"
         )
         if self.tty:
-            now = time.monotonic()
-            if now - self._last_draw < 0.1 and p.done < p.total:
+            now = self.clock()
+            if self._last_draw and now - self._last_draw < 0.1 and p.done < p.total:
                 return
             self._last_draw = now
             filled = int(round(frac * self.width))

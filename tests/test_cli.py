@@ -296,3 +296,50 @@ def test_evaluate_prints_seed_layout_category_tables_and_agreement(home, capsys)
     assert agree[1].split()[:6] == ["criterion", "n", "pearson", "spearman", "mad", "kappa"]
     assert agree[3].startswith("Faithfulness") and agree[3].split()[1] == "6"
     assert " nan" not in out
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def _progress(done, total=20, eta=None):
+    from rageval_core.runner import Progress
+
+    return Progress(done=done, total=total, calls=done * 2, cached_calls=1, errors=0, input_tokens=100 * done,
+                    output_tokens=10 * done, cost_usd=0.001 * done, elapsed_s=float(done), eta_s=eta)
+
+
+def test_progress_bar_on_a_terminal_redraws_one_line_at_most_ten_times_a_second():
+    now = [100.0]
+    stream = _Stream(tty=True)
+    bar = cli.ProgressBar(stream, width=10, clock=lambda: now[0])
+    bar(_progress(0))
+    bar(_progress(1, eta=19.0))  # 0 s later: skipped
+    now[0] += 0.2
+    bar(_progress(10, eta=10.0))
+    bar(_progress(20, eta=0.0))  # the last one is always drawn, then a newline
+    frames = stream.text.split("\r")[1:]
+    assert len(frames) == 3 and stream.text.endswith("\n") and stream.text.count("\n") == 1
+    assert frames[1].startswith("[#####.....] 10/20 tasks  calls 20 (+1 cached)  tokens 1100  $0.0100  left   10s")
+    assert frames[2].startswith("[##########] 20/20")
+
+
+def test_progress_off_a_terminal_is_a_plain_line_per_tenth():
+    stream = _Stream(tty=False)
+    bar = cli.ProgressBar(stream)
+    for done in range(21):
+        bar(_progress(done, eta=None if done == 0 else 20.0 - done))
+    lines = stream.text.splitlines()
+    assert len(lines) == 11 and "\r" not in stream.text and "\x1b" not in stream.text
+    assert lines[0] == "progress   0%  0/20 tasks  calls 0 (+1 cached)  tokens 0  $0.0000  left ?"
+    assert lines[-1].startswith("progress 100%  20/20 tasks")
