@@ -290,6 +290,30 @@ class Rubric:
         return self.content_hash[:12]
 
 
+def rubric_record(rubric: Rubric) -> dict[str, Any]:
+    """The rubric keyed by criterion id (order kept in ``order``), as a run records it.
+
+    Nested mappings instead of lists, so comparing two runs' settings names the leaf that changed
+    (``criteria.faithfulness.levels.2``) instead of two whole criterion lists.
+    """
+    data = rubric.to_dict()
+    criteria = data.pop("criteria")
+    data["order"] = [c["id"] for c in criteria]
+    data["criteria"] = {c.pop("id"): c for c in criteria}
+    return data
+
+
+def rubric_from_record(data: Mapping[str, Any]) -> Rubric:
+    """The rubric back from ``rubric_record`` (to reuse or diff a run's rubric as text)."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("criteria"), Mapping):
+        raise RubricError(["not a recorded rubric: expected a 'criteria' mapping keyed by criterion id"])
+    criteria = data["criteria"]
+    order = list(data.get("order") or criteria)
+    plain = {k: v for k, v in data.items() if k not in ("order", "criteria")}
+    plain["criteria"] = [{"id": cid, **criteria[cid]} for cid in order if cid in criteria]
+    return Rubric.from_dict(plain)
+
+
 # ---------------------------------------------------------------------- presets
 
 

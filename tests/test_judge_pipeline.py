@@ -31,7 +31,8 @@ def test_run_with_judges_stores_every_criterion_and_rubric_hash(tmp_path):
 
 
 def test_runs_record_an_unsaved_edited_rubric_so_two_runs_can_be_diffed(tmp_path, monkeypatch):
-    from rageval_core.rubric import Rubric
+    from rageval_core.compare import version_changes
+    from rageval_core.rubric import rubric_from_record
     from rageval_core.rubric_store import diff_text
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
@@ -42,8 +43,12 @@ def test_runs_record_an_unsaved_edited_rubric_so_two_runs_can_be_diffed(tmp_path
     edited = shipped.with_level("faithfulness", 2, "裏付けのある主張は一部だけ")
     runs = [run(samples, [JudgeScorer(r)], llm, HashEmbedder(), store=store).run_id for r in (shipped, edited)]
     recorded = [store.get_run(run_id).versions["judge:mine"] for run_id in runs]
-    rubrics = [Rubric.from_dict(v["rubric"]) for v in recorded]
+    rubrics = [rubric_from_record(v["rubric"]) for v in recorded]
     assert rubrics == [shipped, edited]  # the full rubric, not only its hash
+    # Comparing the two runs' versions names the edited level, not two whole criterion lists.
+    changes = version_changes(recorded[0], recorded[1])
+    assert ("rubric.criteria.faithfulness.levels.2", shipped.criterion("faithfulness").levels[2], "裏付けのある主張は一部だけ") in changes
+    assert {path for path, _, _ in changes} == {"rubric.criteria.faithfulness.levels.2", "rubrics.ja.rubric_hash"}
     assert recorded[1]["rubrics"]["ja"]["rubric_hash"] == edited.content_hash
     diff = diff_text(rubrics[0].to_json(), rubrics[1].to_json())
     assert '+        "2": "裏付けのある主張は一部だけ",' in diff.splitlines()

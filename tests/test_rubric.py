@@ -15,6 +15,8 @@ from rageval_core.rubric import (
     render_output_format,
     render_overview,
     render_rubric,
+    rubric_from_record,
+    rubric_record,
 )
 from rageval_core.types import ANSWER_CORRECTNESS, FAITHFULNESS, SEED_METRICS
 
@@ -159,3 +161,12 @@ def test_renamed_rubric_is_no_longer_the_preset():
     assert (mine.id, mine.name) == ("rubric5-strict", "厳しめ") and mine.ids == edited.ids
     with pytest.raises(RubricError):
         edited.renamed("judge:x")
+
+
+def test_recorded_rubric_is_keyed_by_criterion_and_round_trips():
+    rubric = load_rubric("rubric5", "en").with_criterion(_polite())
+    record = rubric_record(rubric)
+    assert record["order"] == list(rubric.ids) and record["criteria"]["polite"]["levels"]["3"] == "丁寧"
+    assert rubric_from_record(json.loads(json.dumps(record, sort_keys=True))) == rubric  # key order does not matter
+    with pytest.raises(RubricError, match="recorded rubric"):
+        rubric_from_record(rubric.to_dict())

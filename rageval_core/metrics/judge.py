@@ -34,6 +34,7 @@ from rageval_core.rubric import (
     render_output_format,
     render_overview,
     render_rubric,
+    rubric_record,
 )
 from rageval_core.tasks import JUDGE, judge_schema
 from rageval_core.text import detect_language
@@ -487,7 +488,7 @@ class JudgeScorer:
             "temperature": self.temperature,
         }
         if self._fixed is not None and not is_preset(self._fixed):
-            out["rubric"] = self._fixed.to_dict()
+            out["rubric"] = rubric_record(self._fixed)
         if self._template is not None:
             out["template_text"] = self._template.source or self._template.text
         if self.notes:
