@@ -124,11 +124,14 @@ if job is not None and job.done:
     elif job.result is not None:
         result = job.result
         verdict = {"done": "finished", "cancelled": "was cancelled"}.get(result.status, result.status)
-        (st.success if result.status == "done" else st.warning)(
+        note = widgets.unscored_note(result.results)
+        (st.success if result.status == "done" and note is None else st.warning)(
             f"Run {result.run_id} {verdict}: {result.done_tasks} of {result.total_tasks} tasks, "
             f"{result.provider_calls} calls ({result.cache_hits} cached), {widgets.fmt_cost(result.cost_usd)}, "
             f"{result.wall_s:.1f} s."
         )
+        if note is not None:
+            (st.error if note[0] == "error" else st.warning)(note[1], icon="⚠️")
         st.session_state[state.SELECTED_RUN] = result.run_id
         st.dataframe(widgets.summary_frame(result.summary), hide_index=True, width="stretch")
         if result.cost:

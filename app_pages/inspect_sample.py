@@ -88,7 +88,10 @@ st.dataframe(pd.DataFrame(score_rows), hide_index=True, width="stretch", placeho
 
 if faith is not None:
     with st.expander("Faithfulness: claims and verdicts", expanded=True):
-        st.html(inspector.claims_html(claims, prefix))
+        if faith.unscored_reason and not claims:  # e.g. the provider failed: say why, not "no claims"
+            st.warning(f"Unscored (`{faith.unscored_reason}`): {faith.reason or 'no reason recorded'}")
+        else:
+            st.html(inspector.claims_html(claims, prefix))
 relevancy = by_key.get(("answer_relevancy", DECOMPOSED))
 if relevancy is not None and relevancy.details.get("questions"):
     with st.expander("Answer relevancy: generated questions and their cosine to the question"):

@@ -111,6 +111,20 @@ def test_a_provider_without_key_cannot_start(app: AppTest, monkeypatch: pytest.M
     assert any("OPENAI_API_KEY" in w.value for w in app.warning)
 
 
+def test_openai_compatible_says_what_is_missing_before_start(app: AppTest) -> None:
+    """Base URL, model and embedding model are named before Start instead of failing the run."""
+    app.selectbox(key="w.provider").set_value("openai-compatible").run()
+    app.text_input(key="w.base_url").set_value("http://127.0.0.1:9/v1").run()
+    app.text_input(key="w.model").set_value("qwen").run()
+    assert_ok(app)
+    assert button(app, "Start evaluation").disabled
+    assert any("'Embedding model'" in w.value for w in app.warning)
+    assert "nomic-embed-text" in app.text_input(key="w.embedding_model").placeholder
+    app.text_input(key="w.embedding_model").set_value("nomic-embed-text").run()
+    assert not button(app, "Start evaluation").disabled
+    assert not app.warning
+
+
 def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_path: Path) -> None:
     """An OpenAI-compatible run through the local fake server with a key typed in the sidebar."""
     from tests.support.fake_server import FakeLLMServer
@@ -139,3 +153,18 @@ def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_pat
     ]
     assert not leaked, f"the API key reached {leaked}"
     assert planted not in repr(app.session_state["job"].result)
+
+
+def test_a_run_whose_calls_all_failed_is_not_reported_as_a_plain_success() -> None:
+    """A wrong base URL finishes every task with provider_error: the page says so, with the first failure."""
+    from rageval_core.types import MetricResult
+    from ui import widgets
+
+    down = "connection: openai-compatible (qwen): cannot reach http://127.0.0.1:9/v1"
+    failed = [MetricResult(str(i), "faithfulness", "decomposed", None, "provider_error", down) for i in range(3)]
+    kind, message = widgets.unscored_note(failed)
+    assert kind == "error" and "provider_error × 3" in message and "cannot reach" in message
+    mixed = [*failed[:1], MetricResult("9", "faithfulness", "decomposed", 0.5)]
+    assert widgets.unscored_note(mixed)[0] == "warning"
+    # Rows the metric itself cannot score (no claims, bare yes/no) are not call failures.
+    assert widgets.unscored_note([MetricResult("1", "faithfulness", "decomposed", None, "no_claims")]) is None

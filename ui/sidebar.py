@@ -18,6 +18,11 @@ OFFLINE_NOTICE = (
     "wording do not change them. Choose an API provider to judge with a real model."
 )
 
+COMPAT_EMBEDDING = (
+    "OpenAI-compatible runs need the embedding model your server serves (sidebar field 'Embedding model'), "
+    "e.g. nomic-embed-text."
+)
+
 
 def current_config() -> ProviderConfig:
     """The provider configuration the sidebar describes right now (empty fields mean the provider default)."""
@@ -40,9 +45,14 @@ def current_config() -> ProviderConfig:
 def config_problems() -> list[str]:
     """Human messages of what keeps the current configuration from working (empty when it is usable)."""
     try:
-        return list(check_config(current_config()))
+        config = current_config()
+        problems = list(check_config(config))
     except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
         return [f"Could not check the provider configuration: {exc}"]
+    if config.provider == "openai-compatible" and not config.embedding_model:
+        # Runs build the embedder up front (answer relevancy / correctness use it), so say so before Start.
+        problems.append(COMPAT_EMBEDDING)
+    return problems
 
 
 def provider_label() -> str:
@@ -91,7 +101,7 @@ def render() -> None:
             st.text_input(
                 "Embedding model",
                 key=state.EMBEDDING_MODEL,
-                placeholder=info.default_embedding_model or "offline encoder",
+                placeholder=info.default_embedding_model or "required, e.g. nomic-embed-text",
                 help="Used by answer relevancy and answer correctness. Empty: the provider default.",
             )
         if provider == "replay":

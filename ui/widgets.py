@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core.datasets import Issue
+from rageval_core.types import Unscored
 from ui import data
 
 METRIC_LABELS = {
@@ -52,6 +53,9 @@ def fmt_cost(value: float | None) -> str:
 def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
+
+# The call failed (not the row): these unscored reasons say the provider or the judge's output is the problem.
+FAILURE_REASONS = (Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PARSE_ERROR, Unscored.REPLAY_MISS)
 
 PAGE_ERROR = "This page hit an unexpected error"
 _log = logging.getLogger("rageval.ui")
@@ -126,6 +130,28 @@ def progress_metrics(snap: Any) -> None:
     cols[4].metric("Cost so far", fmt_cost(snap.cost_usd))
     eta = f", about {snap.eta_s:.0f} s left" if snap.eta_s is not None else ""
     st.caption(f"Elapsed {snap.elapsed_s:.1f} s{eta}.")
+
+
+def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
+    """("error" | "warning", message) when results came back unscored because calls failed, else None.
+
+    A run can finish with every call refused (wrong base URL, server down); the page must say so instead of
+    a green "finished". The message counts the reasons and quotes the first failure's reason.
+    """
+    if not results:
+        return None
+    failed = [r for r in results if r.unscored_reason in FAILURE_REASONS]
+    if not failed:
+        return None
+    counts: dict[str, int] = {}
+    for r in failed:
+        counts[r.unscored_reason] = counts.get(r.unscored_reason, 0) + 1
+    reasons = ", ".join(f"{k} × {v}" for k, v in counts.items())
+    first = next((r.reason for r in failed if r.reason), "")
+    scored = sum(r.value is not None for r in results)
+    kind = "error" if scored == 0 else "warning"
+    head = "No result was scored" if scored == 0 else f"{len(failed)} of {len(results)} results are unscored because calls failed"
+    return kind, f"{head} ({reasons}). First failure: {first}"
 
 
 def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame:
