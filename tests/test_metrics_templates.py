@@ -99,3 +99,13 @@ def test_calls_per_row_bench_prints_the_machine_readable_line():
     match = re.fullmatch(r"calls_per_row=([\d.]+) ragas_calls_per_row=([\d.]+)", last)
     assert match and float(match.group(1)) <= 0.75 * float(match.group(2))
     assert "economy_calls_per_row=" in out
+
+
+def test_claim_extraction_drops_the_hedge_not_the_fact():
+    """A hedged hallucination ("I think X") must still be checked: the example keeps X as a claim."""
+    for language, hedge in (("en", "I think"), ("ja", "と思います")):
+        text = load_template(EXTRACT_CLAIMS, language).text
+        example_answer = next(line for line in text.splitlines() if line.startswith(("Answer:", "回答:")))
+        output = next(line for line in text.splitlines() if line.startswith(("Output:", "出力:")))
+        assert hedge in example_answer and hedge not in output
+        assert ("keep the\n  fact" in text) if language == "en" else ("事実は主張として残します" in text)
