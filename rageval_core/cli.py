@@ -430,6 +430,9 @@ def _print_summary(result: Any) -> None:
 def _find(store: Any, run_id: str) -> Any:
     info = store.find_run(run_id)
     if info is None:
+        matches = [r.id for r in store.list_runs() if r.id.startswith(run_id)]
+        if len(matches) > 1:
+            raise UsageError(f"run id {run_id!r} is ambiguous: {', '.join(matches[:5])}{' …' if len(matches) > 5 else ''}")
         raise UsageError(f"no run {run_id!r} (see `runs list`)")
     return info
 

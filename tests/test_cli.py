@@ -343,3 +343,15 @@ def test_progress_off_a_terminal_is_a_plain_line_per_tenth():
     assert len(lines) == 11 and "\r" not in stream.text and "\x1b" not in stream.text
     assert lines[0] == "progress   0%  0/20 tasks  calls 0 (+1 cached)  tokens 0  $0.0000  left ?"
     assert lines[-1].startswith("progress 100%  20/20 tasks")
+
+
+def test_an_ambiguous_run_prefix_says_so(home, capsys):
+    from rageval_core.store import Store
+
+    store = Store()
+    store.create_run(scorers=["faithfulness"], run_id="20261129-000001-aaaaaa")
+    store.create_run(scorers=["faithfulness"], run_id="20261129-000002-bbbbbb")
+    assert cli.main(["runs", "export", "20261129-00000", "--out", "x.json"]) == 2
+    err = capsys.readouterr().err
+    assert "is ambiguous" in err and "20261129-000001-aaaaaa" in err and "20261129-000002-bbbbbb" in err
+    assert cli.main(["runs", "export", "20261129-000001", "--out", "x.json"]) == 0
