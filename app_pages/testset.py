@@ -98,6 +98,15 @@ st.caption(
     "Near-identical questions are dropped. Generating and judging with the same model can favour its own wording "
     "(seed 003): a different judge model is the safer check."
 )
+with st.expander(f"Generation prompt (synth_qa, {doc.language})"):
+    synth_prompt = st.text_area(
+        "Template: `{title}`, `{heading}`, `{text}`, `{n}`; `{{` `}}` for literal braces",
+        ts_ui.shipped_prompt("synth_qa", doc.language),
+        height=300,
+        key=f"testset.synth_prompt.{doc.language}",
+    )
+    if sidebar.is_offline():
+        st.caption("The offline provider ignores the prompt text; an edit is still checked before anything is sent.")
 if st.button("Generate test set", type="primary", disabled=bool(problems)):
     bar = st.progress(0.0, text="Generating…")
     try:
@@ -107,6 +116,7 @@ if st.button("Generate test set", type="primary", disabled=bool(problems)):
             llm,
             per_section=int(per_section),
             chunks=chunk_document(doc, size=size, overlap=overlap),
+            template=ts_ui.prompt_override(synth_prompt, "synth_qa", doc.language),
             progress=lambda done, total, heading: bar.progress(done / total, text=f"Section {done}/{total}: {heading}"),
         )
     except (ProviderError, SynthError) as exc:
@@ -172,6 +182,13 @@ k_col, heading_col = st.columns(2)
 k = k_col.number_input("Chunks retrieved per question (k)", min_value=1, max_value=10, value=2, key="testset.k")
 with_heading = heading_col.toggle("Embed each chunk with its section heading", value=True, key="testset.with_heading")
 st.caption("Chunks and questions are embedded with the sidebar provider's embedder; the top-k chunks by cosine are the contexts.")
+with st.expander(f"Answer prompt (rag_answer, {doc.language})"):
+    rag_prompt = st.text_area(
+        "Template: `{question}`, `{contexts}`; `{{` `}}` for literal braces",
+        ts_ui.shipped_prompt("rag_answer", doc.language),
+        height=240,
+        key=f"testset.rag_prompt.{doc.language}",
+    )
 if st.button("Run RAG", type="primary", disabled=bool(problems) or not testset.items):
     bar = st.progress(0.0, text="Embedding chunks…")
     try:
@@ -185,6 +202,7 @@ if st.button("Run RAG", type="primary", disabled=bool(problems) or not testset.i
             chunk_size=size,
             chunk_overlap=overlap,
             include_heading=with_heading,
+            template=ts_ui.prompt_override(rag_prompt, "rag_answer", doc.language),
             progress=lambda done, total: bar.progress(done / total, text=f"Answered {done}/{total}"),
         )
     except (ProviderError, RagError) as exc:

@@ -195,3 +195,13 @@ def test_cli_offline_run_recorded_and_replayed_gives_the_same_set_still_labelled
     ra, rb = (load_dataset(home / f).samples for f in ("ra.json", "rb.json"))
     assert [s.answer for s in rb] == [s.answer for s in ra]
     assert all(s.metadata["rag_offline"] and s.metadata["rag_provider"] == "replay" for s in rb)
+
+
+def test_an_edited_answer_template_is_what_the_model_receives():
+    doc = read_document(POLICY)
+    llm = ScriptedLLM(default=lambda r: {"answer": "ok"})
+    edited = "# variables: question, contexts\n\n---system---\n規定の担当者として答えてください。JSON: {{\"answer\": \"...\"}}\n---user---\n{contexts}\n{question}\n"
+    run_rag([item(1, "日当はいくらですか？")], [doc], llm, HashEmbedder(), template=edited)
+    assert llm.calls()[0].messages[0].content.startswith("規定の担当者として")
+    with pytest.raises(RagError, match="template"):
+        run_rag([item(1, "q")], [doc], llm, HashEmbedder(), template="# variables: question\n\n{question} {extra}")

@@ -126,3 +126,14 @@ def test_a_provider_without_a_key_is_explained_and_nothing_is_sent(app: AppTest)
     assert "GEMINI_API_KEY" in warnings
     assert button(app, "Generate test set").disabled
     assert ts_ui.TESTSET not in app.session_state
+
+
+def test_an_edited_prompt_is_checked_before_anything_is_sent(app: AppTest) -> None:
+    area = app.text_area(key="testset.synth_prompt.ja")
+    assert "{heading}" in area.value and ts_ui.prompt_override(area.value, "synth_qa", "ja") is None
+    area.set_value(area.value.replace("{heading}", "{headline}")).run()
+    button(app, "Generate test set").click().run()
+    assert not app.exception
+    errors = " ".join(e.value for e in app.error)
+    assert "Could not generate the test set" in errors and "headline" in errors
+    assert ts_ui.TESTSET not in app.session_state

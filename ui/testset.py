@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from rageval_core import datasets
+from rageval_core.prompts import load_template
 from rageval_core.documents import DOCUMENT_EXTENSIONS, Document, chunk_document, decode_text, parse_document
 from rageval_core.rag import RagRun
 from rageval_core.synth import TestItem, TestSet
@@ -30,6 +31,18 @@ UPLOAD_SEEN = "testset.upload_seen"
 
 DEFAULT_DOCUMENT = "company_policy_ja.md"
 EDIT_COLUMNS = ("id", "section", "question", "ground_truth", "grounding")
+
+
+def shipped_prompt(task: str, language: str) -> str:
+    """The shipped template text of ``task`` (``synth_qa`` / ``rag_answer``) in ``language``, for editing."""
+    return load_template(task, language).source or ""
+
+
+def prompt_override(edited: str | None, task: str, language: str) -> str | None:
+    """The edited template text, or None when it is the shipped one (so runs keep the shipped hash)."""
+    if edited is None or edited.strip() == shipped_prompt(task, language).strip():
+        return None
+    return edited
 
 
 def sample_documents() -> list[str]:
