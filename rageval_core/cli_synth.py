@@ -43,6 +43,7 @@ def _add_provider_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chunk-size", type=int, help="characters per chunk (default ja 300, en 800)")
     p.add_argument("--chunk-overlap", type=int, help="characters carried between chunks (default ja 60, en 150)")
     p.add_argument("--strict", action="store_true", help="exit 2 when any section or answer failed")
+    p.add_argument("--template", metavar="FILE", help="an edited synth_qa / rag_answer template (prompt engine format)")
 
 
 def _llm(args: argparse.Namespace) -> Any:
@@ -70,6 +71,17 @@ def _documents(paths: list[str]) -> list[Any]:
     return docs
 
 
+def _template_text(args: argparse.Namespace) -> str | None:
+    from rageval_core.cli import UsageError
+
+    if not args.template:
+        return None
+    try:
+        return Path(args.template).read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UsageError(f"--template {args.template!r}: cannot read the file: {exc.strerror or exc}") from None
+
+
 def _check_chunking(args: argparse.Namespace) -> None:
     from rageval_core.cli import UsageError
 
@@ -90,6 +102,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     if out.suffix.lower() != ".json":
         raise UsageError(f"--out {args.out!r}: a test set is written as .json")
     _check_chunking(args)
+    template = _template_text(args)
     (doc,) = _documents([args.document])
     try:
         _, llm = _llm(args)
@@ -102,7 +115,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     chunks = chunk_document(doc, size=args.chunk_size, overlap=args.chunk_overlap)
     try:
-        testset = generate_testset(doc, llm, per_section=args.per_section, chunks=chunks, progress=progress)
+        testset = generate_testset(doc, llm, per_section=args.per_section, chunks=chunks, template=template, progress=progress)
     except SynthError as exc:
         raise UsageError(str(exc)) from None
     testset.save(out)
@@ -140,6 +153,7 @@ def cmd_rag(args: argparse.Namespace) -> int:
     if args.k < 1:
         raise UsageError("--k must be at least 1")
     _check_chunking(args)
+    template = _template_text(args)
     try:
         testset = load_testset(args.testset)
     except SynthError as exc:
@@ -160,7 +174,7 @@ def cmd_rag(args: argparse.Namespace) -> int:
     try:
         result = run_rag(
             testset.items, docs, llm, embedder, k=args.k, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
-            include_heading=not args.no_heading, progress=progress,
+            include_heading=not args.no_heading, template=template, progress=progress,
         )
     except RagError as exc:
         raise UsageError(str(exc)) from None

@@ -177,8 +177,12 @@ def test_cli_bad_inputs_exit_2(home, capsys):
     assert cli.main(["rag", "bad.json", "--docs", str(POLICY), "--provider", "offline", "--out", "r.json"]) == 2
     assert cli.main(["rag", "bad.json", "--docs", str(POLICY), "--provider", "offline", "--k", "0", "--out", "r.json"]) == 2
     assert cli.main(["rag", "bad.json", "--provider", "offline", "--out", "r.json"]) == 2  # --docs is required
+    (home / "bad_template.txt").write_text("# variables: text\n\n{text} {nope}", encoding="utf-8")
+    assert cli.main(["synth", str(POLICY), "--provider", "offline", "--template", "bad_template.txt", "--out", "t.json"]) == 2
+    assert cli.main(["synth", str(POLICY), "--provider", "offline", "--template", "no_such.txt", "--out", "t.json"]) == 2
     err = capsys.readouterr().err
     assert "missing.md" in err and "empty" in err and "--k must be at least 1" in err
+    assert "nope" in err and "no_such.txt" in err
     assert not (home / "t.json").exists() and not (home / "r.json").exists()
 
 
