@@ -130,13 +130,25 @@ def test_recall_needs_ground_truth_and_matching_counts():
 def test_relevance_is_extracted_over_all_context_sentences():
     llm = ScriptedLLM().script(
         "extract_relevant_sentences",
-        {"sentences": ["Dropout randomly disables units during training.", "Dropout reduces overfitting.", "Dropout is a paraphrase."]},
+        {"sentences": ["Dropout randomly disables units during training.", "Dropout reduces overfitting.",
+                       "Dropout randomly disables the units in training."]},  # a paraphrase of the first
     )
     r = run(ContextRelevance(), THREE, llm)
     assert r.details["context_sentence_count"] == 3
     assert r.value == 1.0  # three extracted, capped at the three sentences
     assert [s["in_context"] for s in r.details["extracted_sentences"]] == [True, True, False]
+    assert [s["counted"] for s in r.details["extracted_sentences"]] == [True, True, True]
     assert "not found verbatim" in r.reason
+
+
+@pytest.mark.parametrize("invented", ["Insufficient Information", "Batch normalization rescales activations per mini-batch."])
+def test_relevance_does_not_count_text_that_is_not_from_the_contexts(invented):
+    llm = ScriptedLLM().script("extract_relevant_sentences", {"sentences": ["Dropout reduces overfitting.", invented]})
+    r = run(ContextRelevance(), THREE, llm)
+    assert r.value == pytest.approx(1 / 3)  # the invented text is kept for the inspector, not counted
+    row = r.details["extracted_sentences"][1]
+    assert row["sentence"] == invented and row["counted"] is False and row["overlap"] < 0.5
+    assert "not counted" in r.reason
 
 
 def test_relevance_japanese_counts_with_the_project_splitter():

@@ -3,7 +3,8 @@
 One call extracts the sentences needed to answer the question; both counts use the project's sentence
 splitter (the extracted text is split the same way, extra extractions are capped at the total). Each
 extracted sentence is kept with whether it was found verbatim in the contexts, so a paraphrasing judge
-is visible in the inspector.
+is visible in the inspector; text that did not come from the contexts at all (under half its character
+trigrams found there) is kept but not counted.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from rageval_core.metrics.steps import (
     template_tokens,
 )
 from rageval_core.tasks import EXTRACT_RELEVANT_SENTENCES
-from rageval_core.text import normalize, split_sentences
+from rageval_core.text import char_ngrams, normalize, split_sentences
 from rageval_core.types import CONTEXT_RELEVANCE, Sample, Unscored
 
 
@@ -57,11 +58,10 @@ class ContextRelevance(DecomposedScorer):
             for piece in split_sentences(item, language):  # type: ignore[arg-type]
                 if piece not in extracted:
                     extracted.append(piece)
-        haystack = normalize(" ".join(contexts))
-        rows = [{"sentence": s, "in_context": normalize(s) in haystack} for s in extracted]
+        rows = [_match(s, contexts) for s in extracted]
         details["extracted_sentences"] = rows
         details["context_sentence_count"] = len(all_sentences)
-        value = scoring.context_relevance(len(extracted), len(all_sentences))
+        value = scoring.context_relevance(sum(r["counted"] for r in rows), len(all_sentences))
         assert value is not None
         return Outcome(value, _summary(language, rows, len(all_sentences)))
 
@@ -72,11 +72,32 @@ class ContextRelevance(DecomposedScorer):
         return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=max(20, ctx_tokens // 3))
 
 
+# An extracted "sentence" with less than this share of its character trigrams in the contexts did not
+# come from them (an invented sentence, or "Insufficient information" instead of an empty list): it is
+# kept in the details but not counted. A judge's light paraphrase of a context sentence stays well above.
+MIN_OVERLAP = 0.5
+
+
+def _match(sentence: str, contexts: list[str]) -> dict[str, Any]:
+    """How an extracted sentence relates to the contexts: verbatim, paraphrased (counted) or not from them."""
+    haystack = " ".join(contexts)
+    if normalize(sentence) in normalize(haystack):
+        return {"sentence": sentence, "in_context": True, "overlap": 1.0, "counted": True}
+    grams = char_ngrams(sentence)
+    overlap = len(grams & char_ngrams(haystack)) / len(grams) if grams else 0.0
+    return {"sentence": sentence, "in_context": False, "overlap": round(overlap, 3), "counted": overlap >= MIN_OVERLAP}
+
+
 def _summary(language: str, rows: list[dict[str, Any]], total: int) -> str:
-    outside = sum(1 for r in rows if not r["in_context"])
-    head = msg(language, f"{min(len(rows), total)} of {total} context sentences needed to answer",
-               f"コンテキスト{total}文のうち質問に答えるのに必要なのは{min(len(rows), total)}文")
-    if outside:
-        head += msg(language, f" ({outside} extracted sentence(s) not found verbatim in the contexts)",
-                    f"（抽出文のうち{outside}文はコンテキストにそのままの形では見つかりません）")
+    counted = min(sum(r["counted"] for r in rows), total)
+    paraphrased = sum(1 for r in rows if r["counted"] and not r["in_context"])
+    dropped = sum(1 for r in rows if not r["counted"])
+    head = msg(language, f"{counted} of {total} context sentences needed to answer",
+               f"コンテキスト{total}文のうち質問に答えるのに必要なのは{counted}文")
+    if paraphrased:
+        head += msg(language, f" ({paraphrased} extracted sentence(s) not found verbatim in the contexts)",
+                    f"（抽出文のうち{paraphrased}文はコンテキストにそのままの形では見つかりません）")
+    if dropped:
+        head += msg(language, f"; {dropped} extracted text(s) not from the contexts, not counted",
+                    f"。コンテキストにない抽出文{dropped}件は数えていません")
     return head
