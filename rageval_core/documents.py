@@ -163,24 +163,21 @@ def _heading_blocks(lines: list[str]) -> list[_Block]:
     return blocks
 
 
-def _paragraph_sections(text: str, language: Language, limit: int) -> list[tuple[str, int]]:
-    """Plain text: blank-line paragraphs grouped up to ``limit`` characters → (text, start line)."""
+def _paragraph_sections(text: str, limit: int) -> list[tuple[str, int]]:
+    """Plain text: blank-line paragraphs grouped up to ``limit`` characters → (text, 1-based start line)."""
     groups: list[tuple[str, int]] = []
     current: list[str] = []
     start = 1
     size = 0
-    line_no = 1
-    for para in re.split(r"\n\s*\n", text):
-        stripped = para.strip()
-        if stripped:
-            if current and size + len(stripped) > limit:
-                groups.append(("\n\n".join(current), start))
-                current, size = [], 0
-            if not current:
-                start = line_no + para[: len(para) - len(para.lstrip())].count("\n")
-            current.append(stripped)
-            size += len(stripped)
-        line_no += para.count("\n") + 2
+    for m in re.finditer(r"\S(?:.|\n(?![ \t]*\n))*", text):  # a paragraph: up to the next blank line
+        para = m.group(0).strip()
+        if current and size + len(para) > limit:
+            groups.append(("\n\n".join(current), start))
+            current, size = [], 0
+        if not current:
+            start = text.count("\n", 0, m.start()) + 1
+        current.append(para)
+        size += len(para)
     if current:
         groups.append(("\n\n".join(current), start))
     return groups
@@ -197,7 +194,7 @@ def parse_document(text: str, name: str = "document") -> Document:
     title = name
     sections: list[Section] = []
     if not headed:
-        for body, line in _paragraph_sections(text, language, PLAIN_SECTION_CHARS[language]):
+        for body, line in _paragraph_sections(text, PLAIN_SECTION_CHARS[language]):
             sections.append(Section(len(sections), "", 0, (), body, line))
         return Document(name, title, language, sections, text)
     top = min(b.level for b in headed)

@@ -89,6 +89,8 @@ def test_plain_text_without_headings_is_cut_into_paragraph_groups():
     assert doc.title == "plain" and len(doc.sections) >= 2
     assert all(s.heading == "" and s.level == 0 for s in doc.sections)
     assert "".join(s.text for s in doc.sections).count("Paragraph") == 6 * 20
+    lines = parse_document("\n\nfirst line\nsecond line\n\n\n  later paragraph\n", "p")
+    assert [(s.text, s.start_line) for s in lines.sections] == [("first line\nsecond line\n\nlater paragraph", 3)]
 
 
 def test_empty_or_unreadable_documents_raise(tmp_path):
