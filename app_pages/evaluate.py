@@ -6,6 +6,7 @@ import streamlit as st
 
 from rageval_core import runner
 from rageval_core.metrics.registry import describe
+from rageval_core.types import ANSWER_RELEVANCY
 from ui import data, evaluation, jobs, nav, sidebar, state, widgets
 
 st.title("▶️ Evaluate")
@@ -35,7 +36,9 @@ with left:
         key="evaluate.metrics",
     )
     for metric_id in metric_ids:
-        st.caption(f"**{widgets.metric_label(metric_id)}** — {describe(metric_id)}")
+        offline_note = " Offline: no questions can be generated, so the heuristic checks the question's asks " \
+            "against the answer (shown on Inspect)." if metric_id == ANSWER_RELEVANCY and sidebar.is_offline() else ""
+        st.caption(f"**{widgets.metric_label(metric_id)}** — {describe(metric_id)}{offline_note}")
 with right:
     edited_rubric = st.session_state.get(state.RUBRIC)
     choices = evaluation.judge_choices(edited_rubric)

@@ -49,6 +49,9 @@ def test_estimate_is_shown_before_starting(app: AppTest) -> None:
     assert set(estimate["method"]) == {"decomposed", "judge:rubric5"}
     # One judge call per row for rubric5 on the three pinned rows.
     assert int(estimate.loc[estimate["method"] == "judge:rubric5", "LLM calls"].sum()) == 3
+    # Offline answer relevancy sends no request, and the page says what it does instead.
+    assert int(estimate.loc[estimate["scorer"] == "answer_relevancy", "LLM calls"].sum()) == 0
+    assert any("Offline: no questions can be generated" in c.value for c in app.caption)
 
 
 def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None:
