@@ -144,3 +144,19 @@ def test_all_six_metrics_through_the_openai_sdk(server, row, economy):
     for messages in sent.values():
         assert [m["role"] for m in messages] == ["system", "user"]
         assert ("JSON のみで回答してください" in messages[0]["content"]) == (row is JA)
+
+
+def test_per_question_and_per_chunk_options_through_the_openai_sdk(server):
+    server.reset_log()
+    ctx = EvalContext(OpenAILLM(api_key=KEY, model="gpt-4o-mini", base_url=server.openai_base_url),
+                      OpenAIEmbedder(api_key=KEY, base_url=server.openai_base_url))
+    options = {"answer_relevancy_calls": "per_question", "context_precision_calls": "per_chunk"}
+    results = [r for s in build_scorers(["answer_relevancy", "context_precision"], options) for r in s.score(JA, ctx)]
+    assert [r.unscored_reason for r in results] == [None, None]
+    assert [len(results[0].details["questions"]), len(results[1].details["verdicts"])] == [3, 2]
+    chat = [r.body for r in server.requests if r.path.endswith("/chat/completions")]
+    questions = [b for b in chat if b["response_format"]["json_schema"]["name"] == "generate_questions"]
+    assert sorted(b.get("seed") for b in questions) == [0, 1, 2]  # distinct samples, cached apart
+    assert all(b.get("temperature") == 0.7 and b.get("n", 1) == 1 for b in questions)
+    chunks = [b for b in chat if b["response_format"]["json_schema"]["name"] == "context_verdicts"]
+    assert len(chunks) == 2 and all(b["messages"][-1]["content"].count("<context index=") == 1 for b in chunks)
