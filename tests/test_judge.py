@@ -509,3 +509,13 @@ def test_template_notes_say_which_rubric_edits_a_raw_template_does_not_send(row4
     edited = rubric.with_level(FAITHFULNESS, 2, "裏付けのある主張は一部だけ")
     same = [JudgeScorer(r, template=SEED_PROMPT).build_request(r, row4).key() for r in (rubric, edited)]
     assert same[0] == same[1]
+
+
+def test_judge_and_decomposed_metrics_agree_on_a_rows_language():
+    """A Japanese question over English documents is judged in Japanese by both methods."""
+    from rageval_core.metrics import judge, steps
+    from rageval_core.types import Sample
+
+    row = Sample("x", "ドロップアウト率はいくつですか？", ("Dropout rates are usually set between 0.2 and 0.5.",) * 2, "通常0.2〜0.5です。")
+    assert judge.sample_language is steps.sample_language
+    assert steps.sample_language(row) == "ja"

@@ -37,7 +37,7 @@ from rageval_core.rubric import (
     rubric_record,
 )
 from rageval_core.tasks import JUDGE, judge_schema
-from rageval_core.text import detect_language
+from rageval_core.metrics.steps import sample_language
 from rageval_core.types import MetricResult, Sample, Unscored, judge_method
 
 # Everything a judge template may use. ``context`` is the seed-000 name (contexts joined by newlines), so
@@ -375,14 +375,6 @@ def aggregate_scores(scores: Sequence[int], how: Aggregate) -> float:
 
 
 # ---------------------------------------------------------------------------------------- scorer
-
-
-def sample_language(sample: Sample) -> str:
-    """The data's language: ``metadata["language"]`` when given, else detected from the row's text."""
-    given = str(sample.metadata.get("language") or "").lower()
-    if given in ("ja", "en"):
-        return given
-    return detect_language(" ".join([sample.question or "", sample.answer or "", *sample.contexts[:2]]))
 
 
 def _present(sample: Sample, field_name: str) -> bool:
