@@ -45,7 +45,8 @@ st.subheader("1. Document")
 pick, upload = st.columns(2)
 with pick:
     docs = ts_ui.sample_documents()
-    choice = st.selectbox("Sample document", docs, key="testset.sample_choice")
+    current = f"{st.session_state[ts_ui.DOCUMENT].name}.md"
+    choice = st.selectbox("Sample document", docs, index=docs.index(current) if current in docs else 0, key="testset.sample_choice")
     if st.button("Load sample document", disabled=not docs):
         _set_document(ts_ui.load_sample_document(choice))
         st.rerun()
@@ -77,7 +78,7 @@ if size is not None and overlap is not None and overlap >= size:
     st.warning("The overlap must be smaller than the chunk size; using the default overlap.")
     overlap = None
 
-cols = st.columns(4)
+cols = st.columns([3, 1, 1, 1])
 cols[0].metric("Document", doc.name)
 cols[1].metric("Language", doc.language)
 cols[2].metric("Sections", len(doc.sections))

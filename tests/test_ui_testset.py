@@ -43,6 +43,8 @@ def test_generate_edit_rag_and_use_as_dataset_offline(app: AppTest) -> None:
     assert app.title[0].value.endswith("Test set")
     assert metric(app, "Document") == "company_policy_ja"
     assert metric(app, "Sections") == "8"
+    picker = app.selectbox(key="testset.sample_choice")
+    assert picker.value == "company_policy_ja.md" and "README.md" not in picker.options
     assert any("extractive" in i.value for i in app.info)
 
     app.number_input(key="testset.per_section").set_value(2)

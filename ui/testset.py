@@ -46,10 +46,14 @@ def prompt_override(edited: str | None, task: str, language: str) -> str | None:
 
 
 def sample_documents() -> list[str]:
-    """Markdown / text documents shipped in sample_data/."""
+    """Markdown / text documents shipped in sample_data/ (its README describes the files and is not one)."""
     if not data.SAMPLE_DIR.is_dir():
         return []
-    return sorted(p.name for p in data.SAMPLE_DIR.iterdir() if p.is_file() and p.suffix.lower() in DOCUMENT_EXTENSIONS)
+    return sorted(
+        p.name
+        for p in data.SAMPLE_DIR.iterdir()
+        if p.is_file() and p.suffix.lower() in DOCUMENT_EXTENSIONS and not p.stem.upper().startswith("README")
+    )
 
 
 def load_sample_document(name: str) -> Document:
