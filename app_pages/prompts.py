@@ -14,7 +14,7 @@ from rageval_core.metrics.judge import (
     template_from_text,
     template_notes,
 )
-from rageval_core.rubric import PRESET_IDS, RubricError, load_rubric
+from rageval_core.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
 from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
 from ui import data, evaluation, rubric_edit, sidebar, state, widgets
@@ -43,6 +43,16 @@ language = ws.language if ws.language in ("ja", "en") else "en"
 versions_store = RubricStore()
 if BASE not in st.session_state:
     _load(load_rubric("rubric5", language))
+elif st.session_state[BASE].language != language:  # the data's language changed since the rubric was loaded
+    current = st.session_state.get(state.RUBRIC)
+    if current is not None and is_preset(current) and current.id in PRESET_IDS:
+        _load(load_rubric(current.id, language))  # an untouched preset follows the data's language
+    else:
+        st.warning(
+            f"The rubric was written for {st.session_state[BASE].language} data but the dataset is {language}: "
+            f"the prompt mixes languages. Load a preset in {language} from “Start from”, or translate your edits.",
+            icon="🌐",
+        )
 if sidebar.is_offline():
     st.info(
         "The offline judge is a heuristic that ignores prompt text: edits here change the prompt, its hash and "

@@ -116,3 +116,26 @@ def test_an_untouched_preset_runs_under_its_own_name_in_rubric_order(app: AppTes
     assert list(first_row["criterion"]) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
     app.switch_page("app_pages/evaluate.py").run()
     assert not any("edited on Prompts" in o for o in app.multiselect(key="evaluate.judges").options)
+
+
+def test_the_preset_follows_the_data_language_and_an_edited_rubric_warns(app: AppTest) -> None:
+    def load_english() -> None:
+        app.switch_page("app_pages/dataset.py").run()
+        next(s for s in app.selectbox if s.label == "Sample dataset").set_value("ml_qa_en.json")
+        button(app, "Load sample").click().run()
+        app.switch_page("app_pages/prompts.py").run()
+        assert_ok(app)
+
+    load_english()  # untouched preset: reloaded in English, no mixed-language prompt
+    assert app.session_state["rubric"].language == "en"
+    assert "あなたは" not in app.code[0].value
+    # An edited Japanese rubric is kept, with a warning that the prompt mixes languages.
+    app.switch_page("app_pages/dataset.py").run()
+    next(s for s in app.selectbox if s.label == "Sample dataset").set_value("ml_qa_ja.json")
+    button(app, "Load sample").click().run()
+    app.switch_page("app_pages/prompts.py").run()
+    assert app.session_state["rubric"].language == "ja"
+    edit_levels(app, 0, "全ての主張が完全に裏付けられる（編集済み）")
+    load_english()
+    assert app.session_state["rubric"].language == "ja"
+    assert any("mixes languages" in w.value for w in app.warning)
