@@ -255,3 +255,17 @@ def test_rag_answer_picks_matching_sentences_or_says_not_found():
 def test_hash_embedder_rows_are_unit_length():
     v = HashEmbedder().embed(["a b c", "d e f"])
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0)
+
+
+def test_a_changed_amount_is_a_wrong_fact_not_a_paraphrase():
+    """Correctness classification: a claim whose numbers the reference lacks is FP (and the reference's FN),
+    even when the rest of the sentence is word for word the same (lexical support alone would pass it)."""
+    from rageval_core.offline.steps import classify_correctness
+
+    reference = "経費精算の申請は、所定のフォームを使って翌月10日までに所属長の承認を得て経理部へ提出してください。"
+    changed = reference.replace("10日", "15日")
+    same = classify_correctness([reference], [reference], language="ja")
+    moved = classify_correctness([changed], [reference], language="ja")
+    assert (len(same.tp), len(same.fp), len(same.fn)) == (1, 0, 0)
+    assert moved.fp[0].supported and moved.fp[0].missing_numbers == ["15"]
+    assert (len(moved.tp), len(moved.fp), len(moved.fn)) == (0, 1, 1)

@@ -217,7 +217,11 @@ def classify_correctness(
     language: Language | None = None,
 ) -> Correctness:
     """TP: answer claims the reference supports; FP: the other answer claims; FN: reference claims the
-    answer does not cover."""
+    answer does not cover.
+
+    A claim whose numbers the other side does not contain never matches, however much wording it shares:
+    "payment by the 15th" against "payment by the 10th" is a wrong fact, not a paraphrase.
+    """
     lang = language or detect_language(
         " ".join(answer_claims) + " " + " ".join(reference_claims)
     )
@@ -234,10 +238,14 @@ def classify_correctness(
         embedder=embedder,
     )
     return Correctness(
-        tp=[c for c in ans if c.supported],
-        fp=[c for c in ans if not c.supported],
-        fn=[c for c in ref if not c.supported],
+        tp=[c for c in ans if _matches(c)],
+        fp=[c for c in ans if not _matches(c)],
+        fn=[c for c in ref if not _matches(c)],
     )
+
+
+def _matches(claim: ClaimScore) -> bool:
+    return claim.supported and not claim.missing_numbers
 
 
 # --------------------------------------------------------------------------------------------------
