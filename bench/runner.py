@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import os
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -151,14 +152,14 @@ class ChainRecorder:
         return best
 
 
-def _run(server: FakeLLMServer, samples: list[Any], concurrency: int, home: Path) -> tuple[float, int, Any]:
+def _run(server: FakeLLMServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:
     from rageval_core.llm.registry import ProviderConfig
     from rageval_core.runner import run
     from rageval_core.store import Store
 
     cfg = ProviderConfig(
         provider="openai-compatible", model="fake-judge", base_url=server.openai_base_url,
-        embedding_model="fake-embed", concurrency=concurrency, cache=False, max_retries=0,
+        embedding_model="fake-embed", concurrency=concurrency, cache=cache, max_retries=0,
     )
     before = server.total_requests
     home.mkdir(parents=True, exist_ok=True)
@@ -187,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         critical = depth * args.latency
         with FakeLLMServer(latency=args.latency, responder=task_responder) as server:
             wall, calls, result = _run(server, samples, args.concurrency, Path(tmp) / "main")
+            # The same evaluation twice with the response cache on: the second pass must cost nothing.
+            _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
+            cached_wall, cached_requests, cached = _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
     ideal = calls * args.latency / args.concurrency
     unscored = sum(1 for r in result.results if r.value is None)
     bound = max(ideal, critical)
@@ -194,7 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"requests={calls} (chat {result.provider_calls}, embeddings {calls - result.provider_calls}) latency_s={args.latency} concurrency={args.concurrency}")
     print(f"ideal_s (requests x latency / concurrency) = {ideal:.2f}")
     print(f"critical_path_s (deepest chain: {depth} dependent requests x latency; distinct rows unlimited took {chain_wall:.2f}s) = {critical:.2f}")
-    print(f"wall_s = {wall:.2f}")
+    print(f"wall_s = {wall:.2f} ({len(samples) / wall:.1f} rows/s)")
+    print(
+        f"cached re-run: requests={cached_requests} cache_hits={cached.cache_hits} "
+        f"wall_s={cached_wall:.2f} ({len(samples) / cached_wall:.1f} rows/s)"
+    )
+    print(f"peak_rss_mb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
     print(f"ideal_s={bound:.2f} wall_s={wall:.2f} ratio={wall / bound:.2f}")
     return 0
 
