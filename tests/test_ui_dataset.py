@@ -131,3 +131,18 @@ def test_human_labels_are_exported_only_on_request(app: AppTest) -> None:
     labelled = {row["id"]: row for row in json.loads(data.download_with_labels(ws))}
     assert labelled["4"]["human_labels"] == {"faithfulness": 0.0}
     assert "human_labels" not in labelled["1"]
+
+
+def test_each_provider_keeps_its_own_fields_for_the_session(app: AppTest) -> None:
+    """Switching to offline and back keeps the key; a key typed for OpenAI is never shown to Gemini."""
+    app.selectbox(key="w.provider").set_value("openai").run()
+    app.text_input(key="w.api_key").set_value("sk-openai-only").run()
+    app.text_input(key="w.model").set_value("gpt-4o").run()
+    app.selectbox(key="w.provider").set_value("offline").run()
+    app.run()
+    app.selectbox(key="w.provider").set_value("gemini").run()
+    assert_ok(app)
+    assert app.text_input(key="w.api_key").value == ""
+    assert any("GEMINI_API_KEY" in w.value for w in app.sidebar.warning)
+    app.selectbox(key="w.provider").set_value("openai").run()
+    assert (app.text_input(key="w.api_key").value, app.text_input(key="w.model").value) == ("sk-openai-only", "gpt-4o")

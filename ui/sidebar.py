@@ -68,6 +68,29 @@ def is_offline() -> bool:
     return (state.get(state.PROVIDER) or "offline") == "offline"
 
 
+PER_PROVIDER = (state.MODEL, state.API_KEY, state.BASE_URL, state.EMBEDDING_MODEL, state.REPLAY_LOG)
+_KEPT = "sidebar.kept"  # {provider: {field: value}}, in this session's memory only
+_SHOWN = "sidebar.provider_shown"
+
+
+def _switch_fields(provider: str) -> None:
+    """Give each provider its own model, key, URL and log fields for the session.
+
+    Streamlit forgets a widget's value while it is hidden (the key field under the offline provider), and a
+    key typed for one provider must never be sent to another. So on a provider change the fields are put
+    aside for the old provider and the new one's are brought back (empty the first time).
+    """
+    kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
+    previous = st.session_state.get(_SHOWN)
+    if previous == provider:
+        return
+    if previous is not None:
+        kept[previous] = {key: st.session_state.get(key) or "" for key in PER_PROVIDER}
+    for key in PER_PROVIDER:
+        st.session_state[key] = kept.get(provider, {}).get(key, "")
+    st.session_state[_SHOWN] = provider
+
+
 def render() -> None:
     """Draw the provider controls into the sidebar."""
     with st.sidebar:
@@ -82,6 +105,7 @@ def render() -> None:
             format_func=lambda pid: PROVIDERS[pid].label,
             help="Offline needs no key. API providers read their key from the environment or the field below.",
         )
+        _switch_fields(provider)
         info = PROVIDERS[provider]
         if info.description:
             st.caption(info.description)
