@@ -103,10 +103,12 @@ if judge and DECOMPOSED in view.methods():
             st.switch_page(nav.INSPECT.path)
 
 st.subheader("Per row")
-wide = compare.side_by_side(view.frame, judge) if judge else view.frame.pivot_table(
-    index="sample_id", columns="metric", values="value", aggfunc="mean"
-).reset_index()
-st.dataframe(widgets.score_table(wide), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+if judge:
+    wide = compare.side_by_side(view.frame, judge)
+else:  # decomposed only (or one method): a column per metric, rows in dataset order
+    wide = view.frame.pivot_table(index="sample_id", columns="metric", values="value", aggfunc="mean")
+    wide = wide.reindex(view.sample_ids()).rename(columns=widgets.metric_label).reset_index()
+st.dataframe(widgets.score_table(widgets.readable_columns(wide)), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 st.subheader("Run A vs run B")
 others = [i for i in infos if i.id != run_id]

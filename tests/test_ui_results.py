@@ -81,7 +81,7 @@ def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: A
 
     app.switch_page("app_pages/compare.py").run()
     assert_ok(app)
-    per_row = next(d.value for d in app.dataframe if "faithfulness|diff" in d.value.columns)
+    per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
     assert list(per_row["sample_id"]) == ROWS  # dataset order, not the order rows finished in
     # st.table cells are Markdown: an unscored cell must not turn into a list bullet.
     assert widgets.fmt_score_md(float("nan")) == "\\-" and widgets.fmt_score_md(0.5) == "0.500"
@@ -157,3 +157,16 @@ def test_an_unexpected_page_error_is_a_message_not_a_traceback(app: AppTest, mon
     message = " ".join(e.value for e in app.error)
     assert "unexpected error" in message and "RuntimeError: database is locked" in message
     assert app.sidebar.info  # the router and sidebar still render
+
+
+def test_a_run_without_a_judge_lists_rows_in_dataset_order(app: AppTest, home: dict[str, str]) -> None:
+    ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
+    rows = [s for s in ds.samples if s.id in ROWS]
+    only = run(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
+               dataset_digest=ds.content_hash)
+    app.session_state["selected_run"] = only.run_id
+    app.switch_page("app_pages/compare.py").run()
+    assert_ok(app)
+    per_row = next(d.value for d in app.dataframe if "Faithfulness" in d.value.columns and "sample_id" in d.value.columns)
+    assert list(per_row["sample_id"]) == ROWS  # not "1", "10", "4", "7" (string sort)
+    Store().delete_run(only.run_id)

@@ -132,6 +132,18 @@ def progress_metrics(snap: Any) -> None:
     st.caption(f"Elapsed {snap.elapsed_s:.1f} s{eta}.")
 
 
+def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``compare.side_by_side`` columns ("faithfulness|judge:rubric5", "faithfulness|diff") as labels a reader
+    scans: "Faithfulness · judge:rubric5", "Faithfulness · judge − decomposed"."""
+    def label(column: str) -> str:
+        if "|" not in column:
+            return column
+        metric, method = column.split("|", 1)
+        return f"{metric_label(metric)} · {'judge − decomposed' if method == 'diff' else method}"
+
+    return frame.rename(columns={c: label(str(c)) for c in frame.columns})
+
+
 def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
     """("error" | "warning", message) when results came back unscored because calls failed, else None.
 
