@@ -37,9 +37,15 @@ def _row_label(sid: str) -> str:
     return f"#{sid} {category} {question[:60]}"
 
 
-sample_id = st.selectbox(
-    "Row", sample_ids, index=sample_ids.index(wanted) if wanted in sample_ids else 0, format_func=_row_label
-)
+position = sample_ids.index(wanted) if wanted in sample_ids else 0
+pick, back, forward = st.columns([10, 1, 1], vertical_alignment="bottom")
+if back.button("◀", key="inspect.prev", help="Previous row", disabled=position == 0, width="stretch"):
+    st.session_state[state.INSPECT_SAMPLE] = sample_ids[position - 1]
+    st.rerun()
+if forward.button("▶", key="inspect.next", help="Next row", disabled=position >= len(sample_ids) - 1, width="stretch"):
+    st.session_state[state.INSPECT_SAMPLE] = sample_ids[position + 1]
+    st.rerun()
+sample_id = pick.selectbox("Row", sample_ids, index=position, format_func=_row_label)
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
 results = sorted(

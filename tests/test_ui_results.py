@@ -170,3 +170,16 @@ def test_a_run_without_a_judge_lists_rows_in_dataset_order(app: AppTest, home: d
     per_row = next(d.value for d in app.dataframe if "Faithfulness" in d.value.columns and "sample_id" in d.value.columns)
     assert list(per_row["sample_id"]) == ROWS  # not "1", "10", "4", "7" (string sort)
     Store().delete_run(only.run_id)
+
+
+def test_previous_and_next_walk_the_rows(app: AppTest) -> None:
+    app.session_state["inspect_sample"] = "4"
+    app.switch_page("app_pages/inspect_sample.py").run()
+    app.button(key="inspect.next").click().run()
+    assert_ok(app)
+    assert app.session_state["inspect_sample"] == "7"
+    assert any(s.value == "7" for s in app.selectbox if s.label == "Row")
+    app.button(key="inspect.prev").click().run()
+    app.button(key="inspect.prev").click().run()
+    assert app.session_state["inspect_sample"] == "1"
+    assert app.button(key="inspect.prev").disabled
