@@ -8,28 +8,12 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def assert_ok(at: AppTest) -> None:
-    """No exception and no page-level error message (app.py turns page exceptions into messages)."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not [e.value for e in at.error if "unexpected error" in e.value]
+from tests.support.apptest import assert_ok, button, metric, start_app
 
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    assert_ok(at)
-    return at
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+    return start_app(monkeypatch, tmp_path / "home")
 
 
 def test_first_page_shows_the_seed_dataset_with_the_offline_provider(app: AppTest) -> None:
@@ -69,7 +53,7 @@ def test_pinning_in_the_table_updates_the_quick_run_rows(app: AppTest) -> None:
     app.run()
     assert set(app.session_state["pinned"]) == before | {str(target + 1)}
     assert metric(app, "Dataset") == "ml_qa_ja"  # pinning is not a data edit
-    next(b for b in app.button if b.label == "Clear pins").click().run()
+    button(app, "Clear pins").click().run()
     assert metric(app, "Pinned for quick runs") == "0"
 
 
@@ -95,12 +79,12 @@ def test_upload_with_a_bad_row_lists_it_and_loads_the_rest(app: AppTest) -> None
     # The sample picker no longer claims a shipped file is loaded.
     picker = next(s for s in app.selectbox if s.label == "Sample dataset")
     assert picker.value is None
-    assert next(b for b in app.button if b.label == "Load sample").disabled
+    assert button(app, "Load sample").disabled
 
 
 def test_loading_another_sample_file(app: AppTest) -> None:
     app.selectbox[0].set_value("ml_qa_en.json")
-    next(b for b in app.button if b.label == "Load sample").click().run()
+    button(app, "Load sample").click().run()
     assert metric(app, "Dataset") == "ml_qa_en"
     assert metric(app, "Detected language") == "English (en)"
 

@@ -9,32 +9,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.store import Store
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def assert_ok(at: AppTest) -> None:
-    """No exception and no page-level error message (app.py turns page exceptions into messages)."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not [e.value for e in at.error if "unexpected error" in e.value]
+from tests.support.apptest import assert_ok, button, metric, start_app
 
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("app_pages/evaluate.py").run()
-    assert_ok(at)
-    return at
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
+    return start_app(monkeypatch, tmp_path / "home", "app_pages/evaluate.py")
 
 
 def test_estimate_is_shown_before_starting(app: AppTest) -> None:

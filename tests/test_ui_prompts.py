@@ -9,24 +9,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.rubric_store import RubricStore
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def assert_ok(at: AppTest) -> None:
-    """No exception and no page-level error message (app.py turns page exceptions into messages)."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not [e.value for e in at.error if "unexpected error" in e.value]
+from tests.support.apptest import assert_ok, button, start_app
 
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("app_pages/prompts.py").run()
-    assert_ok(at)
-    return at
+    return start_app(monkeypatch, tmp_path / "home", "app_pages/prompts.py")
 
 
 def edit_levels(at: AppTest, row: int, text: str) -> None:
@@ -34,10 +22,6 @@ def edit_levels(at: AppTest, row: int, text: str) -> None:
     at.session_state[key] = {"edited_rows": {row: {"description": text}}, "added_rows": [], "deleted_rows": []}
     at.run()
     assert_ok(at)
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
 
 
 def test_preset_loads_in_the_data_language_with_a_live_preview(app: AppTest) -> None:

@@ -10,33 +10,18 @@ from streamlit.testing.v1 import AppTest
 
 from rageval_core.synth import SectionReport, TestItem, TestSet
 from ui import testset as ts_ui
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.apptest import assert_ok as strict_assert_ok
+from tests.support.apptest import button, metric, start_app
 
 
 def assert_ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not [e.value for e in at.error], [e.value for e in at.error]
-
-
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+    """No exception and no error message at all on this page."""
+    strict_assert_ok(at, any_error=True)
 
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    at.run()
-    at.switch_page("app_pages/testset.py").run()
-    assert_ok(at)
-    return at
+    return start_app(monkeypatch, tmp_path / "home", "app_pages/testset.py", timeout=90, any_error=True)
 
 
 def test_generate_edit_rag_and_use_as_dataset_offline(app: AppTest) -> None:

@@ -1,0 +1,44 @@
+"""Shared AppTest helpers: start app.py in a tmp RAGEVAL_HOME with no provider keys, and find elements by label."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")
+
+
+def assert_ok(at: AppTest, *, any_error: bool = False) -> None:
+    """No exception and no page-level error message (app.py turns page exceptions into messages).
+
+    With ``any_error`` every ``st.error`` counts, not only the page-level one.
+    """
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error if any_error or "unexpected error" in e.value]
+    assert not errors, errors
+
+
+def start_app(monkeypatch: pytest.MonkeyPatch, home: Path | str, page: str | None = None, *,
+              timeout: float = 60, check: bool = True, any_error: bool = False) -> AppTest:
+    """app.py run once with state in ``home`` and no API key in the environment, then switched to ``page``."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(home))
+    for name in KEY_ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    if check:
+        assert_ok(at, any_error=any_error)
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
