@@ -6,22 +6,12 @@ import streamlit as st
 
 from rageval_core import compare
 from rageval_core.types import DECOMPOSED
-from ui import charts, nav, runs, state, widgets
+from ui import charts, nav, run_picker, runs, state, widgets
 
 st.title("📊 Compare")
 store = runs.store()
-infos = store.list_runs()
-if not infos:
-    st.info("No runs yet. Start one on the Evaluate page.")
-    if st.button("Go to Evaluate"):
-        st.switch_page(nav.EVALUATE.path)
-    st.stop()
-
-ids = [i.id for i in infos]
-labels = {i.id: runs.run_label(i) for i in infos}
-selected = state.get(state.SELECTED_RUN)
-run_id = st.selectbox("Run", ids, index=ids.index(selected) if selected in ids else 0, format_func=labels.get)
-st.session_state[state.SELECTED_RUN] = run_id
+infos = run_picker.stored_runs_or_stop(store, "No runs yet. Start one on the Evaluate page.", offer_evaluate=True)
+run_id = run_picker.pick_run(infos)
 view = runs.load(run_id, st.session_state.get(state.DATASET), store)
 if view is None or view.frame.empty:
     st.warning("This run has no results yet (it may still be running or was cancelled before any row finished).")
@@ -119,7 +109,7 @@ else:
     other = st.selectbox(
         "Compare with run B",
         same_data + [i.id for i in others if i.id not in same_data],
-        format_func=labels.get,
+        format_func=run_picker.run_labels(infos).get,
         key="compare.run_b",
         help="Runs on the same dataset version are listed first.",
     )

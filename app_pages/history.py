@@ -4,30 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import nav, runs, state, widgets
+from ui import nav, run_picker, runs, state, widgets
 
 st.title("🗂️ History")
 store = runs.store()
-infos = store.list_runs()
-if not infos:
-    st.info("No runs yet. Start one on the Evaluate page.")
-    st.stop()
+infos = run_picker.stored_runs_or_stop(store, "No runs yet. Start one on the Evaluate page.")
 
-table = runs.runs_frame(infos, store)
 st.caption("Click a row to pick that run, or choose it below.")
-event = st.dataframe(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row", key="history.table")
-rows = list(event.selection.rows) if event is not None else []
-clicked = str(table.iloc[rows[0]]["run"]) if rows and rows[0] < len(table) else None
-if clicked is not None and clicked != st.session_state.get("history.clicked"):  # a new click picks the run once
-    st.session_state["history.run"] = clicked
-st.session_state["history.clicked"] = clicked
-
-ids = [i.id for i in infos]
-labels = {i.id: runs.run_label(i) for i in infos}
-selected = state.get(state.SELECTED_RUN)
-if st.session_state.get("history.run") not in ids:
-    st.session_state["history.run"] = selected if selected in ids else ids[0]
-run_id = st.selectbox("Run", ids, format_func=labels.get, key="history.run")
+run_id = run_picker.pick_run_in_table(infos, runs.runs_frame(infos, store))
 info = next(i for i in infos if i.id == run_id)
 st.caption(f"Dataset {info.dataset_name} (hash `{str(info.dataset_hash)[:12]}`) · scorers: {', '.join(info.scorers)}")
 with st.expander("Settings and versions recorded with the run"):

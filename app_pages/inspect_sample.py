@@ -7,20 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
-from ui import inspector, runs, state, widgets
+from ui import inspector, run_picker, runs, state, widgets
 
 st.title("🔍 Inspect a sample")
 store = runs.store()
-infos = store.list_runs()
-if not infos:
-    st.info("No runs yet. Evaluate some rows first; then open any row here.")
-    st.stop()
-
-ids = [i.id for i in infos]
-labels = {i.id: runs.run_label(i) for i in infos}
-selected = state.get(state.SELECTED_RUN)
-run_id = st.selectbox("Run", ids, index=ids.index(selected) if selected in ids else 0, format_func=labels.get)
-st.session_state[state.SELECTED_RUN] = run_id
+infos = run_picker.stored_runs_or_stop(store, "No runs yet. Evaluate some rows first; then open any row here.")
+run_id = run_picker.pick_run(infos)
 view = runs.load(run_id, st.session_state.get(state.DATASET), store)
 if view is None or not view.sample_ids():
     st.warning("This run has no results yet.")

@@ -15,14 +15,9 @@ from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
 from rageval_core.store import Store
 from rageval_core.types import SEED_METRICS
+from tests.support.apptest import ROOT, assert_ok, start_app
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def assert_ok(at: AppTest) -> None:
-    """No exception and no page-level error message (app.py turns page exceptions into messages)."""
-    assert not at.exception, [e.value for e in at.exception]
-    assert not [e.value for e in at.error if "unexpected error" in e.value]
 ROWS = ["1", "4", "7", "10"]  # one row of each seed-000 category
 
 
@@ -43,9 +38,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 
 @pytest.fixture
 def app(home: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("RAGEVAL_HOME", home["home"])
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()
+    at = start_app(monkeypatch, home["home"], check=False)
     at.session_state["selected_run"] = home["a"]
     return at
 
@@ -183,3 +176,17 @@ def test_previous_and_next_walk_the_rows(app: AppTest) -> None:
     app.button(key="inspect.prev").click().run()
     assert app.session_state["inspect_sample"] == "1"
     assert app.button(key="inspect.prev").disabled
+
+
+@pytest.mark.parametrize(("page", "hint"), [
+    ("app_pages/compare.py", "Start one on the Evaluate page"),
+    ("app_pages/inspect_sample.py", "Evaluate some rows first"),
+    ("app_pages/history.py", "Start one on the Evaluate page"),
+])
+def test_with_no_stored_run_each_results_page_says_where_to_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str, hint: str
+) -> None:
+    at = start_app(monkeypatch, tmp_path / "empty-home", page)
+    assert any(hint in i.value for i in at.info)
+    assert not [s for s in at.selectbox if s.label == "Run"]  # the page stopped before the run picker
+    assert any(b.label == "Go to Evaluate" for b in at.button) == page.endswith("compare.py")

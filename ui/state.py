@@ -28,7 +28,6 @@ PINNED = "pinned"  # set[str] of sample ids used for quick runs
 EDITOR_VERSION = "editor_version"  # bumps the data_editor key so a new dataset starts with no pending edits
 JOB = "job"  # ui.jobs.Job of the evaluation in progress (or just finished)
 SELECTED_RUN = "selected_run"  # run id shown on Compare / Inspect
-COMPARE_RUN = "compare_run"  # run id of "run B" on Compare
 INSPECT_SAMPLE = "inspect_sample"  # sample id opened in the inspector
 RUBRIC = "rubric"  # the rubric being edited on Prompts & rubric
 TEMPLATE_TEXT = "template_text"  # the judge template being edited
@@ -48,7 +47,6 @@ DEFAULTS: dict[str, Any] = {
     CONCURRENCY: 8,
     EDITOR_VERSION: 0,
     SELECTED_RUN: None,
-    COMPARE_RUN: None,
     INSPECT_SAMPLE: None,
     PROMPT_RESULTS: None,
 }
