@@ -407,8 +407,3 @@ def render_output_format(rubric: Rubric) -> str:
         lines[-1] = lines[-1].rstrip(",")
     return "{\n" + "\n".join(lines) + "\n}"
 
-
-def output_keys(rubric: Rubric) -> list[str]:
-    """The keys the default output block asks for, in order."""
-    return [key for c in rubric.criteria for key in (f"{c.id}_score", f"{c.id}_reason")]
-

@@ -23,7 +23,6 @@ from rageval_core.prompts import PromptTemplate
 from rageval_core.rubric import Rubric
 
 Kind = Literal["rubric", "template"]
-KINDS: tuple[str, ...] = ("rubric", "template")
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS rubric_versions (

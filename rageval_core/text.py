@@ -468,8 +468,3 @@ def token_keys(text: str, language: Language | None = None) -> set[str]:
         keys.add(tok.key)
         keys.add(tok.surface)
     return keys
-
-
-def japanese_tokenizer_available() -> bool:
-    """Whether fugashi + unidic-lite are installed (otherwise Japanese tokens are character runs)."""
-    return _get_tagger() is not None

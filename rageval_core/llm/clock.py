@@ -48,7 +48,7 @@ class CancellableClock:
 
 
 class FakeClock:
-    """A clock that only moves when someone sleeps (or ``advance`` is called); records every sleep."""
+    """A clock that only moves when someone sleeps; records every sleep."""
 
     def __init__(self, start: float = 0.0) -> None:
         self._now = start
@@ -64,10 +64,5 @@ class FakeClock:
             self.sleeps.append(seconds)
             if seconds > 0:
                 self._now += seconds
-
-    def advance(self, seconds: float) -> None:
-        with self._lock:
-            self._now += seconds
-
 
 SYSTEM_CLOCK = SystemClock()

@@ -40,7 +40,6 @@ OFFLINE_NOTE_EN = (
     "no questions can be generated without an LLM: the offline heuristic checks the question's asks "
     "(answer types, topic words) against the answer, plus the best answer sentence's cosine"
 )
-OFFLINE_NOTE_JA = "LLMなしでは質問を逆生成できないため、オフラインのヒューリスティックが質問の問い（求める答えの型・話題語）と最も近い回答文のコサインで採点しています"
 ONE_CALL = "one_call"
 PER_QUESTION = "per_question"
 MODES = (ONE_CALL, PER_QUESTION)

@@ -7,6 +7,7 @@ base class ``DecomposedScorer`` keeps the traces (raw prompts and responses) and
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -246,7 +247,7 @@ class Outcome:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class DecomposedScorer:
+class DecomposedScorer(ABC):
     """Base of the six decomposed metrics: one metric id, method ``decomposed``, one result per row.
 
     Subclasses implement ``compute(sample, ctx, language, trace, details) -> Outcome`` and
@@ -265,13 +266,15 @@ class DecomposedScorer:
     def metrics(self) -> tuple[str, ...]:
         return (self.metric,)
 
+    @abstractmethod
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
-        raise NotImplementedError
+        """The metric's value for one row; raise ``Unscorable`` when it cannot be scored."""
 
+    @abstractmethod
     def estimate(self, sample: Sample) -> CallEstimate:
-        raise NotImplementedError
+        """The calls and tokens one row will take (before anything is sent)."""
 
     @property
     def chain_length(self) -> int:

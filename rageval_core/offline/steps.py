@@ -34,7 +34,6 @@ from rageval_core.offline.support import (
     TextEmbedder,
     build_evidence,
     score_claims,
-    support_threshold,
     token_coverage,
     trigram_coverage,
 )
@@ -280,9 +279,3 @@ def answer_relevancy_score(
 ) -> float:
     """The offline answer-relevancy value (``relevancy.answer_relevancy``); 0 for a noncommittal answer."""
     return answer_relevancy(question, answer, embedder).value
-
-
-def support_of(scores: Sequence[ClaimScore], language: str) -> list[bool]:
-    """Verdicts of claim scores at the language's threshold."""
-    t = support_threshold(language)
-    return [s.score >= t for s in scores]

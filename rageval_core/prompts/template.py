@@ -57,7 +57,7 @@ HEADER_KEYS: frozenset[str] = frozenset({"variables", "untrusted", "trusted", "d
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
 
 _HEADER_RE = re.compile(r"^#\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
-_ROLE_RE = re.compile(r"^---\s*(system|user|assistant)\s*---\s*$")
+_ROLE_RE = re.compile(r"^---\s*(" + "|".join(ROLES) + r")\s*---\s*$")
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # "<" (ASCII, full-width, small form) as it may open a delimiter tag once normalised.
 _LT = "<\uff1c\ufe64"
