@@ -675,7 +675,7 @@ def run(
 
     base_url = None
     if config is not None:
-        llm, embedder = _build_from_config(config, store, llm, embedder)
+        llm, embedder = _build_from_config(config, store, llm, embedder, needs_embeddings=_needs_embeddings(samples, scorers))
         base_url = getattr(config, "base_url", None)
         if log_calls is None:
             log_calls = False
@@ -904,16 +904,43 @@ def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mappin
         )
 
 
-def _build_from_config(config: Any, store: Store, llm: LLM | None, embedder: Embedder | None) -> tuple[LLM, Embedder | None]:
-    """The providers' full stack, with this store as cache database and call log."""
+def _build_from_config(
+    config: Any, store: Store, llm: LLM | None, embedder: Embedder | None, *, needs_embeddings: bool = True
+) -> tuple[LLM, Embedder | None]:
+    """The providers' full stack, with this store as cache database and call log. An embedder that cannot
+    be configured (e.g. an OpenAI-compatible server without an embedding model) only stops the run when
+    a scorer needs embeddings; otherwise any use of it fails that step with the same message."""
     from rageval_core.llm import registry
 
     hook = make_call_hook(store)
     if llm is None:
         llm = registry.build_llm(config, db_path=store.path, call_hook=hook)
     if embedder is None:
-        embedder = registry.build_embedder(config, db_path=store.path)
+        try:
+            embedder = registry.build_embedder(config, db_path=store.path)
+        except ProviderError as exc:
+            if needs_embeddings:
+                raise
+            embedder = _UnavailableEmbedder(exc)
     return llm, embedder
+
+
+def _needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer]) -> bool:
+    """Whether any scorer expects an embedding request on any row (from the scorers' own estimates)."""
+    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples)
+
+
+class _UnavailableEmbedder:
+    """Stands in for an embedder the configuration cannot build, in a run whose scorers need none."""
+
+    provider = "unavailable"
+
+    def __init__(self, error: ProviderError) -> None:
+        self.model = "none"
+        self._error = error
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        raise ProviderError(str(self._error), kind=self._error.kind)
 
 
 def _default_embedder() -> Embedder:

@@ -217,6 +217,22 @@ def test_several_thresholds_after_one_flag(server, home, capsys):
     assert "fail-under faithfulness >= 0.5" in out and "fail-under judge:rubric5:faithfulness >= 0.5" in out
 
 
+def test_an_openai_compatible_run_needs_an_embedding_model_only_for_metrics_that_embed(server, home, capsys):
+    # A llama.cpp chat server usually serves no embeddings: faithfulness and judges must still run without
+    # --embedding-model; answer correctness (cosine term) stops before any call with the clear message.
+    data = write(home / "d.json", seed_rows(1))
+    base = ["evaluate", data, "--provider", "openai-compatible", "--model", "fake-judge", "--base-url",
+            server.openai_base_url, "--quiet", "--out", "o.json"]
+    assert cli.main([*base, "--metrics", "faithfulness,context_precision", "--judge", "rubric5"]) == 0, capsys.readouterr().err
+    rows = json.loads((home / "o.json").read_text(encoding="utf-8"))["rows"]
+    assert all(x["value"] is not None for x in rows[0]["results"])
+    capsys.readouterr()
+    before = server.total_requests
+    assert cli.main([*base, "--metrics", "answer_correctness"]) == 2
+    assert "embedding model" in capsys.readouterr().err
+    assert server.total_requests == before
+
+
 def test_estimate_before_and_actual_after_per_scorer_and_method(server, home, capsys):
     data = write(home / "d.json", seed_rows(2))
     code = cli.main(["evaluate", data, "--provider", "openai-compatible", "--model", "fake-judge", "--base-url",
