@@ -71,18 +71,7 @@ else:
         st.html(inspector.contexts_html(sample.contexts, claims, prefix))
 
 st.subheader("Scores")
-score_rows = [
-    {
-        "criterion": widgets.metric_label(r.metric),
-        "method": r.method,
-        "score": widgets.fmt_score(r.value),
-        "raw": "" if r.raw_score is None else f"{r.raw_score:g}",
-        "unscored": r.unscored_reason or "",
-        "reason": r.reason or "",
-    }
-    for r in results
-]
-st.dataframe(pd.DataFrame(score_rows), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+st.dataframe(widgets.results_frame(results, by="method"), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 if faith is not None:
     with st.expander("Faithfulness: claims and verdicts", expanded=True):

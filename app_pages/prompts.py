@@ -82,42 +82,31 @@ st.session_state[f"{RUBRIC_ID}.kept"] = st.session_state[RUBRIC_ID]
 st.session_state[f"{INSTRUCTIONS}.kept"] = st.session_state[INSTRUCTIONS]
 
 version = st.session_state.get(VERSION, 0)
-st.markdown("**Criteria**")
-criteria_frame: pd.DataFrame = st.session_state[CRITERIA]
-criteria_key = f"prompts.criteria_editor.{version}"
-st.data_editor(
-    criteria_frame,
-    key=criteria_key,
-    num_rows="dynamic",
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "min": st.column_config.NumberColumn("min", step=1, width="small"),
-        "max": st.column_config.NumberColumn("max", step=1, width="small"),
-        "requires": st.column_config.TextColumn("requires", help="Comma-separated: question, contexts, ground_truth"),
-        "description": st.column_config.TextColumn("description", width="large"),
-    },
-)
-st.markdown("**Level descriptions** (every score of every scale needs one)")
-levels_frame: pd.DataFrame = st.session_state[LEVELS]
-levels_key = f"prompts.levels_editor.{version}"
-st.data_editor(
-    levels_frame,
-    key=levels_key,
-    num_rows="dynamic",
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "score": st.column_config.NumberColumn("score", step=1, width="small"),
-        "description": st.column_config.TextColumn("description", width="large"),
-    },
-)
-changed = False
-for key, name, frame in ((criteria_key, CRITERIA, criteria_frame), (levels_key, LEVELS, levels_frame)):
+
+
+def _table_editor(name: str, heading: str, column_config: dict) -> bool:
+    """One of the rubric's two tables in a data editor; True when an edit was applied to the stored table."""
+    st.markdown(heading)
+    frame: pd.DataFrame = st.session_state[name]
+    key = f"{name}_editor.{version}"  # a new version starts the editor with no pending edits
+    st.data_editor(frame, key=key, num_rows="dynamic", hide_index=True, width="stretch", column_config=column_config)
     edits = st.session_state.get(key)
-    if data.has_edits(edits):
-        st.session_state[name] = data.apply_editor_state(frame, edits)
-        changed = True
+    if not data.has_edits(edits):
+        return False
+    st.session_state[name] = data.apply_editor_state(frame, edits)
+    return True
+
+
+changed = _table_editor(CRITERIA, "**Criteria**", {
+    "min": st.column_config.NumberColumn("min", step=1, width="small"),
+    "max": st.column_config.NumberColumn("max", step=1, width="small"),
+    "requires": st.column_config.TextColumn("requires", help="Comma-separated: question, contexts, ground_truth"),
+    "description": st.column_config.TextColumn("description", width="large"),
+})
+changed |= _table_editor(LEVELS, "**Level descriptions** (every score of every scale needs one)", {
+    "score": st.column_config.NumberColumn("score", step=1, width="small"),
+    "description": st.column_config.TextColumn("description", width="large"),
+})
 if st.button("Add rows for levels that have no description"):
     st.session_state[LEVELS] = rubric_edit.add_missing_levels(st.session_state[CRITERIA], st.session_state[LEVELS])
     changed = True
@@ -199,21 +188,10 @@ elif rubric is not None and template is not None:
             widgets.show_error("The judge could not run", exc)
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:
-        order = {s.id: i for i, s in enumerate(ws.samples)}
-        criterion_order = {c.id: i for i, c in enumerate(rubric.criteria)}  # the rubric's own order
         st.caption(f"Run {result.run_id} ({result.status}) · {result.provider_calls} calls · {widgets.fmt_cost(result.cost_usd)}")
-        rows = [
-            {
-                "row": r.sample_id,
-                "criterion": widgets.metric_label(r.metric),
-                "score": widgets.fmt_score(r.value),
-                "raw": "" if r.raw_score is None else f"{r.raw_score:g}",
-                "unscored": r.unscored_reason or "",
-                "reason": r.reason or "",
-            }
-            for r in sorted(result.results, key=lambda r: (order.get(r.sample_id, len(order)), criterion_order.get(r.metric, len(criterion_order))))
-        ]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        ordered_results = evaluation.in_rubric_order(result.results, ws.samples, rubric)
+        st.dataframe(widgets.results_frame(ordered_results, by="row"), hide_index=True, width="stretch",
+                     placeholder=widgets.UNSCORED)
 
 st.subheader("Versions")
 name = st.text_input("Version name", key="prompts.version_name", placeholder="e.g. strict-faithfulness-v2")

@@ -190,3 +190,18 @@ def test_with_no_stored_run_each_results_page_says_where_to_start(
     assert any(hint in i.value for i in at.info)
     assert not [s for s in at.selectbox if s.label == "Run"]  # the page stopped before the run picker
     assert any(b.label == "Go to Evaluate" for b in at.button) == page.endswith("compare.py")
+
+
+def test_result_tables_lead_with_the_row_or_the_method() -> None:
+    """Prompts lists several rows (row first); Inspect lists one row's results (method after criterion)."""
+    from rageval_core.types import MetricResult
+    from ui import widgets
+
+    results = [MetricResult("4", "faithfulness", "judge:rubric5", 0.75, raw_score=4.0, reason="ok"),
+               MetricResult("4", "answer_relevancy", "decomposed", None, "no_claims")]
+    by_row = widgets.results_frame(results, by="row")
+    assert list(by_row.columns) == ["row", "criterion", "score", "raw", "unscored", "reason"]
+    assert by_row.iloc[0].tolist() == ["4", "Faithfulness", "0.750", "4", "", "ok"]
+    by_method = widgets.results_frame(results, by="method")
+    assert list(by_method.columns) == ["criterion", "method", "score", "raw", "unscored", "reason"]
+    assert by_method.iloc[1].tolist() == ["Answer Relevancy", "decomposed", "-", "", "no_claims", ""]

@@ -16,7 +16,7 @@ from rageval_core.metrics.judge import JudgeScorer
 from rageval_core.metrics.registry import DECOMPOSED_METRICS, build_scorers
 from rageval_core.rubric import PRESET_IDS, Rubric, is_preset
 from rageval_core.rubric_store import RubricStore
-from rageval_core.types import SEED_METRICS
+from rageval_core.types import SEED_METRICS, MetricResult, Sample
 
 EDITED = "edited"
 
@@ -98,3 +98,10 @@ def build_all(
 ) -> list[Scorer]:
     """Decomposed scorers (sharing the claim memo) followed by the chosen judges."""
     return [*build_scorers(metric_ids, options or {}), *build_judges(judge_keys, edited=edited, edited_template=edited_template)]
+
+
+def in_rubric_order(results: Sequence[MetricResult], samples: Sequence[Sample], rubric: Rubric) -> list[MetricResult]:
+    """Results by dataset row, then in the rubric's own criterion order (not completion or string order)."""
+    row = {s.id: i for i, s in enumerate(samples)}
+    criterion = {c.id: i for i, c in enumerate(rubric.criteria)}
+    return sorted(results, key=lambda r: (row.get(r.sample_id, len(row)), criterion.get(r.metric, len(criterion))))

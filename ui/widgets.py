@@ -99,6 +99,26 @@ def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:
     return frame.style.format({c: fmt for c in numeric})
 
 
+def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
+    """Results one per line with their score, raw judge score, why unscored and reason.
+
+    ``by="row"`` leads with the row id (results of several rows); ``by="method"`` names the method after the
+    criterion (the results of one row).
+    """
+    def line(r: Any) -> dict[str, Any]:
+        lead = {"row": r.sample_id, "criterion": metric_label(r.metric)} if by == "row" else {
+            "criterion": metric_label(r.metric), "method": r.method}
+        return {
+            **lead,
+            "score": fmt_score(r.value),
+            "raw": "" if r.raw_score is None else f"{r.raw_score:g}",
+            "unscored": r.unscored_reason or "",
+            "reason": r.reason or "",
+        }
+
+    return pd.DataFrame([line(r) for r in results])
+
+
 def estimate_frame(est: Any) -> pd.DataFrame:
     """``runner.Estimate`` per scorer: calls, embedding calls, tokens and cost."""
     return pd.DataFrame(
