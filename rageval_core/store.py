@@ -8,6 +8,7 @@ API keys are never passed in and never stored: settings are filtered through ``_
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -15,7 +16,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from rageval_core import db, paths
 from rageval_core.types import MetricResult, Usage
@@ -201,6 +202,19 @@ class Store:
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path)
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE … COMMIT), rolled back on any error, one thread at a time."""
+        conn = self._conn()
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
     # ---- runs -------------------------------------------------------------------------------------
     def create_run(
         self,
@@ -219,36 +233,29 @@ class Store:
         """Record a new run (status ``running``) and the rows it covers; returns its id."""
         rid = run_id or new_run_id()
         rows = list(rows)
-        conn = self._conn()
-        with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(
-                    "INSERT INTO runs (id, created_at, status, dataset_name, dataset_hash, scorers, versions, provider,"
-                    " model, base_url, settings, n_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        rid,
-                        time.time(),
-                        RUNNING,
-                        dataset_name,
-                        dataset_hash,
-                        _dumps(list(scorers)),
-                        _dumps(_scrub(dict(versions or {}))),
-                        provider,
-                        model,
-                        base_url,
-                        _dumps(_scrub(dict(settings or {}))),
-                        sum(1 for r in rows if r.valid),
-                    ),
-                )
-                conn.executemany(
-                    "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
-                    [(rid, r.sample_id, r.position, r.category, int(r.valid), r.error) for r in rows],
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO runs (id, created_at, status, dataset_name, dataset_hash, scorers, versions, provider,"
+                " model, base_url, settings, n_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    rid,
+                    time.time(),
+                    RUNNING,
+                    dataset_name,
+                    dataset_hash,
+                    _dumps(list(scorers)),
+                    _dumps(_scrub(dict(versions or {}))),
+                    provider,
+                    model,
+                    base_url,
+                    _dumps(_scrub(dict(settings or {}))),
+                    sum(1 for r in rows if r.valid),
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
+                [(rid, r.sample_id, r.position, r.category, int(r.valid), r.error) for r in rows],
+            )
         return rid
 
     def get_run(self, run_id: str) -> RunInfo | None:
@@ -281,12 +288,9 @@ class Store:
         )
 
     def delete_run(self, run_id: str) -> None:
-        conn = self._conn()
-        with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
+        with self._transaction() as conn:
             for table, col in (("results", "run_id"), ("run_rows", "run_id"), ("call_log", "run_id"), ("runs", "id")):
                 conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (run_id,))
-            conn.execute("COMMIT")
 
     def rows(self, run_id: str) -> list[RowInfo]:
         return [
@@ -300,48 +304,39 @@ class Store:
     def save_task(self, run_id: str, sample_id: str, scorer: str, results: Sequence[MetricResult]) -> None:
         """Write all results of one finished (row, scorer) task in one transaction, replacing any earlier ones."""
         now = time.time()
-        conn = self._conn()
-        with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(
-                    "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ?", (run_id, sample_id, scorer)
-                )
-                conn.executemany(
-                    "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
-                    " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
-                    " cached_input_tokens, cost_usd, latency_s, created_at) VALUES"
-                    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [
-                        (
-                            run_id,
-                            sample_id,
-                            scorer,
-                            r.metric,
-                            r.method,
-                            r.value,
-                            r.unscored_reason,
-                            r.reason,
-                            r.raw_score,
-                            _dumps(r.details),
-                            r.provider,
-                            r.model,
-                            r.calls,
-                            r.cached_calls,
-                            r.usage.input_tokens,
-                            r.usage.output_tokens,
-                            r.usage.cached_input_tokens,
-                            r.cost_usd,
-                            r.latency_s,
-                            now,
-                        )
-                        for r in results
-                    ],
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ?", (run_id, sample_id, scorer))
+            conn.executemany(
+                "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
+                " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
+                " cached_input_tokens, cost_usd, latency_s, created_at) VALUES"
+                " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        run_id,
+                        sample_id,
+                        scorer,
+                        r.metric,
+                        r.method,
+                        r.value,
+                        r.unscored_reason,
+                        r.reason,
+                        r.raw_score,
+                        _dumps(r.details),
+                        r.provider,
+                        r.model,
+                        r.calls,
+                        r.cached_calls,
+                        r.usage.input_tokens,
+                        r.usage.output_tokens,
+                        r.usage.cached_input_tokens,
+                        r.cost_usd,
+                        r.latency_s,
+                        now,
+                    )
+                    for r in results
+                ],
+            )
 
     def results(self, run_id: str) -> list[MetricResult]:
         """All stored results of a run, in the order they were written."""
