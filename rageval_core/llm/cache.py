@@ -120,12 +120,10 @@ class CachedLLM:
             )
             if self.recorder is not None:
                 self.recorder.emit(
-                    CallRecord(
-                        task=request.task,
-                        request_key=request.key(),
-                        provider=self.provider,
-                        model=self.model,
-                        prompt=request.prompt_text,
+                    CallRecord.for_request(
+                        request,
+                        self.provider,
+                        self.model,
                         response=completion.text,
                         responses=tuple(texts),
                         cached=True,

@@ -40,6 +40,13 @@ class CallRecord:
     error_kind: str | None = None
     timestamp: float = 0.0  # unix time the call started
 
+    @classmethod
+    def for_request(cls, request: LLMRequest, provider: str, model: str, **fields: Any) -> CallRecord:
+        """A record of ``request``: task, request key and prompt come from it, ``fields`` give the rest."""
+        return cls(
+            task=request.task, request_key=request.key(), provider=provider, model=model, prompt=request.prompt_text, **fields
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "task": self.task,
@@ -134,12 +141,10 @@ class AccountingLLM:
             completion = self.inner.complete(request)
         except ProviderError as err:
             self.recorder.emit(
-                CallRecord(
-                    task=request.task,
-                    request_key=request.key(),
-                    provider=self.provider,
-                    model=self.model,
-                    prompt=request.prompt_text,
+                CallRecord.for_request(
+                    request,
+                    self.provider,
+                    self.model,
                     response=None,
                     latency_s=time.perf_counter() - started,
                     error=str(err),
@@ -153,12 +158,10 @@ class AccountingLLM:
         cost = self.prices.cost(completion.model, completion.usage) if self.prices is not None else None
         completion.cost_usd = cost or 0.0
         self.recorder.emit(
-            CallRecord(
-                task=request.task,
-                request_key=request.key(),
-                provider=completion.provider,
-                model=completion.model,
-                prompt=request.prompt_text,
+            CallRecord.for_request(
+                request,
+                completion.provider,
+                completion.model,
                 response=completion.text,
                 responses=tuple(completion.texts),
                 usage=completion.usage,
