@@ -24,8 +24,8 @@ import numpy as np
 from rageval_core.documents import Chunk, Document, chunk_document
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLM, Embedder, LLMRequest, ProviderError
-from rageval_core.prompts import PromptTemplate, TemplateError, load_template
-from rageval_core.synth import TestItem, offline_completion
+from rageval_core.prompts import PromptTemplate, TemplateError, resolve_template
+from rageval_core.synth import TestItem, failure_reason, offline_completion
 from rageval_core.tasks import RAG_ANSWER, schema_for
 from rageval_core.text import detect_language
 from rageval_core.types import Sample
@@ -161,11 +161,7 @@ class RagRun:
 def rag_template(language: str, override: PromptTemplate | str | None = None) -> PromptTemplate:
     """The ``rag_answer`` template in ``language``, or an edited one."""
     try:
-        if isinstance(override, PromptTemplate):
-            return override
-        if isinstance(override, str):
-            return PromptTemplate.from_text(override, name=RAG_ANSWER, language=language)
-        return load_template(RAG_ANSWER, language)
+        return resolve_template(RAG_ANSWER, language, override)
     except TemplateError as exc:
         raise RagError(f"rag_answer template: {exc}") from None
 
@@ -194,10 +190,8 @@ def _answer(llm: LLM, request: LLMRequest) -> tuple[str, str | None, str, str, b
     try:
         completion = llm.complete(request)
         data = parse_json_object(completion.text)
-    except ProviderError as exc:
-        return "", f"{exc.unscored_reason} ({exc.kind}): {exc}", llm.provider, llm.model, offline
-    except ParseError as exc:
-        return "", f"parse_error: {exc}", llm.provider, llm.model, offline
+    except (ProviderError, ParseError) as exc:
+        return "", failure_reason(exc), llm.provider, llm.model, offline
     offline = offline_completion(completion)
     answer = data.get("answer")
     if not isinstance(answer, str):

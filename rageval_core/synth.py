@@ -24,7 +24,7 @@ from typing import Any
 from rageval_core.documents import Chunk, Document, Section, chunk_document
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
-from rageval_core.prompts import PromptTemplate, TemplateError, load_template
+from rageval_core.prompts import PromptTemplate, TemplateError, resolve_template
 from rageval_core.tasks import SYNTH_QA, schema_for
 from rageval_core.text import char_ngrams, normalize, numbers
 
@@ -191,11 +191,7 @@ def parse_pairs(data: Mapping[str, Any], n: int) -> list[tuple[str, str]]:
 def synth_template(language: str, override: PromptTemplate | str | None = None) -> PromptTemplate:
     """The ``synth_qa`` template in ``language``, or an edited one (raw text or a PromptTemplate)."""
     try:
-        if isinstance(override, PromptTemplate):
-            return override
-        if isinstance(override, str):
-            return PromptTemplate.from_text(override, name=SYNTH_QA, language=language)
-        return load_template(SYNTH_QA, language)
+        return resolve_template(SYNTH_QA, language, override)
     except TemplateError as exc:
         raise SynthError(f"synth_qa template: {exc}") from None
 
@@ -223,7 +219,8 @@ def offline_completion(completion: Completion) -> bool:
     return completion.provider == "offline" or raw.get("replayed_from") == "offline"
 
 
-def _failure_reason(exc: Exception) -> str:
+def failure_reason(exc: Exception) -> str:
+    """Why a model step failed, as stored with the section or row: ``<unscored reason> (<kind>): …``."""
     if isinstance(exc, ProviderError):
         return f"{exc.unscored_reason} ({exc.kind}): {exc}"
     if isinstance(exc, ParseError):
@@ -275,7 +272,7 @@ def generate_testset(
             used_provider, used_model = completion.provider, completion.model
             offline_flags.append(offline_completion(completion))
         except (ProviderError, ParseError) as exc:
-            report.status, report.reason = "failed", _failure_reason(exc)
+            report.status, report.reason = "failed", failure_reason(exc)
         else:
             report.generated = len(pairs)
             if not pairs:

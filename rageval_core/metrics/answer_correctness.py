@@ -31,8 +31,10 @@ from rageval_core.metrics.steps import (
     embed,
     field_list,
     msg,
+    no_answer_claims,
     option,
     quote,
+    require_answer,
     sample_language,
     template_tokens,
 )
@@ -73,8 +75,7 @@ class AnswerCorrectness(DecomposedScorer):
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
-        if not (sample.answer or "").strip():
-            raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
+        require_answer(sample, language)
         if not (sample.ground_truth or "").strip():
             raise Unscorable(Unscored.MISSING_FIELD, msg(language, "answer correctness needs a ground truth",
                                                           "answer correctness には模範解答が必要です"))
@@ -102,8 +103,7 @@ class AnswerCorrectness(DecomposedScorer):
         claims = answer_claims(sample, ctx, language, trace, details)
         details["answer_claims"] = claims
         if not claims:
-            raise Unscorable(Unscored.NO_CLAIMS, msg(language, "no claims could be extracted from the answer",
-                                                      "回答から主張を抽出できませんでした"))
+            raise no_answer_claims(language)
         ref_claims = reference_claims(sample, ctx, language, trace, details)
         details["reference_claims"] = ref_claims
         if not ref_claims:

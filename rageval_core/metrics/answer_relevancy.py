@@ -30,6 +30,8 @@ from rageval_core.metrics.steps import (
     msg,
     option,
     quote,
+    require_answer,
+    require_question,
     sample_language,
     template_tokens,
 )
@@ -79,10 +81,8 @@ class AnswerRelevancy(DecomposedScorer):
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
-        if not (sample.answer or "").strip():
-            raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
-        if not (sample.question or "").strip():
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
+        require_answer(sample, language)
+        require_question(sample, language)
         if is_offline(ctx):
             return _offline(sample, ctx, language, details)
         n = option(ctx, "answer_relevancy_n", self.n, check_n)

@@ -15,13 +15,13 @@ from rageval_core.metrics.steps import (
     DecomposedScorer,
     Outcome,
     Unscorable,
-    align,
     approx_tokens,
-    ask,
+    ask_items,
     build_request,
-    field_list,
     msg,
     option,
+    require_contexts,
+    require_question,
     required_bit,
     sample_language,
     template_tokens,
@@ -61,11 +61,9 @@ class ContextPrecision(DecomposedScorer):
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
+        require_contexts(sample, language)
+        require_question(sample, language)
         contexts = list(sample.contexts)
-        if not contexts or not any(c.strip() for c in contexts):
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
-        if not (sample.question or "").strip():
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
         reference, kind = _reference(sample)
         if reference is None:
             raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "no ground truth and the answer is empty",
@@ -91,12 +89,9 @@ class ContextPrecision(DecomposedScorer):
         trace: list[CallTrace], details: dict[str, Any],
     ) -> list[dict[str, Any]]:
         inputs = {"question": sample.question, "contexts": contexts, "reference": reference, "reference_kind": kind}
-        data = ask(ctx, trace, build_request(ctx, CONTEXT_VERDICTS, language, inputs, inputs))
-        raw = trace[-1].response
-        items, note = align(field_list(data, "verdicts", CONTEXT_VERDICTS, raw), "context_index", len(contexts),
-                            CONTEXT_VERDICTS, "contexts")
-        if note:
-            details["index_note"] = note
+        request = build_request(ctx, CONTEXT_VERDICTS, language, inputs, inputs)
+        items = ask_items(ctx, trace, request, details, key="verdicts", index_key="context_index", expected=len(contexts),
+                          what="contexts")
         return [
             {"context_index": i, "useful": required_bit(item, "useful", CONTEXT_VERDICTS), "reason": text_field(item, "reason")}
             for i, item in enumerate(items)

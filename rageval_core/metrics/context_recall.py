@@ -14,13 +14,12 @@ from rageval_core.metrics.steps import (
     DecomposedScorer,
     Outcome,
     Unscorable,
-    align,
     approx_tokens,
-    ask,
+    ask_items,
     build_request,
-    field_list,
     msg,
     quote,
+    require_contexts,
     required_bit,
     sample_language,
     template_tokens,
@@ -41,18 +40,14 @@ class ContextRecall(DecomposedScorer):
     ) -> Outcome:
         if not (sample.ground_truth or "").strip():
             raise Unscorable(Unscored.MISSING_FIELD, msg(language, "context recall needs a ground truth", "context recall には模範解答が必要です"))
+        require_contexts(sample, language)
         contexts = list(sample.contexts)
-        if not any(c.strip() for c in contexts):
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
         sentences = split_sentences(sample.ground_truth or "", language) or [(sample.ground_truth or "").strip()]  # type: ignore[arg-type]
         details["reference_sentences"] = [{"sentence": s} for s in sentences]
         inputs = {"question": sample.question, "contexts": contexts, "reference_sentences": sentences}
-        data = ask(ctx, trace, build_request(ctx, ATTRIBUTE_REFERENCE, language, inputs, inputs))
-        raw = trace[-1].response
-        items, note = align(field_list(data, "attributions", ATTRIBUTE_REFERENCE, raw), "sentence_index", len(sentences),
-                            ATTRIBUTE_REFERENCE, "reference sentences")
-        if note:
-            details["index_note"] = note
+        request = build_request(ctx, ATTRIBUTE_REFERENCE, language, inputs, inputs)
+        items = ask_items(ctx, trace, request, details, key="attributions", index_key="sentence_index",
+                          expected=len(sentences), what="reference sentences")
         rows = [
             {"sentence": s, "attributed": required_bit(item, "attributed", ATTRIBUTE_REFERENCE), "reason": text_field(item, "reason")}
             for s, item in zip(sentences, items, strict=True)

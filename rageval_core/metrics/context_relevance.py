@@ -23,6 +23,7 @@ from rageval_core.metrics.steps import (
     context_sentences,
     field_list,
     msg,
+    require_question,
     sample_language,
     template_tokens,
 )
@@ -43,8 +44,7 @@ class ContextRelevance(DecomposedScorer):
         all_sentences = context_sentences(contexts, language)
         if not all_sentences:
             raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
-        if not (sample.question or "").strip():
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
+        require_question(sample, language)
         values = {"question": sample.question, "contexts": contexts}
         # "answer" is extra to the task's inputs (the prompt asks about the question only, as in the paper):
         # the offline heuristic, which cannot read, also counts context sentences the answer reuses.

@@ -20,15 +20,15 @@ from rageval_core.metrics.offline_checks import check_answer
 from rageval_core.metrics.steps import (
     DecomposedScorer,
     Outcome,
-    Unscorable,
-    align,
     approx_tokens,
-    ask,
+    ask_items,
     build_request,
-    field_list,
     msg,
+    no_answer_claims,
     option,
     quote,
+    require_answer,
+    require_contexts,
     sample_language,
     template_tokens,
 )
@@ -38,7 +38,7 @@ from rageval_core.tasks import (
     VERIFY_CLAIMS_WITH_REFERENCE,
 )
 from rageval_core.text import split_sentences
-from rageval_core.types import FAITHFULNESS, ClaimVerdict, Sample, Unscored
+from rageval_core.types import FAITHFULNESS, ClaimVerdict, Sample
 
 
 class Faithfulness(DecomposedScorer):
@@ -60,11 +60,9 @@ class Faithfulness(DecomposedScorer):
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
-        if not (sample.answer or "").strip():
-            raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
-        contexts = [c for c in sample.contexts]
-        if not any(c.strip() for c in contexts):
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
+        require_answer(sample, language)
+        require_contexts(sample, language)
+        contexts = list(sample.contexts)
         check_answer(sample, ctx, language)
         economy = bool(option(ctx, "economy", self.economy)) and bool((sample.ground_truth or "").strip())
         details["mode"] = "economy" if economy else "default"
@@ -75,8 +73,7 @@ class Faithfulness(DecomposedScorer):
             claims = answer_claims(sample, ctx, language, trace, details)
             details["claims"] = [{"claim": c} for c in claims]
             if not claims:
-                raise Unscorable(Unscored.NO_CLAIMS, msg(language, "no claims could be extracted from the answer",
-                                                          "回答から主張を抽出できませんでした"))
+                raise no_answer_claims(language)
             verdicts = self._verify(ctx, language, sample.question, contexts, claims, trace, details)
             details["claims"] = [v.to_dict() for v in verdicts]
         value = scoring.faithfulness([v.verdict or 0 for v in verdicts])
@@ -90,11 +87,8 @@ class Faithfulness(DecomposedScorer):
         values = {"contexts": contexts, "claims": claims}
         # "question" is extra to the task's inputs: the offline heuristic exempts names the question uses.
         inputs = {**values, "question": question}
-        data = ask(ctx, trace, build_request(ctx, VERIFY_CLAIMS, language, inputs, values))
-        raw = trace[-1].response
-        items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS, raw), "claim_index", len(claims), VERIFY_CLAIMS, "claims")
-        if note:
-            details["index_note"] = note
+        request = build_request(ctx, VERIFY_CLAIMS, language, inputs, values)
+        items = ask_items(ctx, trace, request, details, key="verdicts", index_key="claim_index", expected=len(claims), what="claims")
         return [verdict_from_item(claim, dict(item), len(contexts), VERIFY_CLAIMS) for claim, item in zip(claims, items, strict=True)]
 
     def estimate(self, sample: Sample) -> CallEstimate:

@@ -22,7 +22,7 @@ from rageval_core.metrics.base import (
     EvalContext,
     summarize_traces,
 )
-from rageval_core.prompts import PromptTemplate, TemplateError, load_template
+from rageval_core.prompts import PromptTemplate, TemplateError, load_template, resolve_template
 from rageval_core.tasks import schema_for
 from rageval_core.text import detect_language, split_sentences
 from rageval_core.types import DECOMPOSED, MetricResult, Sample, Unscored
@@ -58,6 +58,31 @@ def msg(language: str, en: str, ja: str) -> str:
     return ja if language == "ja" else en
 
 
+def require_answer(sample: Sample, language: str) -> None:
+    """A blank answer ends the row as ``empty_answer`` (nothing to check, no call sent)."""
+    if not (sample.answer or "").strip():
+        raise Unscorable(Unscored.EMPTY_ANSWER, msg(language, "the answer is empty", "回答が空です"))
+
+
+def require_question(sample: Sample, language: str) -> None:
+    """A row without a question ends as ``missing_field``."""
+    if not (sample.question or "").strip():
+        raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no question", "質問がありません"))
+
+
+def require_contexts(sample: Sample, language: str) -> None:
+    """A row without any non-blank context ends as ``missing_field``."""
+    if not any(c.strip() for c in sample.contexts):
+        raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
+
+
+def no_answer_claims(language: str) -> Unscorable:
+    """The ``no_claims`` failure of a metric whose answer yielded no claims."""
+    return Unscorable(
+        Unscored.NO_CLAIMS, msg(language, "no claims could be extracted from the answer", "回答から主張を抽出できませんでした")
+    )
+
+
 def quote(text: str, limit: int = 60) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -76,11 +101,7 @@ def get_template(ctx: EvalContext, task: str, language: str) -> PromptTemplate:
     "extract_claims" → PromptTemplate or raw text) when given, else the shipped file."""
     overrides: Mapping[str, Any] = ctx.options.get("templates") or {}
     custom = overrides.get(f"{language}/{task}", overrides.get(task))
-    if isinstance(custom, PromptTemplate):
-        return custom
-    if isinstance(custom, str):
-        return PromptTemplate.from_text(custom, name=task, language=language)
-    return load_template(task, language)
+    return resolve_template(task, language, custom if isinstance(custom, (PromptTemplate, str)) else None)
 
 
 def build_request(
@@ -122,6 +143,27 @@ def ask(ctx: EvalContext, trace: list[CallTrace], request: LLMRequest) -> dict[s
         return parse_json_object(completion.text)
     except ParseError as exc:
         raise Unscorable(Unscored.PARSE_ERROR, f"{request.task}: {exc}", raw=exc.raw) from None
+
+
+def ask_items(
+    ctx: EvalContext,
+    trace: list[CallTrace],
+    request: LLMRequest,
+    details: dict[str, Any],
+    *,
+    key: str,
+    index_key: str,
+    expected: int,
+    what: str,
+) -> list[Mapping[str, Any]]:
+    """Send one request whose answer lists one item per input under ``key``; return the items ordered
+    so item i talks about input i (see ``align``; an index note goes to ``details["index_note"]``)."""
+    data = ask(ctx, trace, request)
+    raw = trace[-1].response
+    items, note = align(field_list(data, key, request.task, raw), index_key, expected, request.task, what)
+    if note:
+        details["index_note"] = note
+    return items
 
 
 def embed(ctx: EvalContext, texts: Sequence[str], details: dict[str, Any]) -> np.ndarray:

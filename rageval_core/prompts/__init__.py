@@ -9,6 +9,7 @@ from rageval_core.prompts.template import (
     list_templates,
     load_template,
     parse_source,
+    resolve_template,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "list_templates",
     "load_template",
     "parse_source",
+    "resolve_template",
 ]

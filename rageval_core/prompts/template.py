@@ -416,6 +416,16 @@ def load_template(name: str, language: str, *, root: Path | None = None) -> Prom
     return _load_cached(str(path), stat.st_mtime_ns, stat.st_size, name, language)
 
 
+def resolve_template(name: str, language: str, override: PromptTemplate | str | None = None) -> PromptTemplate:
+    """The template a step uses: ``override`` when it is one, parsed when it is raw (edited) text, else the
+    shipped ``<language>/<name>`` file. Raises ``TemplateError`` like ``load_template``."""
+    if isinstance(override, PromptTemplate):
+        return override
+    if isinstance(override, str):
+        return PromptTemplate.from_text(override, name=name, language=language)
+    return load_template(name, language)
+
+
 def list_templates(language: str | None = None, *, root: Path | None = None) -> list[TemplateRef]:
     """Every template file, sorted by language then name."""
     base = root or TEMPLATES_DIR
