@@ -77,6 +77,11 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _unscored(lang: Language, reason: str, en: str, ja: str) -> tuple[None, float, str, str, None]:
+    """``criterion_value``'s answer for a row the heuristic cannot score: no value, the reason and why."""
+    return None, 0.5, reason, _msg(lang, en, ja), None
+
+
 def to_scale(value: float, lo: int, hi: int, pivot: float = 0.5) -> int:
     """Map a [0, 1] value onto the integer scale lo..hi so that ``pivot`` lands on the scale's middle
     (for a 0/1 scale: 1 exactly when value >= pivot)."""
@@ -226,6 +231,14 @@ class OfflineLLM:
             parts_ja.append(f"見つからない語: {', '.join(cs.missing_tokens[:5])}")
         return _msg(lang, "; ".join(parts_en), "、".join(parts_ja))
 
+    def _score_inputs(self, inputs: Mapping[str, Any], key: str) -> list[ClaimScore]:
+        """Scores of the ``key`` strings of a request's inputs against its contexts."""
+        return self._score_against(
+            self._strings(inputs, key),
+            self._strings(inputs, "contexts"),
+            str(inputs.get("question") or ""),
+        )
+
     def _score_against(
         self,
         claims: list[str],
@@ -273,11 +286,7 @@ class OfflineLLM:
     def _verify_claims(
         self, inputs: Mapping[str, Any], lang: Language
     ) -> tuple[dict[str, Any], Any]:
-        claims = self._strings(inputs, "claims")
-        contexts = self._strings(inputs, "contexts")
-        scores = self._score_against(
-            claims, contexts, str(inputs.get("question") or "")
-        )
+        scores = self._score_inputs(inputs, "claims")
         return {"verdicts": self._verdicts(scores, lang)}, [
             cs.to_dict() for cs in scores
         ]
@@ -370,11 +379,7 @@ class OfflineLLM:
     def _attribute_reference(
         self, inputs: Mapping[str, Any], lang: Language
     ) -> tuple[dict[str, Any], Any]:
-        sentences = self._strings(inputs, "reference_sentences")
-        contexts = self._strings(inputs, "contexts")
-        scores = self._score_against(
-            sentences, contexts, str(inputs.get("question") or "")
-        )
+        scores = self._score_inputs(inputs, "reference_sentences")
         out = [
             {
                 "sentence_index": i,
@@ -489,12 +494,8 @@ class OfflineLLM:
         if cid in (FAITHFULNESS, ANSWER_RELEVANCY, ANSWER_CORRECTNESS) and is_blank(
             answer
         ):
-            return (
-                None,
-                0.5,
-                Unscored.EMPTY_ANSWER,
-                _msg(lang, "the answer is blank", "回答が空です"),
-                None,
+            return _unscored(
+                lang, Unscored.EMPTY_ANSWER, "the answer is blank", "回答が空です"
             )
         if cid == FAITHFULNESS:
             reason = faithfulness_precheck(answer, contexts)
@@ -509,12 +510,9 @@ class OfflineLLM:
                         "「はい／いいえ」だけの回答は字句的に検証できません",
                     ),
                 }.get(reason, ("cannot be scored", "採点できません"))
-                return None, 0.5, reason, _msg(lang, *text), None
-            scores = score_claims(
-                answer_claims(answer, data_lang),
-                build_evidence(contexts, data_lang),
-                question=question,
-                embedder=self.embedder,
+                return _unscored(lang, reason, *text)
+            scores = self._score_against(
+                answer_claims(answer, data_lang), contexts, question, data_lang
             )
             value = aggregate_support(scores)
             assert value is not None
@@ -538,37 +536,30 @@ class OfflineLLM:
             )
         if cid == ANSWER_RELEVANCY:
             if is_blank(question):
-                return (
-                    None,
-                    0.5,
+                return _unscored(
+                    lang,
                     Unscored.MISSING_FIELD,
-                    _msg(lang, "the row has no question", "質問がありません"),
-                    None,
+                    "the row has no question",
+                    "質問がありません",
                 )
             rel = steps.answer_relevancy(question, answer, self.embedder, data_lang)
             text_en, text_ja = relevancy_reason(rel)
             return rel.value, 0.5, None, _msg(lang, text_en, text_ja), rel.to_dict()
         if not kept:
-            return (
-                None,
-                0.5,
+            return _unscored(
+                lang,
                 Unscored.MISSING_FIELD,
-                _msg(lang, "the row has no contexts", "コンテキストがありません"),
-                None,
+                "the row has no contexts",
+                "コンテキストがありません",
             )
         if cid == CONTEXT_PRECISION:
             reference = ground_truth if ground_truth.strip() else answer
             if is_blank(reference):
-                return (
-                    None,
-                    0.5,
+                return _unscored(
+                    lang,
                     Unscored.MISSING_FIELD,
-                    _msg(
-                        lang,
-                        "no reference or answer to judge usefulness by",
-                        "有用性を判断する参照回答も回答もありません",
-                    ),
-                    None,
+                    "no reference or answer to judge usefulness by",
+                    "有用性を判断する参照回答も回答もありません",
                 )
             chunks = steps.chunk_usefulness(reference, contexts, data_lang)
             value = steps.average_precision([c.useful for c in chunks]) or 0.0
@@ -586,32 +577,25 @@ class OfflineLLM:
             )
         if cid == CONTEXT_RECALL:
             if is_blank(ground_truth):
-                return (
-                    None,
-                    0.5,
+                return _unscored(
+                    lang,
                     Unscored.MISSING_FIELD,
-                    _msg(
-                        lang,
-                        "needs a ground truth",
-                        "参照回答（ground truth）が必要です",
-                    ),
-                    None,
+                    "needs a ground truth",
+                    "参照回答（ground truth）が必要です",
                 )
-            scores = score_claims(
-                answer_claims(ground_truth, data_lang),
-                build_evidence(contexts, data_lang),
-                question=question,
-                embedder=self.embedder,
+            scores = self._score_against(
+                answer_claims(ground_truth, data_lang), contexts, question, data_lang
             )
-            value = sum(c.supported for c in scores) / len(scores)
+            found = sum(c.supported for c in scores)
+            value = found / len(scores)
             return (
                 value,
                 0.5,
                 None,
                 _msg(
                     lang,
-                    f"{sum(c.supported for c in scores)} of {len(scores)} reference sentences found in the contexts",
-                    f"参照回答 {len(scores)}文のうち {sum(c.supported for c in scores)}文がコンテキストに見つかりました",
+                    f"{found} of {len(scores)} reference sentences found in the contexts",
+                    f"参照回答 {len(scores)}文のうち {found}文がコンテキストに見つかりました",
                 ),
                 [c.to_dict() for c in scores],
             )
@@ -620,16 +604,11 @@ class OfflineLLM:
                 question, contexts, answer or None, data_lang
             )
             if value is None:
-                return (
-                    None,
-                    0.5,
+                return _unscored(
+                    lang,
                     Unscored.MISSING_FIELD,
-                    _msg(
-                        lang,
-                        "the contexts have no sentences",
-                        "コンテキストに文がありません",
-                    ),
-                    None,
+                    "the contexts have no sentences",
+                    "コンテキストに文がありません",
                 )
             n_rel = sum(r.relevant for r in rel)
             return (
