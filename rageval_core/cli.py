@@ -585,6 +585,21 @@ def cmd_runs_calls(args: argparse.Namespace) -> int:
 
 
 # ---- parser ----------------------------------------------------------------------------------------------
+def add_provider_args(parser: argparse.ArgumentParser) -> None:
+    """The provider options of every command that calls a model (evaluate, synth, rag): one configuration
+    works for all of them (read back by ``_provider_config``)."""
+    parser.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
+    parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
+    parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
+    parser.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
+    parser.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
+    parser.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
+    parser.add_argument("--tpm", type=float, help="tokens per minute limit")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    parser.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
@@ -603,16 +618,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Bad rows are skipped and listed (exit 2 only with --strict). Keys come from the environment only.",
     )
     ev.add_argument("data", nargs="?", help="dataset file (.json, .jsonl, .csv)")
-    ev.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
-    ev.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
-    ev.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    ev.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
-    ev.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
-    ev.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
-    ev.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
-    ev.add_argument("--tpm", type=float, help="tokens per minute limit")
-    ev.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
-    ev.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
+    add_provider_args(ev)
     ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids: faithfulness, answer_relevancy, "
                     "context_precision, context_recall, context_relevance, answer_correctness")
     ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")

@@ -26,18 +26,12 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _add_provider_args(p: argparse.ArgumentParser) -> None:
-    """The provider options ``evaluate`` has, so the same configuration works for all three commands."""
-    p.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
-    p.add_argument("--model")
-    p.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
-    p.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
-    p.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
-    p.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
-    p.add_argument("--tpm", type=float, help="tokens per minute limit")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
-    p.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
+def _add_options(p: argparse.ArgumentParser) -> None:
+    """``evaluate``'s provider options (so the same configuration works for all three commands), then
+    chunking, ``--strict`` and ``--template``."""
+    from rageval_core.cli import add_provider_args
+
+    add_provider_args(p)
     p.add_argument("--concurrency", type=int, default=1, help=argparse.SUPPRESS)
     p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     p.add_argument("--chunk-size", type=int, help="characters per chunk (default ja 300, en 800)")
@@ -204,7 +198,7 @@ def add_commands(sub: Any) -> None:
     sy.add_argument("--per-section", type=int, default=3, help="questions per section (default 3, at most 20)")
     sy.add_argument("--out", required=True, help="test set file (.json)")
     sy.add_argument("--quiet", action="store_true", help="no progress lines")
-    _add_provider_args(sy)
+    _add_options(sy)
     sy.set_defaults(func=cmd_synth)
 
     rg = sub.add_parser("rag", help="answer a test set with a simple retrieve-and-answer pipeline")
@@ -214,5 +208,5 @@ def add_commands(sub: Any) -> None:
     rg.add_argument("--no-heading", action="store_true", help="embed chunks without their section heading")
     rg.add_argument("--out", required=True, help="RAG outputs as a dataset (.json, .jsonl, .csv) for 'evaluate'")
     rg.add_argument("--quiet", action="store_true", help="no progress lines")
-    _add_provider_args(rg)
+    _add_options(rg)
     rg.set_defaults(func=cmd_rag)
