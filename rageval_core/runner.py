@@ -55,11 +55,6 @@ class TaskTag:
 _CURRENT: contextvars.ContextVar[TaskTag | None] = contextvars.ContextVar("rageval_task", default=None)
 
 
-def current_task() -> TaskTag | None:
-    """The task the calling thread works for (None outside a run)."""
-    return _CURRENT.get()
-
-
 def make_call_hook(store: Store) -> Callable[[Any], None]:
     """A ``call_hook`` for ``build_llm``: writes each provider call or cache hit to the store's call log.
 
@@ -563,7 +558,7 @@ def _override(overrides: Mapping[str, Any], key: str) -> Any:
 def _template_hashes(languages: Sequence[str], overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
     """Short hashes of the decomposed-task templates, e.g. ``{"ja/extract_claims": "3f2a…"}``; an edited
     template from the run's options is hashed instead of the shipped file."""
-    from rageval_core.prompts import PromptTemplate, load_template
+    from rageval_core.prompts import resolve_template
 
     out: dict[str, str] = {}
     for lang in languages:
@@ -571,12 +566,7 @@ def _template_hashes(languages: Sequence[str], overrides: Mapping[str, Any] | No
             key = f"{lang}/{task}"
             custom = _override(overrides or {}, key)
             try:
-                if isinstance(custom, PromptTemplate):
-                    out[key] = custom.short_hash
-                elif isinstance(custom, str):
-                    out[key] = PromptTemplate.from_text(custom, name=task, language=lang).short_hash
-                else:
-                    out[key] = load_template(task, lang).short_hash
+                out[key] = resolve_template(task, lang, custom).short_hash
             except Exception as exc:  # a broken edited template still gets recorded, as broken
                 out[key] = f"error: {exc}"
     return out
