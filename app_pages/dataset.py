@@ -10,13 +10,6 @@ UPLOAD_KEY = "dataset.upload"
 UPLOAD_SEEN = "dataset.upload_seen"
 
 
-def _use(ws: data.Workset, pins: set[str] | None = None) -> None:
-    """Make ``ws`` the working dataset and start the editor afresh (pending edits belong to the old table)."""
-    st.session_state[state.DATASET] = ws
-    st.session_state[state.PINNED] = set(data.default_pins(ws)) if pins is None else pins
-    st.session_state[state.EDITOR_VERSION] = state.get(state.EDITOR_VERSION) + 1
-
-
 st.title("📄 Dataset")
 ws: data.Workset = st.session_state[state.DATASET]
 pinned: set[str] = st.session_state[state.PINNED]
@@ -33,20 +26,17 @@ with pick:
         help="The datasets in sample_data/ (sample_data/README.md describes each).",
     )
     if st.button("Load sample", disabled=choice is None):
-        _use(data.load_sample_file(choice))
+        state.use_dataset(data.load_sample_file(choice))
         st.rerun()
 with upload:
     uploaded = st.file_uploader("Or upload JSON, JSONL or CSV", type=["json", "jsonl", "ndjson", "csv"], key=UPLOAD_KEY)
-    if uploaded is not None:
-        signature = (uploaded.name, uploaded.size, getattr(uploaded, "file_id", ""))
-        if st.session_state.get(UPLOAD_SEEN) != signature:
-            st.session_state[UPLOAD_SEEN] = signature
-            try:
-                _use(data.load_upload(uploaded.name, uploaded.getvalue()))
-            except Exception as exc:  # noqa: BLE001 - the loader reports problems as issues; anything else is still a message
-                widgets.show_error(f"Could not read {uploaded.name}", exc)
-            else:
-                st.rerun()
+    if uploaded is not None and state.is_new_upload(uploaded, UPLOAD_SEEN):
+        try:
+            state.use_dataset(data.load_upload(uploaded.name, uploaded.getvalue()))
+        except Exception as exc:  # noqa: BLE001 - the loader reports problems as issues; anything else is still a message
+            widgets.show_error(f"Could not read {uploaded.name}", exc)
+        else:
+            st.rerun()
 
 ws = st.session_state[state.DATASET]
 pinned = st.session_state[state.PINNED]
@@ -99,19 +89,19 @@ if data.has_edits(edits):
     )
     if only_pins:
         new_pins = {str(i) for i, p in zip(table["id"], table[data.PIN_COLUMN]) if bool(p)}
-        _use(ws, new_pins)
+        state.use_dataset(ws, new_pins)
     else:
         new_ws, new_pins = data.commit_table(ws, table)
-        _use(new_ws, new_pins)
+        state.use_dataset(new_ws, new_pins)
     st.rerun()
 
 n_labels = data.labels_count(ws)
 with st.container(horizontal=True):
     if st.button(f"Pin {data.QUICK_ROWS} rows", help="One row per category first, then in dataset order."):
-        _use(ws, set(data.default_pins(ws)))
+        state.use_dataset(ws)
         st.rerun()
     if st.button("Clear pins"):
-        _use(ws, set())
+        state.use_dataset(ws, set())
         st.rerun()
     st.download_button("Download JSON", data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
     st.download_button("Download CSV", data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")

@@ -20,6 +20,23 @@ def _set_document(doc) -> None:
     st.session_state.pop(ts_ui.RAG_RUN, None)
 
 
+def _set_testset(testset) -> None:
+    """New or edited pairs: the RAG answers belong to the old ones, and the editor starts afresh."""
+    st.session_state[ts_ui.TESTSET] = testset
+    st.session_state.pop(ts_ui.RAG_RUN, None)
+    st.session_state[ts_ui.EDITOR_VERSION] = st.session_state.get(ts_ui.EDITOR_VERSION, 0) + 1
+
+
+def _prompt_editor(name: str, task: str, language: str, placeholders: str, height: int) -> str:
+    """The shipped ``task`` template in an editable text area (one per language, so a switch shows its own)."""
+    return st.text_area(
+        f"Template: {placeholders}; `{{{{` `}}}}` for literal braces",
+        ts_ui.shipped_prompt(task, language),
+        height=height,
+        key=f"testset.{name}_prompt.{language}",
+    )
+
+
 st.title("🧪 Test set")
 st.caption(
     "Generate question / ground-truth pairs from a document, section by section (seed 003), review them, answer them "
@@ -52,16 +69,13 @@ with pick:
         st.rerun()
 with upload:
     uploaded = st.file_uploader("Or upload Markdown or text", type=["md", "markdown", "txt"], key="testset.upload")
-    if uploaded is not None:
-        signature = (uploaded.name, uploaded.size, getattr(uploaded, "file_id", ""))
-        if st.session_state.get(ts_ui.UPLOAD_SEEN) != signature:
-            st.session_state[ts_ui.UPLOAD_SEEN] = signature
-            try:
-                _set_document(ts_ui.load_uploaded_document(uploaded.name, uploaded.getvalue()))
-            except DocumentError as exc:
-                widgets.show_error(f"Could not use {uploaded.name}", exc)
-            else:
-                st.rerun()
+    if uploaded is not None and state.is_new_upload(uploaded, ts_ui.UPLOAD_SEEN):
+        try:
+            _set_document(ts_ui.load_uploaded_document(uploaded.name, uploaded.getvalue()))
+        except DocumentError as exc:
+            widgets.show_error(f"Could not use {uploaded.name}", exc)
+        else:
+            st.rerun()
 
 doc = st.session_state[ts_ui.DOCUMENT]
 with st.expander("Chunking (sections are cut into chunks for provenance and retrieval)"):
@@ -100,12 +114,7 @@ st.caption(
     "(seed 003): a different judge model is the safer check."
 )
 with st.expander(f"Generation prompt (synth_qa, {doc.language})"):
-    synth_prompt = st.text_area(
-        "Template: `{title}`, `{heading}`, `{text}`, `{n}`; `{{` `}}` for literal braces",
-        ts_ui.shipped_prompt("synth_qa", doc.language),
-        height=300,
-        key=f"testset.synth_prompt.{doc.language}",
-    )
+    synth_prompt = _prompt_editor("synth", "synth_qa", doc.language, "`{title}`, `{heading}`, `{text}`, `{n}`", 300)
     if sidebar.is_offline():
         st.caption("The offline provider ignores the prompt text; an edit is still checked before anything is sent.")
 if st.button("Generate test set", type="primary", disabled=bool(problems)):
@@ -123,9 +132,7 @@ if st.button("Generate test set", type="primary", disabled=bool(problems)):
     except (ProviderError, SynthError) as exc:
         widgets.show_error("Could not generate the test set", exc)
     else:
-        st.session_state[ts_ui.TESTSET] = generated
-        st.session_state.pop(ts_ui.RAG_RUN, None)
-        st.session_state[ts_ui.EDITOR_VERSION] = st.session_state.get(ts_ui.EDITOR_VERSION, 0) + 1
+        _set_testset(generated)
     bar.empty()
 
 testset = st.session_state.get(ts_ui.TESTSET)
@@ -169,9 +176,7 @@ st.data_editor(
 edits = st.session_state.get(editor_key)
 if data.has_edits(edits):
     updated, dropped = ts_ui.apply_item_edits(testset, frame, edits)
-    st.session_state[ts_ui.TESTSET] = updated
-    st.session_state.pop(ts_ui.RAG_RUN, None)
-    st.session_state[ts_ui.EDITOR_VERSION] = st.session_state.get(ts_ui.EDITOR_VERSION, 0) + 1
+    _set_testset(updated)
     if dropped:
         st.toast(f"{dropped} row(s) without a question or ground truth were removed")
     st.rerun()
@@ -184,12 +189,7 @@ k = k_col.number_input("Chunks retrieved per question (k)", min_value=1, max_val
 with_heading = heading_col.toggle("Embed each chunk with its section heading", value=True, key="testset.with_heading")
 st.caption("Chunks and questions are embedded with the sidebar provider's embedder; the top-k chunks by cosine are the contexts.")
 with st.expander(f"Answer prompt (rag_answer, {doc.language})"):
-    rag_prompt = st.text_area(
-        "Template: `{question}`, `{contexts}`; `{{` `}}` for literal braces",
-        ts_ui.shipped_prompt("rag_answer", doc.language),
-        height=240,
-        key=f"testset.rag_prompt.{doc.language}",
-    )
+    rag_prompt = _prompt_editor("rag", "rag_answer", doc.language, "`{question}`, `{contexts}`", 240)
 if st.button("Run RAG", type="primary", disabled=bool(problems) or not testset.items):
     bar = st.progress(0.0, text="Embedding chunks…")
     try:
@@ -228,9 +228,7 @@ use, evaluate, dl_json, dl_csv, dl_all = st.columns(5)
 name = ts_ui.dataset_name(testset)
 if use.button("Use as dataset", type="primary"):
     ws = ts_ui.to_workset(run, name)
-    st.session_state[state.DATASET] = ws
-    st.session_state[state.PINNED] = set(data.default_pins(ws))
-    st.session_state[state.EDITOR_VERSION] = state.get(state.EDITOR_VERSION) + 1
+    state.use_dataset(ws)
     st.success(f"Loaded {len(ws.samples)} rows as the dataset **{ws.name}**; evaluate them on the Evaluate page (e.g. the binary judge).")
 if evaluate.button("Open Evaluate"):
     st.switch_page(nav.EVALUATE.path)

@@ -70,3 +70,23 @@ def init() -> None:
 def get(key: str) -> Any:
     """The value of ``key``, or its default when a page runs before ``init`` (e.g. under AppTest)."""
     return st.session_state.get(key, DEFAULTS.get(key))
+
+
+def use_dataset(ws: Any, pins: set[str] | None = None) -> None:
+    """Make ``ws`` (a ``ui.data.Workset``) the working dataset, pinning ``pins`` (default: the quick-run rows),
+    and start the Dataset editor afresh: pending edits belong to the old table."""
+    from ui import data
+
+    st.session_state[DATASET] = ws
+    st.session_state[PINNED] = set(data.default_pins(ws)) if pins is None else pins
+    st.session_state[EDITOR_VERSION] = get(EDITOR_VERSION) + 1
+
+
+def is_new_upload(uploaded: Any, seen_key: str) -> bool:
+    """True once per uploaded file: ``st.file_uploader`` returns the same file on every rerun, and loading it
+    again would drop the edits made since."""
+    signature = (uploaded.name, uploaded.size, getattr(uploaded, "file_id", ""))
+    if st.session_state.get(seen_key) == signature:
+        return False
+    st.session_state[seen_key] = signature
+    return True
