@@ -40,29 +40,46 @@ def _query(db: Path, sql: str, *params):
         conn.close()
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX SIGKILL")
-def test_sigkill_then_resume_repeats_no_finished_call_and_loses_no_row(tmp_path):
+def _workspace(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A copy of the seed data, the store's database path and an environment without a real API key."""
     data = tmp_path / "ml_qa_ja.json"
     data.write_bytes((ROOT / "sample_data" / "ml_qa_ja.json").read_bytes())
     home = tmp_path / "home"
-    db = home / "rageval.sqlite"
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     env.update(RAGEVAL_HOME=str(home), PYTHONPATH=str(ROOT))
+    return data, home / "rageval.sqlite", env
+
+
+def _evaluate_cmd(data: Path, server: FakeLLMServer, *options: str) -> list[str]:
+    """The CLI evaluation of ``data`` against the fake server's OpenAI-compatible endpoint."""
+    return [
+        sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "openai-compatible",
+        "--model", "fake-judge", "--base-url", server.openai_base_url, "--embedding-model", "fake-embed", *options,
+    ]
+
+
+def _wait_for(db: Path, proc: subprocess.Popen, sql: str, at_least: int) -> int:
+    """Poll ``sql`` until it returns ``at_least`` rows, the process ends or a minute passes; the last count."""
+    deadline = time.monotonic() + 60
+    done = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = len(_query(db, sql))
+        if done >= at_least:
+            break
+        time.sleep(0.02)
+    return done
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX SIGKILL")
+def test_sigkill_then_resume_repeats_no_finished_call_and_loses_no_row(tmp_path):
+    data, db, env = _workspace(tmp_path)
     with FakeLLMServer(latency=0.15, responder=_responder()) as server:
-        cmd = [
-            sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "openai-compatible",
-            "--model", "fake-judge", "--base-url", server.openai_base_url, "--embedding-model", "fake-embed",
-            "--metrics", "faithfulness,answer_correctness", "--judge", "rubric5",
+        cmd = _evaluate_cmd(
+            data, server, "--metrics", "faithfulness,answer_correctness", "--judge", "rubric5",
             "--concurrency", str(CONCURRENCY), "--out", str(tmp_path / "out.json"), "--quiet",
-        ]
+        )
         proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        done = 0
-        while time.monotonic() < deadline and proc.poll() is None:
-            done = len(_query(db, "SELECT DISTINCT sample_id, scorer FROM results"))
-            if done >= 10:
-                break
-            time.sleep(0.02)
+        done = _wait_for(db, proc, "SELECT DISTINCT sample_id, scorer FROM results", 10)
         assert proc.poll() is None, f"the run ended before it could be killed: {proc.communicate()}"
         assert done >= 10, "the run made no progress"
         os.kill(proc.pid, signal.SIGKILL)
@@ -109,24 +126,11 @@ def test_sigkill_then_resume_repeats_no_finished_call_and_loses_no_row(tmp_path)
 
 
 def test_ctrl_c_cancels_cleanly_and_the_run_resumes(tmp_path):
-    data = tmp_path / "ml_qa_ja.json"
-    data.write_bytes((ROOT / "sample_data" / "ml_qa_ja.json").read_bytes())
-    home = tmp_path / "home"
-    db = home / "rageval.sqlite"
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    env.update(RAGEVAL_HOME=str(home), PYTHONPATH=str(ROOT))
+    data, db, env = _workspace(tmp_path)
     with FakeLLMServer(latency=0.1, responder=_responder()) as server:
-        cmd = [
-            sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "openai-compatible",
-            "--model", "fake-judge", "--base-url", server.openai_base_url, "--embedding-model", "fake-embed",
-            "--judge", "rubric5", "--concurrency", "1", "--out", str(tmp_path / "out.json"),
-        ]
+        cmd = _evaluate_cmd(data, server, "--judge", "rubric5", "--concurrency", "1", "--out", str(tmp_path / "out.json"))
         proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if len(_query(db, "SELECT DISTINCT sample_id FROM results")) >= 3:
-                break
-            time.sleep(0.02)
+        _wait_for(db, proc, "SELECT DISTINCT sample_id FROM results", 3)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
