@@ -215,7 +215,7 @@ def _invalid_rows(dataset: Any) -> list[Any]:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from rageval_core.datasets import load_dataset
+    """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
     from rageval_core.export import export_calls_jsonl, export_run
     from rageval_core.llm.base import ProviderError
     from rageval_core.runner import RunError, estimate, run
@@ -236,17 +236,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for t in thresholds:
         if (t.method, t.metric) not in produced:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
-    dataset = load_dataset(args.data)
-    file_problems = [i for i in dataset.errors if i.row is None]
-    invalid = _invalid_rows(dataset)
-    for issue in file_problems:
-        _err(f"dataset: {issue}")
-    if not dataset.samples:
-        raise UsageError(f"{args.data}: no valid rows to evaluate")
-    if invalid:
-        _err(f"dataset: {len(invalid)} bad row(s) skipped, {len(dataset.samples)} evaluated:")
-        for row in invalid:
-            _err(f"  {row.sample_id}: {row.error}")
+    dataset, invalid = _load_rows(args.data)
     cfg = _provider_config(args)
     store = _store(args)
 
@@ -303,6 +293,43 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     _print_summary(result)
     print(_actual_table(est, store.calls(result.run_id)))
     _print_analysis(result.results, dataset.samples)
+    _print_call_totals(result)
+    print(f"run {result.run_id} ({result.status}) → {out}")
+    if result.status == "cancelled":
+        _err(f"run cancelled; resume with: --resume {result.run_id}")
+        return EXIT_INTERRUPTED
+
+    scored = sum(1 for r in result.results if r.value is not None)
+    if scored == 0:
+        _err("nothing could be evaluated: every result is unscored (see the reasons above)")
+        return EXIT_BAD_INPUT
+    code = EXIT_OK if _print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
+    if args.strict and invalid:
+        _err(f"--strict: {len(invalid)} bad row(s) in the dataset")
+        return EXIT_BAD_INPUT
+    return code
+
+
+def _load_rows(path: str) -> tuple[Any, list[Any]]:
+    """The dataset and its rejected rows; file problems and skipped rows go to stderr."""
+    from rageval_core.datasets import load_dataset
+
+    dataset = load_dataset(path)
+    invalid = _invalid_rows(dataset)
+    for issue in dataset.errors:
+        if issue.row is None:
+            _err(f"dataset: {issue}")
+    if not dataset.samples:
+        raise UsageError(f"{path}: no valid rows to evaluate")
+    if invalid:
+        _err(f"dataset: {len(invalid)} bad row(s) skipped, {len(dataset.samples)} evaluated:")
+        for row in invalid:
+            _err(f"  {row.sample_id}: {row.error}")
+    return dataset, invalid
+
+
+def _print_call_totals(result: Any) -> None:
+    """One line on what the run's calls cost: all cache hits, offline heuristics, or provider calls and tokens."""
     total_calls = result.provider_calls + result.cache_hits
     if total_calls and result.all_cached:
         print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
@@ -316,27 +343,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
             f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
         )
-    print(f"run {result.run_id} ({result.status}) → {out}")
-    if result.status == "cancelled":
-        _err(f"run cancelled; resume with: --resume {result.run_id}")
-        return EXIT_INTERRUPTED
 
-    scored = sum(1 for r in result.results if r.value is not None)
-    if scored == 0:
-        _err("nothing could be evaluated: every result is unscored (see the reasons above)")
-        return EXIT_BAD_INPUT
-    code = EXIT_OK
-    checks = check_thresholds(result.summary, thresholds)
+
+def _print_thresholds(checks: Sequence[ThresholdCheck]) -> bool:
+    """Print each --fail-under check; True when every one passed."""
     for c in checks:
         verdict = "ok" if c.passed else "MISSED"
         detail = "no scored rows" if c.mean is None else f"mean {c.mean:.3f}"
         print(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g}: {detail} ({c.scored} scored, {c.unscored} unscored) {verdict}")
-        if not c.passed:
-            code = EXIT_THRESHOLD
-    if args.strict and invalid:
-        _err(f"--strict: {len(invalid)} bad row(s) in the dataset")
-        return EXIT_BAD_INPUT
-    return code
+    return all(c.passed for c in checks)
 
 
 def _money(value: float | None) -> str:
