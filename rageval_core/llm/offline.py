@@ -77,7 +77,11 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _unscored(lang: Language, reason: str, en: str, ja: str) -> tuple[None, float, str, str, None]:
+# (value in [0, 1] or None, pivot for the scale, unscored reason, reason text, breakdown) of one criterion
+_CriterionValue = tuple[float | None, float, str | None, str, Any]
+
+
+def _unscored(lang: Language, reason: str, en: str, ja: str) -> _CriterionValue:
     """``criterion_value``'s answer for a row the heuristic cannot score: no value, the reason and why."""
     return None, 0.5, reason, _msg(lang, en, ja), None
 
@@ -483,7 +487,7 @@ class OfflineLLM:
         answer: str,
         ground_truth: str,
         lang: Language,
-    ) -> tuple[float | None, float, str | None, str, Any]:
+    ) -> _CriterionValue:
         """(value in [0, 1] or None, pivot for the scale, unscored reason, reason text, breakdown) of one standard criterion."""
         data_lang = (
             self._data_lang(answer, contexts[:1])
@@ -498,41 +502,8 @@ class OfflineLLM:
                 lang, Unscored.EMPTY_ANSWER, "the answer is blank", "回答が空です"
             )
         if cid == FAITHFULNESS:
-            reason = faithfulness_precheck(answer, contexts)
-            if reason is not None:
-                text = {
-                    Unscored.MISSING_FIELD: (
-                        "the row has no contexts to check against",
-                        "照合するコンテキストがありません",
-                    ),
-                    Unscored.UNCHECKABLE: (
-                        "a bare yes/no answer cannot be checked lexically",
-                        "「はい／いいえ」だけの回答は字句的に検証できません",
-                    ),
-                }.get(reason, ("cannot be scored", "採点できません"))
-                return _unscored(lang, reason, *text)
-            scores = self._score_against(
-                answer_claims(answer, data_lang), contexts, question, data_lang
-            )
-            value = aggregate_support(scores)
-            assert value is not None
-            weakest = min(scores, key=lambda c: c.score)
-            supported = sum(c.supported for c in scores)
-            text_en = (
-                f"soft-min support {value:.2f} over {len(scores)} sentences ({supported} supported); "
-                f"weakest: {_short(weakest.claim)} → {weakest.score:.2f}"
-            )
-            text_ja = (
-                f"{len(scores)}文の支持度のソフト最小 {value:.2f}（支持 {supported}文）。"
-                f"最も弱い文: {_short(weakest.claim)} → {weakest.score:.2f}"
-            )
-            extra = self._claim_reason(weakest, lang)[len(_PREFIX[lang]) :]
-            return (
-                value,
-                support_threshold(data_lang),
-                None,
-                _msg(lang, f"{text_en} ({extra})", f"{text_ja}（{extra}）"),
-                [c.to_dict() for c in scores],
+            return self._faithfulness_value(
+                question, contexts, answer, ground_truth, lang, data_lang
             )
         if cid == ANSWER_RELEVANCY:
             if is_blank(question):
@@ -552,77 +523,161 @@ class OfflineLLM:
                 "the row has no contexts",
                 "コンテキストがありません",
             )
-        if cid == CONTEXT_PRECISION:
-            reference = ground_truth if ground_truth.strip() else answer
-            if is_blank(reference):
-                return _unscored(
-                    lang,
-                    Unscored.MISSING_FIELD,
-                    "no reference or answer to judge usefulness by",
-                    "有用性を判断する参照回答も回答もありません",
-                )
-            chunks = steps.chunk_usefulness(reference, contexts, data_lang)
-            value = steps.average_precision([c.useful for c in chunks]) or 0.0
-            flags = "".join("1" if c.useful else "0" for c in chunks)
-            return (
-                value,
-                0.5,
-                None,
-                _msg(
-                    lang,
-                    f"average precision {value:.2f} of chunk usefulness [{flags}] (coverage of the reference)",
-                    f"チャンク有用性 [{flags}]（参照の被覆）の平均適合率 {value:.2f}",
+        by_criterion = {
+            CONTEXT_PRECISION: self._context_precision_value,
+            CONTEXT_RECALL: self._context_recall_value,
+            CONTEXT_RELEVANCE: self._context_relevance_value,
+        }
+        return by_criterion[cid](
+            question, contexts, answer, ground_truth, lang, data_lang
+        )
+
+    def _faithfulness_value(
+        self,
+        question: str,
+        contexts: list[str],
+        answer: str,
+        ground_truth: str,
+        lang: Language,
+        data_lang: Language,
+    ) -> _CriterionValue:
+        """Soft-min support of the answer's sentences by the contexts."""
+        reason = faithfulness_precheck(answer, contexts)
+        if reason is not None:
+            text = {
+                Unscored.MISSING_FIELD: (
+                    "the row has no contexts to check against",
+                    "照合するコンテキストがありません",
                 ),
-                [c.__dict__ for c in chunks],
-            )
-        if cid == CONTEXT_RECALL:
-            if is_blank(ground_truth):
-                return _unscored(
-                    lang,
-                    Unscored.MISSING_FIELD,
-                    "needs a ground truth",
-                    "参照回答（ground truth）が必要です",
-                )
-            scores = self._score_against(
-                answer_claims(ground_truth, data_lang), contexts, question, data_lang
-            )
-            found = sum(c.supported for c in scores)
-            value = found / len(scores)
-            return (
-                value,
-                0.5,
-                None,
-                _msg(
-                    lang,
-                    f"{found} of {len(scores)} reference sentences found in the contexts",
-                    f"参照回答 {len(scores)}文のうち {found}文がコンテキストに見つかりました",
+                Unscored.UNCHECKABLE: (
+                    "a bare yes/no answer cannot be checked lexically",
+                    "「はい／いいえ」だけの回答は字句的に検証できません",
                 ),
-                [c.to_dict() for c in scores],
+            }.get(reason, ("cannot be scored", "採点できません"))
+            return _unscored(lang, reason, *text)
+        scores = self._score_against(
+            answer_claims(answer, data_lang), contexts, question, data_lang
+        )
+        value = aggregate_support(scores)
+        assert value is not None
+        weakest = min(scores, key=lambda c: c.score)
+        supported = sum(c.supported for c in scores)
+        text_en = (
+            f"soft-min support {value:.2f} over {len(scores)} sentences ({supported} supported); "
+            f"weakest: {_short(weakest.claim)} → {weakest.score:.2f}"
+        )
+        text_ja = (
+            f"{len(scores)}文の支持度のソフト最小 {value:.2f}（支持 {supported}文）。"
+            f"最も弱い文: {_short(weakest.claim)} → {weakest.score:.2f}"
+        )
+        extra = self._claim_reason(weakest, lang)[len(_PREFIX[lang]) :]
+        return (
+            value,
+            support_threshold(data_lang),
+            None,
+            _msg(lang, f"{text_en} ({extra})", f"{text_ja}（{extra}）"),
+            [c.to_dict() for c in scores],
+        )
+
+    def _context_precision_value(
+        self,
+        question: str,
+        contexts: list[str],
+        answer: str,
+        ground_truth: str,
+        lang: Language,
+        data_lang: Language,
+    ) -> _CriterionValue:
+        """Average precision of chunk usefulness (coverage of the reference, else of the answer)."""
+        reference = ground_truth if ground_truth.strip() else answer
+        if is_blank(reference):
+            return _unscored(
+                lang,
+                Unscored.MISSING_FIELD,
+                "no reference or answer to judge usefulness by",
+                "有用性を判断する参照回答も回答もありません",
             )
-        if cid == CONTEXT_RELEVANCE:
-            value, rel = steps.context_relevance_score(
-                question, contexts, answer or None, data_lang
+        chunks = steps.chunk_usefulness(reference, contexts, data_lang)
+        value = steps.average_precision([c.useful for c in chunks]) or 0.0
+        flags = "".join("1" if c.useful else "0" for c in chunks)
+        return (
+            value,
+            0.5,
+            None,
+            _msg(
+                lang,
+                f"average precision {value:.2f} of chunk usefulness [{flags}] (coverage of the reference)",
+                f"チャンク有用性 [{flags}]（参照の被覆）の平均適合率 {value:.2f}",
+            ),
+            [c.__dict__ for c in chunks],
+        )
+
+    def _context_recall_value(
+        self,
+        question: str,
+        contexts: list[str],
+        answer: str,
+        ground_truth: str,
+        lang: Language,
+        data_lang: Language,
+    ) -> _CriterionValue:
+        """Share of the ground truth's sentences supported by the contexts."""
+        if is_blank(ground_truth):
+            return _unscored(
+                lang,
+                Unscored.MISSING_FIELD,
+                "needs a ground truth",
+                "参照回答（ground truth）が必要です",
             )
-            if value is None:
-                return _unscored(
-                    lang,
-                    Unscored.MISSING_FIELD,
-                    "the contexts have no sentences",
-                    "コンテキストに文がありません",
-                )
-            n_rel = sum(r.relevant for r in rel)
-            return (
-                value,
-                0.5,
-                None,
-                _msg(
-                    lang,
-                    f"{n_rel} of {len(rel)} context sentences cover the question or the answer",
-                    f"コンテキスト {len(rel)}文のうち {n_rel}文が質問か回答に対応しています",
-                ),
-                [r.__dict__ for r in rel],
+        scores = self._score_against(
+            answer_claims(ground_truth, data_lang), contexts, question, data_lang
+        )
+        found = sum(c.supported for c in scores)
+        value = found / len(scores)
+        return (
+            value,
+            0.5,
+            None,
+            _msg(
+                lang,
+                f"{found} of {len(scores)} reference sentences found in the contexts",
+                f"参照回答 {len(scores)}文のうち {found}文がコンテキストに見つかりました",
+            ),
+            [c.to_dict() for c in scores],
+        )
+
+    def _context_relevance_value(
+        self,
+        question: str,
+        contexts: list[str],
+        answer: str,
+        ground_truth: str,
+        lang: Language,
+        data_lang: Language,
+    ) -> _CriterionValue:
+        """Share of context sentences that cover the question or the answer."""
+        value, rel = steps.context_relevance_score(
+            question, contexts, answer or None, data_lang
+        )
+        if value is None:
+            return _unscored(
+                lang,
+                Unscored.MISSING_FIELD,
+                "the contexts have no sentences",
+                "コンテキストに文がありません",
             )
-        raise KeyError(cid)
+        n_rel = sum(r.relevant for r in rel)
+        return (
+            value,
+            0.5,
+            None,
+            _msg(
+                lang,
+                f"{n_rel} of {len(rel)} context sentences cover the question or the answer",
+                f"コンテキスト {len(rel)}文のうち {n_rel}文が質問か回答に対応しています",
+            ),
+            [r.__dict__ for r in rel],
+        )
 
     def correctness_value(
         self, question: str, answer: str, ground_truth: str, lang: Language
