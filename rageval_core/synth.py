@@ -277,41 +277,13 @@ def generate_testset(
             report.generated = len(pairs)
             if not pairs:
                 report.status, report.reason = "empty", "the model returned no usable question/answer pair"
-            for k, (question, answer) in enumerate(pairs):
-                src = source_chunk(answer, section_chunks)
-                drafts.append(
-                    TestItem(
-                        id=f"s{section.index:02d}-q{k + 1:02d}",
-                        question=question,
-                        ground_truth=answer,
-                        metadata={
-                            "category": section.label,
-                            "document": doc.name,
-                            "section_index": section.index,
-                            "section": section.heading,
-                            "section_path": " > ".join(section.path),
-                            "chunk_ids": [c.id for c in section_chunks],
-                            "source_chunk_id": src.id if src else None,
-                            "grounding": round(containment(answer, section.text), 3),
-                            "generator_provider": completion.provider,
-                            "generator_model": completion.model,
-                            "synthetic": True,
-                            "generator_offline": offline_flags[-1],
-                        },
-                    )
-                )
+            drafts.extend(
+                _draft_item(doc, section, section_chunks, k, question, answer, completion, offline_flags[-1])
+                for k, (question, answer) in enumerate(pairs)
+            )
         if progress is not None:
             progress(done + 1, len(chosen), section.label)
-    dropped = near_duplicates([d.question for d in drafts], dedupe_threshold)
-    items: list[TestItem] = []
-    by_section = {r.index: r for r in reports}
-    for i, item in enumerate(drafts):
-        report = by_section[item.metadata["section_index"]]
-        if i in dropped:
-            report.duplicates += 1
-            continue
-        report.kept += 1
-        items.append(item)
+    items = _drop_duplicates(drafts, reports, dedupe_threshold)
     offline = all(offline_flags) if offline_flags else getattr(llm, "provider", "") == "offline"
     generator = {
         "provider": used_provider,
@@ -327,6 +299,54 @@ def generate_testset(
     if offline:
         generator["note"] = OFFLINE_NOTE
     return TestSet(doc.summary(), generator, reports, items)
+
+
+def _draft_item(
+    doc: Document,
+    section: Section,
+    section_chunks: Sequence[Chunk],
+    k: int,
+    question: str,
+    answer: str,
+    completion: Completion,
+    offline: bool,
+) -> TestItem:
+    """The k-th generated pair of a section as a test item, with its provenance (section, chunks, generator)."""
+    src = source_chunk(answer, section_chunks)
+    return TestItem(
+        id=f"s{section.index:02d}-q{k + 1:02d}",
+        question=question,
+        ground_truth=answer,
+        metadata={
+            "category": section.label,
+            "document": doc.name,
+            "section_index": section.index,
+            "section": section.heading,
+            "section_path": " > ".join(section.path),
+            "chunk_ids": [c.id for c in section_chunks],
+            "source_chunk_id": src.id if src else None,
+            "grounding": round(containment(answer, section.text), 3),
+            "generator_provider": completion.provider,
+            "generator_model": completion.model,
+            "synthetic": True,
+            "generator_offline": offline,
+        },
+    )
+
+
+def _drop_duplicates(drafts: list[TestItem], reports: list[SectionReport], threshold: float) -> list[TestItem]:
+    """The drafts without near-duplicate questions; each section's report counts what it kept and dropped."""
+    dropped = near_duplicates([d.question for d in drafts], threshold)
+    items: list[TestItem] = []
+    by_section = {r.index: r for r in reports}
+    for i, item in enumerate(drafts):
+        report = by_section[item.metadata["section_index"]]
+        if i in dropped:
+            report.duplicates += 1
+            continue
+        report.kept += 1
+        items.append(item)
+    return items
 
 
 # ------------------------------------------------------------------------------------------ reading
