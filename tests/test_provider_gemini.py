@@ -25,12 +25,6 @@ from tests.support.fake_server import FakeLLMServer
 KEY = "AIzaFakeGeminiKey0123456789abcdefgh"
 
 
-@pytest.fixture()
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 def judge_request() -> LLMRequest:
     return LLMRequest(
         task=JUDGE,

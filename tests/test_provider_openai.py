@@ -23,12 +23,6 @@ from tests.support.fake_server import FakeLLMServer
 KEY = "sk-test-openai-0123456789abcdef"
 
 
-@pytest.fixture()
-def server():
-    with FakeLLMServer() as srv:
-        yield srv
-
-
 def claims_request(text: str = "The Eiffel Tower is in Paris. Answer in JSON.") -> LLMRequest:
     return LLMRequest(
         task=EXTRACT_CLAIMS,
@@ -230,6 +224,24 @@ def test_embeddings_batched_and_cached(server, tmp_path):
     again = embedder.embed(["gamma", "beta"])
     assert server.count("/embeddings") == 2  # both from the SQLite cache
     assert (again[0] == vectors[2]).all()
+
+
+def test_per_token_embeddings_are_a_clear_malformed_response(monkeypatch):
+    # llama-cpp-python's server with --embedding on a chat GGUF (no pooling) answers a list of token
+    # vectors per text: that must become a ProviderError the metric can report, not a numpy ValueError.
+    from types import SimpleNamespace
+
+    from rageval_core.embeddings.openai_embed import OpenAIEmbedder
+
+    embedder = OpenAIEmbedder(api_key="none", model="qwen", base_url="http://127.0.0.1:9/v1", provider="openai-compatible")
+    per_token = [[[0.1, 0.2], [0.3, 0.4]], [[0.5, 0.6]]]
+    answer = SimpleNamespace(data=[SimpleNamespace(index=i, embedding=e) for i, e in enumerate(per_token)])
+    monkeypatch.setattr(embedder._client.embeddings, "create", lambda **_: answer)
+    with pytest.raises(ProviderError) as info:
+        embedder.embed_batch(["hello", "過学習"])
+    assert info.value.kind == "malformed_response" and "one flat vector per text" in str(info.value)
+    answer.data = [SimpleNamespace(index=0, embedding=[0.6, 0.8]), SimpleNamespace(index=1, embedding=[1.0, 0.0])]
+    assert embedder.embed_batch(["hello", "過学習"]).shape == (2, 2)
 
 
 def test_embeddings_retry_429_and_skip_the_cache_when_asked(server, tmp_path):
