@@ -62,9 +62,26 @@ class OpenAIEmbedder:
         rows = sorted(response.data, key=lambda d: d.index)
         if len(rows) != len(texts):
             raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(rows)}", kind="malformed_response")
-        return np.asarray([r.embedding for r in rows], dtype=np.float32)
+        return _vectors(label, [r.embedding for r in rows])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         from rageval_core.embeddings.cache import embed_in_batches
 
         return embed_in_batches(self, texts)
+
+
+def _vectors(label: str, embeddings: list[object]) -> np.ndarray:
+    """One flat vector per text, all of one length; anything else (e.g. llama.cpp started with
+    ``--embedding`` on a chat model without pooling answers one vector per token) is a clear
+    ``malformed_response`` instead of a numpy error deep inside a metric."""
+    try:
+        vectors = np.asarray(embeddings, dtype=np.float32)
+    except (TypeError, ValueError):
+        vectors = None
+    if vectors is None or vectors.ndim != 2 or vectors.shape[1] == 0:
+        raise ProviderError(
+            f"{label}: the server did not return one flat vector per text (per-token vectors or mixed lengths?); "
+            "serve a sentence embedding model, e.g. llama.cpp with a pooling type (mean/cls) and an embedding GGUF",
+            kind="malformed_response",
+        )
+    return vectors
