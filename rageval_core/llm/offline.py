@@ -13,6 +13,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rageval_core import tasks as T
@@ -79,6 +80,16 @@ def _short(text: str, limit: int = 40) -> str:
 
 # (value in [0, 1] or None, pivot for the scale, unscored reason, reason text, breakdown) of one criterion
 _CriterionValue = tuple[float | None, float, str | None, str, Any]
+
+
+@dataclass(frozen=True)
+class _JudgeRow:
+    """The fields of a ``judge`` request that the standard criteria read."""
+
+    question: str
+    contexts: list[str]
+    answer: str
+    ground_truth: str
 
 
 def _unscored(lang: Language, reason: str, en: str, ja: str) -> _CriterionValue:
@@ -501,10 +512,9 @@ class OfflineLLM:
             return _unscored(
                 lang, Unscored.EMPTY_ANSWER, "the answer is blank", "回答が空です"
             )
+        row = _JudgeRow(question, contexts, answer, ground_truth)
         if cid == FAITHFULNESS:
-            return self._faithfulness_value(
-                question, contexts, answer, ground_truth, lang, data_lang
-            )
+            return self._faithfulness_value(row, lang, data_lang)
         if cid == ANSWER_RELEVANCY:
             if is_blank(question):
                 return _unscored(
@@ -528,21 +538,11 @@ class OfflineLLM:
             CONTEXT_RECALL: self._context_recall_value,
             CONTEXT_RELEVANCE: self._context_relevance_value,
         }
-        return by_criterion[cid](
-            question, contexts, answer, ground_truth, lang, data_lang
-        )
+        return by_criterion[cid](row, lang, data_lang)
 
-    def _faithfulness_value(
-        self,
-        question: str,
-        contexts: list[str],
-        answer: str,
-        ground_truth: str,
-        lang: Language,
-        data_lang: Language,
-    ) -> _CriterionValue:
+    def _faithfulness_value(self, row: _JudgeRow, lang: Language, data_lang: Language) -> _CriterionValue:
         """Soft-min support of the answer's sentences by the contexts."""
-        reason = faithfulness_precheck(answer, contexts)
+        reason = faithfulness_precheck(row.answer, row.contexts)
         if reason is not None:
             text = {
                 Unscored.MISSING_FIELD: (
@@ -556,7 +556,7 @@ class OfflineLLM:
             }.get(reason, ("cannot be scored", "採点できません"))
             return _unscored(lang, reason, *text)
         scores = self._score_against(
-            answer_claims(answer, data_lang), contexts, question, data_lang
+            answer_claims(row.answer, data_lang), row.contexts, row.question, data_lang
         )
         value = aggregate_support(scores)
         assert value is not None
@@ -579,17 +579,9 @@ class OfflineLLM:
             [c.to_dict() for c in scores],
         )
 
-    def _context_precision_value(
-        self,
-        question: str,
-        contexts: list[str],
-        answer: str,
-        ground_truth: str,
-        lang: Language,
-        data_lang: Language,
-    ) -> _CriterionValue:
+    def _context_precision_value(self, row: _JudgeRow, lang: Language, data_lang: Language) -> _CriterionValue:
         """Average precision of chunk usefulness (coverage of the reference, else of the answer)."""
-        reference = ground_truth if ground_truth.strip() else answer
+        reference = row.ground_truth if row.ground_truth.strip() else row.answer
         if is_blank(reference):
             return _unscored(
                 lang,
@@ -597,7 +589,7 @@ class OfflineLLM:
                 "no reference or answer to judge usefulness by",
                 "有用性を判断する参照回答も回答もありません",
             )
-        chunks = steps.chunk_usefulness(reference, contexts, data_lang)
+        chunks = steps.chunk_usefulness(reference, row.contexts, data_lang)
         value = steps.average_precision([c.useful for c in chunks]) or 0.0
         flags = "".join("1" if c.useful else "0" for c in chunks)
         return (
@@ -612,17 +604,9 @@ class OfflineLLM:
             [c.__dict__ for c in chunks],
         )
 
-    def _context_recall_value(
-        self,
-        question: str,
-        contexts: list[str],
-        answer: str,
-        ground_truth: str,
-        lang: Language,
-        data_lang: Language,
-    ) -> _CriterionValue:
+    def _context_recall_value(self, row: _JudgeRow, lang: Language, data_lang: Language) -> _CriterionValue:
         """Share of the ground truth's sentences supported by the contexts."""
-        if is_blank(ground_truth):
+        if is_blank(row.ground_truth):
             return _unscored(
                 lang,
                 Unscored.MISSING_FIELD,
@@ -630,7 +614,7 @@ class OfflineLLM:
                 "参照回答（ground truth）が必要です",
             )
         scores = self._score_against(
-            answer_claims(ground_truth, data_lang), contexts, question, data_lang
+            answer_claims(row.ground_truth, data_lang), row.contexts, row.question, data_lang
         )
         found = sum(c.supported for c in scores)
         value = found / len(scores)
@@ -646,18 +630,10 @@ class OfflineLLM:
             [c.to_dict() for c in scores],
         )
 
-    def _context_relevance_value(
-        self,
-        question: str,
-        contexts: list[str],
-        answer: str,
-        ground_truth: str,
-        lang: Language,
-        data_lang: Language,
-    ) -> _CriterionValue:
+    def _context_relevance_value(self, row: _JudgeRow, lang: Language, data_lang: Language) -> _CriterionValue:
         """Share of context sentences that cover the question or the answer."""
         value, rel = steps.context_relevance_score(
-            question, contexts, answer or None, data_lang
+            row.question, row.contexts, row.answer or None, data_lang
         )
         if value is None:
             return _unscored(
