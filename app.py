@@ -1,6 +1,6 @@
-"""RAG Eval Workbench — the router: page config, the shared sidebar, navigation over pages/.
+"""RAG Eval Workbench — the router: page config, the shared sidebar, navigation over app_pages/.
 
-Start with ``streamlit run app.py``. Everything else lives in pages/ (one thin file per page) and ui/.
+Start with ``streamlit run app.py``. Everything else lives in app_pages/ (one thin file per page) and ui/.
 """
 
 from __future__ import annotations

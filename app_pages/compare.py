@@ -118,19 +118,7 @@ else:
         st.info("Run B has no results yet.")
     else:
         diff = runs.diff_runs(view, view_b)
-        if diff.shared_rows:
-            notes = [f"Compared on the {widgets.plural(diff.shared_rows, 'row')} both runs scored."]
-            if diff.rows_only_a or diff.rows_only_b:
-                notes.append(f"Left out: {widgets.plural(len(diff.rows_only_a), 'row')} only in A, "
-                             f"{widgets.plural(len(diff.rows_only_b), 'row')} only in B.")
-        else:
-            notes = ["The runs share no row (different datasets?): every result is listed as in one run only."]
-        notes += [f"Judge `{b}` of B is compared with `{a}` of A." for b, a in diff.methods.items()]
-        if diff.only_a:
-            notes.append("Only A computed " + ", ".join(diff.only_a) + ".")
-        if diff.only_b:
-            notes.append("Only B computed " + ", ".join(diff.only_b) + ".")
-        st.caption(" ".join(notes))
+        st.caption(runs.diff_note(diff))
         summary = diff.summary
         summary["metric"] = summary["metric"].map(widgets.metric_label)
         st.dataframe(

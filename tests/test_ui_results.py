@@ -205,3 +205,21 @@ def test_result_tables_lead_with_the_row_or_the_method() -> None:
     by_method = widgets.results_frame(results, by="method")
     assert list(by_method.columns) == ["criterion", "method", "score", "raw", "unscored", "reason"]
     assert by_method.iloc[1].tolist() == ["Answer Relevancy", "decomposed", "-", "", "no_claims", ""]
+
+
+def test_the_run_diff_note_names_left_out_rows_paired_judges_and_one_sided_results() -> None:
+    import pandas as pd
+
+    from ui import runs
+
+    def diff(**fields: object) -> runs.RunDiff:
+        base = dict(methods={}, summary=pd.DataFrame(), changed=pd.DataFrame(), only_a=[], only_b=[],
+                    rows_only_a=[], rows_only_b=[], shared_rows=0, differences=[])
+        return runs.RunDiff(**{**base, **fields})
+
+    note = runs.diff_note(diff(shared_rows=3, rows_only_a=["9"], methods={"judge:mine": "judge:rubric5"},
+                               only_b=["context_recall (decomposed)"]))
+    assert note == ("Compared on the 3 rows both runs scored. Left out: 1 row only in A, 0 rows only in B. "
+                    "Judge `judge:mine` of B is compared with `judge:rubric5` of A. "
+                    "Only B computed context_recall (decomposed).")
+    assert runs.diff_note(diff()).startswith("The runs share no row")

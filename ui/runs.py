@@ -18,6 +18,7 @@ from rageval_core import compare, datasets, export
 from rageval_core.store import CallEntry, RunInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
+from ui.widgets import plural
 
 
 @dataclass
@@ -194,6 +195,23 @@ def diff_runs(a: RunView, b: RunView) -> RunDiff:
         shared_rows=len(shared),
         differences=compare.version_changes(_identity(a.info), _identity(b.info)),
     )
+
+
+def diff_note(diff: RunDiff) -> str:
+    """What run A vs run B compares: the shared rows (and the rows left out), paired judges, one-sided results."""
+    if diff.shared_rows:
+        notes = [f"Compared on the {plural(diff.shared_rows, 'row')} both runs scored."]
+        if diff.rows_only_a or diff.rows_only_b:
+            notes.append(f"Left out: {plural(len(diff.rows_only_a), 'row')} only in A, "
+                         f"{plural(len(diff.rows_only_b), 'row')} only in B.")
+    else:
+        notes = ["The runs share no row (different datasets?): every result is listed as in one run only."]
+    notes += [f"Judge `{b}` of B is compared with `{a}` of A." for b, a in diff.methods.items()]
+    if diff.only_a:
+        notes.append("Only A computed " + ", ".join(diff.only_a) + ".")
+    if diff.only_b:
+        notes.append("Only B computed " + ", ".join(diff.only_b) + ".")
+    return " ".join(notes)
 
 
 def differences_frame(differences: list[tuple[str, Any, Any]]) -> pd.DataFrame:
