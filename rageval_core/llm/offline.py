@@ -26,8 +26,6 @@ from rageval_core.offline.support import (
     ClaimScore,
     aggregate_support,
     answer_claims,
-    build_evidence,
-    score_claims,
     squash,
     support_threshold,
 )
@@ -261,12 +259,13 @@ class OfflineLLM:
         question: str,
         lang_hint: Language | None = None,
     ) -> list[ClaimScore]:
-        data_lang = lang_hint or self._data_lang(claims, evidence[:1])
-        return score_claims(
+        """Each claim scored against the evidence (language from the texts unless given)."""
+        return steps.attribute_sentences(
             claims,
-            build_evidence(evidence, data_lang),
+            evidence,
             question=question,
             embedder=self.embedder,
+            language=lang_hint,
         )
 
     # -------------------------------------------------------------------------------------- tasks
