@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
-from ui import inspector, run_picker, runs, state, widgets
+from rageval_core.types import DECOMPOSED, MetricResult
+from ui import evidence, inspector, run_picker, runs, state, widgets
 
 st.title("🔍 Inspect a sample")
 store = runs.store()
@@ -40,10 +40,7 @@ if forward.button("▶", key="inspect.next", help="Next row", disabled=position 
 sample_id = pick.selectbox("Row", sample_ids, index=position, format_func=_row_label)
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
-results = sorted(
-    view.results_for(sample_id),
-    key=lambda r: (r.method != DECOMPOSED, r.method, METRIC_IDS.index(r.metric) if r.metric in METRIC_IDS else len(METRIC_IDS)),
-)
+results = evidence.reading_order(view.results_for(sample_id))
 by_key: dict[tuple[str, str], MetricResult] = {(r.metric, r.method): r for r in results}
 faith = by_key.get(("faithfulness", DECOMPOSED))
 claims = list((faith.details.get("claims") if faith else None) or [])
@@ -87,17 +84,7 @@ if relevancy is not None and relevancy.details.get("offline_relevancy"):
     offline_rel = relevancy.details["offline_relevancy"]
     with st.expander("Answer relevancy: the question's asks checked against the answer (offline heuristic)"):
         st.caption(relevancy.details.get("offline_note", "Offline cannot generate questions."))
-        ask_rows = [
-            {
-                "ask": a["text"],
-                "answer types": ", ".join(f"{k} {'✓' if ok else '✗'}" for k, ok in a["types_found"].items()),
-                "topic words": widgets.fmt_score(a["coverage"]),
-                "missing": ", ".join(a["missing"]),
-                "score": widgets.fmt_score(a["score"]),
-            }
-            for a in offline_rel["asks"]
-        ]
-        st.dataframe(pd.DataFrame(ask_rows), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        st.dataframe(evidence.asks_frame(offline_rel), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
         st.caption(
             f"best answer sentence: {offline_rel.get('best_sentence') or '-'} "
             f"(cosine {widgets.fmt_score(offline_rel.get('cosine'))}); "
@@ -106,12 +93,7 @@ if relevancy is not None and relevancy.details.get("offline_relevancy"):
 precision = by_key.get(("context_precision", DECOMPOSED))
 if precision is not None and precision.details.get("verdicts"):
     with st.expander("Context precision: per-chunk verdicts"):
-        chunks = pd.DataFrame(precision.details["verdicts"])
-        if "context_index" in chunks:  # numbered [1], [2], … like the contexts above
-            chunks.insert(0, "context", chunks.pop("context_index").map(lambda i: f"[{int(i) + 1}]"))
-        if precision.details.get("precision_at_k"):
-            chunks["precision@k"] = pd.Series(precision.details["precision_at_k"]).map(widgets.fmt_score)
-        st.dataframe(chunks, hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        st.dataframe(evidence.chunks_frame(precision.details), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 recall = by_key.get(("context_recall", DECOMPOSED))
 if recall is not None and recall.details.get("reference_sentences"):
     with st.expander("Context recall: ground-truth sentences attributed to the contexts"):
@@ -123,12 +105,7 @@ if relevance is not None and relevance.details.get("extracted_sentences"):
 correctness = by_key.get(("answer_correctness", DECOMPOSED))
 if correctness is not None and any(k in correctness.details for k in ("TP", "FP", "FN")):
     with st.expander("Answer correctness: statements classified TP / FP / FN"):
-        rows = [
-            {"class": label, "statement": item.get("statement"), "reason": item.get("reason")}
-            for label in ("TP", "FP", "FN")
-            for item in correctness.details.get(label) or []
-        ]
-        st.dataframe(pd.DataFrame(rows, columns=["class", "statement", "reason"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        st.dataframe(evidence.correctness_frame(correctness.details), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 for judge in view.judges():
     judged = [r for r in results if r.method == judge]
@@ -161,9 +138,7 @@ calls = runs.calls_for(run_id, sample_id, store)
 if not calls:
     st.caption("No calls were logged for this row.")
 for n, call in enumerate(calls, 1):
-    status = "cache hit" if call.cached else ("error" if call.error else f"{call.latency_s:.2f} s")
-    who = call.scorer if call.scorer and call.scorer != call.method else (call.method or call.scorer)
-    with st.expander(f"{n}. {who} · {call.task} · {call.provider}/{call.model} · {status}"):
+    with st.expander(evidence.call_title(n, call)):
         st.markdown("Prompt")
         st.code(call.prompt or "", language=None, wrap_lines=True)
         st.markdown("Response")

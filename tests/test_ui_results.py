@@ -223,3 +223,21 @@ def test_the_run_diff_note_names_left_out_rows_paired_judges_and_one_sided_resul
                     "Judge `judge:mine` of B is compared with `judge:rubric5` of A. "
                     "Only B computed context_recall (decomposed).")
     assert runs.diff_note(diff()).startswith("The runs share no row")
+
+
+def test_inspect_evidence_tables_and_reading_order() -> None:
+    from rageval_core.types import MetricResult
+    from ui import evidence
+
+    results = [MetricResult("1", "faithfulness", "judge:rubric5", 1.0), MetricResult("1", "answer_correctness", "decomposed", 0.5),
+               MetricResult("1", "faithfulness", "decomposed", 0.8)]
+    assert [(r.method, r.metric) for r in evidence.reading_order(results)] == [
+        ("decomposed", "faithfulness"), ("decomposed", "answer_correctness"), ("judge:rubric5", "faithfulness")]
+    chunks = evidence.chunks_frame({"verdicts": [{"context_index": 0, "useful": True}, {"context_index": 1, "useful": False}],
+                                    "precision_at_k": [1.0, None]})
+    assert list(chunks.columns) == ["context", "useful", "precision@k"]
+    assert chunks["context"].tolist() == ["[1]", "[2]"] and chunks["precision@k"].tolist() == ["1.000", "-"]
+    classes = evidence.correctness_frame({"FN": [{"statement": "missed"}], "TP": [{"statement": "kept", "reason": "same"}]})
+    assert classes[["class", "statement"]].values.tolist() == [["TP", "kept"], ["FN", "missed"]]
+    assert classes["reason"].iloc[0] == "same"
+    assert evidence.correctness_frame({}).empty
