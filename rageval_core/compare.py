@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -94,11 +94,24 @@ def method_of_scorer(scorer: str | None) -> str:
 
 def cost_by_method(calls: Iterable[Any]) -> dict[str, MethodCost]:
     """Aggregate call-log entries (``store.CallEntry`` or dicts with the same keys) per method."""
+    return _cost_by(calls, lambda get, method: method)
+
+
+def cost_by_scorer(calls: Iterable[Any]) -> dict[str, MethodCost]:
+    """Like ``cost_by_method`` but per scorer (a decomposed metric or a judge), keyed by scorer name.
+
+    A call shared through the claim memo counts for the scorer that made it.
+    """
+    return _cost_by(calls, lambda get, method: get("scorer") or "?")
+
+
+def _cost_by(calls: Iterable[Any], key: Callable[[Callable[[str], Any], str], str]) -> dict[str, MethodCost]:
+    """Call-log entries summed per ``key(get, method)``; each total is labelled with its first call's method."""
     out: dict[str, MethodCost] = {}
     for c in calls:
         get = c.get if isinstance(c, Mapping) else (lambda k, _c=c: getattr(_c, k, None))
         method = get("method") or method_of_scorer(get("scorer"))
-        m = out.setdefault(method, MethodCost(method))
+        m = out.setdefault(key(get, method), MethodCost(method))
         usage = get("usage")
         if isinstance(usage, Mapping):
             inp, outp = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
@@ -115,23 +128,6 @@ def cost_by_method(calls: Iterable[Any]) -> dict[str, MethodCost]:
             m.output_tokens += int(outp or 0)
             m.cost_usd += float(get("cost_usd") or 0.0)
         m.latency_s += float(get("latency_s") or 0.0)
-    return out
-
-
-def cost_by_scorer(calls: Iterable[Any]) -> dict[str, MethodCost]:
-    """Like ``cost_by_method`` but per scorer (a decomposed metric or a judge), keyed by scorer name.
-
-    A call shared through the claim memo counts for the scorer that made it.
-    """
-    out: dict[str, MethodCost] = {}
-    for c in calls:
-        get = c.get if isinstance(c, Mapping) else (lambda k, _c=c: getattr(_c, k, None))
-        scorer = get("scorer") or "?"
-        part = cost_by_method([c])
-        for m in part.values():
-            agg = out.setdefault(scorer, MethodCost(m.method))
-            for name in ("calls", "cached_calls", "errors", "input_tokens", "output_tokens", "cost_usd", "latency_s"):
-                setattr(agg, name, getattr(agg, name) + getattr(m, name))
     return out
 
 
