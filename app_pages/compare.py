@@ -80,25 +80,18 @@ if judge and DECOMPOSED in view.methods():
     if worst.empty:
         st.info("No row was scored by both methods.")
     for i, row in worst.iterrows():
-        sample = view.samples.get(row["sample_id"])
-        question = (sample.question[:70] + "…") if sample and len(sample.question) > 70 else (sample.question if sample else "")
         left, right = st.columns([5, 1])
         left.markdown(
             f"**#{row['sample_id']}** {row['category'] or ''} · {widgets.metric_label(row['criterion'])}: "
             f"decomposed {widgets.fmt_score(row['value_a'])} vs judge {widgets.fmt_score(row['value_b'])} "
-            f"(|Δ| {row['abs_diff']:.3f})  \n{question}"
+            f"(|Δ| {row['abs_diff']:.3f})  \n{view.question_snippet(row['sample_id'], 70)}"
         )
         if right.button(f"Inspect #{row['sample_id']}", key=f"compare.inspect.{i}"):
             st.session_state[state.INSPECT_SAMPLE] = row["sample_id"]
             st.switch_page(nav.INSPECT.path)
 
 st.subheader("Per row")
-if judge:
-    wide = compare.side_by_side(view.frame, judge)
-else:  # decomposed only (or one method): a column per metric, rows in dataset order
-    wide = view.frame.pivot_table(index="sample_id", columns="metric", values="value", aggfunc="mean")
-    wide = wide.reindex(view.sample_ids()).rename(columns=widgets.metric_label).reset_index()
-st.dataframe(widgets.score_table(widgets.readable_columns(wide)), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+st.dataframe(widgets.score_table(widgets.readable_columns(view.per_row(judge))), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 st.subheader("Run A vs run B")
 others = [i for i in infos if i.id != run_id]

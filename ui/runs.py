@@ -18,7 +18,7 @@ from rageval_core import compare, datasets, export
 from rageval_core.store import CallEntry, RunInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
-from ui.widgets import plural
+from ui.widgets import metric_label, plural
 
 
 @dataclass
@@ -58,6 +58,21 @@ class RunView:
 
     def results_for(self, sample_id: str) -> list[MetricResult]:
         return [r for r in self.results if r.sample_id == sample_id]
+
+    def question_snippet(self, sample_id: str, limit: int) -> str:
+        """The row's question cut to ``limit`` characters ("…" marks a cut); "" when its text is not loaded."""
+        sample = self.samples.get(sample_id)
+        if sample is None:
+            return ""
+        return sample.question[:limit] + "…" if len(sample.question) > limit else sample.question
+
+    def per_row(self, judge: str | None) -> pd.DataFrame:
+        """One line per row: decomposed vs ``judge`` side by side, or (no judge) a column per metric with
+        readable labels, rows in dataset order."""
+        if judge:
+            return compare.side_by_side(self.frame, judge)
+        wide = self.frame.pivot_table(index="sample_id", columns="metric", values="value", aggfunc="mean")
+        return wide.reindex(self.sample_ids()).rename(columns=metric_label).reset_index()
 
 
 def store() -> Store:
