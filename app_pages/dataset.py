@@ -83,16 +83,7 @@ st.data_editor(
 )
 edits = st.session_state.get(key)
 if data.has_edits(edits):
-    table = data.apply_editor_state(frame, edits)
-    only_pins = not edits.get("added_rows") and not edits.get("deleted_rows") and all(
-        set(change) <= {data.PIN_COLUMN} for change in (edits.get("edited_rows") or {}).values()
-    )
-    if only_pins:
-        new_pins = {str(i) for i, p in zip(table["id"], table[data.PIN_COLUMN]) if bool(p)}
-        state.use_dataset(ws, new_pins)
-    else:
-        new_ws, new_pins = data.commit_table(ws, table)
-        state.use_dataset(new_ws, new_pins)
+    state.use_dataset(*data.apply_table_edits(ws, frame, edits))
     st.rerun()
 
 n_labels = data.labels_count(ws)

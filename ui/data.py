@@ -168,6 +168,18 @@ def commit_table(ws: Workset, table: pd.DataFrame) -> tuple[Workset, set[str]]:
     return new, pinned
 
 
+def apply_table_edits(ws: Workset, frame: pd.DataFrame, edits: Mapping[str, Any]) -> tuple[Workset, set[str]]:
+    """The Dataset editor's deltas applied: ticking 📌 only changes the pins (the data stays unedited),
+    any other change validates the table into a new, edited workset. Returns the workset and its pins."""
+    table = apply_editor_state(frame, edits)
+    only_pins = not edits.get("added_rows") and not edits.get("deleted_rows") and all(
+        set(change) <= {PIN_COLUMN} for change in (edits.get("edited_rows") or {}).values()
+    )
+    if only_pins:
+        return ws, {str(i) for i, p in zip(table["id"], table[PIN_COLUMN]) if bool(p)}
+    return commit_table(ws, table)
+
+
 def _as_table_issue(issue: Issue) -> Issue:
     return Issue(f"{issue.file} (table)", issue.row, issue.field, issue.message, issue.severity)
 
