@@ -95,6 +95,11 @@ def _unscored(lang: Language, reason: str, en: str, ja: str) -> _CriterionValue:
     return None, 0.5, reason, _msg(lang, en, ja), None
 
 
+def _scored(lang: Language, value: float, en: str, ja: str, breakdown: Any, pivot: float = 0.5) -> _CriterionValue:
+    """``criterion_value``'s answer for a scored row: the value, the scale's pivot, why and the breakdown."""
+    return value, pivot, None, _msg(lang, en, ja), breakdown
+
+
 def to_scale(value: float, lo: int, hi: int, pivot: float = 0.5) -> int:
     """Map a [0, 1] value onto the integer scale lo..hi so that ``pivot`` lands on the scale's middle
     (for a 0/1 scale: 1 exactly when value >= pivot)."""
@@ -524,7 +529,7 @@ class OfflineLLM:
                 )
             rel = steps.answer_relevancy(question, answer, self.embedder, data_lang)
             text_en, text_ja = relevancy_reason(rel)
-            return rel.value, 0.5, None, _msg(lang, text_en, text_ja), rel.to_dict()
+            return _scored(lang, rel.value, text_en, text_ja, rel.to_dict())
         if not kept:
             return _unscored(
                 lang,
@@ -570,12 +575,13 @@ class OfflineLLM:
             f"最も弱い文: {_short(weakest.claim)} → {weakest.score:.2f}"
         )
         extra = self._claim_reason(weakest, lang)[len(_PREFIX[lang]) :]
-        return (
+        return _scored(
+            lang,
             value,
-            support_threshold(data_lang),
-            None,
-            _msg(lang, f"{text_en} ({extra})", f"{text_ja}（{extra}）"),
+            f"{text_en} ({extra})",
+            f"{text_ja}（{extra}）",
             [c.to_dict() for c in scores],
+            pivot=support_threshold(data_lang),
         )
 
     def _context_precision_value(self, row: _JudgeRow, lang: Language, data_lang: Language) -> _CriterionValue:
@@ -591,15 +597,11 @@ class OfflineLLM:
         chunks = steps.chunk_usefulness(reference, row.contexts, data_lang)
         value = steps.average_precision([c.useful for c in chunks]) or 0.0
         flags = "".join("1" if c.useful else "0" for c in chunks)
-        return (
+        return _scored(
+            lang,
             value,
-            0.5,
-            None,
-            _msg(
-                lang,
-                f"average precision {value:.2f} of chunk usefulness [{flags}] (coverage of the reference)",
-                f"チャンク有用性 [{flags}]（参照の被覆）の平均適合率 {value:.2f}",
-            ),
+            f"average precision {value:.2f} of chunk usefulness [{flags}] (coverage of the reference)",
+            f"チャンク有用性 [{flags}]（参照の被覆）の平均適合率 {value:.2f}",
             [c.__dict__ for c in chunks],
         )
 
@@ -616,16 +618,11 @@ class OfflineLLM:
             answer_claims(row.ground_truth, data_lang), row.contexts, row.question, data_lang
         )
         found = sum(c.supported for c in scores)
-        value = found / len(scores)
-        return (
-            value,
-            0.5,
-            None,
-            _msg(
-                lang,
-                f"{found} of {len(scores)} reference sentences found in the contexts",
-                f"参照回答 {len(scores)}文のうち {found}文がコンテキストに見つかりました",
-            ),
+        return _scored(
+            lang,
+            found / len(scores),
+            f"{found} of {len(scores)} reference sentences found in the contexts",
+            f"参照回答 {len(scores)}文のうち {found}文がコンテキストに見つかりました",
             [c.to_dict() for c in scores],
         )
 
@@ -642,15 +639,11 @@ class OfflineLLM:
                 "コンテキストに文がありません",
             )
         n_rel = sum(r.relevant for r in rel)
-        return (
+        return _scored(
+            lang,
             value,
-            0.5,
-            None,
-            _msg(
-                lang,
-                f"{n_rel} of {len(rel)} context sentences cover the question or the answer",
-                f"コンテキスト {len(rel)}文のうち {n_rel}文が質問か回答に対応しています",
-            ),
+            f"{n_rel} of {len(rel)} context sentences cover the question or the answer",
+            f"コンテキスト {len(rel)}文のうち {n_rel}文が質問か回答に対応しています",
             [r.__dict__ for r in rel],
         )
 
