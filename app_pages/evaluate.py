@@ -126,13 +126,8 @@ if job is not None and job.done:
         widgets.show_error(f"Run {job.run_id} failed: {job.error}")
     elif job.result is not None:
         result = job.result
-        verdict = {"done": "finished", "cancelled": "was cancelled"}.get(result.status, result.status)
         note = widgets.unscored_note(result.results)
-        (st.success if result.status == "done" and note is None else st.warning)(
-            f"Run {result.run_id} {verdict}: {result.done_tasks} of {result.total_tasks} tasks, "
-            f"{result.provider_calls} calls ({result.cache_hits} cached), {widgets.fmt_cost(result.cost_usd)}, "
-            f"{result.wall_s:.1f} s."
-        )
+        (st.success if result.status == "done" and note is None else st.warning)(widgets.run_outcome(result))
         if note is not None:
             (st.error if note[0] == "error" else st.warning)(note[1], icon="⚠️")
         st.session_state[state.SELECTED_RUN] = result.run_id

@@ -186,6 +186,15 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
     return kind, f"{head} ({reasons}). First failure: {first}"
 
 
+def run_outcome(result: Any) -> str:
+    """One line on a finished ``runner.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
+    verdict = {"done": "finished", "cancelled": "was cancelled"}.get(result.status, result.status)
+    return (
+        f"Run {result.run_id} {verdict}: {result.done_tasks} of {result.total_tasks} tasks, "
+        f"{result.provider_calls} calls ({result.cache_hits} cached), {fmt_cost(result.cost_usd)}, {result.wall_s:.1f} s."
+    )
+
+
 def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame:
     """``compare.summarize`` output as rows: method, criterion, mean over scored rows, scored, unscored (why)."""
     rows = []
