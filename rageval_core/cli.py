@@ -468,36 +468,40 @@ def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+def _run_config(info: Any) -> dict[str, Any]:
+    """What a run was configured with, as ``compare.version_changes`` compares it."""
+    return {"provider": info.provider, "model": info.model, "versions": info.versions, "settings": info.settings}
+
+
+def _print_config_changes(changes: Sequence[tuple[str, Any, Any]], limit: int) -> None:
+    """What differs between the two runs' configurations: rubric / template hashes, settings, provider."""
+    if not changes:
+        print("same provider, model, rubric / template versions and settings")
+        return
+    print("what differs (A → B):")
+    for path, va, vb in changes[:limit]:
+        if vb is None and isinstance(va, dict):
+            print(f"  {path}: only in A")
+        elif va is None and isinstance(vb, dict):
+            print(f"  {path}: only in B")
+        else:
+            print(f"  {path}: {_short(va)} → {_short(vb)}")
+    if len(changes) > limit:
+        print(f"  … {len(changes) - limit} more")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Run A vs run B: configuration differences, means per metric and method, per-row deltas."""
     from rageval_core.compare import one_sided, pair_methods, results_frame, run_delta, summary_delta, version_changes
 
     store = _store(args)
     a, b = _find(store, args.run_a), _find(store, args.run_b)
-    cats_a = {r.sample_id: r.category for r in store.rows(a.id)}
-    cats_b = {r.sample_id: r.category for r in store.rows(b.id)}
-    fa = results_frame(store.results(a.id), cats_a)
-    fb = results_frame(store.results(b.id), cats_b)
+    fa = results_frame(store.results(a.id), {r.sample_id: r.category for r in store.rows(a.id)})
+    fb = results_frame(store.results(b.id), {r.sample_id: r.category for r in store.rows(b.id)})
     print(f"A = {a.id} ({a.provider}/{a.model}, {a.dataset_name})\nB = {b.id} ({b.provider}/{b.model}, {b.dataset_name})")
     if a.dataset_hash != b.dataset_hash:
         print("note: the runs were made on different datasets")
-    # What differs between the two runs' configurations: rubric / template hashes, settings, provider.
-    changes = version_changes(
-        {"provider": a.provider, "model": a.model, "versions": a.versions, "settings": a.settings},
-        {"provider": b.provider, "model": b.model, "versions": b.versions, "settings": b.settings},
-    )
-    if changes:
-        print("what differs (A → B):")
-        for path, va, vb in changes[: args.limit]:
-            if vb is None and isinstance(va, dict):
-                print(f"  {path}: only in A")
-            elif va is None and isinstance(vb, dict):
-                print(f"  {path}: only in B")
-            else:
-                print(f"  {path}: {_short(va)} → {_short(vb)}")
-        if len(changes) > args.limit:
-            print(f"  … {len(changes) - args.limit} more")
-    else:
-        print("same provider, model, rubric / template versions and settings")
+    _print_config_changes(version_changes(_run_config(a), _run_config(b)), args.limit)
     pairs = _parse_pairs(args.pair) or pair_methods(fa, fb)
     for method_b, method_a in pairs.items():
         print(f"pairing {method_a} (A) with {method_b} (B)")
