@@ -17,6 +17,7 @@ from rageval_core.prompts import load_template
 from rageval_core.text import split_sentences
 from rageval_core.types import METRIC_IDS, Sample
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
+from tests.support.samples import DROPOUT_JA as JA
 
 
 def valid(request: LLMRequest) -> dict:
@@ -50,15 +51,6 @@ def sample(n_contexts: int = 2, *, answer: str = "Dropout disables random units.
            ground_truth: str | None = "Dropout disables units at random. It curbs overfitting.") -> Sample:
     contexts = tuple(f"Fact number {k} about dropout and training." for k in range(n_contexts))
     return Sample(f"row-{n_contexts}", "What is dropout?", contexts, answer, ground_truth)
-
-
-JA = Sample(
-    "ja-1",
-    "ドロップアウトとは何ですか？",
-    ("ドロップアウトは学習中にユニットをランダムに無効化する手法です。過学習を抑えます。", "パリはフランスの首都です。"),
-    "ドロップアウトはユニットを無効化する手法です。過学習を抑えます。",
-    "ドロップアウトは学習中にユニットを無効化する。過学習を抑える効果がある。",
-)
 
 
 def score(metric: str, row: Sample, llm: ScriptedLLM, **options):

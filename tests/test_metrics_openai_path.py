@@ -20,6 +20,7 @@ from rageval_core.metrics.registry import build_scorers
 from rageval_core.tasks import SCHEMAS
 from rageval_core.types import METRIC_IDS, Sample
 from tests.support.fake_server import FakeLLMServer, FakeRequest
+from tests.support.samples import DROPOUT_JA as JA
 
 KEY = "sk-test-metrics-0123456789abcdef"
 DECOMPOSED_TASKS = {
@@ -39,13 +40,6 @@ EN = Sample(
     ("Dropout randomly disables units during training.", "Paris is the capital of France."),
     "Dropout disables random units. It reduces overfitting.",
     "Dropout randomly disables units during training. It reduces overfitting.",
-)
-JA = Sample(
-    "ja-1",
-    "ドロップアウトとは何ですか？",
-    ("ドロップアウトは学習中にユニットをランダムに無効化する手法です。過学習を抑えます。", "パリはフランスの首都です。"),
-    "ドロップアウトはユニットを無効化する手法です。過学習を抑えます。",
-    "ドロップアウトは学習中にユニットを無効化する。過学習を抑える効果がある。",
 )
 
 
