@@ -1,0 +1,38 @@
+"""The committed real-model recording (Qwen2.5-Coder-1.5B under llama.cpp, sample_data/replay/) replays
+through the CLI to the scores of the recorded run: no server, no key, no network.
+
+A replay miss here means a prompt, template, rubric or schema changed since the recording (the replay key
+hashes the exact request): record it again as sample_data/README.md describes.
+"""
+
+import json
+from pathlib import Path
+
+from rageval_core import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAY = ROOT / "sample_data" / "replay"
+LOG = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.jsonl"
+EXPECTED = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.expected.json"
+
+
+def test_the_recorded_small_model_run_replays_to_its_scores(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    rows = json.loads((ROOT / expected["dataset"]).read_text(encoding="utf-8"))
+    data = tmp_path / "rows.json"
+    data.write_text(json.dumps([r for r in rows if str(r["id"]) in expected["row_ids"]], ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "replayed.json"
+    judges = [arg for judge in expected["judges"] for arg in ("--judge", judge)]
+    code = cli.main(["evaluate", str(data), "--provider", "replay", "--replay-log", str(LOG), "--no-cache", "--quiet",
+                     "--metrics", ",".join(expected["metrics"]), *judges, "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+
+    replayed = json.loads(out.read_text(encoding="utf-8"))
+    got = {f"{r['id']}|{x['method']}|{x['metric']}": [x["value"], x["unscored_reason"]]
+           for r in replayed["rows"] for x in r["results"]}
+    missed = sorted(k for k, (_, reason) in got.items() if reason == "replay_miss")
+    assert not missed, f"not in the recording (a prompt changed? record again): {missed}"
+    assert got == expected["results"]
+    assert replayed["model"] == expected["model"]  # the replayed answers name the model that gave them
+    assert all(r["provider"] == "replay" for row in replayed["rows"] for r in row["results"])
