@@ -99,9 +99,9 @@ def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tupl
     return {}, None
 
 
-def load(run_id: str, current: data.Workset | None = None, st_store: Store | None = None) -> RunView | None:
+def load(run_id: str, current: data.Workset | None = None, run_store: Store | None = None) -> RunView | None:
     """A stored run with results frame and row texts, or None when it no longer exists."""
-    s = st_store or store()
+    s = run_store or store()
     info = s.get_run(run_id)
     if info is None:
         return None
@@ -117,13 +117,13 @@ def load(run_id: str, current: data.Workset | None = None, st_store: Store | Non
     return RunView(info=info, results=results, frame=frame, categories=categories, samples=samples, samples_source=source)
 
 
-def calls_for(run_id: str, sample_id: str, st_store: Store | None = None) -> list[CallEntry]:
-    return [c for c in (st_store or store()).calls(run_id) if c.sample_id == sample_id]
+def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> list[CallEntry]:
+    return [c for c in (run_store or store()).calls(run_id) if c.sample_id == sample_id]
 
 
-def runs_frame(infos: list[RunInfo], st_store: Store | None = None) -> pd.DataFrame:
+def runs_frame(infos: list[RunInfo], run_store: Store | None = None) -> pd.DataFrame:
     """The History table: one row per run with status, data, provider, scorers, calls and cost."""
-    s = st_store or store()
+    s = run_store or store()
     rows: list[dict[str, Any]] = []
     for info in infos:
         costs = compare.cost_by_method(s.calls(info.id))
@@ -247,9 +247,9 @@ class ExportFile:
     mime: str
 
 
-def export_files(run_id: str, st_store: Store | None = None) -> list[ExportFile]:
+def export_files(run_id: str, run_store: Store | None = None) -> list[ExportFile]:
     """The run as the export contract's JSON, the wide CSV and the call log (JSON Lines)."""
-    s = st_store or store()
+    s = run_store or store()
     as_json = json.dumps(export.run_to_dict(s, run_id, include_details=False), ensure_ascii=False, indent=2)
     calls = "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in s.calls(run_id))
     return [
