@@ -87,8 +87,7 @@ running = job is not None and job.running
 start = st.button(
     "Start evaluation", type="primary", disabled=running or not samples or not scorers or bool(problems)
 )
-for message in problems:
-    st.warning(message, icon="🔑")
+sidebar.show_problems(problems)
 if start:
     st.session_state[state.JOB] = jobs.start(
         samples, scorers, config, dataset_name=ws.name, dataset_hash=ws.content_hash, options=options

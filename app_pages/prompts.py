@@ -173,8 +173,7 @@ elif rubric is not None and template is not None:
     targets = [s for s in ws.samples if s.id in pinned]
     st.caption(f"{len(targets)} pinned rows · {sidebar.provider_label()} · the run is kept in History.")
     problems = sidebar.config_problems()
-    for message in problems:
-        st.warning(message, icon="🔑")
+    sidebar.show_problems(problems)
     if st.button("Run on pinned rows", type="primary", disabled=not targets or bool(problems)):
         try:
             judges = evaluation.build_judges([evaluation.EDITED], edited=rubric, edited_template=st.session_state[state.TEMPLATE_TEXT])

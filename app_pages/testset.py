@@ -102,8 +102,7 @@ with st.expander("Sections"):
     st.dataframe(ts_ui.sections_frame(doc, size, overlap), hide_index=True, width="stretch")
 
 problems = sidebar.config_problems()
-for message in problems:
-    st.warning(message, icon="🔑")
+sidebar.show_problems(problems)
 
 # ---- 2. generate ------------------------------------------------------------------------------------
 st.subheader("2. Generate questions")

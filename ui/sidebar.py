@@ -55,6 +55,12 @@ def config_problems() -> list[str]:
     return problems
 
 
+def show_problems(problems: list[str]) -> None:
+    """``config_problems`` as warnings, in the sidebar and beside every button that would send a call."""
+    for message in problems:
+        st.warning(message, icon="🔑")
+
+
 def provider_label() -> str:
     """What judges right now, for page headers: provider label and model."""
     config = current_config()
@@ -137,8 +143,7 @@ def render() -> None:
                 st.number_input("Parallel calls", min_value=1, max_value=64, key=state.CONCURRENCY)
 
         problems = config_problems()
-        for message in problems:
-            st.warning(message, icon="🔑")
+        show_problems(problems)
         if provider == "offline":
             st.info(OFFLINE_NOTICE, icon="🧮")
         elif not problems:
