@@ -160,7 +160,7 @@ def _build_scorers(args: argparse.Namespace) -> list[Any]:
 
     metric_ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     try:
-        scorers = list(build_scorers(metric_ids, {}))
+        scorers = list(build_scorers(metric_ids, {"economy": True} if args.economy else {}))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     for judge in args.judge or []:
@@ -651,6 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--strict", action="store_true", help="exit 2 when the dataset has bad rows")
     ev.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
     ev.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    ev.add_argument("--economy", action="store_true",
+                    help="fewer calls: answer claims verified against contexts and ground truth in one call")
     ev.add_argument("--details", action="store_true", help="include claims, verdicts, prompts and responses in the JSON")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.set_defaults(func=cmd_evaluate)

@@ -33,3 +33,20 @@ def test_record_then_replay_gives_identical_scores(tmp_path, monkeypatch):
     assert cli.main([*replay, "--out", str(tmp_path / "c.json"), "--judge", "binary-strict", "--quiet"]) == 2
     missed = _values(tmp_path / "c.json")
     assert missed and all(v == (None, "replay_miss") for v in missed.values())
+
+
+def test_economy_flag_sends_fewer_requests(tmp_path, monkeypatch):
+    """--economy verifies the answer's claims against contexts and ground truth in one call."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    rows = json.loads(SEED.read_text(encoding="utf-8"))[:2]
+    data = tmp_path / "rows.json"
+    data.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    counts = {}
+    for mode in ("default", "economy"):
+        log = tmp_path / f"{mode}.jsonl"
+        extra = ["--economy"] if mode == "economy" else []
+        args = ["evaluate", str(data), "--provider", "offline", "--metrics", "faithfulness,answer_correctness",
+                "--record-log", str(log), "--out", str(tmp_path / f"{mode}.json"), "--quiet", *extra]
+        assert cli.main(args) == 0
+        counts[mode] = len(log.read_text(encoding="utf-8").splitlines())
+    assert counts["economy"] < counts["default"]
