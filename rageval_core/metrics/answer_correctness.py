@@ -35,6 +35,7 @@ from rageval_core.metrics.steps import (
     option,
     quote,
     require_answer,
+    require_ground_truth,
     sample_language,
     template_tokens,
 )
@@ -76,9 +77,7 @@ class AnswerCorrectness(DecomposedScorer):
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
         require_answer(sample, language)
-        if not (sample.ground_truth or "").strip():
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "answer correctness needs a ground truth",
-                                                          "answer correctness には模範解答が必要です"))
+        require_ground_truth(sample, language, "answer correctness")
         check_answer(sample, ctx, language)
         weights = option(ctx, "answer_correctness_weights", self.weights, scoring.check_weights)
         economy = bool(option(ctx, "economy", self.economy))

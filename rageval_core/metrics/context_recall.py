@@ -13,13 +13,13 @@ from rageval_core.metrics.base import CallEstimate, CallTrace, EvalContext
 from rageval_core.metrics.steps import (
     DecomposedScorer,
     Outcome,
-    Unscorable,
     approx_tokens,
     ask_items,
     build_request,
     msg,
     quote,
     require_contexts,
+    require_ground_truth,
     required_bit,
     sample_language,
     template_tokens,
@@ -27,7 +27,7 @@ from rageval_core.metrics.steps import (
 )
 from rageval_core.tasks import ATTRIBUTE_REFERENCE
 from rageval_core.text import split_sentences
-from rageval_core.types import CONTEXT_RECALL, Sample, Unscored
+from rageval_core.types import CONTEXT_RECALL, Sample
 
 
 class ContextRecall(DecomposedScorer):
@@ -38,8 +38,7 @@ class ContextRecall(DecomposedScorer):
     def compute(
         self, sample: Sample, ctx: EvalContext, language: str, trace: list[CallTrace], details: dict[str, Any]
     ) -> Outcome:
-        if not (sample.ground_truth or "").strip():
-            raise Unscorable(Unscored.MISSING_FIELD, msg(language, "context recall needs a ground truth", "context recall には模範解答が必要です"))
+        require_ground_truth(sample, language, "context recall")
         require_contexts(sample, language)
         contexts = list(sample.contexts)
         sentences = split_sentences(sample.ground_truth or "", language) or [(sample.ground_truth or "").strip()]  # type: ignore[arg-type]

@@ -76,6 +76,13 @@ def require_contexts(sample: Sample, language: str) -> None:
         raise Unscorable(Unscored.MISSING_FIELD, msg(language, "the row has no contexts", "コンテキストがありません"))
 
 
+def require_ground_truth(sample: Sample, language: str, metric_name: str) -> None:
+    """A metric that compares with the reference ends as ``missing_field`` on a row without one."""
+    if not (sample.ground_truth or "").strip():
+        raise Unscorable(Unscored.MISSING_FIELD, msg(language, f"{metric_name} needs a ground truth",
+                                                     f"{metric_name} には模範解答が必要です"))
+
+
 def no_answer_claims(language: str) -> Unscorable:
     """The ``no_claims`` failure of a metric whose answer yielded no claims."""
     return Unscorable(
