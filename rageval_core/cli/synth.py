@@ -29,7 +29,7 @@ def _err(msg: str) -> None:
 def _add_options(p: argparse.ArgumentParser) -> None:
     """``evaluate``'s provider options (so the same configuration works for all three commands), then
     chunking, ``--strict`` and ``--template``."""
-    from rageval_core.cli import add_provider_args
+    from rageval_core.cli.common import add_provider_args
 
     add_provider_args(p)
     p.add_argument("--concurrency", type=int, default=1, help=argparse.SUPPRESS)
@@ -41,7 +41,7 @@ def _add_options(p: argparse.ArgumentParser) -> None:
 
 
 def _llm(args: argparse.Namespace) -> Any:
-    from rageval_core.cli import _provider_config
+    from rageval_core.cli.common import provider_config as _provider_config
     from rageval_core.llm.registry import build_llm
 
     cfg = _provider_config(args)
@@ -50,7 +50,7 @@ def _llm(args: argparse.Namespace) -> Any:
 
 
 def _documents(paths: list[str]) -> list[Any]:
-    from rageval_core.cli import UsageError
+    from rageval_core.cli.common import UsageError
     from rageval_core.documents import DocumentError, read_document
 
     docs = []
@@ -66,7 +66,7 @@ def _documents(paths: list[str]) -> list[Any]:
 
 
 def _template_text(args: argparse.Namespace) -> str | None:
-    from rageval_core.cli import UsageError
+    from rageval_core.cli.common import UsageError
 
     if not args.template:
         return None
@@ -77,7 +77,7 @@ def _template_text(args: argparse.Namespace) -> str | None:
 
 
 def _check_chunking(args: argparse.Namespace) -> None:
-    from rageval_core.cli import UsageError
+    from rageval_core.cli.common import UsageError
 
     if args.chunk_size is not None and args.chunk_size < 20:
         raise UsageError("--chunk-size must be at least 20 characters")
@@ -87,7 +87,7 @@ def _check_chunking(args: argparse.Namespace) -> None:
 
 def cmd_synth(args: argparse.Namespace) -> int:
     """Generate a test set from one document and write it as JSON."""
-    from rageval_core.cli import UsageError
+    from rageval_core.cli.common import UsageError
     from rageval_core.documents import chunk_document
     from rageval_core.llm.base import ProviderError
     from rageval_core.synth import SynthError, generate_testset
@@ -134,7 +134,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def cmd_rag(args: argparse.Namespace) -> int:
     """Answer every test-set question with retrieval over the documents; write an evaluation dataset."""
-    from rageval_core.cli import UsageError
+    from rageval_core.cli.common import UsageError
     from rageval_core.datasets import EXTENSIONS, save_dataset
     from rageval_core.llm.base import ProviderError
     from rageval_core.llm.registry import build_embedder

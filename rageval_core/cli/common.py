@@ -1,0 +1,149 @@
+"""What every CLI command shares: exit codes, usage errors, stderr messages, plain-text tables, the
+provider options and the run store."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from typing import Any, Callable, Sequence, TextIO
+
+EXIT_OK = 0
+EXIT_THRESHOLD = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """Bad input or configuration: reported on stderr, exit code 2."""
+
+
+class ProgressBar:
+    """A one-line bar on a TTY (redrawn at most 10×/s), or a line per 10 % when stderr is a file or pipe."""
+
+    def __init__(self, stream: TextIO, width: int = 28, clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.width = width
+        self.clock = clock
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self._last_draw = 0.0
+        self._last_step = -1
+
+    def __call__(self, p: Any) -> None:
+        frac = p.fraction
+        eta = "?" if p.eta_s is None else f"{p.eta_s:4.0f}s"
+        tokens = p.input_tokens + p.output_tokens
+        text = (
+            f"{p.done}/{p.total} tasks  calls {p.calls} (+{p.cached_calls} cached"
+            + (f", {p.errors} errors" if p.errors else "")
+            + f")  tokens {tokens}  ${p.cost_usd:.4f}  left {eta}"
+        )
+        if self.tty:
+            now = self.clock()
+            if self._last_draw and now - self._last_draw < 0.1 and p.done < p.total:
+                return
+            self._last_draw = now
+            filled = int(round(frac * self.width))
+            self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {text}\x1b[K")
+            if p.done >= p.total:
+                self.stream.write("\n")
+        else:
+            step = int(frac * 10)
+            if step == self._last_step:
+                return
+            self._last_step = step
+            self.stream.write(f"progress {frac * 100:3.0f}%  {text}\n")
+        self.stream.flush()
+
+
+def open_store(args: argparse.Namespace):
+    from rageval_core.store import Store
+
+    return Store(args.db) if getattr(args, "db", None) else Store()
+
+
+def err(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(text_width(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for n, row in enumerate(cells):
+        lines.append("  ".join(c + " " * (widths[i] - text_width(c)) for i, c in enumerate(row)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def text_width(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def money(value: float | None) -> str:
+    return "?" if value is None else f"{value:.4f}"
+
+
+def short(value: Any, width: int = 40) -> str:
+    text = "-" if value is None else str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def find_run(store: Any, run_id: str) -> Any:
+    info = store.find_run(run_id)
+    if info is None:
+        matches = [r.id for r in store.list_runs() if r.id.startswith(run_id)]
+        if len(matches) > 1:
+            raise UsageError(f"run id {run_id!r} is ambiguous: {', '.join(matches[:5])}{' …' if len(matches) > 5 else ''}")
+        raise UsageError(f"no run {run_id!r} (see `runs list`)")
+    return info
+
+
+def add_provider_args(parser: argparse.ArgumentParser) -> None:
+    """The provider options of every command that calls a model (evaluate, synth, rag): one configuration
+    works for all of them (read back by ``_provider_config``)."""
+    parser.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
+    parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
+    parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
+    parser.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
+    parser.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
+    parser.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
+    parser.add_argument("--tpm", type=float, help="tokens per minute limit")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    parser.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
+
+
+def provider_config(args: argparse.Namespace) -> Any:
+    from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
+
+    if args.provider not in PROVIDERS:
+        raise UsageError(f"unknown provider {args.provider!r}; known: {', '.join(PROVIDERS)}")
+    cfg = ProviderConfig(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        embedding_model=args.embedding_model,
+        concurrency=args.concurrency,
+        cache=not args.no_cache,
+        replay_log=args.replay_log,
+        record_log=args.record_log,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+    )
+    problems = check_config(cfg)
+    if problems:
+        raise UsageError("provider configuration: " + "; ".join(problems))
+    return cfg

@@ -1,0 +1,309 @@
+"""``evaluate``: score a dataset, export the results, print the summary, gate on thresholds."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+from rageval_core.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_THRESHOLD,
+    ProgressBar,
+    UsageError,
+    add_provider_args,
+    err,
+    fmt,
+    money,
+    open_store,
+    provider_config,
+    table,
+)
+from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print_thresholds
+
+
+def _build_scorers(args: argparse.Namespace) -> list[Any]:
+    from rageval_core.metrics.judge import JudgeScorer
+    from rageval_core.metrics.registry import build_scorers
+
+    metric_ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
+    try:
+        scorers = list(build_scorers(metric_ids, {"economy": True} if args.economy else {}))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for judge in args.judge or []:
+        try:
+            scorers.append(JudgeScorer(judge))
+        except FileNotFoundError:
+            raise UsageError(f"--judge {judge!r}: no such preset or rubric file (presets: rubric5, binary, binary-strict)") from None
+        except (ValueError, OSError) as exc:
+            raise UsageError(f"--judge {judge!r}: {exc}") from None
+    if not scorers:
+        raise UsageError("nothing to evaluate: give --metrics and/or --judge")
+    names = [s.name for s in scorers]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"scorer given twice: {', '.join(dupes)}")
+    return scorers
+
+
+def _invalid_rows(dataset: Any) -> list[Any]:
+    from rageval_core.store import RowInfo
+
+    by_row: dict[int, list[str]] = {}
+    for issue in dataset.errors:
+        if issue.row is not None:
+            by_row.setdefault(issue.row, []).append((f"{issue.field}: " if issue.field else "") + issue.message)
+    return [RowInfo(f"row {row}", row - 1, None, False, "; ".join(msgs)) for row, msgs in sorted(by_row.items())]
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
+    from rageval_core.export import export_calls_jsonl, export_run
+    from rageval_core.llm.base import ProviderError
+    from rageval_core.runner import RunError, estimate, run
+
+    if args.data is None:
+        # `--fail-under a=0.8 data.json` lets the flag's list swallow the dataset: take it back from there.
+        stray = [t for t in args.fail_under or [] if "=" not in t]
+        if len(stray) != 1:
+            raise UsageError("give the dataset file, e.g. evaluate sample_data/ml_qa_ja.json --provider offline ...")
+        args.data = stray[0]
+        args.fail_under = [t for t in args.fail_under if t != stray[0]]
+    out = Path(args.out)
+    if out.suffix.lower() not in (".json", ".csv"):
+        raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
+    thresholds = [parse_threshold(t) for t in args.fail_under or []]
+    scorers = _build_scorers(args)
+    produced = {(s.method, m) for s in scorers for m in s.metrics}
+    for t in thresholds:
+        if (t.method, t.metric) not in produced:
+            raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
+    dataset, invalid = _load_rows(args.data)
+    cfg = provider_config(args)
+    store = open_store(args)
+
+    est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model)
+    cost = "unknown (model not in the price table)" if est.cost_usd is None else f"${est.cost_usd:.4f}"
+    err(
+        f"estimate: {len(dataset.samples)} rows × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
+        f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
+    )
+    if not args.quiet:
+        err(_estimate_table(est))
+    cancel = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(_sig: int, _frame: Any) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        err("\ninterrupted: finishing calls in flight (Ctrl-C again to abort)…")
+        cancel.set()
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        result = run(
+            dataset.samples,
+            scorers,
+            config=cfg,
+            store=store,
+            concurrency=args.concurrency,
+            progress=None if args.quiet else ProgressBar(sys.stderr),
+            cancel=cancel,
+            run_id=args.resume,
+            resume=bool(args.resume),
+            dataset_name=dataset.name,
+            dataset_digest=dataset.content_hash,
+            invalid_rows=invalid,
+            settings={
+                "metrics": [s.name for s in scorers if s.method == "decomposed"],
+                "judges": list(args.judge or []),
+                "cache": not args.no_cache,
+                "replay_log": args.replay_log,
+                "data": str(args.data),
+            },
+        )
+    except (RunError, ProviderError) as exc:  # bad run id, or a provider stack that cannot be built
+        raise UsageError(str(exc)) from None
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+
+    export_run(store, result.run_id, out, include_details=args.details)
+    if args.calls_out:
+        export_calls_jsonl(store, result.run_id, args.calls_out)
+    _print_summary(result)
+    print(_actual_table(est, store.calls(result.run_id)))
+    _print_analysis(result.results, dataset.samples)
+    _print_call_totals(result)
+    print(f"run {result.run_id} ({result.status}) → {out}")
+    if result.status == "cancelled":
+        err(f"run cancelled; resume with: --resume {result.run_id}")
+        return EXIT_INTERRUPTED
+
+    scored = sum(1 for r in result.results if r.value is not None)
+    if scored == 0:
+        err("nothing could be evaluated: every result is unscored (see the reasons above)")
+        return EXIT_BAD_INPUT
+    code = EXIT_OK if print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
+    if args.strict and invalid:
+        err(f"--strict: {len(invalid)} bad row(s) in the dataset")
+        return EXIT_BAD_INPUT
+    return code
+
+
+def _load_rows(path: str) -> tuple[Any, list[Any]]:
+    """The dataset and its rejected rows; file problems and skipped rows go to stderr."""
+    from rageval_core.datasets import load_dataset
+
+    dataset = load_dataset(path)
+    invalid = _invalid_rows(dataset)
+    for issue in dataset.errors:
+        if issue.row is None:
+            err(f"dataset: {issue}")
+    if not dataset.samples:
+        raise UsageError(f"{path}: no valid rows to evaluate")
+    if invalid:
+        err(f"dataset: {len(invalid)} bad row(s) skipped, {len(dataset.samples)} evaluated:")
+        for row in invalid:
+            err(f"  {row.sample_id}: {row.error}")
+    return dataset, invalid
+
+
+def _print_call_totals(result: Any) -> None:
+    """One line on what the run's calls cost: all cache hits, offline heuristics, or provider calls and tokens."""
+    total_calls = result.provider_calls + result.cache_hits
+    if total_calls and result.all_cached:
+        print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
+    elif result.provider == "offline":
+        print(
+            f"calls: {result.provider_calls} offline heuristic calls (computed locally on every run, never cached, "
+            f"no tokens, $0); wall {result.wall_s:.1f}s"
+        )
+    else:
+        print(
+            f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
+            f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
+        )
+
+
+def _estimate_table(est: Any) -> str:
+    """The estimate per scorer (metric or judge) and method, with a total line."""
+    rows = [
+        [r.scorer, r.method, r.llm_calls, r.embedding_calls, r.input_tokens + r.output_tokens, money(r.cost_usd)]
+        for r in est.rows
+    ]
+    rows.append(["total", "", est.llm_calls, est.embedding_calls, est.input_tokens + est.output_tokens, money(est.cost_usd)])
+    return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
+
+
+def _actual_table(est: Any, calls: Sequence[Any]) -> str:
+    """Estimate next to the actual figures of this run, per scorer (metric or judge) and method.
+
+    Actual figures cover every session of the run (a resumed run includes the calls before the
+    interruption); cache hits cost nothing and are counted apart from provider calls.
+    """
+    from rageval_core.compare import cost_by_scorer
+
+    actual = cost_by_scorer(calls)
+    rows = []
+    for r in est.rows:
+        a = actual.get(r.scorer)
+        rows.append(
+            [
+                r.scorer, r.method, r.llm_calls, a.calls if a else 0, a.cached_calls if a else 0, a.errors if a else 0,
+                r.input_tokens + r.output_tokens, (a.input_tokens + a.output_tokens) if a else 0,
+                money(r.cost_usd), money(a.cost_usd if a else 0.0),
+            ]
+        )
+    return table(
+        ["scorer", "method", "est. calls", "calls", "cached", "errors", "est. tokens", "tokens", "est. cost", "cost_usd"], rows
+    )
+
+
+def _metric_title(metric: str) -> str:
+    return metric.replace("_", " ").title()
+
+
+def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
+    """Seed 000's per-category tables (one per method) and, with a judge beside decomposed metrics, their
+    agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``."""
+    from rageval_core.compare import DECOMPOSED, agreement, category_table, judge_methods, methods_in, results_frame
+
+    categories = {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
+    frame = results_frame(results, categories)
+    if frame.empty:
+        return
+    if any(categories.values()):
+        for method in methods_in(frame):
+            by_category = category_table(frame, method)
+            print(f"\nper category, {method} (mean over scored rows; - none scored):")
+            print(table(["category"] + [_metric_title(c) for c in by_category.columns],
+                        [[cat] + [fmt(v) for v in row] for cat, row in zip(by_category.index, by_category.to_numpy().tolist())]))
+    if DECOMPOSED not in set(frame["method"]):
+        return
+    for judge in judge_methods(frame):
+        stats = agreement(frame, DECOMPOSED, judge)
+        if stats.empty:
+            continue
+        print(f"\nagreement, decomposed vs {judge} (rows scored by both; kappa at 0.5):")
+        print(table(
+            ["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
+            [[_metric_title(r.criterion), r.n, fmt(r.pearson), fmt(r.spearman), fmt(r.mad), fmt(r.kappa), r.note if isinstance(r.note, str) else ""]
+             for r in stats.itertuples()],
+        ))
+
+
+def _print_summary(result: Any) -> None:
+    rows = []
+    for method, metrics in result.summary.items():
+        for metric, s in metrics.items():
+            reasons = ", ".join(f"{k} {v}" for k, v in s["unscored_reasons"].items())
+            rows.append([metric, method, fmt(s["mean"]), s["scored"], s["unscored"], reasons])
+    print(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons"], rows))
+    cost_rows = [
+        [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens, f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
+        for m, c in result.cost.items()
+    ]
+    if cost_rows:
+        print(table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
+    if result.invalid_rows:
+        print(f"bad rows: {', '.join(r.sample_id for r in result.invalid_rows)}")
+
+
+def add_command(sub: Any) -> None:
+    """Register ``evaluate``."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="score a dataset with decomposed metrics and/or one-call judges",
+        description="Score every valid row with the decomposed metrics and one-call judges. The estimate and a "
+        "progress bar go to stderr, the summary to stdout. Exit 0 done, 1 a --fail-under threshold missed, "
+        "2 nothing could be evaluated (no valid rows, bad configuration), 130 interrupted (resume with --resume). "
+        "Bad rows are skipped and listed (exit 2 only with --strict). Keys come from the environment only.",
+    )
+    ev.add_argument("data", nargs="?", help="dataset file (.json, .jsonl, .csv)")
+    add_provider_args(ev)
+    ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids: faithfulness, answer_relevancy, "
+                    "context_precision, context_recall, context_relevance, answer_correctness")
+    ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
+    ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")
+    ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
+    ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone)")
+    ev.add_argument("--fail-under", action="extend", nargs="+", metavar="METRIC=VALUE",
+                    help="minimum mean over scored rows: faithfulness=0.8 targets the decomposed metric, "
+                    "judge:rubric5:faithfulness=0.8 a judge's criterion; exit 1 when one is missed (a metric with no "
+                    "scored row counts as missed). Several may follow one flag, or repeat the flag")
+    ev.add_argument("--strict", action="store_true", help="exit 2 when the dataset has bad rows")
+    ev.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
+    ev.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    ev.add_argument("--economy", action="store_true",
+                    help="fewer calls: answer claims verified against contexts and ground truth in one call")
+    ev.add_argument("--details", action="store_true", help="include claims, verdicts, prompts and responses in the JSON")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.set_defaults(func=cmd_evaluate)

@@ -1,0 +1,76 @@
+"""``runs``: list the run history, export a run, export its call log."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from rageval_core.cli.common import EXIT_OK, UsageError, find_run, open_store, table
+
+
+def cmd_runs_list(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    runs = store.list_runs(limit=args.limit)
+    if not runs:
+        print("no runs yet")
+        return EXIT_OK
+    rows = []
+    for r in runs:
+        done = len(store.finished_tasks(r.id))
+        rows.append(
+            [
+                r.id,
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)),
+                r.status,
+                r.dataset_name or "-",
+                f"{r.provider}/{r.model}",
+                r.n_rows,
+                ",".join(r.scorers),
+                f"{done}/{r.n_rows * len(r.scorers)}",
+            ]
+        )
+    print(table(["run", "created", "status", "dataset", "provider/model", "rows", "scorers", "tasks"], rows))
+    return EXIT_OK
+
+
+def cmd_runs_export(args: argparse.Namespace) -> int:
+    from rageval_core.export import export_run
+
+    store = open_store(args)
+    info = find_run(store, args.run)
+    try:
+        path = export_run(store, info.id, args.out, include_details=args.details)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"run {info.id} → {path}")
+    return EXIT_OK
+
+
+def cmd_runs_calls(args: argparse.Namespace) -> int:
+    from rageval_core.export import export_calls_jsonl
+
+    store = open_store(args)
+    info = find_run(store, args.run)
+    path = export_calls_jsonl(store, info.id, args.out)
+    print(f"call log of {info.id} → {path}")
+    return EXIT_OK
+
+
+def add_command(sub: Any) -> None:
+    """Register ``runs list | export | calls``."""
+    runs = sub.add_parser("runs", help="run history")
+    rsub = runs.add_subparsers(dest="runs_command", required=True)
+    ls = rsub.add_parser("list", help="list runs, newest first")
+    ls.add_argument("--limit", type=int, default=None, help="show only the newest N runs")
+    ls.set_defaults(func=cmd_runs_list)
+    ex = rsub.add_parser("export", help="export a run: .json, .csv, or .jsonl (call log)")
+    ex.add_argument("run", help="run id or a unique prefix (see `runs list`)")
+    ex.add_argument("--out", required=True, help="FILE.json (documented format), FILE.csv (a row per sample, a column "
+                    "per metric and method) or FILE.jsonl (the call log)")
+    ex.add_argument("--details", action="store_true", help="JSON only: include claims, verdicts and other per-result details")
+    ex.set_defaults(func=cmd_runs_export)
+    cl = rsub.add_parser("calls", help="export a run's call log as JSON Lines")
+    cl.add_argument("run", help="run id or a unique prefix")
+    cl.add_argument("--out", required=True, help="FILE.jsonl: one call a line (prompt, response, tokens, latency, cache hit)")
+    cl.set_defaults(func=cmd_runs_calls)
