@@ -1,4 +1,4 @@
-"""Fixtures shared across test modules."""
+"""Fixtures shared across test modules, and the CI rule that a skip is a failure unless allow-listed."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.fake_server import FakeLLMServer
+from tests.support.skips import ALLOWED_SKIPS, allowed, strict_skips
 
 
 @pytest.fixture()
@@ -15,3 +16,19 @@ def server() -> Iterator[FakeLLMServer]:
     responder, or a real app server, defines its own ``server``)."""
     with FakeLLMServer() as srv:
         yield srv
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """Under RAGEVAL_STRICT_SKIPS=1 (CI) a skipped test that is not in tests/support/skips.py's
+    ALLOWED_SKIPS is reported as failed, with the skip's reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if not (report.skipped and strict_skips()) or hasattr(report, "wasxfail") or allowed(report.nodeid):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped under RAGEVAL_STRICT_SKIPS=1 (CI), and not in ALLOWED_SKIPS "
+        f"({len(ALLOWED_SKIPS)} entries, tests/support/skips.py): {reason}"
+    )

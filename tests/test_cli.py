@@ -195,7 +195,6 @@ def test_compare_and_runs_export(server, home, capsys):
 
 
 def test_offline_provider_end_to_end(home, capsys):
-    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider has not landed")
     data = write(home / "d.json", seed_rows(12)[3:5])  # two hallucination rows
     code = cli.main(["evaluate", data, "--provider", "offline", "--metrics", "faithfulness", "--judge", "rubric5",
                      "--out", "off.json", "--quiet", "--fail-under", "faithfulness=0.9"])
@@ -270,7 +269,6 @@ def test_compare_two_rubrics_pairs_the_judges_and_names_what_differs(server, hom
 
 
 def test_dataset_after_fail_under_values_is_still_the_dataset(home, capsys):
-    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider has not landed")
     data = write(home / "d.json", seed_rows(1))
     code = cli.main(["evaluate", "--provider", "offline", "--judge", "binary", "--out", "o.json", "--quiet",
                      "--fail-under", "judge:binary:faithfulness=0", data])
@@ -300,7 +298,6 @@ def test_resume_with_other_metrics_is_a_bad_configuration(server, home, capsys):
 
 
 def test_evaluate_prints_seed_layout_category_tables_and_agreement(home, capsys):
-    pytest.importorskip("rageval_core.llm.offline", reason="the offline provider has not landed")
     data = write(home / "d.json", seed_rows(12)[:6])
     assert cli.main(["evaluate", data, "--provider", "offline", "--metrics", "faithfulness", "--judge", "rubric5",
                      "--out", "o.json", "--quiet"]) == 0

@@ -2,14 +2,13 @@
 
 import pytest
 
+from rageval_core.llm import offline
 from rageval_core.metrics.base import EvalContext
 from rageval_core.metrics.judge import JudgeScorer
 from rageval_core.rubric import Criterion, load_rubric
 from rageval_core.types import SEED_METRICS, Sample, Unscored
 from tests.support.scripted_llm import HashEmbedder
 from tests.test_judge import seed_samples
-
-offline = pytest.importorskip("rageval_core.llm.offline", reason="the offline provider (offline helper) is not in this tree")
 
 CITES = Criterion(
     id="cites_sources",

@@ -6,12 +6,12 @@ from statistics import mean
 import pytest
 
 from rageval_core.datasets import load_dataset
+from rageval_core.llm import offline
 from rageval_core.metrics.base import EvalContext
 from rageval_core.metrics.registry import build_scorers
 from rageval_core.types import METRIC_IDS, Sample
 
 ROOT = Path(__file__).resolve().parents[1]
-offline = pytest.importorskip("rageval_core.llm.offline", reason="the offline provider is not in this tree")
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ RAGEVAL_REQUIRE_E2E=1 (CI), where a missing browser is a failure.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -181,8 +182,11 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_text("Faithfulness: claims and verdicts")).to_be_visible()
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
     expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
-    if row_id == "1":
-        expect(page.locator(f'a[href="#r{row_id}-ctx-0"]').first).to_be_attached()  # claim → its context
+    if row_id != "1":  # row 1 (pinned, a correct answer) always has claims that link to their passage
+        page.get_by_test_id("stSelectbox").filter(has_text="Row").click()
+        page.get_by_role("option").filter(has_text=re.compile(r"^#1 ")).click()
+        expect(page.locator("#r1-ctx-0")).to_be_attached()
+    expect(page.locator('a[href="#r1-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
     assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
 
