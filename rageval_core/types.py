@@ -51,6 +51,7 @@ class Unscored:
     UNCHECKABLE = "uncheckable"
     OFFLINE_UNSUPPORTED = "offline_unsupported"
     CANCELLED = "cancelled"
+    NO_MAJORITY = "no_majority"  # repeats aggregated by majority and no score held more than half of them
 
 
 @dataclass(frozen=True)

@@ -323,11 +323,17 @@ def test_repeats_aggregate_by_mean(row4):
     assert len(set(results[0].details["request_keys"])) == 3  # repeats are distinct requests, not cache hits
 
 
-def test_repeats_aggregate_by_majority_with_conservative_ties(row4):
+def test_repeats_aggregate_by_majority_or_unscored_no_majority(row4):
     results = JudgeScorer("rubric5", repeats=3, aggregate="majority").score(row4, ctx_for(_with_scores([2, 5, 2])))
     assert results[0].raw_score == 2 and results[0].value == 0.25
-    tie = JudgeScorer("rubric5", repeats=2, aggregate="majority").score(row4, ctx_for(_with_scores([5, 1])))
-    assert tie[0].raw_score == 1
+    split = JudgeScorer("rubric5", repeats=3, aggregate="majority").score(row4, ctx_for(_with_scores([5, 2, 4])))
+    assert split[0].value is None and split[0].unscored_reason == Unscored.NO_MAJORITY
+    assert "5, 2, 4" in split[0].reason
+    assert [rep["score"] for rep in split[0].details["repeats"]] == [5, 2, 4]  # every repeat kept for the drill-down
+    median = JudgeScorer("rubric5", repeats=3, aggregate="majority_or_median").score(row4, ctx_for(_with_scores([5, 2, 4])))
+    assert median[0].raw_score == 4 and median[0].value == 0.75
+    tie = JudgeScorer("rubric5", repeats=2, aggregate="median").score(row4, ctx_for(_with_scores([5, 2])))
+    assert tie[0].raw_score == 3.5 and tie[0].value == 0.625
 
 
 def test_repeats_skip_unparseable_repeats_and_keep_them(row4):
@@ -341,7 +347,7 @@ def test_invalid_options():
     with pytest.raises(ValueError):
         JudgeScorer("rubric5", repeats=0)
     with pytest.raises(ValueError):
-        JudgeScorer("rubric5", aggregate="median")  # type: ignore[arg-type]
+        JudgeScorer("rubric5", aggregate="mode")  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------------------ raw-template mode

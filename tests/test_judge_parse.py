@@ -110,21 +110,31 @@ def test_binary_scale_bounds():
     [
         ([3, 4, 5], "mean", 4.0),
         ([1, 2], "mean", 1.5),
+        ([5, 2, 4], "median", 4.0),
+        ([5, 1], "median", 3.0),
         ([2, 5, 2], "majority", 2.0),
-        ([5, 1], "majority", 1.0),
-        ([4, 4, 5, 5, 3], "majority", 4.0),
         ([3], "majority", 3.0),
+        ([4, 4, 4, 5, 1], "majority", 4.0),
+        # The case: 5 / 2 / 4 has no majority (it used to return 2, the lowest of a three-way tie).
+        ([5, 2, 4], "majority", None),
+        ([5, 1], "majority", None),
+        ([4, 4, 5, 5, 3], "majority", None),  # 4 holds 2 of 5: a plurality, not a majority
+        ([5, 2, 4], "majority_or_median", 4.0),
+        ([4, 4, 5, 5], "majority_or_median", 4.5),
+        ([2, 5, 2], "majority_or_median", 2.0),
+        ([0.1 + 0.2, 0.3, 1.0], "majority", 0.3),  # float noise does not split a vote
     ],
 )
 def test_aggregate_scores(scores, how, expected):
-    assert aggregate_scores(scores, how) == expected
+    got = aggregate_scores(scores, how)
+    assert got == (None if expected is None else pytest.approx(expected))
 
 
 def test_aggregate_rejects_nothing_and_unknown():
     with pytest.raises(ValueError):
         aggregate_scores([], "mean")
     with pytest.raises(ValueError):
-        aggregate_scores([1], "median")  # type: ignore[arg-type]
+        aggregate_scores([1], "mode")  # type: ignore[arg-type]
 
 
 def test_declared_unscored_reasons_are_taken_only_when_known_and_without_a_score():

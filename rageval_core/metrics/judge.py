@@ -10,7 +10,6 @@ else makes only that criterion unscored (``parse_error``, raw text kept) — nev
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -37,6 +36,7 @@ from rageval_core.rubric import (
     rubric_record,
 )
 from rageval_core.tasks import JUDGE, judge_schema
+from rageval_core.metrics.scoring import AGGREGATES, aggregate_repeats
 from rageval_core.metrics.steps import sample_language
 from rageval_core.types import MetricResult, Sample, Unscored, judge_method
 
@@ -60,7 +60,7 @@ UNSCORED_KEY = "_unscored"
 _DECLARABLE_REASONS = frozenset(
     {Unscored.NO_CLAIMS, Unscored.EMPTY_ANSWER, Unscored.MISSING_FIELD, Unscored.UNCHECKABLE, Unscored.OFFLINE_UNSUPPORTED}
 )
-Aggregate = Literal["mean", "majority"]
+Aggregate = Literal["mean", "median", "majority", "majority_or_median"]
 _OUTPUT_TOKENS_PER_CRITERION = 80  # a score and a 1–2 sentence reason
 
 
@@ -360,18 +360,9 @@ def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> Judge
     return JudgeParse(raw, parsed, verdicts)
 
 
-def aggregate_scores(scores: Sequence[int], how: Aggregate) -> float:
-    """Combine repeated raw scores: the mean, or the most frequent score (a tie goes to the lower score,
-    the conservative choice, so a split vote never rounds a judge up)."""
-    if not scores:
-        raise ValueError("no scores to aggregate")
-    if how == "mean":
-        return sum(scores) / len(scores)
-    if how == "majority":
-        counts = Counter(scores)
-        top = max(counts.values())
-        return float(min(s for s, n in counts.items() if n == top))
-    raise ValueError(f"aggregate must be 'mean' or 'majority', not {how!r}")
+def aggregate_scores(scores: Sequence[int], how: Aggregate) -> float | None:
+    """Combine repeated raw scores with ``rageval_core.metrics.scoring.aggregate_repeats`` (``None``: no majority)."""
+    return aggregate_repeats(scores, how)
 
 
 # ---------------------------------------------------------------------------------------- scorer
@@ -406,7 +397,8 @@ class JudgeScorer:
     ``template`` is a ``PromptTemplate`` or raw text (raw-template mode); it is checked against the
     rubric here, before any call. ``per_criterion`` sends one call per criterion instead of one for all;
     ``repeats`` sends the same prompt n times (seed = repeat index from the second on) and aggregates
-    by ``mean`` or ``majority``. Results: one ``MetricResult`` per criterion, value normalised, raw score kept.
+    by ``mean``, ``median``, ``majority`` (no value held by more than half of the scored repeats → unscored
+    ``no_majority``) or ``majority_or_median``. Results: one ``MetricResult`` per criterion, value normalised, raw score kept.
     """
 
     def __init__(
@@ -433,8 +425,8 @@ class JudgeScorer:
             self._fixed = rubric
         if repeats < 1:
             raise ValueError("repeats must be at least 1")
-        if aggregate not in ("mean", "majority"):
-            raise ValueError(f"aggregate must be 'mean' or 'majority', not {aggregate!r}")
+        if aggregate not in AGGREGATES:
+            raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {aggregate!r}")
         first = next(iter(self._rubrics.values()))
         self.rubric_id = first.id
         self.name = judge_method(first.id)
@@ -647,6 +639,16 @@ class JudgeScorer:
             )
         raw = aggregate_scores([v.score for v in scored if v.score is not None], self.aggregate)
         details["scored_repeats"] = len(scored)
+        if raw is None:
+            message = (
+                f"no majority among {len(scored)} scored repeats ({', '.join(str(v.score) for v in scored)}); "
+                "aggregate 'majority_or_median' takes the median instead"
+            )
+            details["error"] = message
+            return MetricResult(
+                sample_id=sample.id, metric=c.id, method=self.method, value=None,
+                unscored_reason=Unscored.NO_MAJORITY, reason=message, details=details,
+            )
         # The reason shown is one from a repeat whose score is closest to the aggregate.
         chosen = min(scored, key=lambda v: (abs((v.score or 0) - raw), verdicts.index(v)))
         return MetricResult(

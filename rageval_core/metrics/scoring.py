@@ -140,3 +140,33 @@ def answer_correctness(
     sim = min(1.0, max(0.0, float(similarity)))
     value = (w_f * float(f1_score) + w_s * sim) / (w_f + w_s)
     return min(1.0, max(0.0, value))
+
+
+# ---- repeats: one way to combine several scores of the same row -------------------------------------------
+AGGREGATES: tuple[str, ...] = ("mean", "median", "majority", "majority_or_median")
+
+
+def aggregate_repeats(values: Sequence[float], how: str) -> float | None:
+    """Combine repeated scores of one row (judge repeats, run repeats); the project's one implementation.
+
+    ``mean`` and ``median`` as named. ``majority`` is the value held by strictly more than half of the
+    scores, and ``None`` when no value has that many (5 / 2 / 4 or 5 / 1: the caller records it as unscored
+    ``no_majority`` rather than pick a side); ``majority_or_median`` falls back to the median instead.
+    Values are compared after rounding to 9 decimals, so float noise never splits a vote.
+    """
+    if how not in AGGREGATES:
+        raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {how!r}")
+    vals = [float(v) for v in values]
+    if not vals:
+        raise ValueError("no scores to aggregate")
+    if how == "mean":
+        return sum(vals) / len(vals)
+    if how == "median":
+        return float(np.median(vals))
+    counts: dict[float, int] = {}
+    for v in vals:
+        counts[round(v, 9)] = counts.get(round(v, 9), 0) + 1
+    top, n = max(counts.items(), key=lambda kv: kv[1])
+    if 2 * n > len(vals):
+        return top
+    return float(np.median(vals)) if how == "majority_or_median" else None
