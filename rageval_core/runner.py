@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 from rageval_core.compare import MethodCost, cost_by_method, summarize
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.metrics.base import EvalContext, Memo, Scorer
+from rageval_core.repeats import RepeatLLM
 from rageval_core.store import CANCELLED, DONE, FAILED, CallEntry, RowInfo, Store
 from rageval_core.types import MetricResult, Sample, Unscored, Usage
 
@@ -399,6 +400,7 @@ class Run:
     cost_usd: float = 0.0
     wall_s: float = 0.0
     resumed: bool = False
+    repeats: int = 1
 
     @property
     def all_cached(self) -> bool:
@@ -640,6 +642,8 @@ def run(
     log_calls: bool | None = None,
     gate_embeddings: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
+    repeats: int | None = None,
+    repeat_temperature: float | None = None,
 ) -> Run:
     """Score every (row, scorer) pair and store each finished task at once.
 
@@ -651,6 +655,10 @@ def run(
     ``run_id`` with ``resume=True`` continues an existing run: finished pairs are skipped, pairs that
     ended in provider errors are redone (``retry_errors``). ``cancel`` stops scheduling, abandons calls
     in flight at their next step, and marks the run cancelled; nothing half-done is stored.
+
+    ``repeats=K`` scores every pair K times (repeat 0 is the ordinary run; the others vary the seed and
+    bypass the response cache, see ``rageval_core.repeats``), each repeat stored under its index;
+    ``repeat_temperature`` sets the temperature of every repeat. A resumed run keeps its own repeats.
     """
     store = store or Store()
     cancel = cancel or threading.Event()
@@ -678,6 +686,8 @@ def run(
     if gate_embeddings is None:
         gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
 
+    if repeats is not None and repeats < 1:
+        raise RunError("repeats must be at least 1")
     digest = dataset_digest or dataset_hash(samples)
     resumed = False
     if resume:
@@ -689,10 +699,16 @@ def run(
         if info.dataset_hash and info.dataset_hash != digest:
             raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
         _check_resumable(info, names, llm, scorer_versions(scorers, samples, options))
+        stored_repeats = int(info.settings.get("repeats", 1))
+        if repeats is not None and repeats != stored_repeats:
+            raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {repeats}; resume it as it was")
+        repeats = stored_repeats
+        repeat_temperature = info.settings.get("repeat_temperature")
         run_id = info.id
         resumed = True
         store.set_status(run_id, "running")
     else:
+        repeats = repeats or 1
         rows = [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(samples)]
         start = len(rows)
         rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(invalid_rows)]
@@ -705,40 +721,58 @@ def run(
             provider=llm.provider,
             model=llm.model,
             base_url=base_url,
-            settings={"concurrency": concurrency, "options": _jsonable_options(options), **dict(settings or {})},
+            settings={
+                "concurrency": concurrency, "options": _jsonable_options(options), **dict(settings or {}),
+                **({"repeats": repeats, "repeat_temperature": repeat_temperature} if repeats > 1 or repeat_temperature is not None else {}),
+            },
             rows=rows,
         )
 
     # Which pairs are still to do.
-    finished: set[tuple[str, str]] = set()
+    finished: set[tuple[str, str, int]] = set()
     if resumed:
-        stored: dict[tuple[str, str], list[MetricResult]] = {}
-        for scorer_name, r in store.results_with_scorer(run_id):
-            stored.setdefault((r.sample_id, scorer_name), []).append(r)
-        for pair, results in stored.items():
+        stored: dict[tuple[str, str, int], list[MetricResult]] = {}
+        for rep in range(repeats):
+            for scorer_name, r in store.results_with_scorer(run_id, rep):
+                stored.setdefault((r.sample_id, scorer_name, rep), []).append(r)
+        for key, results in stored.items():
             failed = all(r.value is None and r.unscored_reason in RETRYABLE_REASONS for r in results)
             if not (retry_errors and failed):
-                finished.add(pair)
+                finished.add(key)
     order = sorted(range(len(scorers)), key=lambda i: -_chain_length(scorers[i]))
-    todo = [(s, scorers[i]) for s in samples for i in order if (s.id, scorers[i].name) not in finished]
-    total = len(samples) * len(scorers)
+    todo = [
+        (s, scorers[i], rep)
+        for rep in range(repeats)
+        for s in samples
+        for i in order
+        if (s.id, scorers[i].name, rep) not in finished
+    ]
+    total = len(samples) * len(scorers) * repeats
     skipped = total - len(todo)
 
     counters = _Counters()
     gate = _PriorityGate(concurrency, cancel)
     run_llm = _RunLLM(llm, gate, cancel, counters, store if log_calls else None)
     run_embedder = _RunEmbedder(embedder, gate, counters, gated=bool(gate_embeddings))
-    ctx = EvalContext(llm=run_llm, embedder=run_embedder, options=options, memo=Memo())
+    # One context per repeat: its own memo (a repeat never reuses another's claim extraction) and, for
+    # repeats, requests with the repeat's seed that bypass the response cache.
+    contexts = [
+        EvalContext(
+            llm=run_llm if rep == 0 and repeat_temperature is None else RepeatLLM(run_llm, rep, repeat_temperature),
+            embedder=run_embedder, options=options, memo=Memo(),
+        )
+        for rep in range(repeats)
+    ]
     started = clock()
 
-    def work(priority: int, sample: Sample, scorer: Scorer) -> list[MetricResult] | None:
+    def work(priority: int, sample: Sample, scorer: Scorer, rep: int) -> list[MetricResult] | None:
         tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority)
         token = _CURRENT.set(tag)
         try:
             if cancel.is_set():
                 return None
             try:
-                results = list(scorer.score(sample, ctx))
+                results = list(scorer.score(sample, contexts[rep]))
                 if not results:
                     raise RuntimeError(f"scorer {scorer.name} returned no results")
             except Exception as exc:  # a scorer bug or provider failure is an unscored result, never a crash
@@ -748,7 +782,7 @@ def run(
             for r in results:
                 r.provider = r.provider or llm.provider
                 r.model = r.model or llm.model
-            store.save_task(run_id, sample.id, scorer.name, results)
+            store.save_task(run_id, sample.id, scorer.name, results, repeat=rep)
             return results
         finally:
             _CURRENT.reset(token)
@@ -775,8 +809,8 @@ def run(
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rageval-run")
     try:
         futures: dict[Future, tuple[Sample, Scorer]] = {}
-        for priority, (sample, scorer) in enumerate(todo):
-            futures[pool.submit(contextvars.copy_context().run, work, priority, sample, scorer)] = (sample, scorer)
+        for priority, (sample, scorer, rep) in enumerate(todo):
+            futures[pool.submit(contextvars.copy_context().run, work, priority, sample, scorer, rep)] = (sample, scorer)
         pending = set(futures)
         cancelled_seen = False
         while pending:
@@ -842,7 +876,8 @@ def load_run(
         provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
         embedding_calls = counters.embedding_calls
         tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
-    finished_pairs = store.finished_tasks(info.id)
+    repeats = int(info.settings.get("repeats", 1))
+    finished_pairs = sum(len(store.finished_tasks(info.id, rep)) for rep in range(repeats))
     n_valid = sum(1 for r in rows if r.valid)
     return Run(
         run_id=info.id,
@@ -853,8 +888,8 @@ def load_run(
         summary=summarize(results),
         cost=cost,
         invalid_rows=[r for r in rows if not r.valid],
-        total_tasks=total if total is not None else n_valid * len(info.scorers),
-        done_tasks=done if done is not None else len(finished_pairs),
+        total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
+        done_tasks=done if done is not None else finished_pairs,
         skipped_tasks=skipped,
         provider_calls=provider_calls,
         cache_hits=cache_hits,
@@ -865,6 +900,7 @@ def load_run(
         cost_usd=cost_usd,
         wall_s=wall_s,
         resumed=resumed,
+        repeats=repeats,
     )
 
 

@@ -74,7 +74,8 @@ CREATE TABLE IF NOT EXISTS results (
     cached_input_tokens INTEGER NOT NULL DEFAULT 0,
     cost_usd REAL NOT NULL DEFAULT 0,
     latency_s REAL NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    repeat_index INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS results_run ON results (run_id, sample_id, scorer);
 CREATE TABLE IF NOT EXISTS call_log (
@@ -198,6 +199,7 @@ class Store:
         self.path = str(path) if path is not None else str(paths.database_path())
         self._lock = threading.Lock()
         db.ensure_schema(self._conn(), _DDL)
+        _migrate(self._conn())
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path)
@@ -301,16 +303,22 @@ class Store:
         ]
 
     # ---- results ----------------------------------------------------------------------------------
-    def save_task(self, run_id: str, sample_id: str, scorer: str, results: Sequence[MetricResult]) -> None:
-        """Write all results of one finished (row, scorer) task in one transaction, replacing any earlier ones."""
+    def save_task(
+        self, run_id: str, sample_id: str, scorer: str, results: Sequence[MetricResult], *, repeat: int = 0
+    ) -> None:
+        """Write all results of one finished (row, scorer, repeat) task in one transaction, replacing any earlier
+        ones. ``repeat`` is the run repeat (0 for a run without repeats; see ``runner.run(repeats=...)``)."""
         now = time.time()
         with self._transaction() as conn:
-            conn.execute("DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ?", (run_id, sample_id, scorer))
+            conn.execute(
+                "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
+                (run_id, sample_id, scorer, int(repeat)),
+            )
             conn.executemany(
                 "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
                 " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
-                " cached_input_tokens, cost_usd, latency_s, created_at) VALUES"
-                " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " cached_input_tokens, cost_usd, latency_s, created_at, repeat_index) VALUES"
+                " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         run_id,
@@ -333,23 +341,35 @@ class Store:
                         r.cost_usd,
                         r.latency_s,
                         now,
+                        int(repeat),
                     )
                     for r in results
                 ],
             )
 
-    def results(self, run_id: str) -> list[MetricResult]:
-        """All stored results of a run, in the order they were written."""
-        return [r for _, r in self.results_with_scorer(run_id)]
+    def results(self, run_id: str, repeat: int = 0) -> list[MetricResult]:
+        """Stored results of a run for one repeat (0: the run itself), in the order they were written."""
+        return [r for _, r in self.results_with_scorer(run_id, repeat)]
 
-    def results_with_scorer(self, run_id: str) -> list[tuple[str, MetricResult]]:
-        rows = self._conn().execute("SELECT * FROM results WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+    def results_with_scorer(self, run_id: str, repeat: int = 0) -> list[tuple[str, MetricResult]]:
+        rows = self._conn().execute(
+            "SELECT * FROM results WHERE run_id = ? AND repeat_index = ? ORDER BY id", (run_id, int(repeat))
+        ).fetchall()
         return [(row["scorer"], _metric_result(row)) for row in rows]
 
-    def finished_tasks(self, run_id: str) -> set[tuple[str, str]]:
-        """(sample_id, scorer) pairs whose results are stored."""
+    def results_by_repeat(self, run_id: str) -> dict[int, list[MetricResult]]:
+        """Every repeat's results, ``{repeat: results}`` (one key, 0, for a run without repeats)."""
+        out: dict[int, list[MetricResult]] = {}
+        for row in self._conn().execute(
+            "SELECT * FROM results WHERE run_id = ? ORDER BY repeat_index, id", (run_id,)
+        ).fetchall():
+            out.setdefault(int(row["repeat_index"]), []).append(_metric_result(row))
+        return out
+
+    def finished_tasks(self, run_id: str, repeat: int = 0) -> set[tuple[str, str]]:
+        """(sample_id, scorer) pairs whose results are stored for one repeat."""
         rows = self._conn().execute(
-            "SELECT DISTINCT sample_id, scorer FROM results WHERE run_id = ?", (run_id,)
+            "SELECT DISTINCT sample_id, scorer FROM results WHERE run_id = ? AND repeat_index = ?", (run_id, int(repeat))
         ).fetchall()
         return {(r["sample_id"], r["scorer"]) for r in rows}
 
@@ -432,6 +452,21 @@ class Store:
         ).fetchall():
             out.setdefault(r["row_id"], {})[r["criterion"]] = r["label"]
         return out
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a database made by an older version up to this schema (idempotent, in place).
+
+    ``results.repeat_index`` (run repeats) arrived after the first release: existing rows get 0, the
+    repeat every earlier query reads, so old runs load and export exactly as before.
+    """
+    columns = {r["name"] for r in conn.execute("PRAGMA table_info(results)").fetchall()}
+    if "repeat_index" not in columns:
+        try:
+            conn.execute("ALTER TABLE results ADD COLUMN repeat_index INTEGER NOT NULL DEFAULT 0")
+        except sqlite3.OperationalError as exc:  # another process added it between the check and here
+            if "duplicate column" not in str(exc).lower():
+                raise
 
 
 def rows_with_labels(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -49,6 +49,9 @@ class LLMRequest:
     n: int = 1
     seed: int | None = None
     max_output_tokens: int | None = None
+    # Run repeats ask again on purpose: the response cache neither answers nor stores such a request. Not
+    # part of the key (the provider sees the same request either way).
+    bypass_cache: bool = field(default=False, compare=False)
 
     def key_payload(self) -> dict[str, Any]:
         """What identifies the request independently of the provider (replay-log key, cache key part)."""

@@ -4,7 +4,8 @@ Key = sha256 of provider, model, base_url and ``LLMRequest.key_payload()`` (mess
 parameters) — never the API key. Only successful completions are stored; errors are never cached. A hit
 comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
 is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
-cached: asking again is the point of them (repeat-run stability, judge repeats).
+cached: asking again is the point of them (repeat-run stability, judge repeats); nor are requests marked
+``bypass_cache`` (run repeats 1 and up, which must reach the provider).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class CachedLLM:
         self.recorder = recorder
 
     def complete(self, request: LLMRequest) -> Completion:
-        if not cacheable(request):
+        if request.bypass_cache or not cacheable(request):
             return self.inner.complete(request)
         key = cache_key(self.provider, self.model, self.base_url, request)
         hit = self.cache.get(key)
