@@ -77,3 +77,35 @@ def test_company_policy_has_sections_and_concrete_numbers() -> None:
     assert len(sections) >= 5
     assert 1500 <= len(text) <= 2500
     assert len(re.findall(r"\d[\d,]*", text)) >= 20
+
+
+LABELS = ("label_faithful", "label_relevant", "label_context", "label_correct")
+CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def test_trust_labelled_has_the_documented_shape() -> None:
+    ds = load_dataset(SAMPLE_DATA / "trust_labelled.jsonl")
+    assert ds.issues == [] and len(ds.samples) == 48
+    ja = [s for s in ds.samples if not s.id.endswith("-en")]
+    en = [s for s in ds.samples if s.id.endswith("-en")]
+    assert [f"{s.id}-en" for s in ja] == [s.id for s in en]  # parallel rows, same order
+    for j, e in zip(ja, en):
+        assert CJK.search(j.question + j.answer) and not CJK.search(e.question + e.answer + "".join(e.contexts)), e.id
+        assert len(j.contexts) == len(e.contexts) and j.ground_truth and e.ground_truth
+        for key in (*LABELS, "category", "source"):
+            assert j.metadata[key] == e.metadata[key], (e.id, key)
+    # Label columns survive loading as numbers, with the counts sample_data/README.md gives.
+    ones = {key: sum(s.metadata[key] for s in ds.samples) for key in LABELS}
+    assert all(s.metadata[k] in (0, 1) for s in ds.samples for k in LABELS)
+    assert ones == {"label_faithful": 22, "label_relevant": 46, "label_context": 44, "label_correct": 24}
+    categories: dict[str, int] = {}
+    for s in ds.samples:
+        categories[s.category or ""] = categories.get(s.category or "", 0) + 1
+    assert categories == {"faithful": 16, "wrong_number": 8, "wrong_entity": 8, "unsupported_extra": 6,
+                          "partial": 4, "bad_context": 4, "off_topic": 2}
+    # Two-context rows in both orders: the same pair of passages appears reversed in another row.
+    two = [s for s in ds.samples if len(s.contexts) == 2]
+    assert len(two) == 34
+    reversed_pairs = {(a.id, b.id) for a in two for b in two if a.contexts == b.contexts[::-1] and a.id < b.id}
+    assert {("t02", "t03"), ("t09", "t10"), ("t15", "t16"), ("t19", "t20"), ("t02-en", "t03-en")} <= reversed_pairs
+    assert len(reversed_pairs) == 8
