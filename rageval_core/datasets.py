@@ -28,6 +28,7 @@ from typing import (
     Literal,
 )
 
+from rageval_core.csvsafe import dumps_csv, restore_cell
 from rageval_core.types import Sample
 
 if TYPE_CHECKING:  # pandas is only needed by the table helpers
@@ -255,7 +256,7 @@ def _csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
     if not rows:
         issues.append(Issue(file, None, None, "the file has no header row"))
         return None
-    header = [h.strip() for h in rows[0]]
+    header = [restore_cell(h.strip()) for h in rows[0]]
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
         issues.append(Issue(file, None, dupes[0], f"column {dupes[0]!r} appears more than once; the last one is used", "warning"))
@@ -264,7 +265,7 @@ def _csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
         if len(cells) > len(header):
             records.append(_BadRecord(f"{len(cells)} cells but the header has {len(header)} columns"))
             continue
-        records.append({h: c for h, c in zip(header, cells) if h})
+        records.append({h: restore_cell(c) for h, c in zip(header, cells) if h})  # undo the export's formula guard
     return records
 
 
@@ -567,10 +568,11 @@ def _row_dict(sample: Sample, naming: Naming) -> dict[str, Any]:
     return row
 
 
-def _csv_cell(value: Any) -> str:
+def _csv_cell(value: Any) -> Any:
+    """Text and numbers as they are (the CSV writer neutralises formulas), anything else as JSON."""
     if value is None:
         return ""
-    if isinstance(value, str):
+    if isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)):
         return value
     return json.dumps(value, ensure_ascii=False)
 
@@ -590,12 +592,8 @@ def dumps_dataset(samples: Sequence[Sample], fmt: Format = "json", *, naming: Na
         columns: list[str] = []
         for r in rows:
             columns.extend(k for k in r if k not in columns)
-        buffer = io.StringIO(newline="")
-        writer = csv.writer(buffer, lineterminator="\r\n")
-        writer.writerow(columns)
-        for r in rows:
-            writer.writerow([_csv_cell(r.get(c)) for c in columns])
-        return buffer.getvalue().encode("utf-8-sig")
+        text = dumps_csv(([_csv_cell(r.get(c)) for c in columns] for r in rows), columns, lineterminator="\r\n")
+        return text.encode("utf-8-sig")
     raise DatasetError(f"unknown dataset format {fmt!r}; use one of json, jsonl, csv")
 
 

@@ -7,15 +7,14 @@ is extra and may grow. Keys are never exported: the store never holds one.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 from rageval_core.compare import cost_by_method, summarize
+from rageval_core.csvsafe import dumps_csv
 from rageval_core.store import Store
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 
@@ -131,19 +130,17 @@ def run_to_csv(store: Store, run_id: str) -> str:
     header = ["id", "category", "row_error"]
     for method, metric in pairs:
         header += [column_name(metric, method), column_name(metric, method) + "/unscored"]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
+    lines: list[list[Any]] = []
     for row in data["rows"]:
         cells = {(r["method"], r["metric"]): r for r in row["results"]}
         line: list[Any] = [row["id"], row["category"] or "", ""]
         for key in pairs:
             r = cells.get(key)
             line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or "")]
-        writer.writerow(line)
+        lines.append(line)
     for bad in data["invalid_rows"]:
-        writer.writerow([bad["id"], "", bad["error"] or "invalid"] + [""] * (2 * len(pairs)))
-    return buf.getvalue()
+        lines.append([bad["id"], "", bad["error"] or "invalid"] + [""] * (2 * len(pairs)))
+    return dumps_csv(lines, header)
 
 
 def export_csv(store: Store, run_id: str, path: str | Path) -> Path:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any, Sequence
 
+from rageval_core.csvsafe import dumps_frame
 from rageval_core.cli.common import EXIT_OK, UsageError, find_run, fmt, open_store, short, table
 
 
@@ -76,7 +78,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     one_sided_pairs = {tuple(x.rsplit(" (", 1)) for x in only_a + only_b}
     delta = delta[[(m, f"{meth})") not in one_sided_pairs for m, meth in zip(delta["metric"], delta["method"])]].reset_index(drop=True)
     if args.out:
-        delta.to_csv(args.out, index=False)
+        Path(args.out).write_text(dumps_frame(delta), encoding="utf-8")
         print(f"per-row deltas → {args.out}")
     shown = delta.head(args.limit)
     what = "rows" if args.all else "changed rows"
