@@ -109,10 +109,10 @@ def find_run(store: Any, run_id: str) -> Any:
     return info
 
 
-def add_provider_args(parser: argparse.ArgumentParser) -> None:
+def add_provider_args(parser: argparse.ArgumentParser, *, provider_required: bool = True) -> None:
     """The provider options of every command that calls a model (evaluate, synth, rag): one configuration
     works for all of them (read back by ``_provider_config``)."""
-    parser.add_argument("--provider", required=True, help="offline, gemini, openai, openai-compatible, replay")
+    parser.add_argument("--provider", required=provider_required, help="offline, gemini, openai, openai-compatible, replay")
     parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")

@@ -26,13 +26,13 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def _add_options(p: argparse.ArgumentParser) -> None:
+def _add_options(p: argparse.ArgumentParser, *, provider_required: bool = True) -> None:
     """``evaluate``'s provider options (so the same configuration works for all three commands), then
     chunking, ``--strict`` and ``--template``."""
     from rageval_core.cli.common import add_provider_args
 
-    add_provider_args(p)
-    p.add_argument("--concurrency", type=int, default=1, help=argparse.SUPPRESS)
+    add_provider_args(p, provider_required=provider_required)
+    p.add_argument("--concurrency", type=int, default=1, help="calls in flight (default 1; 4 for --endpoint / --callable)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     p.add_argument("--chunk-size", type=int, help="characters per chunk (default ja 300, en 800)")
     p.add_argument("--chunk-overlap", type=int, help="characters carried between chunks (default ja 60, en 150)")
@@ -154,6 +154,13 @@ def cmd_rag(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if not testset.items:
         raise UsageError(f"{args.testset}: no questions")
+    if args.endpoint or args.callable:
+        return _rag_with_system(args, testset.items, out)
+    if args.header or args.map:
+        raise UsageError("--header and --map go with --endpoint (or --map with --callable)")
+    if not args.provider or not args.docs:
+        raise UsageError("give --endpoint URL or --callable MOD:FN (your RAG system), or --docs DOC --provider P "
+                         "(the built-in pipeline)")
     docs = _documents(args.docs)
     try:
         cfg, llm = _llm(args)
@@ -191,6 +198,55 @@ def cmd_rag(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> int:
+    """``rag --endpoint`` / ``--callable``: the user's system answers every question through the provider stack."""
+    from rageval_core.cli.common import UsageError
+    from rageval_core.datasets import save_dataset
+    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.your_rag import CallableRAG, EndpointRAG, MappingError, RagMapping, answer_with_system, load_mapping, system_stack
+
+    if args.endpoint and args.callable:
+        raise UsageError("give --endpoint or --callable, not both")
+    if args.docs or args.provider:
+        raise UsageError("--docs and --provider are for the built-in pipeline; with --endpoint / --callable your system "
+                         "retrieves and answers (pick the judge's provider in 'evaluate')")
+    if args.header and not args.endpoint:
+        raise UsageError("--header goes with --endpoint")
+    try:
+        mapping = load_mapping(args.map) if args.map else RagMapping()
+        system: Any = (EndpointRAG(args.endpoint, mapping=mapping, headers=args.header or [], timeout_s=args.timeout)
+                       if args.endpoint else CallableRAG(args.callable, mapping=mapping))
+    except (MappingError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    concurrency = args.concurrency if args.concurrency and args.concurrency > 1 else 4
+    cfg = ProviderConfig(concurrency=concurrency, cache=not args.no_cache, rpm=args.rpm, tpm=args.tpm,
+                         timeout_s=args.timeout, max_retries=args.max_retries, record_log=args.record_log)
+    llm = system_stack(system, cfg, db_path=getattr(args, "db", None))
+
+    def progress(done: int, total: int) -> None:
+        if not args.quiet and (done == total or done % 10 == 0):
+            _err(f"answered {done}/{total}")
+
+    result = answer_with_system(items, llm, system.descriptor, concurrency=concurrency, progress=progress)
+    save_dataset(result.samples, out)
+    lat = result.latency
+    latency = "-" if lat["median_s"] is None else f"median {lat['median_s']:.3f} s, p95 {lat['p95_s']:.3f} s"
+    print(f"{len(result.samples)} answers by {result.system} {result.name}; {result.errors} failed; "
+          f"{result.cached} from the cache; latency {latency} → {out}")
+    failed = [s for s in result.samples if s.metadata.get("rag_error")]
+    for s in failed[:20]:
+        _err(f"  {s.id}: {s.metadata['rag_error']}")
+    if len(failed) > 20:
+        _err(f"  … {len(failed) - 20} more (each row's rag_error in {out})")
+    if result.errors == len(result.samples):
+        _err("nothing answered: every question failed")
+        return EXIT_BAD_INPUT
+    if args.strict and result.errors:
+        _err(f"--strict: {result.errors} question(s) without an answer")
+        return EXIT_BAD_INPUT
+    return EXIT_OK
+
+
 def add_commands(sub: Any) -> None:
     """Register ``synth`` and ``rag`` on the main parser's subparsers."""
     sy = sub.add_parser("synth", help="generate a synthetic QA test set from a Markdown/text document")
@@ -201,12 +257,24 @@ def add_commands(sub: Any) -> None:
     _add_options(sy)
     sy.set_defaults(func=cmd_synth)
 
-    rg = sub.add_parser("rag", help="answer a test set with a simple retrieve-and-answer pipeline")
+    rg = sub.add_parser(
+        "rag",
+        help="answer a test set with your RAG system (--endpoint, --callable) or the built-in pipeline (--docs)",
+        description="Answer every test-set question and write an evaluation dataset for 'evaluate'. Your system: "
+        "--endpoint URL (POST {\"question\": ...}, reads answer and contexts; --map FILE changes the paths; "
+        "--header 'Authorization: Bearer $MY_RAG_TOKEN' reads $NAME from the environment at call time, never stored) "
+        "or --callable package.module:function. Or the built-in retrieve-and-answer pipeline: --docs DOC --provider P.",
+    )
     rg.add_argument("testset", help="test set from 'synth' (or a JSON list of {question, answer} as in seed 003)")
-    rg.add_argument("--docs", action="append", required=True, help="document to retrieve from (repeatable)")
+    rg.add_argument("--endpoint", metavar="URL", help="your RAG server: each question is POSTed as JSON")
+    rg.add_argument("--header", action="append", metavar="'NAME: VALUE'",
+                    help="request header for --endpoint (repeatable); $NAME in the value is read from the environment")
+    rg.add_argument("--map", metavar="FILE", help="JSON (or YAML) mapping of request and reply paths (README: Your RAG)")
+    rg.add_argument("--callable", metavar="MOD:FN", help="your RAG as Python: fn(question[, metadata]) -> dict or (answer, contexts)")
+    rg.add_argument("--docs", action="append", help="built-in pipeline: document to retrieve from (repeatable)")
     rg.add_argument("--k", type=int, default=2, help="chunks retrieved per question (default 2, as in seed 003)")
     rg.add_argument("--no-heading", action="store_true", help="embed chunks without their section heading")
     rg.add_argument("--out", required=True, help="RAG outputs as a dataset (.json, .jsonl, .csv) for 'evaluate'")
     rg.add_argument("--quiet", action="store_true", help="no progress lines")
-    _add_options(rg)
+    _add_options(rg, provider_required=False)
     rg.set_defaults(func=cmd_rag)

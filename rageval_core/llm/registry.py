@@ -234,17 +234,19 @@ def build_llm(
     clock: Clock | None = None,
     call_hook: CallHook | None = None,
     prices: PriceTable | None = None,
+    base: LLM | None = None,
 ) -> ProviderStack:
     """The full wrapper stack for ``cfg``; raises ``ProviderError`` (missing_key / bad_request) with the
-    ``check_config`` messages when the configuration cannot work."""
-    problems = check_config(cfg)
-    if problems:
-        raise _config_error(cfg, problems)
-    key = resolve_api_key(cfg.provider, cfg.api_key)
-    base = _base_llm(cfg, key)
+    ``check_config`` messages when the configuration cannot work. ``base`` puts another ``LLM`` (the user's
+    own RAG system) under the same stack: ``cfg`` then only sets the limits, cache and logs."""
+    if base is None:
+        problems = check_config(cfg)
+        if problems:
+            raise _config_error(cfg, problems)
+        base = _base_llm(cfg, resolve_api_key(cfg.provider, cfg.api_key))
     recorder = CallRecorder(call_hook, UsageMeter())
     local = cfg.provider in ("offline", "replay")
-    price_table = None if local or cfg.provider == "openai-compatible" else (prices or load_prices())
+    price_table = None if local or cfg.provider not in ("gemini", "openai") else (prices or load_prices())
     llm: LLM = AccountingLLM(base, prices=price_table, recorder=recorder)
     if local:
         if cfg.record_log and cfg.provider == "offline":
