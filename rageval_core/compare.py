@@ -42,15 +42,17 @@ def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, 
 
     Decomposed first, then judges in the order they appear; metrics in the standard id order.
     """
-    values: dict[tuple[str, str], list[float]] = defaultdict(list)
+    totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])  # running sum, count (flat memory)
     reasons: dict[tuple[str, str], Counter] = defaultdict(Counter)
     order: list[tuple[str, str]] = []
     for r in results:
         key = (r.method, r.metric)
-        if key not in values and key not in reasons:
+        if key not in totals and key not in reasons:
             order.append(key)
         if r.value is not None:
-            values[key].append(float(r.value))
+            acc = totals[key]
+            acc[0] += float(r.value)
+            acc[1] += 1
         else:
             reasons[key][r.unscored_reason or "unknown"] += 1
     out: dict[str, dict[str, dict[str, Any]]] = {}
@@ -59,11 +61,11 @@ def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, 
     seen = {k: i for i, k in enumerate(order)}
     order = sorted(order, key=lambda k: (k[0] != DECOMPOSED, methods.index(k[0]), rank.get(k[1], len(rank)), seen[k]))
     for method, metric in order:
-        vals = values.get((method, metric), [])
+        total, count = totals.get((method, metric), (0.0, 0))
         why = reasons.get((method, metric), Counter())
         out.setdefault(method, {})[metric] = {
-            "mean": (sum(vals) / len(vals)) if vals else None,
-            "scored": len(vals),
+            "mean": (total / count) if count else None,
+            "scored": int(count),
             "unscored": sum(why.values()),
             "unscored_reasons": dict(why),
         }

@@ -11,11 +11,11 @@ import dataclasses
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from rageval_core.compare import cost_by_method, summarize
 from rageval_core.csvsafe import dumps_csv
 from rageval_core.store import Store
+from rageval_core.store import _metric_result as store_metric_result
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 
 FORMAT_VERSION = 1
@@ -56,34 +56,58 @@ def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int,
     return key
 
 
-def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
-    """The export JSON of one run as a dict (rows in dataset order, results in a fixed order; invalid rows
-    listed separately)."""
+def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, Any]]:
+    """The export rows in dataset order, each with its results in the fixed order, streamed from the store:
+    one row's results in memory at a time. Results of rows the run table does not list come last (never
+    expected, never dropped)."""
+    order = result_order(info.scorers)
+    conn = store._conn()
+    cur = conn.execute(
+        "SELECT rr.sample_id AS row_id, rr.category AS row_category, r.* FROM run_rows rr"
+        " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id AND r.repeat_index = 0"
+        " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id",
+        (info.id,),
+    )
+    current: dict[str, Any] | None = None
+    pending: list[MetricResult] = []
+
+    def finish(row: dict[str, Any]) -> dict[str, Any]:
+        row["results"] = [_result_dict(r, include_details) for r in sorted(pending, key=order)]
+        return row
+
+    for rec in cur:
+        if current is None or current["id"] != rec["row_id"]:
+            if current is not None:
+                yield finish(current)
+            current, pending = {"id": rec["row_id"], "category": rec["row_category"]}, []
+        if rec["metric"] is not None:
+            pending.append(store_metric_result(rec))
+    if current is not None:
+        yield finish(current)
+    orphans = conn.execute(
+        "SELECT * FROM results WHERE run_id = ? AND repeat_index = 0 AND sample_id NOT IN"
+        " (SELECT sample_id FROM run_rows WHERE run_id = ? AND valid = 1) ORDER BY sample_id, id",
+        (info.id, info.id),
+    )
+    current, pending = None, []
+    for rec in orphans:
+        if current is None or current["id"] != rec["sample_id"]:
+            if current is not None:
+                yield finish(current)
+            current, pending = {"id": rec["sample_id"], "category": None}, []
+        pending.append(store_metric_result(rec))
+    if current is not None:
+        yield finish(current)
+
+
+def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """The run, the export keys before ``rows`` and those after it (summary and cost streamed from the store)."""
+    from rageval_core.runner.persist import stream_cost, stream_summary
+
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
-    results = sorted(store.results(info.id), key=result_order(info.scorers))
-    by_row: dict[str, list[MetricResult]] = {}
-    for r in results:
-        by_row.setdefault(r.sample_id, []).append(r)
-    rows_meta = store.rows(info.id)
-    rows = []
-    seen = set()
-    for meta in rows_meta:
-        if not meta.valid:
-            continue
-        seen.add(meta.sample_id)
-        rows.append(
-            {
-                "id": meta.sample_id,
-                "category": meta.category,
-                "results": [_result_dict(r, include_details) for r in by_row.get(meta.sample_id, [])],
-            }
-        )
-    for sid, rs in by_row.items():  # results of rows the run table does not list (never expected, never dropped)
-        if sid not in seen:
-            rows.append({"id": sid, "category": None, "results": [_result_dict(r, include_details) for r in rs]})
-    return {
+    before = {
         "format_version": FORMAT_VERSION,
         "run_id": info.id,
         "provider": info.provider,
@@ -96,18 +120,47 @@ def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> 
         "scorers": info.scorers,
         "versions": info.versions,
         "settings": info.settings,
-        "rows": rows,
-        "invalid_rows": [{"id": m.sample_id, "position": m.position, "error": m.error} for m in rows_meta if not m.valid],
-        "summary": summarize(results),
-        "cost": {k: v.to_dict() for k, v in cost_by_method(store.calls(info.id)).items()},
     }
+    after = {
+        "invalid_rows": [
+            {"id": m.sample_id, "position": m.position, "error": m.error} for m in store.rows(info.id) if not m.valid
+        ],
+        "summary": stream_summary(store, info.id),
+        "cost": {k: v.to_dict() for k, v in stream_cost(store, info.id).items()},
+        "warnings": info.warnings,
+    }
+    return info, before, after
+
+
+def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
+    """The export JSON of one run as a dict (rows in dataset order, results in a fixed order; invalid rows
+    listed separately). For large runs write it with ``export_json``, which streams."""
+    info, before, after = _head(store, run_id)
+    return {**before, "rows": list(_rows(store, info, include_details)), **after}
 
 
 def export_json(store: Store, run_id: str, path: str | Path, *, include_details: bool = False) -> Path:
-    data = run_to_dict(store, run_id, include_details=include_details)
+    """Write the export JSON row by row (memory stays flat however many rows the run has)."""
+    info, before, after = _head(store, run_id)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+
+    def dump(value: Any, indent: int) -> str:
+        text = json.dumps(value, ensure_ascii=False, indent=2)
+        return text.replace("\n", "\n" + " " * indent)
+
+    with target.open("w", encoding="utf-8") as fh:
+        fh.write("{\n")
+        for key, value in before.items():
+            fh.write(f"  {json.dumps(key)}: {dump(value, 2)},\n")
+        fh.write('  "rows": [')
+        for i, row in enumerate(_rows(store, info, include_details)):
+            fh.write(("," if i else "") + "\n    " + dump(row, 4))
+        fh.write("\n  ],\n")
+        items = list(after.items())
+        for i, (key, value) in enumerate(items):
+            fh.write(f"  {json.dumps(key)}: {dump(value, 2)}" + (",\n" if i + 1 < len(items) else "\n"))
+        fh.write("}\n")
     return target
 
 
@@ -158,7 +211,7 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8") as fh:
-        for entry in store.calls(info.id):
+        for entry in store.iter_calls(info.id):
             fh.write(json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
     return target
 

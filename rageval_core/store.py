@@ -3,12 +3,13 @@
 Everything lives in the one workbench database (``rageval_core.db``; ``.rageval/`` or RAGEVAL_HOME).
 Results are written the moment a (row, scorer) task finishes, in one transaction per task, so a killed
 process loses at most the tasks that were in flight and a resumed run knows exactly what is done.
+Every write goes through ``db.write``: a database locked by another process is waited for (busy timeout),
+retried with backoff on the store's clock, and only then reported as ``db.StoreBusy`` for the caller to keep.
 API keys are never passed in and never stored: settings are filtered through ``_scrub`` as a last guard.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
 import threading
@@ -16,9 +17,10 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from rageval_core import db, paths
+from rageval_core.llm.clock import Clock
 from rageval_core.types import MetricResult, Usage
 
 RUNNING = "running"
@@ -26,6 +28,7 @@ DONE = "done"
 CANCELLED = "cancelled"
 FAILED = "failed"
 STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
+T = TypeVar("T")
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -149,6 +152,7 @@ class RunInfo:
     n_rows: int = 0
     finished_at: float | None = None
     note: str | None = None
+    warnings: dict[str, int] = field(default_factory=dict)  # lost call-log / cache writes by kind
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -195,27 +199,43 @@ class CallEntry:
 class Store:
     """Run history in SQLite. Thread-safe: each thread gets its own connection from ``rageval_core.db``."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        clock: Clock | None = None,
+        busy_timeout_s: float | None = None,
+        attempts: int = db.DEFAULT_ATTEMPTS,
+    ) -> None:
         self.path = str(path) if path is not None else str(paths.database_path())
+        self.clock = clock
+        self.busy_timeout_s = busy_timeout_s
+        self.attempts = attempts
         self._lock = threading.Lock()
-        db.ensure_schema(self._conn(), _DDL)
-        _migrate(self._conn())
+        conn = self._conn()
+        db.ensure_schema(conn, _DDL)
+        _migrate(conn)
+        db.add_column(conn, "runs", "warnings", "TEXT")
 
     def _conn(self) -> sqlite3.Connection:
-        return db.connect(self.path)
+        return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE … COMMIT), rolled back on any error, one thread at a time."""
-        conn = self._conn()
-        with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+    def _write(self, fn: Callable[[sqlite3.Connection], T], what: str) -> T:
+        """One write transaction (BEGIN IMMEDIATE … COMMIT), one thread at a time, retried while locked."""
+
+        def attempt() -> T:
+            conn = self._conn()
+            with self._lock:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(conn)
+                    conn.execute("COMMIT")
+                    return out
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+
+        return db.write(attempt, clock=self.clock, attempts=self.attempts, what=what)
 
     # ---- runs -------------------------------------------------------------------------------------
     def create_run(
@@ -235,7 +255,8 @@ class Store:
         """Record a new run (status ``running``) and the rows it covers; returns its id."""
         rid = run_id or new_run_id()
         rows = list(rows)
-        with self._transaction() as conn:
+
+        def insert(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "INSERT INTO runs (id, created_at, status, dataset_name, dataset_hash, scorers, versions, provider,"
                 " model, base_url, settings, n_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -258,6 +279,8 @@ class Store:
                 "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
                 [(rid, r.sample_id, r.position, r.category, int(r.valid), r.error) for r in rows],
             )
+
+        self._write(insert, "create run")
         return rid
 
     def get_run(self, run_id: str) -> RunInfo | None:
@@ -280,19 +303,29 @@ class Store:
             params = (int(limit),)
         return [_run_info(r) for r in self._conn().execute(sql, params).fetchall()]
 
-    def set_status(self, run_id: str, status: str, note: str | None = None) -> None:
+    def set_status(
+        self, run_id: str, status: str, note: str | None = None, warnings: Mapping[str, int] | None = None
+    ) -> None:
+        """Set a run's status; ``warnings`` (lost call-log / cache writes by kind) replaces the stored counts."""
         if status not in STATUSES:
             raise ValueError(f"unknown run status {status!r}")
         finished = None if status == RUNNING else time.time()
-        self._conn().execute(
-            "UPDATE runs SET status = ?, finished_at = ?, note = COALESCE(?, note) WHERE id = ?",
-            (status, finished, note, run_id),
+        counts = None if warnings is None else _dumps(dict(warnings))
+        self._write(
+            lambda conn: conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, note = COALESCE(?, note), warnings = COALESCE(?, warnings)"
+                " WHERE id = ?",
+                (status, finished, note, counts, run_id),
+            ),
+            "set run status",
         )
 
     def delete_run(self, run_id: str) -> None:
-        with self._transaction() as conn:
+        def delete(conn: sqlite3.Connection) -> None:
             for table, col in (("results", "run_id"), ("run_rows", "run_id"), ("call_log", "run_id"), ("runs", "id")):
                 conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (run_id,))
+
+        self._write(delete, "delete run")
 
     def rows(self, run_id: str) -> list[RowInfo]:
         return [
@@ -308,44 +341,28 @@ class Store:
     ) -> None:
         """Write all results of one finished (row, scorer, repeat) task in one transaction, replacing any earlier
         ones. ``repeat`` is the run repeat (0 for a run without repeats; see ``runner.run(repeats=...)``)."""
+        self.save_tasks(run_id, [(sample_id, scorer, results, repeat)])
+
+    def save_tasks(self, run_id: str, tasks: Sequence[tuple[str, str, Sequence[MetricResult], int]]) -> None:
+        """Write several finished (sample_id, scorer, results, repeat) tasks in one transaction, each replacing its
+        earlier results; retried while the database is locked, then ``db.StoreBusy`` with nothing written."""
         now = time.time()
-        with self._transaction() as conn:
-            conn.execute(
-                "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
-                (run_id, sample_id, scorer, int(repeat)),
-            )
-            conn.executemany(
-                "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
-                " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
-                " cached_input_tokens, cost_usd, latency_s, created_at, repeat_index) VALUES"
-                " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        run_id,
-                        sample_id,
-                        scorer,
-                        r.metric,
-                        r.method,
-                        r.value,
-                        r.unscored_reason,
-                        r.reason,
-                        r.raw_score,
-                        _dumps(r.details),
-                        r.provider,
-                        r.model,
-                        r.calls,
-                        r.cached_calls,
-                        r.usage.input_tokens,
-                        r.usage.output_tokens,
-                        r.usage.cached_input_tokens,
-                        r.cost_usd,
-                        r.latency_s,
-                        now,
-                        int(repeat),
-                    )
-                    for r in results
-                ],
-            )
+
+        def replace(conn: sqlite3.Connection) -> None:
+            for sample_id, scorer, results, repeat in tasks:
+                conn.execute(
+                    "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
+                    (run_id, sample_id, scorer, int(repeat)),
+                )
+                conn.executemany(
+                    "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
+                    " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
+                    " cached_input_tokens, cost_usd, latency_s, created_at, repeat_index) VALUES"
+                    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [_result_row(run_id, sample_id, scorer, r, now) + (int(repeat),) for r in results],
+                )
+
+        self._write(replace, "save results")
 
     def results(self, run_id: str, repeat: int = 0) -> list[MetricResult]:
         """Stored results of a run for one repeat (0: the run itself), in the order they were written."""
@@ -373,75 +390,59 @@ class Store:
         ).fetchall()
         return {(r["sample_id"], r["scorer"]) for r in rows}
 
+    def count_finished(self, run_id: str) -> int:
+        """How many (sample_id, scorer, repeat) tasks have stored results, all repeats (counted in SQL)."""
+        row = self._conn().execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT sample_id, scorer, repeat_index FROM results WHERE run_id = ?)",
+            (run_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def iter_results(self, run_id: str, repeat: int = 0, batch: int = 1000) -> Iterator[tuple[str, MetricResult]]:
+        """(scorer, result) pairs of one repeat in the order they were written, read in batches."""
+        cur = self._conn().execute(
+            "SELECT * FROM results WHERE run_id = ? AND repeat_index = ? ORDER BY id", (run_id, int(repeat))
+        )
+        while True:
+            chunk = cur.fetchmany(batch)
+            if not chunk:
+                return
+            for row in chunk:
+                yield row["scorer"], _metric_result(row)
+
+    def iter_calls(self, run_id: str, batch: int = 500) -> Iterator[CallEntry]:
+        """The run's call log in order, read in batches (never the whole log in memory)."""
+        cur = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,))
+        while True:
+            chunk = cur.fetchmany(batch)
+            if not chunk:
+                return
+            for row in chunk:
+                yield _call_entry(row)
+
     # ---- call log ---------------------------------------------------------------------------------
     def log_call(self, entry: CallEntry) -> None:
         """Append one call to the log at once (its own transaction)."""
-        self._conn().execute(
-            "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt,"
-            " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                entry.run_id,
-                entry.sample_id,
-                entry.scorer,
-                entry.method,
-                entry.task,
-                entry.request_key,
-                entry.provider,
-                entry.model,
-                entry.prompt,
-                entry.response,
-                entry.usage.input_tokens,
-                entry.usage.output_tokens,
-                entry.usage.cached_input_tokens,
-                entry.cost_usd,
-                entry.latency_s,
-                int(entry.cached),
-                entry.error,
-                entry.ts,
-            ),
-        )
+        self._write(lambda conn: conn.execute(*_call_insert(entry)), "log call")
 
     def calls(self, run_id: str) -> list[CallEntry]:
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
-        return [
-            CallEntry(
-                run_id=r["run_id"],
-                sample_id=r["sample_id"],
-                scorer=r["scorer"],
-                method=r["method"],
-                task=r["task"],
-                request_key=r["request_key"],
-                provider=r["provider"],
-                model=r["model"],
-                prompt=r["prompt"],
-                response=r["response"],
-                usage=Usage(r["input_tokens"], r["output_tokens"], r["cached_input_tokens"]),
-                cost_usd=r["cost_usd"],
-                latency_s=r["latency_s"],
-                cached=bool(r["cached"]),
-                error=r["error"],
-                ts=r["ts"],
-            )
-            for r in rows
-        ]
+        return [_call_entry(r) for r in rows]
 
     # ---- human labels -----------------------------------------------------------------------------
     def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None) -> None:
         """Store (or with ``label=None`` and no note, remove) one human label for a dataset row."""
-        conn = self._conn()
         if label is None and note is None:
-            conn.execute(
-                "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?",
-                (dataset_hash, row_id, criterion),
+            sql = "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?"
+            args: tuple[Any, ...] = (dataset_hash, row_id, criterion)
+        else:
+            sql = (
+                "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
+                " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
+                " note = excluded.note, ts = excluded.ts"
             )
-            return
-        conn.execute(
-            "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
-            " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
-            " note = excluded.note, ts = excluded.ts",
-            (dataset_hash, row_id, criterion, label, note, time.time()),
-        )
+            args = (dataset_hash, row_id, criterion, label, note, time.time())
+        self._write(lambda conn: conn.execute(sql, args), "save label")
 
     def labels(self, dataset_hash: str) -> dict[str, dict[str, float | None]]:
         """``{row_id: {criterion: label}}`` for one dataset."""
@@ -467,6 +468,51 @@ def _migrate(conn: sqlite3.Connection) -> None:
         except sqlite3.OperationalError as exc:  # another process added it between the check and here
             if "duplicate column" not in str(exc).lower():
                 raise
+
+
+def _result_row(run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float) -> tuple[Any, ...]:
+    u = r.usage
+    return (
+        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, r.reason, r.raw_score,
+        _dumps(r.details), r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
+        u.cached_input_tokens, r.cost_usd, r.latency_s, now,
+    )
+
+
+def _call_insert(entry: CallEntry) -> tuple[str, tuple[Any, ...]]:
+    """The INSERT of one call-log entry and its parameters."""
+    sql = (
+        "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt,"
+        " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    )
+    u = entry.usage
+    return sql, (
+        entry.run_id, entry.sample_id, entry.scorer, entry.method, entry.task, entry.request_key, entry.provider,
+        entry.model, entry.prompt, entry.response, u.input_tokens, u.output_tokens, u.cached_input_tokens,
+        entry.cost_usd, entry.latency_s, int(entry.cached), entry.error, entry.ts,
+    )
+
+
+def _call_entry(r: sqlite3.Row) -> CallEntry:
+    return CallEntry(
+        run_id=r["run_id"],
+        sample_id=r["sample_id"],
+        scorer=r["scorer"],
+        method=r["method"],
+        task=r["task"],
+        request_key=r["request_key"],
+        provider=r["provider"],
+        model=r["model"],
+        prompt=r["prompt"],
+        response=r["response"],
+        usage=Usage(r["input_tokens"], r["output_tokens"], r["cached_input_tokens"]),
+        cost_usd=r["cost_usd"],
+        latency_s=r["latency_s"],
+        cached=bool(r["cached"]),
+        error=r["error"],
+        ts=r["ts"],
+    )
 
 
 def rows_with_labels(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -504,6 +550,7 @@ def _run_info(row: sqlite3.Row) -> RunInfo:
         n_rows=row["n_rows"],
         finished_at=row["finished_at"],
         note=row["note"],
+        warnings=json.loads(row["warnings"]) if row["warnings"] else {},
     )
 
 

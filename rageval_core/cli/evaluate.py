@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from rageval_core.cli.common import (
     EXIT_BAD_INPUT,
@@ -139,16 +139,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
-    print(_actual_table(est, store.calls(result.run_id)))
+    print(_actual_table(est, store.iter_calls(result.run_id)))
     _print_analysis(result.results, dataset.samples)
     _print_call_totals(result)
+    _print_store_warnings(result)
     print(f"run {result.run_id} ({result.status}) → {out}")
     if result.status == "cancelled":
         err(f"run cancelled; resume with: --resume {result.run_id}")
         return EXIT_INTERRUPTED
 
-    scored = sum(1 for r in result.results if r.value is not None)
-    if scored == 0:
+    if result.scored_results == 0:
         err("nothing could be evaluated: every result is unscored (see the reasons above)")
         return EXIT_BAD_INPUT
     code = EXIT_OK if print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
@@ -193,6 +193,19 @@ def _print_call_totals(result: Any) -> None:
         )
 
 
+def _print_store_warnings(result: Any) -> None:
+    """Writes the store could not make: lost call-log / cache entries (no result changed) and results kept
+    in the spill file for the resume because the database stayed locked."""
+    if result.warnings:
+        lost = ", ".join(f"{kind} {n}" for kind, n in sorted(result.warnings.items()))
+        err(f"warning: store writes lost (results unaffected): {lost}")
+    if result.unsaved_tasks:
+        err(
+            f"warning: the database stayed locked; {result.unsaved_tasks} finished task(s) kept in {result.spill_file}, "
+            f"written back by: --resume {result.run_id}"
+        )
+
+
 def _estimate_table(est: Any) -> str:
     """The estimate per scorer (metric or judge) and method, with a total line."""
     rows = [
@@ -203,7 +216,7 @@ def _estimate_table(est: Any) -> str:
     return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
 
 
-def _actual_table(est: Any, calls: Sequence[Any]) -> str:
+def _actual_table(est: Any, calls: Iterable[Any]) -> str:
     """Estimate next to the actual figures of this run, per scorer (metric or judge) and method.
 
     Actual figures cover every session of the run (a resumed run includes the calls before the

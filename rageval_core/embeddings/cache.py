@@ -7,6 +7,7 @@ re-run (or another metric embedding the same question) costs nothing. Rows come 
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -111,7 +112,16 @@ class CachedEmbedder:
             first_text = {k: t for k, t in zip(keys, texts)}
             vectors = embed_in_batches(self.inner, [first_text[k] for k in missing], self.retrier)
             rows = [(k, self.provider, self.model, int(v.shape[0]), v.astype(np.float32).tobytes()) for k, v in zip(missing, vectors)]
-            conn.executemany("INSERT OR REPLACE INTO embedding_cache (key, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?)", rows)
+            try:
+                db.write(
+                    lambda: conn.executemany(
+                        "INSERT OR REPLACE INTO embedding_cache (key, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?)",
+                        rows,
+                    ),
+                    what="embedding cache write",
+                )
+            except (db.StoreBusy, sqlite3.Error) as exc:  # the vectors in hand are used either way
+                db.warn("embedding_cache", exc)
             for k, v in zip(missing, vectors):
                 found[k] = v
             self.misses += len(missing)

@@ -6,17 +6,21 @@ comes back with ``cached=True``, zero usage and zero cost (the original usage is
 is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
 cached: asking again is the point of them (repeat-run stability, judge repeats); nor are requests marked
 ``bypass_cache`` (run repeats 1 and up, which must reach the provider).
+A cache that cannot be read or written (a database locked past the retries) is a warning (``db.warn``),
+never a failure: the answer in hand is returned either way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from pathlib import Path
 
 from rageval_core import db
 from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
+from rageval_core.llm.clock import Clock
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
 from rageval_core.types import Usage
 
@@ -48,18 +52,36 @@ def cacheable(request: LLMRequest) -> bool:
 class ResponseCache:
     """Get and put completions in the ``llm_response_cache`` table."""
 
-    def __init__(self, db_path: str | Path | None = None) -> None:
+    def __init__(self, db_path: str | Path | None = None, *, clock: Clock | None = None, busy_timeout_s: float | None = None) -> None:
         self.db_path = db_path
-        db.ensure_schema(db.connect(db_path), DDL)
+        self.clock = clock
+        self.busy_timeout_s = busy_timeout_s
+        db.ensure_schema(self._conn(), DDL)
+
+    def _conn(self) -> sqlite3.Connection:
+        return db.connect(self.db_path, busy_timeout_s=self.busy_timeout_s)
 
     def get(self, key: str) -> tuple[list[str], Usage] | None:
-        row = db.connect(self.db_path).execute("SELECT texts, usage FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
+        try:
+            row = self._conn().execute("SELECT texts, usage FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:  # an unreadable cache is a miss, reported
+            db.warn("cache", exc)
+            return None
         if row is None:
             return None
         return list(json.loads(row["texts"])), Usage(**json.loads(row["usage"]))
 
-    def put(self, key: str, completion: Completion, *, base_url: str | None, task: str) -> None:
-        db.connect(self.db_path).execute(
+    def put(self, key: str, completion: Completion, *, base_url: str | None, task: str) -> bool:
+        """Store a completion; False (and a ``cache`` warning) when the database stayed locked or failed."""
+        try:
+            db.write(lambda: self._insert(key, completion, base_url, task), clock=self.clock, what="cache write")
+            return True
+        except (db.StoreBusy, sqlite3.Error) as exc:
+            db.warn("cache", exc)
+            return False
+
+    def _insert(self, key: str, completion: Completion, base_url: str | None, task: str) -> None:
+        self._conn().execute(
             "INSERT OR REPLACE INTO llm_response_cache (key, provider, model, base_url, task, texts, usage, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -75,7 +97,7 @@ class ResponseCache:
         )
 
     def count(self) -> int:
-        return int(db.connect(self.db_path).execute("SELECT COUNT(*) FROM llm_response_cache").fetchone()[0])
+        return int(self._conn().execute("SELECT COUNT(*) FROM llm_response_cache").fetchone()[0])
 
     def clear(self, *, provider: str | None = None, model: str | None = None) -> int:
         """Delete entries (all, or one provider / model); returns how many."""
@@ -87,7 +109,7 @@ class ResponseCache:
             clauses.append("model = ?")
             args.append(model)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        cur = db.connect(self.db_path).execute(f"DELETE FROM llm_response_cache{where}", args)
+        cur = self._conn().execute(f"DELETE FROM llm_response_cache{where}", args)
         return int(cur.rowcount or 0)
 
 

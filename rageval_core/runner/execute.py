@@ -1,0 +1,357 @@
+"""Executing tasks: the wrappers the runner puts around the LLM and embedder for one run.
+
+A slot gate (bounded model concurrency, oldest task first), the cancel check, live counters, and the
+call log, labelled with the run / row / scorer of the task the current thread works for. A call-log
+write that fails is a counted warning (``db.warn``), never an error: it must not turn a good answer into
+``provider_error``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import heapq
+import itertools
+import json
+import sqlite3
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from rageval_core import db
+from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
+from rageval_core.metrics.base import Scorer
+from rageval_core.store import CallEntry, Store
+from rageval_core.types import MetricResult, Sample, Unscored, Usage
+
+
+def log_safely(store: Store, entry: CallEntry) -> None:
+    """Append to the call log; a database locked past the retries (or failing) becomes a ``call_log`` warning."""
+    try:
+        store.log_call(entry)
+    except (db.StoreBusy, sqlite3.Error) as exc:
+        db.warn("call_log", exc)
+
+
+# ---- task context: which run / row / scorer the current thread works for ---------------------------------
+@dataclass
+class TaskTag:
+    """Set in a contextvar for the duration of one task; the call hook reads it to label the call log."""
+
+    run_id: str
+    sample_id: str
+    scorer: str
+    method: str
+    priority: int = 0
+    cancelled: bool = False
+    # Call records of the call in progress. The providers' hook fires inside the stack, before the
+    # response cache stores the answer; holding the records until the stack returns means a logged
+    # call is always a cached call, so a process killed in between can never repeat a logged call.
+    pending: list[tuple[Store, CallEntry]] | None = None
+
+
+_CURRENT: contextvars.ContextVar[TaskTag | None] = contextvars.ContextVar("rageval_task", default=None)
+
+
+def make_call_hook(store: Store) -> Callable[[Any], None]:
+    """A ``call_hook`` for ``build_llm``: writes each provider call or cache hit to the store's call log.
+
+    The record's run / row / scorer come from the task contextvar the runner sets, so one LLM object
+    built once can serve many runs. Calls made outside a run are not logged.
+    """
+
+    def hook(record: Any) -> None:
+        tag = _CURRENT.get() or _INFLIGHT.find(_record_key(record))
+        if tag is None:
+            return
+        entry = _entry_from_record(tag, record)
+        if tag.pending is not None:
+            tag.pending.append((store, entry))  # written once the whole stack (cache included) returned
+        else:
+            log_safely(store, entry)
+
+    return hook
+
+
+class _InflightRegistry:
+    """Request key → tasks with that request in flight.
+
+    The contextvar does not follow a call into a thread a provider wrapper starts for itself (a per-call
+    timeout runs the SDK call on its own thread), so the hook falls back to the request key, which every
+    call record carries.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_key: dict[str, list[TaskTag]] = {}
+
+    def add(self, key: str, tag: TaskTag) -> None:
+        with self._lock:
+            self._by_key.setdefault(key, []).append(tag)
+
+    def remove(self, key: str, tag: TaskTag) -> None:
+        with self._lock:
+            tags = self._by_key.get(key, [])
+            if tag in tags:
+                tags.remove(tag)
+            if not tags:
+                self._by_key.pop(key, None)
+
+    def find(self, key: str | None) -> TaskTag | None:
+        if not key:
+            return None
+        with self._lock:
+            tags = self._by_key.get(key)
+            return tags[0] if tags else None
+
+
+_INFLIGHT = _InflightRegistry()
+
+
+def _record_key(record: Any) -> str | None:
+    if isinstance(record, Mapping):
+        return record.get("request_key") or record.get("key")
+    return getattr(record, "request_key", None)
+
+
+def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
+    get = record.get if isinstance(record, Mapping) else (lambda k, d=None: getattr(record, k, d))
+    usage = get("usage") or Usage()
+    if isinstance(usage, Mapping):
+        usage = Usage(**{k: int(v) for k, v in usage.items() if k in ("input_tokens", "output_tokens", "cached_input_tokens")})
+    error = get("error")
+    return CallEntry(
+        run_id=tag.run_id,
+        sample_id=tag.sample_id,
+        scorer=tag.scorer,
+        method=tag.method,
+        task=get("task"),
+        request_key=get("request_key") or get("key"),
+        provider=get("provider"),
+        model=get("model"),
+        prompt=get("prompt"),
+        response=get("response"),
+        usage=usage,
+        cost_usd=float(get("cost_usd", None) or get("cost", None) or 0.0),
+        latency_s=float(get("latency_s", None) or get("latency", None) or 0.0),
+        cached=bool(get("cached")),
+        error=None if error is None else str(error),
+        ts=float(get("timestamp", None) or get("ts", None) or time.time()),
+    )
+
+
+# ---- slot gate: bounded model concurrency, oldest task first -------------------------------------------
+class PriorityGate:
+    """At most ``limit`` calls at once; a waiting call of an older task goes first."""
+
+    def __init__(self, limit: int, cancel: threading.Event) -> None:
+        self._cond = threading.Condition()
+        self._free = max(1, int(limit))
+        self._heap: list[tuple[int, int]] = []
+        self._seq = itertools.count()
+        self._cancel = cancel
+
+    def acquire(self, priority: int) -> None:
+        with self._cond:
+            ticket = (priority, next(self._seq))
+            heapq.heappush(self._heap, ticket)
+            while not (self._free > 0 and self._heap[0] == ticket):
+                if self._cancel.is_set():
+                    self._heap.remove(ticket)
+                    heapq.heapify(self._heap)
+                    self._cond.notify_all()
+                    raise ProviderError("run cancelled", kind="cancelled")
+                self._cond.wait(0.5)
+            heapq.heappop(self._heap)
+            self._free -= 1
+            if self._free > 0 and self._heap:
+                self._cond.notify_all()
+
+    def release(self) -> None:
+        with self._cond:
+            self._free += 1
+            self._cond.notify_all()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+
+@dataclass
+class Counters:
+    """Live totals for the progress callback (this invocation only)."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    errors: int = 0
+    embedding_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    warnings: Counter = field(default_factory=Counter)  # lost call-log / cache writes by kind
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def warn(self, kind: str) -> None:
+        with self.lock:
+            self.warnings[kind] += 1
+
+    def add(self, completion: Completion | None, error: bool = False) -> None:
+        with self.lock:
+            if error or completion is None:
+                self.errors += 1
+            elif completion.cached:
+                self.cached_calls += 1
+            else:
+                self.calls += 1
+                self.input_tokens += completion.usage.input_tokens
+                self.output_tokens += completion.usage.output_tokens
+                self.cost_usd += completion.cost_usd
+
+
+class RunLLM:
+    """The runner's outer LLM wrapper: slot gate, cancel check, live counters, optional call logging."""
+
+    def __init__(self, inner: LLM, gate: PriorityGate, cancel: threading.Event, counters: Counters, store: Store | None):
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self._gate, self._cancel, self._counters, self._store = gate, cancel, counters, store
+
+    def complete(self, request: LLMRequest) -> Completion:
+        tag = _CURRENT.get()
+        if self._cancel.is_set():
+            if tag is not None:
+                tag.cancelled = True
+            raise ProviderError("run cancelled", kind="cancelled")
+        try:
+            self._gate.acquire(tag.priority if tag else 0)
+        except ProviderError:
+            if tag is not None:
+                tag.cancelled = True
+            raise
+        started = time.perf_counter()
+        key = request.key()
+        if tag is not None:
+            tag.pending = []
+            _INFLIGHT.add(key, tag)
+        try:
+            completion = self.inner.complete(request)
+        except ProviderError as exc:
+            self._counters.add(None, error=True)
+            self._log(tag, request, None, exc, time.perf_counter() - started)
+            raise
+        finally:
+            self._gate.release()
+            if tag is not None:
+                _INFLIGHT.remove(key, tag)
+                pending, tag.pending = tag.pending or [], None
+                for store, entry in pending:
+                    log_safely(store, entry)
+        self._counters.add(completion)
+        self._log(tag, request, completion, None, time.perf_counter() - started)
+        return completion
+
+    def _log(self, tag: TaskTag | None, request: LLMRequest, completion: Completion | None, error: Exception | None, took: float) -> None:
+        if self._store is None or tag is None:
+            return
+        texts = completion.texts if completion else []
+        log_safely(
+            self._store,
+            CallEntry(
+                run_id=tag.run_id,
+                sample_id=tag.sample_id,
+                scorer=tag.scorer,
+                method=tag.method,
+                task=request.task,
+                request_key=request.key(),
+                provider=completion.provider if completion else self.provider,
+                model=completion.model if completion else self.model,
+                prompt=request.prompt_text,
+                response=(texts[0] if len(texts) == 1 else json.dumps(texts, ensure_ascii=False)) if completion else None,
+                usage=completion.usage if completion else Usage(),
+                cost_usd=completion.cost_usd if completion else 0.0,
+                latency_s=completion.latency_s if completion and completion.latency_s else took,
+                cached=bool(completion and completion.cached),
+                error=None if error is None else str(error),
+            ),
+        )
+
+
+class RunEmbedder:
+    """Counts embedding requests and shares the model slots (a remote embedder is a call like any other)."""
+
+    def __init__(self, inner: Embedder, gate: PriorityGate, counters: Counters, gated: bool) -> None:
+        self.inner = inner
+        self.provider = inner.provider
+        self.model = inner.model
+        self._gate, self._counters, self._gated = gate, counters, gated
+
+    def embed(self, texts: Sequence[str]):
+        tag = _CURRENT.get()
+        if self._gated:
+            self._gate.acquire(tag.priority if tag else 0)
+        try:
+            return self.inner.embed(texts)
+        finally:
+            if self._gated:
+                self._gate.release()
+            with self._counters.lock:
+                self._counters.embedding_calls += 1
+
+
+def failed_results(sample: Sample, scorer: Scorer, exc: BaseException, llm: LLM) -> list[MetricResult]:
+    reason = exc.unscored_reason if isinstance(exc, ProviderError) else Unscored.PROVIDER_ERROR
+    message = f"{type(exc).__name__}: {exc}"
+    return [
+        MetricResult(
+            sample.id, metric, scorer.method, None, unscored_reason=reason, reason=message,
+            provider=llm.provider, model=llm.model, details={"error": message},
+        )
+        for metric in scorer.metrics
+    ]
+
+
+def build_from_config(
+    config: Any, store: Store, llm: LLM | None, embedder: Embedder | None, *, needs_embeddings: bool = True
+) -> tuple[LLM, Embedder | None]:
+    """The providers' full stack, with this store as cache database and call log. An embedder that cannot
+    be configured (e.g. an OpenAI-compatible server without an embedding model) only stops the run when
+    a scorer needs embeddings; otherwise any use of it fails that step with the same message."""
+    from rageval_core.llm import registry
+
+    hook = make_call_hook(store)
+    if llm is None:
+        llm = registry.build_llm(config, db_path=store.path, call_hook=hook)
+    if embedder is None:
+        try:
+            embedder = registry.build_embedder(config, db_path=store.path)
+        except ProviderError as exc:
+            if needs_embeddings:
+                raise
+            embedder = UnavailableEmbedder(exc)
+    return llm, embedder
+
+
+def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer]) -> bool:
+    """Whether any scorer expects an embedding request on any row (from the scorers' own estimates)."""
+    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples)
+
+
+class UnavailableEmbedder:
+    """Stands in for an embedder the configuration cannot build, in a run whose scorers need none."""
+
+    provider = "unavailable"
+
+    def __init__(self, error: ProviderError) -> None:
+        self.model = "none"
+        self._error = error
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        raise ProviderError(str(self._error), kind=self._error.kind)
+
+
+def default_embedder() -> Embedder:
+    from rageval_core.embeddings.offline import OfflineEmbedder  # type: ignore[import-not-found]
+
+    return OfflineEmbedder()

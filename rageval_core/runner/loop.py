@@ -1,0 +1,437 @@
+"""The run loop: rows × scorers on a thread pool, the project's one concurrency boundary.
+
+Each (row, scorer) pair is one task. Tasks run on a pool with more threads than the LLM concurrency limit
+so a task blocked on a dependency (a shared claim extraction, the next step of its own chain) never
+leaves a model slot idle; the slots themselves are handed out oldest-task-first, so started chains
+finish before new ones begin and the tail of a run stays short. Tasks are taken from a generator in a
+bounded window, and each row gets its own memo that is dropped when the row's last task ends, so memory
+does not grow with the dataset. Finished tasks are written to the store at once (``persist.ResultSink``);
+a resumed run skips them, and calls that finished but were never stored come back as cache hits from the
+provider cache. Providers stay synchronous; there is no event loop anywhere.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sqlite3
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from rageval_core import db
+from rageval_core.llm.base import LLM, Embedder
+from rageval_core.metrics.base import EvalContext, Memo, Scorer
+from rageval_core.repeats import RepeatLLM
+from rageval_core.runner.execute import (
+    _CURRENT,
+    Counters,
+    PriorityGate,
+    RunEmbedder,
+    RunLLM,
+    TaskTag,
+    build_from_config,
+    default_embedder,
+    failed_results,
+    needs_embeddings,
+)
+from rageval_core.runner.persist import ResultSink, Run, restore_spilled, stream_cost, stream_summary
+from rageval_core.runner.plan import (
+    RunError,
+    _check_resumable,
+    _jsonable_options,
+    dataset_hash,
+    finished_pairs,
+    scorer_versions,
+    task_order,
+)
+from rageval_core.store import CANCELLED, DONE, FAILED, RowInfo, Store
+from rageval_core.types import Sample
+
+
+@dataclass
+class Progress:
+    """What the progress callback receives after each finished task (and about twice a second)."""
+
+    done: int
+    total: int
+    calls: int
+    cached_calls: int
+    errors: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    elapsed_s: float
+    eta_s: float | None
+    last_sample_id: str | None = None
+    skipped: int = 0
+    unsaved: int = 0  # finished tasks waiting for a locked store
+    warnings: int = 0  # call-log / cache writes lost (results unaffected)
+
+    @property
+    def fraction(self) -> float:
+        return 1.0 if self.total == 0 else self.done / self.total
+
+
+class _RowContexts:
+    """One ``EvalContext`` (and memo) per row and repeat, alive while it has tasks in flight or to come. A repeat
+    never reuses another's claim extraction; repeats 1+ send their requests through ``RepeatLLM``."""
+
+    def __init__(self, llms: Sequence[Any], embedder: Any, options: dict[str, Any]) -> None:
+        self._llms, self._embedder, self._options = llms, embedder, options
+        self._lock = threading.Lock()
+        self._rows: dict[tuple[str, int], list[Any]] = {}
+
+    def open(self, sample_id: str, repeat: int, n_tasks: int) -> EvalContext:
+        ctx = EvalContext(llm=self._llms[repeat], embedder=self._embedder, options=self._options, memo=Memo())
+        with self._lock:
+            self._rows[(sample_id, repeat)] = [ctx, n_tasks]
+        return ctx
+
+    def close_one(self, key: tuple[str, int]) -> None:
+        with self._lock:
+            entry = self._rows.get(key)
+            if entry is not None:
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    del self._rows[key]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._rows)
+
+
+def _row_tasks(
+    samples: Sequence[Sample], scorers: Sequence[Scorer], finished: set[tuple[str, str, int]], repeats: int
+) -> Iterator[tuple[Sample, int, list[Scorer]]]:
+    """Each row and repeat with the scorers still to run on it (longest chain first); those with none are left out."""
+    order = task_order(scorers)
+    for rep in range(repeats):
+        for sample in samples:
+            todo = [scorers[i] for i in order if (sample.id, scorers[i].name, rep) not in finished]
+            if todo:
+                yield sample, rep, todo
+
+
+def run(
+    samples: Sequence[Sample],
+    scorers: Sequence[Scorer],
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
+    *,
+    config: Any = None,
+    store: Store | None = None,
+    concurrency: int = 8,
+    workers: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
+    run_id: str | None = None,
+    resume: bool = False,
+    retry_errors: bool = True,
+    dataset_name: str | None = None,
+    dataset_digest: str | None = None,
+    invalid_rows: Sequence[RowInfo] = (),
+    settings: Mapping[str, Any] | None = None,
+    log_calls: bool | None = None,
+    gate_embeddings: bool | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    store_patience_s: float = 600.0,
+    repeats: int | None = None,
+    repeat_temperature: float | None = None,
+) -> Run:
+    """Score every (row, scorer) pair and store each finished task at once.
+
+    Pass either ``llm`` (+ ``embedder``) or a providers ``config`` (``ProviderConfig``): with a config
+    the runner builds the full provider stack itself with the store's call log as ``call_hook`` and the
+    response cache in the store's database. With a bare ``llm`` the runner logs calls itself unless
+    ``log_calls=False`` (use that when the llm was built with ``make_call_hook``).
+
+    ``run_id`` with ``resume=True`` continues an existing run: finished pairs are skipped, pairs that
+    ended in provider errors are redone (``retry_errors``). ``cancel`` stops scheduling, abandons calls
+    in flight at their next step, and marks the run cancelled; nothing half-done is stored. A store locked
+    by another process never stops the run: results it refuses are written when it lets go; at the end the
+    run waits up to ``store_patience_s`` (on the store's clock) and then keeps them in a spill file the
+    next resume writes back.
+
+    ``repeats=K`` scores every pair K times (repeat 0 is the ordinary run; the others vary the seed and
+    bypass the response cache, see ``rageval_core.repeats``), each repeat stored under its index;
+    ``repeat_temperature`` sets the temperature of every repeat. A resumed run keeps its own repeats.
+    """
+    store = store or Store()
+    cancel = cancel or threading.Event()
+    options = dict(options or {})
+    samples = list(samples)
+    scorers = list(scorers)
+    names = [s.name for s in scorers]
+    if len(set(names)) != len(names):
+        raise RunError(f"scorer names must be unique: {names}")
+    if len({s.id for s in samples}) != len(samples):
+        raise RunError("sample ids must be unique within a run")
+
+    base_url = None
+    if config is not None:
+        llm, embedder = build_from_config(config, store, llm, embedder, needs_embeddings=needs_embeddings(samples, scorers))
+        base_url = getattr(config, "base_url", None)
+        if log_calls is None:
+            log_calls = False
+    if llm is None:
+        raise RunError("run() needs an llm or a provider config")
+    if embedder is None:
+        embedder = default_embedder()
+    if log_calls is None:
+        log_calls = True
+    if gate_embeddings is None:
+        gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
+
+    if repeats is not None and repeats < 1:
+        raise RunError("repeats must be at least 1")
+    digest = dataset_digest or dataset_hash(samples)
+    versions = scorer_versions(scorers, samples, options)
+    resumed = False
+    if resume:
+        if not run_id:
+            raise RunError("resume needs a run id")
+        info = store.find_run(run_id)
+        if info is None:
+            raise RunError(f"no run {run_id!r} to resume")
+        if info.dataset_hash and info.dataset_hash != digest:
+            raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
+        _check_resumable(info, names, llm, versions)
+        stored_repeats = int(info.settings.get("repeats", 1))
+        if repeats is not None and repeats != stored_repeats:
+            raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {repeats}; resume it as it was")
+        repeats = stored_repeats
+        repeat_temperature = info.settings.get("repeat_temperature")
+        run_id = info.id
+        resumed = True
+        restore_spilled(store, run_id)
+        store.set_status(run_id, "running")
+    else:
+        repeats = repeats or 1
+        rows = [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(samples)]
+        start = len(rows)
+        rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(invalid_rows)]
+        run_id = store.create_run(
+            scorers=names,
+            run_id=run_id,
+            dataset_name=dataset_name,
+            dataset_hash=digest,
+            versions=versions,
+            provider=llm.provider,
+            model=llm.model,
+            base_url=base_url,
+            settings={
+                "concurrency": concurrency, "options": _jsonable_options(options), **dict(settings or {}),
+                **({"repeats": repeats, "repeat_temperature": repeat_temperature} if repeats > 1 or repeat_temperature is not None else {}),
+            },
+            rows=rows,
+        )
+        del rows
+
+    finished = finished_pairs(store, run_id, retry_errors=retry_errors) if resumed else set()
+    total = len(samples) * len(scorers) * repeats
+    ids = {s.id for s in samples}
+    skipped = sum(1 for sid, n, rep in finished if sid in ids and n in names and rep < repeats)
+    to_do = total - skipped
+
+    counters = Counters()
+    gate = PriorityGate(concurrency, cancel)
+    run_llm = RunLLM(llm, gate, cancel, counters, store if log_calls else None)
+    run_embedder = RunEmbedder(embedder, gate, counters, gated=bool(gate_embeddings))
+    llms = [
+        run_llm if rep == 0 and repeat_temperature is None else RepeatLLM(run_llm, rep, repeat_temperature)
+        for rep in range(repeats)
+    ]
+    contexts = _RowContexts(llms, run_embedder, options)
+    sink = ResultSink(store, run_id, patience_s=store_patience_s)
+    started = clock()
+
+    def work(priority: int, sample: Sample, scorer: Scorer, rep: int, ctx: EvalContext) -> bool:
+        tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority)
+        token = _CURRENT.set(tag)
+        try:
+            if cancel.is_set():
+                return False
+            try:
+                results = list(scorer.score(sample, ctx))
+                if not results:
+                    raise RuntimeError(f"scorer {scorer.name} returned no results")
+            except Exception as exc:  # a scorer bug or provider failure is an unscored result, never a crash
+                results = failed_results(sample, scorer, exc, llm)
+            if tag.cancelled or (cancel.is_set() and any(r.unscored_reason == "cancelled" for r in results)):
+                return False  # abandoned mid-way: store nothing, resume redoes it
+            for r in results:
+                r.provider = r.provider or llm.provider
+                r.model = r.model or llm.model
+            sink.save(sample.id, scorer.name, results, rep)  # written now, or kept for later; never raises for a lock
+            return True
+        finally:
+            _CURRENT.reset(token)
+            contexts.close_one((sample.id, rep))
+
+    done = 0
+    status = DONE
+    workers = workers or max(4, concurrency * 3)
+    window = max(2 * workers, 2 * len(scorers))
+
+    def report(last: str | None) -> None:
+        if progress is None:
+            return
+        elapsed = clock() - started
+        remaining = to_do - done
+        eta = (elapsed / done * remaining) if done else None
+        with counters.lock:
+            snap = Progress(
+                done=done + skipped, total=total, calls=counters.calls, cached_calls=counters.cached_calls,
+                errors=counters.errors, input_tokens=counters.input_tokens, output_tokens=counters.output_tokens,
+                cost_usd=counters.cost_usd, elapsed_s=elapsed, eta_s=eta, last_sample_id=last, skipped=skipped,
+                unsaved=sink.unsaved, warnings=sum(counters.warnings.values()),
+            )
+        progress(snap)
+
+    stop_listening = db.add_listener(lambda w: counters.warn(w.kind))
+    report(None)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rageval-run")
+    interrupted = False
+    try:
+        futures: dict[Future, tuple[str, int]] = {}
+        rows_left = _row_tasks(samples, scorers, finished, repeats)
+        priority = 0
+        pending: set[Future] = set()
+
+        def fill() -> None:
+            nonlocal priority
+            while len(pending) < window and not cancel.is_set():
+                nxt = next(rows_left, None)
+                if nxt is None:
+                    return
+                sample, rep, todo = nxt
+                ctx = contexts.open(sample.id, rep, len(todo))
+                for scorer in todo:
+                    fut = pool.submit(contextvars.copy_context().run, work, priority, sample, scorer, rep, ctx)
+                    futures[fut] = (sample.id, rep)
+                    pending.add(fut)
+                    priority += 1
+
+        fill()
+        cancelled_seen = False
+        while pending:
+            finished_now, still = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            pending.clear()
+            pending.update(still)
+            last = None
+            for fut in finished_now:
+                key = futures.pop(fut)
+                if fut.cancelled():
+                    contexts.close_one(key)
+                    continue
+                if fut.result():
+                    done += 1
+                    last = key[0]
+            sink.retry_due()
+            if cancel.is_set() and not cancelled_seen:
+                cancelled_seen = True
+                for fut in pending:
+                    fut.cancel()
+                gate.wake()
+            fill()
+            report(last)
+        if cancel.is_set() and done < to_do:
+            status = CANCELLED
+    except BaseException:
+        cancel.set()
+        gate.wake()
+        status = FAILED
+        interrupted = True
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        spill = _settle(sink, store_patience_s, interrupted, lambda: report(None))
+        stop_listening()
+        try:
+            store.set_status(run_id, status, warnings=dict(counters.warnings))
+        except (db.StoreBusy, sqlite3.Error):
+            counters.warn("run_status")  # the run stays "running" in the store; a resume still works
+    return load_run(
+        store, run_id, status=status, counters=counters, wall_s=clock() - started, total=total,
+        done=done + skipped, skipped=skipped, resumed=resumed, unsaved=(spill[0], spill[1]),
+    )
+
+
+def _settle(sink: ResultSink, patience_s: float, interrupted: bool, on_wait: Callable[[], None]) -> tuple[int, str | None]:
+    """Results the store refused: wait for it (not when interrupted), else keep them in the spill file."""
+    if not sink.unsaved:
+        return 0, None
+    if not interrupted and sink.drain(patience_s, on_wait=lambda _n: on_wait()):
+        return 0, None
+    kept = sink.unsaved
+    path = sink.spill()
+    return kept, None if path is None else str(path)
+
+
+def load_run(
+    store: Store,
+    run_id: str,
+    *,
+    status: str | None = None,
+    counters: Counters | None = None,
+    wall_s: float = 0.0,
+    total: int | None = None,
+    done: int | None = None,
+    skipped: int = 0,
+    resumed: bool = False,
+    unsaved: tuple[int, str | None] = (0, None),
+) -> Run:
+    """A ``Run`` from the store (all sessions of a resumed run). Live counters, when given, describe this invocation.
+
+    Summary and costs are computed by streaming the stored rows; ``Run.results`` is read only when asked for.
+    """
+    info = store.find_run(run_id)
+    if info is None:
+        raise RunError(f"no run {run_id!r}")
+    rows = store.rows(info.id)
+    cost = stream_cost(store, info.id)
+    warnings = dict(info.warnings)
+    if counters is None:
+        provider_calls = sum(c.calls for c in cost.values())
+        cache_hits = sum(c.cached_calls for c in cost.values())
+        errors = sum(c.errors for c in cost.values())
+        embedding_calls = 0
+        tokens_in = sum(c.input_tokens for c in cost.values())
+        tokens_out = sum(c.output_tokens for c in cost.values())
+        cost_usd = sum(c.cost_usd for c in cost.values())
+    else:
+        provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
+        embedding_calls = counters.embedding_calls
+        tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
+        warnings = dict(counters.warnings)
+    n_valid = sum(1 for r in rows if r.valid)
+    repeats = int(info.settings.get("repeats", 1))
+    return Run(
+        run_id=info.id,
+        status=status or info.status,
+        provider=info.provider,
+        model=info.model,
+        summary=stream_summary(store, info.id),
+        cost=cost,
+        invalid_rows=[r for r in rows if not r.valid],
+        total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
+        done_tasks=done if done is not None else store.count_finished(info.id),
+        skipped_tasks=skipped,
+        provider_calls=provider_calls,
+        cache_hits=cache_hits,
+        call_errors=errors,
+        embedding_calls=embedding_calls,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=cost_usd,
+        wall_s=wall_s,
+        resumed=resumed,
+        repeats=repeats,
+        warnings=warnings,
+        unsaved_tasks=unsaved[0],
+        spill_file=unsaved[1],
+        store=store,
+    )
