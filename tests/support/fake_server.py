@@ -18,7 +18,14 @@ Settable at any time (thread-safe): ``latency`` (seconds, or a function of the r
 (``fault("rate_limit", retry_after=2)`` etc.), ``reject_json_schema`` (llama.cpp behaviour: HTTP 500 on
 ``response_format`` type json_schema), ``reject_response_json_schema`` / ``reject_response_schema`` (Gemini:
 400 INVALID_ARGUMENT "Unknown name" for that generationConfig field), ``ignore_n`` (one choice whatever ``n`` asks), and ``api_key`` (when set, requests must carry it). Every request is
-logged (path, headers without secrets, body) in a bounded log so tests can count calls.
+logged (path, headers without secrets, body, its sha256, status, injected fault) in a bounded log so tests
+can count calls and benches can find requests repeated after a success.
+
+Fault rates (benches): ``fault_rates={"rate_limit": 0.2, "server_error": 0.05, "malformed": 0.05, "hang": 0.02}``
+draws one fault (or none) per model request from a seeded generator, after the queued faults; a 429 carries
+``Retry-After: retry_after``, a hang answers only after ``hang_s``. Schema-driven answers: a request with a
+response schema (or, as ragas sends it, a prompt with "JSON Schema: {...}") gets a valid instance of it.
+``bench/fake_llm_server.py`` serves this same class from the command line.
 
 Usage::
 
@@ -29,7 +36,9 @@ Usage::
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import random
 import re
 import socket
 import socketserver
@@ -78,6 +87,8 @@ class LoggedRequest:
     body: Any
     received_at: float
     status: int = 0
+    body_sha256: str = ""
+    fault: str | None = None  # the injected fault this request got, if any
 
 
 @dataclass
@@ -102,19 +113,33 @@ class Fault:
 Responder = Callable[[FakeRequest], "str | dict | list"]
 
 
-def schema_instance(schema: Mapping[str, Any] | None) -> Any:
-    """A small value that satisfies ``schema`` (the default answer when no responder is set)."""
+def schema_instance(schema: Mapping[str, Any] | None, _defs: Mapping[str, Any] | None = None) -> Any:
+    """A small value that satisfies ``schema`` (the default answer when no responder is set).
+
+    Follows ``$ref`` into ``$defs`` / ``definitions`` and takes the first non-null ``anyOf`` / ``oneOf``
+    branch, as pydantic writes them (ragas), and honours ``minItems``."""
     if not schema:
         return "ok"
+    defs = {**(_defs or {}), **dict(schema.get("$defs") or {}), **dict(schema.get("definitions") or {})}
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        return schema_instance(defs.get(ref.rsplit("/", 1)[-1]) or {}, defs)
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = [o for o in schema.get(key) or [] if o.get("type") != "null"]
+        if options:
+            return schema_instance(options[0], defs)
     if schema.get("enum"):
         return schema["enum"][-1]
+    if "const" in schema:
+        return schema["const"]
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "object" or "properties" in schema:
-        return {name: schema_instance(sub) for name, sub in dict(schema.get("properties", {})).items()}
+        return {name: schema_instance(sub, defs) for name, sub in dict(schema.get("properties", {})).items()}
     if kind == "array":
-        return [schema_instance(schema.get("items") or {"type": "string"})]
+        item = schema_instance(schema.get("items") or {"type": "string"}, defs)
+        return [item] * max(1, int(schema.get("minItems") or 1))
     if kind == "integer":
         return int(schema.get("maximum", schema.get("minimum", 1)))
     if kind == "number":
@@ -126,10 +151,28 @@ def schema_instance(schema: Mapping[str, Any] | None) -> Any:
     return "ok"
 
 
+def prompt_schema(prompt: str) -> Mapping[str, Any] | None:
+    """The JSON schema written into a prompt after "JSON Schema:" (ragas sends no response_format), or None."""
+    at = prompt.rfind("JSON Schema:")
+    if at < 0:
+        return None
+    start = prompt.find("{", at)
+    if start < 0:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(prompt[start:])
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def default_responder(request: FakeRequest) -> str | dict:
     """Answers a schema request with a schema-valid JSON object and a plain request with ``ok``."""
     if request.schema:
         return schema_instance(request.schema)
+    written = prompt_schema(request.prompt)
+    if written is not None:
+        return schema_instance(written)
     return "ok"
 
 
@@ -237,8 +280,21 @@ class FakeLLMServer:
         max_log: int = 10_000,
         max_threads: int = 256,
         max_lifetime_s: float = 900.0,
+        fault_rates: Mapping[str, float] | None = None,
+        retry_after: float = 1.0,
+        hang_s: float = 30.0,
+        fault_seed: int = 0,
     ) -> None:
         self.latency = latency
+        for kind in fault_rates or {}:
+            if kind not in ("rate_limit", "server_error", "malformed", "hang"):
+                raise ValueError(f"fault rate for {kind!r}: use rate_limit, server_error, malformed or hang")
+        if sum((fault_rates or {}).values()) > 1.0:
+            raise ValueError("fault rates add up to more than 1")
+        self.fault_rates = dict(fault_rates or {})
+        self.retry_after = retry_after
+        self.hang_s = hang_s
+        self._rng = random.Random(fault_seed)
         self.responder: Responder = responder or default_responder
         self.api_key = api_key
         self.embed_dim = embed_dim
@@ -367,6 +423,19 @@ class FakeLLMServer:
                     if item.remaining == 0:
                         self._faults.remove(item)
                     return item
+            return self._random_fault()
+
+    def _random_fault(self) -> Fault | None:
+        """One fault drawn at the configured rates (called under the lock), or None."""
+        if not self.fault_rates:
+            return None
+        draw = self._rng.random()
+        for kind, rate in sorted(self.fault_rates.items()):
+            if draw < rate:
+                if kind == "rate_limit":
+                    return Fault("rate_limit", retry_after=self.retry_after)
+                return Fault(kind, seconds=self.hang_s)
+            draw -= rate
         return None
 
     def _handle(self, h: _Handler) -> None:
@@ -380,7 +449,9 @@ class FakeLLMServer:
             body: Any = json.loads(raw.decode("utf-8")) if raw else {}
         except (UnicodeDecodeError, json.JSONDecodeError):
             body = {"_unparsed": raw[:200].decode("utf-8", "replace")}
-        entry = LoggedRequest(path=path, headers=safe_headers, body=body, received_at=time.time())
+        entry = LoggedRequest(
+            path=path, headers=safe_headers, body=body, received_at=time.time(), body_sha256=hashlib.sha256(raw).hexdigest()
+        )
         with self._lock:
             self._log.append(entry)
             self._total += 1
@@ -395,6 +466,7 @@ class FakeLLMServer:
             return
 
         fault = self._take_fault(path)
+        entry.fault = None if fault is None else fault.kind
         if fault is not None and fault.kind == "disconnect":
             entry.status = -1
             h.close_connection = True
