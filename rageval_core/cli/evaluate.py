@@ -93,6 +93,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     err(
         f"estimate: {len(dataset.samples)} rows × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
         f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
+        + (f" (scaled up from {est.from_rows} evenly spaced rows)" if est.from_rows else "")
     )
     if not args.quiet:
         err(_estimate_table(est))

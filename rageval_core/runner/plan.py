@@ -45,6 +45,7 @@ class Estimate:
     n_samples: int
     provider: str | None = None
     model: str | None = None
+    from_rows: int | None = None  # set when the figures were scaled up from this many evenly spaced rows
 
     @property
     def llm_calls(self) -> int:
@@ -111,6 +112,11 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
     return price
 
 
+# Above this many rows the estimate is measured on this many evenly spaced rows and scaled up: estimating
+# every row of 100,000 renders 500,000 prompts before the first progress line.
+ESTIMATE_ROWS = 2000
+
+
 def estimate(
     samples: Sequence[Sample],
     scorers: Sequence[Scorer],
@@ -118,24 +124,37 @@ def estimate(
     provider: str | None = None,
     model: str | None = None,
     price: Callable[[int, int], float] | None = None,
+    max_rows: int | None = ESTIMATE_ROWS,
 ) -> Estimate:
-    """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``)."""
+    """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``).
+
+    With more than ``max_rows`` rows, ``max_rows`` evenly spaced rows are estimated and the totals scaled
+    by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row."""
     price = price or _price_lookup(provider, model)
+    n = len(samples)
+    measured: Sequence[Sample] = samples
+    if max_rows is not None and n > max_rows:
+        step = n / max_rows
+        measured = [samples[int(i * step)] for i in range(max_rows)]
+    scale = n / len(measured) if measured else 1.0
     rows = []
     for scorer in scorers:
         row = EstimateRow(scorer.name, scorer.method, tuple(scorer.metrics))
         scorer_estimate = _estimate_for(scorer, provider)
-        for sample in samples:
+        for sample in measured:
             e = scorer_estimate(sample)
             row.llm_calls += e.llm_calls
             row.embedding_calls += e.embedding_calls
             row.input_tokens += e.input_tokens
             row.output_tokens += e.output_tokens
+        if scale != 1.0:
+            row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
+            row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
         if price is not None:
             cost = price(row.input_tokens, row.output_tokens)
             row.cost_usd = None if cost != cost else cost  # NaN → unknown
         rows.append(row)
-    return Estimate(rows, len(samples), provider, model)
+    return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None)
 
 
 def _estimate_for(scorer: Scorer, provider: str | None) -> Callable[[Sample], Any]:
