@@ -1,4 +1,4 @@
-"""Streaming at scale: the CLI on 1,000 and 100,000 distinct rows (seed rows with numbered questions), the
+"""Streaming at scale: the CLI on 1,000 and 100,000 distinct rows (seed rows with numbered questions and answers), the
 four seed metrics + rubric5 with the offline provider, each for a bounded time.
 
 Printed per size: seconds until the first progress line, resident memory (VmRSS of the CLI process, sampled
@@ -22,6 +22,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.soak import soak_rows  # noqa: E402
+
 METRICS = "faithfulness,answer_relevancy,context_precision,answer_correctness"
 
 
@@ -35,20 +40,9 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
-def _rows(n: int) -> list[dict]:
-    seed = json.loads((ROOT / "sample_data" / "ml_qa_ja.json").read_text(encoding="utf-8"))
-    out = []
-    for i in range(n):
-        row = dict(seed[i % len(seed)])
-        row["id"] = f"r{i}"
-        row["question"] = f"{row['question']}（{i}）"
-        out.append(row)
-    return out
-
-
 def measure(n: int, seconds: float, work: Path) -> dict:
     data = work / f"rows_{n}.json"
-    data.write_text(json.dumps(_rows(n), ensure_ascii=False), encoding="utf-8")
+    data.write_text(json.dumps(soak_rows(n), ensure_ascii=False), encoding="utf-8")
     env = {**os.environ, "RAGEVAL_HOME": str(work / f"home-{n}"), "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "offline", "--metrics", METRICS,
            "--judge", "rubric5", "--out", str(work / f"out-{n}.json")]
