@@ -26,6 +26,10 @@ the offline provider reads and API providers never see):
                                                          -> flat {"<id>_score": int, "<id>_reason": str} per criterion
   The offline provider adds ``"_unsupported": [ids]`` (custom criteria it cannot judge → offline_unsupported)
   and ``"_unscored": {id: reason}`` (rows its heuristic cannot score, e.g. uncheckable) to the judge output.
+- The offline provider also adds ``"support"`` (a number in [0, 1], >= 0.5 exactly when verdict is 1) to each
+  verify_claims / verify_claims_with_reference verdict: its graded claim support, which faithfulness uses
+  when every verdict has one. API providers are not asked for it (their schema is unchanged);
+  ``offline_schema_for`` is the schema with that extension, which the offline provider's answers match.
 - synth_qa: title, heading, text, n                      -> {"pairs": [{question, answer}]}
 - rag_answer: question, contexts                         -> {"answer": str}
 """
@@ -109,6 +113,21 @@ def judge_schema(criterion_ids: Iterable[str], *, min_score: int | None = None, 
         properties[f"{cid}_score"] = dict(score)
         properties[f"{cid}_reason"] = _STR
     return _obj(properties)
+
+
+OFFLINE_VERDICT_EXTRAS: dict[str, Any] = {"support": {"type": "number", "minimum": 0, "maximum": 1}}
+
+
+def offline_schema_for(task: str) -> dict[str, Any]:
+    """``schema_for(task)`` with the offline provider's documented extras (graded ``support`` per verdict),
+    optional so that an API model's answer also matches."""
+    schema = schema_for(task)
+    if task not in (VERIFY_CLAIMS, VERIFY_CLAIMS_WITH_REFERENCE):
+        return schema
+    items = schema["properties"]["verdicts"]["items"]
+    extended = {**items, "properties": {**items["properties"], **OFFLINE_VERDICT_EXTRAS}}
+    verdicts = {**schema["properties"]["verdicts"], "items": extended}
+    return {**schema, "properties": {**schema["properties"], "verdicts": verdicts}}
 
 
 def schema_for(task: str) -> dict[str, Any]:

@@ -109,6 +109,9 @@ class ClaimVerdict:
     reason: str | None = None
     context_index: int | None = None  # 0-based index into Sample.contexts
     supporting_sentence: str | None = None
+    # Graded support in [0, 1] when the judge gives one (the offline heuristic does; >= 0.5 exactly when
+    # verdict is 1). Faithfulness then uses it instead of the 0/1 verdict (``scoring.graded_faithfulness``).
+    support: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -116,7 +116,8 @@ def test_every_task_of_the_catalogue_is_covered(llm):
 @pytest.mark.parametrize("task", sorted(T.SCHEMAS))
 def test_each_task_matches_its_schema(llm, task):
     completion, data = ask(llm, task, INPUTS[task])
-    jsonschema.validate(data, T.schema_for(task))
+    # the task's schema plus the documented offline extras (graded "support" per claim verdict)
+    jsonschema.validate(data, T.offline_schema_for(task))
     assert completion.provider == "offline" and completion.model == "heuristic-v1"
     assert (
         completion.usage.input_tokens == 0

@@ -216,12 +216,12 @@ class OfflineLLM:
     ) -> str:
         sign = "≥" if cs.supported else "<"
         parts_en = [
-            f"score {cs.score:.2f} {sign} {cs.threshold:.2f}",
+            f"score {cs.score:.2f} {sign} {cs.threshold:.2f} (support {cs.support:.2f})",
             f"char-trigram coverage {cs.trigram_coverage:.2f}",
             f"content words {cs.token_coverage:.2f}",
         ]
         parts_ja = [
-            f"スコア {cs.score:.2f} {sign} {cs.threshold:.2f}",
+            f"スコア {cs.score:.2f} {sign} {cs.threshold:.2f}（支持度 {cs.support:.2f}）",
             f"文字3-gram被覆 {cs.trigram_coverage:.2f}",
             f"内容語被覆 {cs.token_coverage:.2f}",
         ]
@@ -244,6 +244,12 @@ class OfflineLLM:
             parts_ja.append(
                 f"{evidence_ja}にない固有名: {', '.join(cs.missing_entities)}"
             )
+        if cs.ignored_context:
+            parts_en.append(
+                f"{cs.ignored_context} context sentence(s) or passage(s) addressed to the evaluator (or echoing "
+                "the answer) not used as evidence"
+            )
+            parts_ja.append(f"評価者に向けた（または回答をなぞるだけの）コンテキストの文・段落 {cs.ignored_context} 件は証拠にしていません")
         if cs.missing_tokens and not cs.supported:
             parts_en.append(f"missing words: {', '.join(cs.missing_tokens[:5])}")
             parts_ja.append(f"見つからない語: {', '.join(cs.missing_tokens[:5])}")
@@ -295,6 +301,7 @@ class OfflineLLM:
             {
                 "claim_index": i,
                 "verdict": int(cs.supported),
+                "support": round(cs.support, 4),
                 "reason": self._claim_reason(cs, lang),
                 "context_index": cs.context_index if cs.supported else None,
                 "supporting_sentence": cs.supporting_sentence if cs.supported else None,

@@ -130,7 +130,16 @@ def verdict_from_item(claim: str, item: dict[str, Any], n_contexts: int, task: s
         reason=text_field(item, "reason"),
         context_index=context_index,
         supporting_sentence=text_field(item, "supporting_sentence"),
+        support=_support(item.get("support")),
     )
+
+
+def _support(value: Any) -> float | None:
+    """An optional graded support in [0, 1]; anything else (a bool, text, out of range) is ignored."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    v = float(value)
+    return v if 0.0 <= v <= 1.0 else None
 
 
 def economy_verdicts(

@@ -1,5 +1,9 @@
 """Faithfulness: share of the answer's claims that the retrieved contexts support (RAGAS F = |V| / |S|).
 
+When the judge grades every claim (``support`` in [0, 1], as the offline heuristic does), the value is
+the length-weighted mean of those supports instead: a 0/1 share throws away how close each claim came,
+which made the offline metric near chance on paraphrase-heavy data (bench/trust.py).
+
 Two calls per row: claims from the answer (shared with answer correctness), then every claim verified
 against all contexts in one call, each with verdict, reason, supporting context index and sentence.
 Economy mode with a ground truth uses the one call it shares with answer correctness instead.
@@ -76,9 +80,16 @@ class Faithfulness(DecomposedScorer):
                 raise no_answer_claims(language)
             verdicts = self._verify(ctx, language, sample.question, contexts, claims, trace, details)
             details["claims"] = [v.to_dict() for v in verdicts]
-        value = scoring.faithfulness([v.verdict or 0 for v in verdicts])
+        graded = all(v.support is not None for v in verdicts)
+        if graded:
+            # The judge graded each claim (the offline heuristic does): weight claims by length.
+            value = scoring.graded_faithfulness([float(v.support) for v in verdicts], [max(1, len(v.claim)) for v in verdicts])  # type: ignore[arg-type]
+            details["aggregation"] = "graded: length-weighted mean of claim support"
+        else:
+            value = scoring.faithfulness([v.verdict or 0 for v in verdicts])
+            details["aggregation"] = "share of supported claims"
         assert value is not None
-        return Outcome(value, _summary(language, verdicts))
+        return Outcome(value, _summary(language, verdicts, value if graded else None))
 
     def _verify(
         self, ctx: EvalContext, language: str, question: str, contexts: list[str], claims: list[str],
@@ -106,10 +117,13 @@ class Faithfulness(DecomposedScorer):
         return CallEstimate(llm_calls=2, input_tokens=extract_in + verify_in, output_tokens=answer + 60 * n_claims)
 
 
-def _summary(language: str, verdicts: list[ClaimVerdict]) -> str:
+def _summary(language: str, verdicts: list[ClaimVerdict], graded: float | None = None) -> str:
     supported = sum(1 for v in verdicts if v.verdict == 1)
     unsupported = [quote(v.claim) for v in verdicts if v.verdict != 1]
     head = msg(language, f"{supported} of {len(verdicts)} claims supported", f"{len(verdicts)}件の主張のうち{supported}件がコンテキストで裏付けられました")
+    if graded is not None:
+        head += msg(language, f"; graded support {graded:.2f} (length-weighted mean over claims)",
+                    f"（段階的な支持度の文字数加重平均 {graded:.2f}）")
     if not unsupported:
         return head
     tail = "; ".join(f"「{c}」" if language == "ja" else f'"{c}"' for c in unsupported[:3])

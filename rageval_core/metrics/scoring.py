@@ -38,6 +38,24 @@ def faithfulness(verdicts: Sequence[int | bool]) -> float | None:
     return ratio(sum(bits), len(bits))
 
 
+def graded_faithfulness(supports: Sequence[float], weights: Sequence[float] | None = None) -> float | None:
+    """Faithfulness from graded claim support: the weighted mean of each claim's support in [0, 1].
+
+    With 0/1 supports and equal weights this is RAGAS's |V| / |S|; the offline heuristic weights claims
+    by their length, so a long unsupported sentence costs more than a short one. ``None`` for no claims.
+    """
+    if weights is not None and len(weights) != len(supports):
+        raise ValueError("one weight per claim")
+    if not supports:
+        return None
+    if any(not 0.0 <= float(s) <= 1.0 for s in supports):
+        raise ValueError(f"supports must lie in [0, 1], got {list(supports)!r}")
+    w = [1.0] * len(supports) if weights is None else [float(x) for x in weights]
+    if any(x < 0 for x in w) or sum(w) <= 0:
+        raise ValueError("weights must be non-negative and not all zero")
+    return sum(float(s) * x for s, x in zip(supports, w)) / sum(w)
+
+
 def average_precision(verdicts: Sequence[int | bool]) -> float:
     """Context precision: Σ_k (P@k · v_k) / Σ_k v_k over chunks in retrieval order.
 

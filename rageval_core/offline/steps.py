@@ -114,7 +114,7 @@ def attribute_sentences(
     )
     return score_claims(
         sentences,
-        build_evidence(list(contexts), lang),
+        build_evidence(list(contexts), lang, against=sentences),
         question=question,
         embedder=embedder,
     )

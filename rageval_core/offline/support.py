@@ -11,12 +11,14 @@ Pure functions: the embedder is passed in (anything with ``embed(texts) -> rows`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from rageval_core.offline import injection
 from rageval_core.text import (
     Language,
     char_ngrams,
@@ -37,6 +39,10 @@ ENTITY_PENALTY = 0.2
 # trigrams and stop-listed words match more by chance than Japanese ones, so English needs a higher bar
 # (measured with bench/trust.py: best balanced accuracy near 0.5 on jhars, near 0.7 on lfqa / halueval).
 SUPPORT_THRESHOLDS: dict[str, float] = {"ja": 0.5, "en": 0.7}
+# Graded support of a claim: the score passed through a logistic centred on the language's threshold,
+# so support >= 0.5 exactly when the verdict is "supported". The slope was chosen on the dev halves of
+# ../shared/benchmarks (bench/trust.py; 8, 15 and 25 tried, 25 best on the sum of the four dev AUROCs).
+SUPPORT_SLOPE = 25.0
 
 
 def support_threshold(language: str) -> float:
@@ -63,13 +69,55 @@ class Evidence:
         default_factory=list
     )  # index into texts per sentence
     sentence_trigrams: list[set[str]] = field(default_factory=list)
+    # Context text that is not evidence (``injection``): {context_index, sentence, why} each.
+    ignored: list[dict[str, Any]] = field(default_factory=list)
 
 
-def build_evidence(texts: Sequence[str], language: Language | None = None) -> Evidence:
-    """Index the non-blank evidence texts for coverage look-ups (the original indices are kept)."""
+def _screen(
+    kept: list[tuple[int, str]], lang: Language, against: Sequence[str]
+) -> tuple[list[tuple[int, str, list[str]]], list[dict[str, Any]]]:
+    """Drop what speaks to the evaluator (``injection``): flagged sentences, passages that carry an
+    instruction to the evaluator, and, in such a row, passages that only restate ``against``.
+    Returns (index, text, sentences) per passage kept, each split once, and what was left out."""
+    split = [(i, t, split_sentences(t, lang)) for i, t in kept]
+    flags = [[injection.sentence_flag(s) for s in sentences] for _, _, sentences in split]
+    if not any(any(f) for f in flags):
+        return split, []
+    ignored: list[dict[str, Any]] = []
+    tainted = {i for (i, _, _), f in zip(split, flags) if injection.INSTRUCTION in f}
+    grams = injection.answer_trigrams(against)
+    out: list[tuple[int, str, list[str]]] = []
+    for (i, t, sentences), f in zip(split, flags):
+        rest, clean, exact = t, [], True
+        for s, why in zip(sentences, f):
+            if why is None:
+                clean.append(s)
+                continue
+            ignored.append({"context_index": i, "sentence": s, "why": why})
+            exact = exact and s in rest
+            rest = rest.replace(s, " ")
+        if not exact:  # the splitter rewrote a flagged sentence (markdown): keep only the clean ones
+            rest = " ".join(clean)
+        if i in tainted:
+            ignored.append({"context_index": i, "sentence": None, "why": injection.TAINTED})
+        elif tainted and grams and injection.is_echo(rest, grams):
+            ignored.append({"context_index": i, "sentence": None, "why": injection.ECHO})
+        elif clean:
+            out.append((i, rest, clean))
+    return out, ignored
+
+
+def build_evidence(
+    texts: Sequence[str], language: Language | None = None, *, against: Sequence[str] = ()
+) -> Evidence:
+    """Index the non-blank evidence texts for coverage look-ups (the original indices are kept).
+
+    Text addressed to the evaluator is left out first (see ``injection``); ``against`` is what will be
+    checked (the claims), so a passage that merely echoes it in an injected row is left out too."""
     kept = [(i, t) for i, t in enumerate(texts) if t and t.strip()]
-    joined = " ".join(t for _, t in kept)
-    lang = language or detect_language(joined)
+    lang = language or detect_language(" ".join(t for _, t in kept))
+    screened, ignored = _screen(kept, lang, against)
+    joined = " ".join(t for _, t, _ in screened)
     keys: set[str] = set()
     for tok in content_tokens(joined, lang):
         keys.add(tok.key)
@@ -81,9 +129,10 @@ def build_evidence(texts: Sequence[str], language: Language | None = None) -> Ev
         trigrams=char_ngrams(joined, 3),
         keys=keys,
         nums=numbers(joined),
+        ignored=ignored,
     )
-    for i, t in kept:
-        for s in split_sentences(t, lang):
+    for i, _, sentences in screened:
+        for s in sentences:
             ev.sentences.append(s)
             ev.sentence_source.append(i)
             ev.sentence_trigrams.append(char_ngrams(s, 3))
@@ -147,13 +196,20 @@ class ClaimScore:
     supporting_sentence: str | None
 
     threshold: float = 0.5
+    ignored_context: int = 0  # context sentences / passages left out as addressed to the evaluator
 
     @property
     def supported(self) -> bool:
         return self.score >= self.threshold
 
+    @property
+    def support(self) -> float:
+        """Graded support in [0, 1]: 0.5 at the threshold, steeply towards 0 or 1 away from it."""
+        return graded_support(self.score, self.threshold)
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        data["support"] = round(self.support, 4)
         for key in (
             "score",
             "lexical",
@@ -165,6 +221,15 @@ class ClaimScore:
             if data[key] is not None:
                 data[key] = round(float(data[key]), 4)
         return data
+
+
+def graded_support(score: float, threshold: float, slope: float = SUPPORT_SLOPE) -> float:
+    """Logistic of ``slope * (score - threshold)``: >= 0.5 exactly when ``score >= threshold``."""
+    z = slope * (score - threshold)
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
 
 
 def squash(cos: float, lo: float = EMBED_LO, hi: float = EMBED_HI) -> float:
@@ -233,6 +298,7 @@ def score_claims(
                 context_index=ev.sentence_source[j] if j is not None else None,
                 supporting_sentence=ev.sentences[j] if j is not None else None,
                 threshold=support_threshold(ev.language),
+                ignored_context=len(ev.ignored),
             )
         )
     return out
@@ -279,8 +345,7 @@ def faithfulness_score(
     if not answer or not answer.strip() or not kept:
         return None, []
     lang = language or detect_language(answer + " " + kept[0])
-    ev = build_evidence(list(contexts), lang)
-    scores = score_claims(
-        answer_claims(answer, lang), ev, question=question, embedder=embedder
-    )
+    claims = answer_claims(answer, lang)
+    ev = build_evidence(list(contexts), lang, against=claims)
+    scores = score_claims(claims, ev, question=question, embedder=embedder)
     return aggregate_support(scores), scores
