@@ -15,6 +15,20 @@ def test_faithfulness_is_supported_over_extracted():
     assert scoring.faithfulness([]) is None
 
 
+def test_graded_faithfulness_is_the_weighted_mean_of_claim_support():
+    # 0/1 supports with equal weights are RAGAS's share
+    assert scoring.graded_faithfulness([1.0, 1.0, 0.0]) == pytest.approx(2 / 3)
+    # (0.9·30 + 0.2·10) / 40 = 29 / 40
+    assert scoring.graded_faithfulness([0.9, 0.2], [30, 10]) == pytest.approx(29 / 40)
+    assert scoring.graded_faithfulness([]) is None
+    with pytest.raises(ValueError):
+        scoring.graded_faithfulness([1.2])
+    with pytest.raises(ValueError):
+        scoring.graded_faithfulness([0.5], [0])
+    with pytest.raises(ValueError):
+        scoring.graded_faithfulness([0.5, 0.5], [1])
+
+
 def test_verdicts_must_be_bits():
     with pytest.raises(ValueError, match="0 or 1"):
         scoring.faithfulness([1, 2])
