@@ -1,0 +1,93 @@
+"""Bytes to text, refusing what is not text: binary files and archives (an ``.xlsx`` among them), encodings
+that cannot be told apart safely. Every fallback (Shift_JIS, UTF-16 without BOM) is a warning, never silent."""
+
+from __future__ import annotations
+
+import re
+
+from rageval_core.datasets.model import Issue
+
+# Leading bytes of binary formats people upload by mistake, with what to tell them.
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook?): in Excel use File → Save As → CSV UTF-8"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel / Office file (.xls): save it as CSV UTF-8"),
+    (b"%PDF", "a PDF: export the table as CSV or JSON"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\x1f\x8b", "a gzip archive: decompress it first"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+_HALFWIDTH_KANA = re.compile(r"[\uff61-\uff9f]")
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\u3000-\u303f\uff01-\uff5e]")
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """``le`` / ``be`` when every other byte of the first KB is NUL (ASCII-heavy UTF-16 without a BOM)."""
+    head = data[:1024]
+    if len(head) < 4 or len(head) % 2:
+        head = head[: len(head) - len(head) % 2]
+    if len(head) < 4:
+        return None
+    even, odd = head[0::2], head[1::2]
+    if odd.count(0) >= 0.9 * len(odd) and even.count(0) < 0.1 * len(even):
+        return "utf-16-le"
+    if even.count(0) >= 0.9 * len(even) and odd.count(0) < 0.1 * len(odd):
+        return "utf-16-be"
+    return None
+
+
+def _newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
+    """UTF-8 with or without BOM, UTF-16/32 with BOM, UTF-16 without BOM and Shift_JIS (cp932, Excel's
+    Japanese CSV) with a warning; ``None`` with an error issue for binary files and undecodable bytes."""
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            issues.append(Issue(file, None, None, f"not a text dataset: this is {what}"))
+            return None
+    boms = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+    for bom, codec in boms:
+        if data.startswith(bom):
+            try:
+                return _newlines(data[len(bom):].decode(codec))
+            except UnicodeDecodeError as exc:
+                issues.append(Issue(file, None, None, f"starts with a {codec.upper()} byte order mark but byte {exc.start} is not {codec.upper()}"))
+                return None
+    codec = _utf16_without_bom(data)
+    if codec:
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            issues.append(Issue(file, None, None, f"read as {codec.upper()} without a byte order mark — please save as UTF-8", "warning"))
+            return _newlines(text)
+    if b"\x00" in data[:65536] and data[:65536].count(b"\x00") > max(8, len(data[:65536]) // 100):
+        issues.append(Issue(file, None, None, "not a text file (it holds NUL bytes throughout): expected JSON, JSONL or CSV text"))
+        return None
+    try:
+        return _newlines(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        utf8_error = exc
+    try:
+        text = data.decode("cp932")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and _plausibly_japanese(text):
+        issues.append(Issue(file, None, None, "not UTF-8; read as Shift_JIS (cp932) — please save as UTF-8", "warning"))
+        return _newlines(text)
+    issues.append(
+        Issue(file, None, None, f"not UTF-8 text (byte {utf8_error.start} is invalid) and not Shift_JIS either; save the file as UTF-8")
+    )
+    return None
+
+
+def _plausibly_japanese(text: str) -> bool:
+    """cp932 decodes most Latin-1 / cp1252 bytes too, as half-width katakana: accept the fallback only when
+    the non-ASCII text reads as Japanese (full-width kana, kanji, punctuation) rather than half-width kana."""
+    non_ascii = sum(1 for ch in text if ord(ch) > 127)
+    if not non_ascii:
+        return True
+    return len(_JAPANESE.findall(text)) >= 0.5 * non_ascii and len(_HALFWIDTH_KANA.findall(text)) < 0.5 * non_ascii

@@ -1,0 +1,172 @@
+"""Text to raw records, one reader per format (JSON, JSONL, CSV) plus format sniffing. Readers report
+file-level problems as issues and unparseable rows as ``BadRecord``; they never raise."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rageval_core.csvsafe import restore_cell
+from rageval_core.datasets.model import MAX_DEPTH, MAX_FILE_BYTES, Format, Issue
+from rageval_core.datasets.values import BadRecord, json_value
+
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("id", "sample_id"),
+    "question": ("question", "user_input", "query"),
+    "contexts": ("contexts", "retrieved_contexts", "context"),
+    "answer": ("answer", "response"),
+    "ground_truth": ("ground_truth", "reference", "ground_truths"),
+}
+# Keys under which a JSON object may hold its list of rows.
+WRAPPER_KEYS: tuple[str, ...] = ("rows", "data", "samples", "items", "records", "examples", "dataset")
+EXTENSIONS: dict[str, Format] = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+
+
+def sniff_format(text: str) -> Format:
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        return "json"
+    if stripped.startswith("{"):
+        first_line = stripped.split("\n", 1)[0].strip()
+        try:
+            json.loads(first_line)
+        except (ValueError, RecursionError):
+            return "json"
+        rest = stripped.split("\n", 1)[1].strip() if "\n" in stripped else ""
+        return "jsonl" if rest.startswith("{") else "json"
+    return "csv"
+
+
+def _parse_json(text: str) -> tuple[Any, str | None]:
+    """(value, None) or (None, what is wrong): invalid JSON, nesting past the stack, numbers too long."""
+    try:
+        return json_value(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+    except RecursionError:
+        return None, f"JSON nested far deeper than the limit of {MAX_DEPTH} levels"
+    except ValueError as exc:  # e.g. an integer literal over Python's 4300-digit limit
+        return None, f"invalid JSON: {str(exc).split(';')[0]}"
+
+
+def json_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
+    data, problem = _parse_json(text)
+    if problem:
+        issues.append(Issue(file, None, None, problem))
+        return None
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        lowered = {str(k).strip().lower(): k for k in data}
+        for key in WRAPPER_KEYS:
+            if key in lowered and isinstance(data[lowered[key]], list):
+                return data[lowered[key]]
+        lists = [k for k, v in data.items() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+        if len(lists) == 1:
+            return data[lists[0]]
+        columnar = _columnar_records(data)
+        if columnar is not None:
+            return columnar
+        if any(str(k).strip().lower() in FIELD_ALIASES["question"] for k in data):
+            return [data]  # a single sample
+        issues.append(
+            Issue(file, None, None, f"JSON object holds no list of rows (expected a list or a key like {', '.join(WRAPPER_KEYS[:3])})")
+        )
+        return None
+    issues.append(Issue(file, None, None, f"JSON top level is a {_kind(data)}, expected a list of rows"))
+    return None
+
+
+def _kind(value: Any) -> str:
+    names = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", dict: "object", list: "list"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _columnar_records(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """``{"question": [...], "answer": [...]}`` (pandas/HF ``to_dict("list")``) → rows, if it is one."""
+    keys = {str(k).strip().lower() for k in data}
+    if not keys & set(FIELD_ALIASES["question"]):
+        return None
+    values = list(data.values())
+    if not all(isinstance(v, list) for v in values) or len({len(v) for v in values}) != 1:
+        return None
+    n = len(values[0])
+    q_key = next(k for k in data if str(k).strip().lower() in FIELD_ALIASES["question"])
+    if not all(isinstance(q, (str, type(None))) for q in data[q_key]):
+        return None
+    return [{k: data[k][i] for k in data} for i in range(n)]
+
+
+def jsonl_records(text: str, file: str, issues: list[Issue]) -> list[Any]:
+    records: list[Any] = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        value, problem = _parse_json(line)
+        records.append(BadRecord(f"line {lineno}: {problem}") if problem else value)
+    return records
+
+
+def _delimiter(first_line: str) -> str:
+    """Comma, or tab / semicolon (Excel's "Unicode text" and European-locale CSV) when the header has no comma."""
+    if "," in first_line:
+        return ","
+    for candidate in ("\t", ";"):
+        if candidate in first_line:
+            return candidate
+    return ","
+
+
+def csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
+    """Rows of a CSV with a header. Quoting is read strictly: an unterminated quote (which would swallow
+    every later line into one cell) or text after a closing quote stops the read with the row and line."""
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))  # one big context cell is legitimate
+    delimiter = _delimiter(text.split("\n", 1)[0])
+    if delimiter == ";":
+        issues.append(Issue(file, None, None, "columns separated by semicolons (no comma in the header)", "warning"))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows: list[list[str]] = []
+    while True:
+        start_line = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            where = f"data row {len(rows)}, line {start_line}" if rows else f"header, line {start_line}"
+            hint = (
+                "a quote opens a cell and never closes, so every later line would shift into it"
+                if "end of data" in str(exc) else f"malformed quoting ({exc})"
+            )
+            issues.append(Issue(file, None, None, f"CSV {where}: {hint}; fix the quotes (a \" inside a quoted cell is written \"\"). Nothing loaded"))
+            return None
+        if any(cell.strip() for cell in cells):
+            rows.append(cells)
+    if not rows:
+        issues.append(Issue(file, None, None, "the file has no header row"))
+        return None
+    header = [restore_cell(h.strip()) for h in rows[0]]
+    dupes = sorted({h for h in header if h and header.count(h) > 1})
+    if dupes:
+        issues.append(Issue(file, None, dupes[0], f"column {dupes[0]!r} appears more than once; the last one is used", "warning"))
+    lowered = {h.lower() for h in header}
+    if not lowered & set(FIELD_ALIASES["question"]):
+        shown = ", ".join(repr(h) for h in header[:8]) + (" …" if len(header) > 8 else "")
+        issues.append(Issue(file, None, "question", f"no question column: the header is {shown}; name one column question (or user_input, query)"))
+        return None
+    records: list[Any] = []
+    for row, cells in enumerate(rows[1:], 1):
+        if len(cells) > len(header):
+            records.append(BadRecord(f"{len(cells)} cells but the header has {len(header)} columns (an unquoted comma?)"))
+            continue
+        record: dict[str, Any] = {h: restore_cell(c) for h, c in zip(header, cells) if h}  # undo the export's formula guard
+        unnamed = [i + 1 for i, (h, c) in enumerate(zip(header, cells)) if not h and c.strip()]
+        if unnamed:
+            issues.append(Issue(file, row, None, f"cells under a column with no header name (column {unnamed[0]}) are ignored", "warning"))
+        if len(cells) < len(header):
+            issues.append(Issue(file, row, None, f"{len(cells)} cells but the header has {len(header)} columns; the missing cells are empty", "warning"))
+        records.append(record)
+    return records

@@ -1,0 +1,129 @@
+"""``load_dataset``: a path, bytes or an upload to a ``LoadedDataset``. Never raises: whatever goes wrong
+becomes an ``Issue`` naming the file (and the row and field where there is one)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from rageval_core.datasets.decoding import decode
+from rageval_core.datasets.formats import EXTENSIONS, csv_records, json_records, jsonl_records, sniff_format
+from rageval_core.datasets.hashing import dataset_hash
+from rageval_core.datasets.model import MAX_FILE_BYTES, Format, Issue, LoadedDataset
+from rageval_core.datasets.rows import RowReader
+from rageval_core.types import Sample
+
+
+def _fallback_language(text: str) -> str:
+    """Used only if ``rageval_core.text`` is unavailable: kana/kanji share of at least 10%."""
+    sample = "".join(text[:2000].split())
+    hits = len(re.findall(r"[\u3040-\u30ff\u4e00-\u9fff]", sample))
+    return "ja" if sample and hits >= 3 and hits >= 0.1 * len(sample) else "en"
+
+
+def detect_dataset_language(samples: Sequence[Sample]) -> str:
+    """``"ja"`` or ``"en"`` from the questions and answers of the first 50 rows (``"en"`` if empty)."""
+    text = "\n".join(f"{s.question}\n{s.answer}" for s in list(samples)[:50])
+    try:
+        from rageval_core.text import detect_language
+    except ImportError:  # pragma: no cover - text.py ships with the package
+        return _fallback_language(text)
+    return str(detect_language(text))
+
+
+def read_records(records: Sequence[Any], file: str = "dataset", *, text_cells: bool = False) -> tuple[list[Sample], list[Issue]]:
+    """Validate already-parsed rows (dicts). ``text_cells`` for CSV-like sources where every cell is text."""
+    reader = RowReader(file, text_cells=text_cells)
+    samples = reader.read(records)
+    return samples, reader.issues
+
+
+def finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, total: int, file: str | None = None) -> LoadedDataset:
+    """The ``LoadedDataset``, with a file-level error when there is nothing to evaluate."""
+    if total == 0 and not any(i.row is None and i.severity == "error" for i in issues):
+        issues.append(Issue(file or name, None, None, "the dataset has no rows"))
+    elif total and not samples:
+        issues.append(Issue(file or name, None, None, f"none of the {total} row(s) could be loaded (see the row errors)"))
+    return LoadedDataset(
+        samples=samples,
+        issues=issues,
+        name=name,
+        language=detect_dataset_language(samples),
+        content_hash=dataset_hash(samples),
+        format=fmt,
+        total_rows=total,
+    )
+
+
+def _too_big(size: int, file: str, max_bytes: int) -> Issue:
+    return Issue(file, None, None, f"the file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit; split it into smaller files")
+
+
+def load_dataset(
+    source: str | Path | bytes | BinaryIO,
+    name: str | None = None,
+    *,
+    fmt: Format | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> LoadedDataset:
+    """Read a dataset file (path), bytes or a binary file object (e.g. an upload); the format comes from
+    ``fmt``, the extension of the path or ``name``, or the content.
+
+    Never raises for bad content: problems are in ``.issues`` and the good rows in ``.samples``.
+    Files over ``max_bytes`` are refused before they are read.
+    """
+    file = name or "dataset"
+    try:
+        return _load(source, name, fmt, max_bytes)
+    except Exception as exc:  # noqa: BLE001 - the contract: a loader bug is reported, never raised at the caller
+        if isinstance(source, (str, Path)):
+            file = Path(source).name
+        issue = Issue(file, None, None, f"could not be read: unexpected {type(exc).__name__} in the loader (please report this file)")
+        return finish([], [issue], Path(file).stem, fmt or "json", 0)
+
+
+def _load(source: str | Path | bytes | BinaryIO, name: str | None, fmt: Format | None, max_bytes: int) -> LoadedDataset:
+    issues: list[Issue] = []
+    if hasattr(source, "read"):  # an open binary file or Streamlit's UploadedFile
+        upload_name = getattr(source, "name", None)
+        name = name or (Path(upload_name).name if isinstance(upload_name, str) else None)
+        source = source.read(max_bytes + 1)  # type: ignore[union-attr]
+    if isinstance(source, (bytes, bytearray)):
+        data = bytes(source)
+        file = name or "dataset"
+    else:
+        path = Path(source)
+        file = path.name
+        try:
+            size = path.stat().st_size
+            if size > max_bytes:
+                return finish([], [_too_big(size, file, max_bytes)], name or path.stem, fmt or "json", 0)
+            data = path.read_bytes()
+        except OSError as exc:
+            issues.append(Issue(file, None, None, f"cannot read the file: {exc.strerror or exc}"))
+            return finish([], issues, name or path.stem, fmt or "json", 0)
+    display = Path(name).stem if name and Path(name).suffix.lower() in EXTENSIONS else (name or Path(file).stem)
+    if len(data) > max_bytes:
+        return finish([], [_too_big(len(data), file, max_bytes)], display, fmt or "json", 0)
+    if not data.strip():
+        issues.append(Issue(file, None, None, "the file is empty"))
+        return finish([], issues, display, fmt or "json", 0, file)
+    text = decode(data, file, issues)
+    if text is None:
+        return finish([], issues, display, fmt or "json", 0)
+    if not text.strip():
+        issues.append(Issue(file, None, None, "the file is empty"))
+        return finish([], issues, display, fmt or "json", 0, file)
+    fmt = fmt or EXTENSIONS.get(Path(file).suffix.lower()) or sniff_format(text)
+    if fmt == "csv":
+        records = csv_records(text, file, issues)
+    elif fmt == "jsonl":
+        records = jsonl_records(text, file, issues)
+    else:
+        records = json_records(text, file, issues)
+    if records is None:
+        return finish([], issues, display, fmt, 0, file)
+    samples, row_issues = read_records(records, file, text_cells=(fmt == "csv"))
+    return finish(samples, issues + row_issues, display, fmt, len(records), file)

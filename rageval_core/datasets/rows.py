@@ -1,0 +1,283 @@
+"""Raw records (dicts from any format) to ``Sample`` rows, with an issue for every problem.
+
+The invariant the CLI and the export rely on: a row with an ``error`` issue is skipped, a row that loads
+has only warnings (each one a fix-up the message describes). Nothing is guessed silently: a value that
+cannot be read as the field it sits in either becomes a warning that says what was done, or skips the row.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rageval_core.datasets.formats import FIELD_ALIASES
+from rageval_core.datasets.model import MAX_DEPTH, Issue, Severity
+from rageval_core.datasets.values import (
+    BLANK,
+    BadRecord,
+    NonFinite,
+    cell_value,
+    clean_text,
+    flatten_contexts,
+    id_text,
+    is_blank,
+    is_missing,
+    is_non_finite,
+    scrub,
+    split_contexts_cell,
+)
+from rageval_core.types import Sample
+
+_CONTEXT_TEXT_KEYS = ("text", "content", "page_content")
+_CORE = {alias: canonical for canonical, aliases in FIELD_ALIASES.items() for alias in aliases}
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "list"
+    return type(value).__name__
+
+
+def _control_char(text: str) -> str | None:
+    """The first control / format character (newline, ANSI escape, bidi override, ...) in ``text``."""
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\u200d":  # ZWJ joins emoji
+            return f"U+{ord(ch):04X}"
+    return None
+
+
+class RowReader:
+    """Turns raw records into samples and issues (shared by every format)."""
+
+    def __init__(self, file: str, *, text_cells: bool) -> None:
+        self.file = file
+        self.text_cells = text_cells
+        self.issues: list[Issue] = []
+        self._row_errors = 0
+
+    def issue(self, row: int, field_name: str | None, message: str, severity: Severity = "error") -> None:
+        self.issues.append(Issue(self.file, row, field_name, message, severity))
+        if severity == "error":
+            self._row_errors += 1
+
+    def read(self, records: Sequence[Any]) -> list[Sample]:
+        samples: list[Sample] = []
+        seen: dict[str, int] = {}
+        for row, record in enumerate(records, 1):
+            before, first = self._row_errors, len(self.issues)
+            sample = self.read_row(row, record)
+            if sample is None or self._row_errors != before:
+                # a skipped row's fix-ups ("no answer; ... unscored") would describe a row that is not there
+                self.issues[first:] = [i for i in self.issues[first:] if i.severity == "error"]
+                continue
+            if sample.id in seen:
+                self.issue(row, "id", f"duplicate id {sample.id!r} (first used on row {seen[sample.id]}); row skipped")
+                continue
+            seen[sample.id] = row
+            samples.append(sample)
+        return samples
+
+    # ------------------------------------------------------------------ one row
+    def read_row(self, row: int, record: Any) -> Sample | None:
+        if record is BLANK:
+            return None
+        if isinstance(record, BadRecord):
+            self.issue(row, None, record.message + "; row skipped")
+            return None
+        if not isinstance(record, Mapping):
+            self.issue(row, None, f"row is a {_kind(record)}, expected an object with question, contexts, answer; row skipped")
+            return None
+        record = self._scrubbed(row, record)
+        if record is None:
+            return None
+        consumed: set[str] = set()
+
+        raw_id, keys = self._pick(row, record, "id")
+        consumed |= keys
+        sample_id = self._id(row, raw_id)
+
+        question, keys = self._pick(row, record, "question")
+        consumed |= keys
+        question_text = self._text(row, "question", question)
+        if question is None:
+            self.issue(row, "question", "missing question; row skipped")
+        elif question_text == "":
+            self.issue(row, "question", "the question is empty; row skipped")
+
+        contexts, keys = self._pick(row, record, "contexts")
+        consumed |= keys
+        context_list = self._contexts(row, contexts)
+
+        answer, keys = self._pick(row, record, "answer")
+        consumed |= keys
+        if answer is None:
+            self.issue(row, "answer", "no answer; answer metrics will be unscored (empty_answer)", "warning")
+        answer_text = self._text(row, "answer", answer) or ""
+
+        ground_truth, keys = self._pick(row, record, "ground_truth")
+        consumed |= keys
+        if isinstance(ground_truth, list):
+            flat, _ = flatten_contexts(ground_truth)
+            items = [clean_text(str(g)) for g in flat if not is_blank(g)]
+            if len(items) > 1:
+                self.issue(row, "ground_truth", f"{len(items)} references given; joined with newlines", "warning")
+            ground_truth = "\n".join(items) or None
+        gt_text = self._text(row, "ground_truth", ground_truth) or None
+
+        metadata = self._metadata(row, record, consumed)
+        if sample_id is None or not question_text or context_list is None:
+            return None
+        return Sample(
+            id=sample_id,
+            question=question_text,
+            contexts=tuple(context_list),
+            answer=answer_text,
+            ground_truth=gt_text,
+            metadata=metadata,
+        )
+
+    def _scrubbed(self, row: int, record: Mapping[Any, Any]) -> dict[str, Any] | None:
+        """The record with lone surrogates, NUL characters and NaN / Infinity dealt with, each fix-up a
+        warning (an error where the field cannot do without the value); None when nesting is too deep."""
+        out: dict[str, Any] = {}
+        deep = False
+        for key, value in record.items():
+            name = scrub(str(key)).value.strip()
+            result = scrub(value, depth=2)  # the row object is level 1
+            if result.too_deep:
+                self.issue(row, name, f"nested deeper than {MAX_DEPTH} levels (the limit); row skipped")
+                deep = True
+                continue
+            if result.surrogates:
+                self.issue(row, name, f"{result.surrogates} invalid character(s) (lone UTF-16 surrogates) replaced with U+FFFD", "warning")
+            if result.nuls:
+                self.issue(row, name, f"{result.nuls} NUL character(s) removed", "warning")
+            if result.non_finite:
+                core = _CORE.get(name.lower())
+                if core:
+                    self.issue(row, name, f"NaN / Infinity is not a valid {core} value; row skipped")
+                elif name.startswith("label_") and isinstance(value, NonFinite):
+                    self.issue(row, name, f"label {value.word} is not a score (0/1 or a number); label dropped", "warning")
+                else:
+                    self.issue(row, name, f"{result.non_finite} NaN / Infinity value(s) replaced with null", "warning")
+            out[name] = result.value
+        return None if deep else out
+
+    def _pick(self, row: int, record: Mapping[str, Any], canonical: str) -> tuple[Any, set[str]]:
+        """Value of a field under any accepted name; returns (value or None, keys consumed)."""
+        present = [k for k in record if str(k).strip().lower() in FIELD_ALIASES[canonical]]
+        present.sort(key=lambda k: FIELD_ALIASES[canonical].index(str(k).strip().lower()))
+        usable = [k for k in present if not is_blank(record[k])]
+        if not usable:
+            return None, set(present)
+        chosen = usable[0]
+        for other in usable[1:]:
+            if record[other] != record[chosen]:
+                self.issue(row, canonical, f"both {chosen!r} and {other!r} are given; using {chosen!r}, {other!r} kept in metadata", "warning")
+                return record[chosen], {k for k in present if k != other}
+        return record[chosen], set(present)
+
+    def _id(self, row: int, raw_id: Any) -> str | None:
+        if raw_id is None:
+            return f"row-{row}"
+        if isinstance(raw_id, (Mapping, list, bool)):
+            self.issue(row, "id", f"id must be a string or number, got a {_kind(raw_id)}; row skipped")
+            return None
+        sample_id = id_text(raw_id)
+        bad = _control_char(sample_id)
+        if bad:
+            self.issue(row, "id", f"id contains a control character ({bad}); row skipped")
+            return None
+        return sample_id
+
+    def _text(self, row: int, name: str, value: Any) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return clean_text(value)
+        if isinstance(value, (Mapping, list, tuple, bool)):
+            self.issue(row, name, f"{name} must be text, got a {_kind(value)}; row skipped")
+            return None
+        self.issue(row, name, f"{name} is a {_kind(value)}; read as text", "warning")
+        return clean_text(id_text(value))
+
+    def _contexts(self, row: int, value: Any) -> list[str] | None:
+        """The row's contexts (``[]`` when absent, with a warning); None (with an error) when unreadable."""
+        if value is None:
+            self.issue(row, "contexts", "no contexts; context metrics will be unscored (missing_field)", "warning")
+            return []
+        if isinstance(value, str):
+            if self.text_cells:
+                return self._context_items(row, split_contexts_cell(value) or [])
+            stripped = value.strip()
+            if stripped.startswith("["):
+                items = split_contexts_cell(stripped)
+                if items is not None and stripped.endswith("]") and (items or stripped == "[]"):
+                    self.issue(row, "contexts", "contexts given as a JSON string; parsed as a list", "warning")
+                    return self._context_items(row, items)
+            self.issue(row, "contexts", "contexts is a plain string; loaded as a one-element list", "warning")
+            return [clean_text(value)]
+        if isinstance(value, (list, tuple)):
+            return self._context_items(row, value)
+        if isinstance(value, Mapping):
+            text = self._context_object_text(value)
+            if text is not None:
+                self.issue(row, "contexts", "contexts is one object, not a list; loaded as a one-element list", "warning")
+                return [clean_text(text)]
+            keys = ", ".join(repr(str(k)) for k in list(value)[:5])
+            self.issue(row, "contexts", f"contexts must be a list of strings, got an object (keys {keys or 'none'}); row skipped")
+            return None
+        self.issue(row, "contexts", f"contexts must be a list of strings, got a {_kind(value)}; row skipped")
+        return None
+
+    @staticmethod
+    def _context_object_text(item: Mapping[str, Any]) -> str | None:
+        return next((item[k] for k in _CONTEXT_TEXT_KEYS if isinstance(item.get(k), str)), None)
+
+    def _context_items(self, row: int, value: Sequence[Any]) -> list[str]:
+        items, opened = flatten_contexts(value)
+        if opened:
+            self.issue(row, "contexts", f"{opened} nested list(s) in contexts flattened into {len(items)} contexts", "warning")
+        out: list[str] = []
+        for i, item in enumerate(items, 1):
+            if is_blank(item):
+                self.issue(row, "contexts", f"context {i} is empty; dropped", "warning")
+            elif isinstance(item, str):
+                out.append(clean_text(item))
+            elif isinstance(item, Mapping):
+                text = self._context_object_text(item)
+                if text is None:
+                    self.issue(row, "contexts", f"context {i} is an object without text/content/page_content; dropped", "warning")
+                else:
+                    out.append(clean_text(text))
+            else:
+                self.issue(row, "contexts", f"context {i} is a {_kind(item)}; read as text", "warning")
+                out.append(clean_text(id_text(item)))
+        return out
+
+    def _metadata(self, row: int, record: Mapping[str, Any], consumed: set[str]) -> dict[str, Any]:
+        metadata: dict[str, Any] = {}
+        for key, value in record.items():
+            if key in consumed:
+                continue
+            name = str(key).strip()
+            if is_missing(value) or (self.text_cells and isinstance(value, str) and not value.strip()):
+                continue
+            value = cell_value(value) if self.text_cells else value
+            if name.startswith("label_"):
+                if is_non_finite(value):
+                    self.issue(row, name, f"label {str(value).strip()} is not a score (0/1 or a number); label dropped", "warning")
+                    continue
+                if not isinstance(value, (int, float, bool)):
+                    self.issue(row, name, f"label {value!r} is not a number (0/1 or a score); kept as text", "warning")
+            if self.text_cells:
+                value = scrub(value).value  # a JSON cell may hold NaN
+            metadata[name] = value
+        return metadata
