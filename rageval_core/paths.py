@@ -16,3 +16,10 @@ def home() -> Path:
 def database_path() -> Path:
     """The one SQLite file that runs, results, call log, cache, rubric versions and labels share."""
     return home() / "rageval.sqlite"
+
+
+def logs_dir() -> Path:
+    """Where internal-error tracebacks go (the CLI prints one line naming the file, never the traceback)."""
+    folder = home() / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

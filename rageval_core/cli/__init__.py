@@ -3,7 +3,9 @@ test sets. One module per command group; this one only builds the parser and map
 
 Exit codes (the README's contract): 0 done; 1 a ``--fail-under`` threshold missed (a threshold whose every
 row is unscored counts as missed); 2 nothing could be evaluated (no valid rows, bad configuration, or
-``--strict`` with bad rows); 130 interrupted. API keys come from the environment only and are never printed.
+``--strict`` with bad rows); 3 an internal error (one line on stderr naming the log file under the state
+directory that holds the traceback; never a traceback on the terminal); 130 interrupted. API keys come
+from the environment only and are never printed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from rageval_core.cli import compare, evaluate, runs, synth
-from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, ProgressBar, UsageError, err
+from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
 from rageval_core.cli.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
 
 __all__ = ["ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_parser", "check_thresholds", "main", "parse_threshold"]
@@ -24,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
         prog=invoked if invoked.startswith("rageval") else "python -m rageval_core",
-        description="RAG Eval Workbench CLI: evaluate datasets (exit 0 ok, 1 threshold missed, 2 bad input), compare and export runs.",
+        description="RAG Eval Workbench CLI: evaluate datasets (exit 0 ok, 1 threshold missed, 2 bad input, "
+        "3 internal error, 130 interrupted), compare and export runs.",
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,6 +54,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("aborted")
         return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the contract: exit 3 and a log file, never a traceback
+        return _internal_error(exc, argv)
+
+
+def _internal_error(exc: BaseException, argv: Sequence[str] | None) -> int:
+    """Write the traceback (secrets scrubbed) to a log under the state directory; one line on stderr."""
+    import datetime
+    import os
+    import traceback
+
+    from rageval_core.llm.keys import KEY_ENV_VARS, scrub
+
+    secrets = [os.environ.get(name) for names in KEY_ENV_VARS.values() for name in names]
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    command = " ".join(sys.argv[:1] + list(sys.argv[1:] if argv is None else argv))
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
+    try:
+        from rageval_core.paths import logs_dir
+
+        log = logs_dir() / f"internal-error-{stamp}.log"
+        log.write_text(scrub(f"command: {command}\n{text}", secrets), encoding="utf-8")
+        where = f"traceback in {log}"
+    except OSError as write_exc:
+        where = f"and the log could not be written ({write_exc.strerror or write_exc})"
+    err(f"internal error ({type(exc).__name__}); {where} — please report it")
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

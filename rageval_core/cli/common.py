@@ -9,9 +9,12 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
+from rageval_core.termtext import terminal_text
+
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 
 
@@ -63,8 +66,15 @@ def open_store(args: argparse.Namespace):
     return Store(args.db) if getattr(args, "db", None) else Store()
 
 
-def err(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+def echo(msg: Any = "") -> None:
+    """Print to stdout with control characters from data neutralised (``terminal_text``); every CLI print goes
+    through ``echo`` or ``err`` (tests/test_cli_output.py checks)."""
+    print(terminal_text(msg, multiline=True), flush=True)
+
+
+def err(msg: Any) -> None:
+    """Print to stderr, neutralised like ``echo``."""
+    print(terminal_text(msg, multiline=True), file=sys.stderr, flush=True)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -74,7 +84,7 @@ def fmt(value: float | None, digits: int = 3) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    cells = [[terminal_text(h) for h in headers]] + [[terminal_text(c) for c in r] for r in rows]
     widths = [max(text_width(row[i]) for row in cells) for i in range(len(headers))]
     lines = []
     for n, row in enumerate(cells):

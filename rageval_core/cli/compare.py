@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any, Sequence
 
+from rageval_core.cli.common import EXIT_OK, UsageError, find_run, fmt, open_store, echo, short, table
 from rageval_core.csvsafe import dumps_frame
-from rageval_core.cli.common import EXIT_OK, UsageError, find_run, fmt, open_store, short, table
 
 
 def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
@@ -29,18 +29,18 @@ def _run_config(info: Any) -> dict[str, Any]:
 def _print_config_changes(changes: Sequence[tuple[str, Any, Any]], limit: int) -> None:
     """What differs between the two runs' configurations: rubric / template hashes, settings, provider."""
     if not changes:
-        print("same provider, model, rubric / template versions and settings")
+        echo("same provider, model, rubric / template versions and settings")
         return
-    print("what differs (A → B):")
+    echo("what differs (A → B):")
     for path, va, vb in changes[:limit]:
         if vb is None and isinstance(va, dict):
-            print(f"  {path}: only in A")
+            echo(f"  {path}: only in A")
         elif va is None and isinstance(vb, dict):
-            print(f"  {path}: only in B")
+            echo(f"  {path}: only in B")
         else:
-            print(f"  {path}: {short(va)} → {short(vb)}")
+            echo(f"  {path}: {short(va)} → {short(vb)}")
     if len(changes) > limit:
-        print(f"  … {len(changes) - limit} more")
+        echo(f"  … {len(changes) - limit} more")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -51,21 +51,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     a, b = find_run(store, args.run_a), find_run(store, args.run_b)
     fa = results_frame(store.results(a.id), {r.sample_id: r.category for r in store.rows(a.id)})
     fb = results_frame(store.results(b.id), {r.sample_id: r.category for r in store.rows(b.id)})
-    print(f"A = {a.id} ({a.provider}/{a.model}, {a.dataset_name})\nB = {b.id} ({b.provider}/{b.model}, {b.dataset_name})")
+    echo(f"A = {a.id} ({a.provider}/{a.model}, {a.dataset_name})\nB = {b.id} ({b.provider}/{b.model}, {b.dataset_name})")
     if a.dataset_hash != b.dataset_hash:
-        print("note: the runs were made on different datasets")
+        echo("note: the runs were made on different datasets")
     _print_config_changes(version_changes(_run_config(a), _run_config(b)), args.limit)
     pairs = _parse_pairs(args.pair) or pair_methods(fa, fb)
     for method_b, method_a in pairs.items():
-        print(f"pairing {method_a} (A) with {method_b} (B)")
+        echo(f"pairing {method_a} (A) with {method_b} (B)")
     only_a, only_b = one_sided(fa, fb, pairs)
     if only_a:
-        print(f"only in A (not compared): {', '.join(only_a)}")
+        echo(f"only in A (not compared): {', '.join(only_a)}")
     if only_b:
-        print(f"only in B (not compared): {', '.join(only_b)}")
+        echo(f"only in B (not compared): {', '.join(only_b)}")
     s = summary_delta(fa, fb, methods=pairs)
     s = s[~s.apply(lambda r: f"{r.metric} ({r.method})" in only_a or f"{r.metric} ({r.method})" in only_b, axis=1)] if len(s) else s
-    print(
+    echo(
         table(
             ["metric", "method", "mean A", "mean B", "delta", "unscored A", "unscored B", "changed rows"],
             [
@@ -79,13 +79,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     delta = delta[[(m, f"{meth})") not in one_sided_pairs for m, meth in zip(delta["metric"], delta["method"])]].reset_index(drop=True)
     if args.out:
         Path(args.out).write_text(dumps_frame(delta), encoding="utf-8")
-        print(f"per-row deltas → {args.out}")
+        echo(f"per-row deltas → {args.out}")
     shown = delta.head(args.limit)
     what = "rows" if args.all else "changed rows"
     if len(shown):
-        print()
-        print(f"{what} ({len(delta)}):")
-        print(
+        echo()
+        echo(f"{what} ({len(delta)}):")
+        echo(
             table(
                 ["row", "metric", "method", "A", "B", "delta"],
                 [
@@ -102,9 +102,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             )
         )
         if len(delta) > len(shown):
-            print(f"… {len(delta) - len(shown)} more (use --limit or --out)")
+            echo(f"… {len(delta) - len(shown)} more (use --limit or --out)")
     else:
-        print("no row changed")
+        echo("no row changed")
     return EXIT_OK
 
 

@@ -21,10 +21,13 @@ from rageval_core.cli.common import (
     fmt,
     money,
     open_store,
+    echo,
     provider_config,
     table,
 )
+from rageval_core.cli.dataset_report import invalid_rows, issues_for_export, report_dataset
 from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print_thresholds
+from rageval_core.termtext import terminal_text
 
 
 def _build_scorers(args: argparse.Namespace) -> list[Any]:
@@ -50,16 +53,6 @@ def _build_scorers(args: argparse.Namespace) -> list[Any]:
     if dupes:
         raise UsageError(f"scorer given twice: {', '.join(dupes)}")
     return scorers
-
-
-def _invalid_rows(dataset: Any) -> list[Any]:
-    from rageval_core.store import RowInfo
-
-    by_row: dict[int, list[str]] = {}
-    for issue in dataset.errors:
-        if issue.row is not None:
-            by_row.setdefault(issue.row, []).append((f"{issue.field}: " if issue.field else "") + issue.message)
-    return [RowInfo(f"row {row}", row - 1, None, False, "; ".join(msgs)) for row, msgs in sorted(by_row.items())]
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -128,6 +121,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 "cache": not args.no_cache,
                 "replay_log": args.replay_log,
                 "data": str(args.data),
+                "dataset_issues": issues_for_export(dataset),
             },
         )
     except (RunError, ProviderError) as exc:  # bad run id, or a provider stack that cannot be built
@@ -140,17 +134,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
-    print(_actual_table(est, store.iter_calls(result.run_id)))
+    echo(_actual_table(est, store.iter_calls(result.run_id)))
     _print_analysis(result.results, dataset.samples)
     _print_call_totals(result)
     _print_store_warnings(result)
-    print(f"run {result.run_id} ({result.status}) → {out}")
+    _print_failures(result.results)
+    echo(f"run {result.run_id} ({result.status}) → {out}")
     if result.status == "cancelled":
         err(f"run cancelled; resume with: --resume {result.run_id}")
         return EXIT_INTERRUPTED
 
     if result.scored_results == 0:
-        err("nothing could be evaluated: every result is unscored (see the reasons above)")
+        err("nothing could be evaluated: every result is unscored (the reasons are listed above)")
         return EXIT_BAD_INPUT
     code = EXIT_OK if print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
     if args.strict and invalid:
@@ -160,35 +155,41 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _load_rows(path: str) -> tuple[Any, list[Any]]:
-    """The dataset and its rejected rows; file problems and skipped rows go to stderr."""
+    """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
+    evaluate is a usage error (exit 2) after the reasons are printed."""
     from rageval_core.datasets import load_dataset
 
     dataset = load_dataset(path)
-    invalid = _invalid_rows(dataset)
-    for issue in dataset.errors:
-        if issue.row is None:
-            err(f"dataset: {issue}")
+    invalid = invalid_rows(dataset)
+    report_dataset(dataset, invalid)
     if not dataset.samples:
-        raise UsageError(f"{path}: no valid rows to evaluate")
-    if invalid:
-        err(f"dataset: {len(invalid)} bad row(s) skipped, {len(dataset.samples)} evaluated:")
-        for row in invalid:
-            err(f"  {row.sample_id}: {row.error}")
+        raise UsageError(f"{path}: no valid rows to evaluate (the reasons are above)")
     return dataset, invalid
+
+
+def _print_failures(results: Sequence[Any]) -> None:
+    """Per unscored reason, the count and the first distinct messages (the actual causes), on stdout."""
+    from rageval_core.failures import failure_lines, summarize_failures
+
+    lines = failure_lines(summarize_failures(results))
+    if lines:
+        echo("\nunscored results, by reason:")
+        for line in lines:
+            echo(line)
 
 
 def _print_call_totals(result: Any) -> None:
     """One line on what the run's calls cost: all cache hits, offline heuristics, or provider calls and tokens."""
     total_calls = result.provider_calls + result.cache_hits
     if total_calls and result.all_cached:
-        print(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
+        echo(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
     elif result.provider == "offline":
-        print(
+        echo(
             f"calls: {result.provider_calls} offline heuristic calls (computed locally on every run, never cached, "
             f"no tokens, $0); wall {result.wall_s:.1f}s"
         )
     else:
-        print(
+        echo(
             f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
             f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
         )
@@ -257,8 +258,8 @@ def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
     if any(categories.values()):
         for method in methods_in(frame):
             by_category = category_table(frame, method)
-            print(f"\nper category, {method} (mean over scored rows; - none scored):")
-            print(table(["category"] + [_metric_title(c) for c in by_category.columns],
+            echo(f"\nper category, {method} (mean over scored rows; - none scored):")
+            echo(table(["category"] + [_metric_title(c) for c in by_category.columns],
                         [[cat] + [fmt(v) for v in row] for cat, row in zip(by_category.index, by_category.to_numpy().tolist())]))
     if DECOMPOSED not in set(frame["method"]):
         return
@@ -266,8 +267,8 @@ def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
         stats = agreement(frame, DECOMPOSED, judge)
         if stats.empty:
             continue
-        print(f"\nagreement, decomposed vs {judge} (rows scored by both; kappa at 0.5):")
-        print(table(
+        echo(f"\nagreement, decomposed vs {judge} (rows scored by both; kappa at 0.5):")
+        echo(table(
             ["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
             [[_metric_title(r.criterion), r.n, fmt(r.pearson), fmt(r.spearman), fmt(r.mad), fmt(r.kappa), r.note if isinstance(r.note, str) else ""]
              for r in stats.itertuples()],
@@ -280,15 +281,15 @@ def _print_summary(result: Any) -> None:
         for metric, s in metrics.items():
             reasons = ", ".join(f"{k} {v}" for k, v in s["unscored_reasons"].items())
             rows.append([metric, method, fmt(s["mean"]), s["scored"], s["unscored"], reasons])
-    print(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons"], rows))
+    echo(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons"], rows))
     cost_rows = [
         [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens, f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
         for m, c in result.cost.items()
     ]
     if cost_rows:
-        print(table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
+        echo(table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
     if result.invalid_rows:
-        print(f"bad rows: {', '.join(r.sample_id for r in result.invalid_rows)}")
+        echo(f"bad rows: {', '.join(terminal_text(r.sample_id) for r in result.invalid_rows)}")
 
 
 def add_command(sub: Any) -> None:

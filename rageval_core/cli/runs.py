@@ -6,14 +6,14 @@ import argparse
 import time
 from typing import Any
 
-from rageval_core.cli.common import EXIT_OK, UsageError, find_run, open_store, table
+from rageval_core.cli.common import EXIT_OK, UsageError, find_run, open_store, echo, table
 
 
 def cmd_runs_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     runs = store.list_runs(limit=args.limit)
     if not runs:
-        print("no runs yet")
+        echo("no runs yet")
         return EXIT_OK
     rows = []
     for r in runs:
@@ -30,7 +30,7 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
                 f"{done}/{r.n_rows * len(r.scorers)}",
             ]
         )
-    print(table(["run", "created", "status", "dataset", "provider/model", "rows", "scorers", "tasks"], rows))
+    echo(table(["run", "created", "status", "dataset", "provider/model", "rows", "scorers", "tasks"], rows))
     return EXIT_OK
 
 
@@ -43,7 +43,7 @@ def cmd_runs_export(args: argparse.Namespace) -> int:
         path = export_run(store, info.id, args.out, include_details=args.details)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    print(f"run {info.id} → {path}")
+    echo(f"run {info.id} → {path}")
     return EXIT_OK
 
 
@@ -53,7 +53,7 @@ def cmd_runs_calls(args: argparse.Namespace) -> int:
     store = open_store(args)
     info = find_run(store, args.run)
     path = export_calls_jsonl(store, info.id, args.out)
-    print(f"call log of {info.id} → {path}")
+    echo(f"call log of {info.id} → {path}")
     return EXIT_OK
 
 

@@ -14,16 +14,17 @@ failed section or answer). Keys come from the environment only and are never pri
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
+
+from rageval_core.cli.common import err, echo
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
 
 def _err(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+    err(msg)
 
 
 def _add_options(p: argparse.ArgumentParser, *, provider_required: bool = True) -> None:
@@ -116,7 +117,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     ok = sum(1 for s in testset.sections if s.status == "ok")
     dupes = sum(s.duplicates for s in testset.sections)
     label = " (offline heuristic: extractive questions, no language model)" if testset.offline else ""
-    print(
+    echo(
         f"{len(testset.items)} questions from {ok}/{len(testset.sections)} sections of {doc.name} "
         f"by {testset.generator['provider']}/{testset.generator['model']}{label}; {dupes} near-duplicate(s) dropped → {out}"
     )
@@ -182,7 +183,7 @@ def cmd_rag(args: argparse.Namespace) -> int:
     save_dataset(result.samples, out)
     hit = "-" if result.hit_rate is None else f"{result.hit_rate:.3f}"
     label = " (offline heuristic: extractive answers, no language model)" if result.offline else ""
-    print(
+    echo(
         f"{len(result.samples)} answers by {result.provider}/{result.model}{label}; top-{result.k} of {result.chunks} chunks "
         f"by {result.embedder}; retrieval hit rate {hit}; {result.errors} failed → {out}"
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from rageval_core.cli.common import UsageError
+from rageval_core.cli.common import UsageError, echo
 
 
 @dataclass(frozen=True)
@@ -65,5 +65,5 @@ def print_thresholds(checks: Sequence[ThresholdCheck]) -> bool:
     for c in checks:
         verdict = "ok" if c.passed else "MISSED"
         detail = "no scored rows" if c.mean is None else f"mean {c.mean:.3f}"
-        print(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g}: {detail} ({c.scored} scored, {c.unscored} unscored) {verdict}")
+        echo(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g}: {detail} ({c.scored} scored, {c.unscored} unscored) {verdict}")
     return all(c.passed for c in checks)

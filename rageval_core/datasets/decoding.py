@@ -17,6 +17,7 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x1f\x8b", "a gzip archive: decompress it first"),
     (b"SQLite format 3\x00", "an SQLite database"),
 )
+_BINARY_BYTES = tuple(b for b in range(32) if b not in (9, 10, 12, 13, 27))  # not tab, newlines, form feed, ESC
 _HALFWIDTH_KANA = re.compile(r"[\uff61-\uff9f]")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\u3000-\u303f\uff01-\uff5e]")
 
@@ -64,8 +65,10 @@ def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
         if text is not None:
             issues.append(Issue(file, None, None, f"read as {codec.upper()} without a byte order mark — please save as UTF-8", "warning"))
             return _newlines(text)
-    if b"\x00" in data[:65536] and data[:65536].count(b"\x00") > max(8, len(data[:65536]) // 100):
-        issues.append(Issue(file, None, None, "not a text file (it holds NUL bytes throughout): expected JSON, JSONL or CSV text"))
+    head = data[:65536]
+    controls = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
+    if controls > max(8, len(head) // 50):
+        issues.append(Issue(file, None, None, "not a text file (it is full of control bytes): expected JSON, JSONL or CSV text"))
         return None
     try:
         return _newlines(data.decode("utf-8-sig"))

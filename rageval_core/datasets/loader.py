@@ -58,7 +58,7 @@ def finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, tota
 
 
 def _too_big(size: int, file: str, max_bytes: int) -> Issue:
-    return Issue(file, None, None, f"the file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.0f} MB limit; split it into smaller files")
+    return Issue(file, None, None, f"the file is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit; split it into smaller files")
 
 
 def load_dataset(

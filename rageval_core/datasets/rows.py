@@ -34,15 +34,16 @@ _CORE = {alias: canonical for canonical, aliases in FIELD_ALIASES.items() for al
 
 
 def _kind(value: Any) -> str:
+    """The JSON word for ``value``'s type, with its article ("a number", "an object")."""
     if isinstance(value, bool):
-        return "boolean"
+        return "a boolean"
     if isinstance(value, (int, float)):
-        return "number"
+        return "a number"
     if isinstance(value, Mapping):
-        return "object"
+        return "an object"
     if isinstance(value, (list, tuple)):
-        return "list"
-    return type(value).__name__
+        return "a list"
+    return "a " + type(value).__name__
 
 
 def _control_char(text: str) -> str | None:
@@ -61,6 +62,7 @@ class RowReader:
         self.text_cells = text_cells
         self.issues: list[Issue] = []
         self._row_errors = 0
+        self._errored: set[str] = set()  # core fields of the current row already reported as errors
 
     def issue(self, row: int, field_name: str | None, message: str, severity: Severity = "error") -> None:
         self.issues.append(Issue(self.file, row, field_name, message, severity))
@@ -92,7 +94,7 @@ class RowReader:
             self.issue(row, None, record.message + "; row skipped")
             return None
         if not isinstance(record, Mapping):
-            self.issue(row, None, f"row is a {_kind(record)}, expected an object with question, contexts, answer; row skipped")
+            self.issue(row, None, f"row is {_kind(record)}, expected an object with question, contexts, answer; row skipped")
             return None
         record = self._scrubbed(row, record)
         if record is None:
@@ -106,7 +108,7 @@ class RowReader:
         question, keys = self._pick(row, record, "question")
         consumed |= keys
         question_text = self._text(row, "question", question)
-        if question is None:
+        if question is None and "question" not in self._errored:
             self.issue(row, "question", "missing question; row skipped")
         elif question_text == "":
             self.issue(row, "question", "the question is empty; row skipped")
@@ -148,8 +150,12 @@ class RowReader:
         warning (an error where the field cannot do without the value); None when nesting is too deep."""
         out: dict[str, Any] = {}
         deep = False
+        self._errored = set()
         for key, value in record.items():
-            name = scrub(str(key)).value.strip()
+            key_fix = scrub(str(key))
+            name = key_fix.value.strip()
+            if key_fix.changed:
+                self.issue(row, name, "the field name held invalid characters (lone surrogates / NUL); replaced", "warning")
             result = scrub(value, depth=2)  # the row object is level 1
             if result.too_deep:
                 self.issue(row, name, f"nested deeper than {MAX_DEPTH} levels (the limit); row skipped")
@@ -163,6 +169,7 @@ class RowReader:
                 core = _CORE.get(name.lower())
                 if core:
                     self.issue(row, name, f"NaN / Infinity is not a valid {core} value; row skipped")
+                    self._errored.add(core)
                 elif name.startswith("label_") and isinstance(value, NonFinite):
                     self.issue(row, name, f"label {value.word} is not a score (0/1 or a number); label dropped", "warning")
                 else:
@@ -188,7 +195,7 @@ class RowReader:
         if raw_id is None:
             return f"row-{row}"
         if isinstance(raw_id, (Mapping, list, bool)):
-            self.issue(row, "id", f"id must be a string or number, got a {_kind(raw_id)}; row skipped")
+            self.issue(row, "id", f"id must be a string or number, got {_kind(raw_id)}; row skipped")
             return None
         sample_id = id_text(raw_id)
         bad = _control_char(sample_id)
@@ -203,9 +210,9 @@ class RowReader:
         if isinstance(value, str):
             return clean_text(value)
         if isinstance(value, (Mapping, list, tuple, bool)):
-            self.issue(row, name, f"{name} must be text, got a {_kind(value)}; row skipped")
+            self.issue(row, name, f"{name} must be text, got {_kind(value)}; row skipped")
             return None
-        self.issue(row, name, f"{name} is a {_kind(value)}; read as text", "warning")
+        self.issue(row, name, f"{name} is {_kind(value)}; read as text", "warning")
         return clean_text(id_text(value))
 
     def _contexts(self, row: int, value: Any) -> list[str] | None:
@@ -234,7 +241,7 @@ class RowReader:
             keys = ", ".join(repr(str(k)) for k in list(value)[:5])
             self.issue(row, "contexts", f"contexts must be a list of strings, got an object (keys {keys or 'none'}); row skipped")
             return None
-        self.issue(row, "contexts", f"contexts must be a list of strings, got a {_kind(value)}; row skipped")
+        self.issue(row, "contexts", f"contexts must be a list of strings, got {_kind(value)}; row skipped")
         return None
 
     @staticmethod
@@ -258,7 +265,7 @@ class RowReader:
                 else:
                     out.append(clean_text(text))
             else:
-                self.issue(row, "contexts", f"context {i} is a {_kind(item)}; read as text", "warning")
+                self.issue(row, "contexts", f"context {i} is {_kind(item)}; read as text", "warning")
                 out.append(clean_text(id_text(item)))
         return out
 

@@ -1,0 +1,56 @@
+"""What the CLI prints: data text neutralised for the terminal, every print through one function, and the
+failure summary (per unscored reason, the count and the first distinct messages)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from rageval_core.failures import failure_lines, summarize_failures
+from rageval_core.termtext import terminal_text
+from rageval_core.types import MetricResult
+
+CLI = Path(__file__).resolve().parents[1] / "rageval_core" / "cli"
+
+
+def test_control_characters_are_shown_not_interpreted() -> None:
+    assert terminal_text("red\x1b[31m!\x1b[0m") == "red\\x1b[31m!\\x1b[0m"
+    assert terminal_text("a\rb\x08c\x07") == "a\\x0db\\x08c\\x07"
+    assert terminal_text("\u202eevil\u202c") == "\\u202eevil\\u202c"  # bidi override (Trojan Source)
+    assert terminal_text("two\nlines") == "two\\nlines"
+    assert terminal_text("two\nlines", multiline=True) == "two\nlines"
+    assert terminal_text("x\ud800y") == "x\\ud800y"  # a lone surrogate cannot break the print
+    kept = "過学習 ✅ 👩\u200d🔬 🇯🇵 ما هو\tend"
+    assert terminal_text(kept) == kept
+
+
+def test_every_cli_print_goes_through_the_neutralising_functions() -> None:
+    for path in CLI.glob("*.py"):
+        if path.name == "common.py":
+            continue
+        bare = [n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"(?<![\w.])print\(", line)]
+        assert not bare, f"{path.name} lines {bare}: use echo() / err() from cli.common"
+
+
+def _unscored(sid: str, reason: str, message: str | None) -> MetricResult:
+    return MetricResult(sid, "faithfulness", "decomposed", None, unscored_reason=reason, reason=message)
+
+
+def test_failure_summary_counts_and_distinct_messages_per_reason() -> None:
+    cause = "APIConnectionError: cannot reach http://127.0.0.1:9/v1"
+    results = [
+        _unscored("1", "provider_error", cause),
+        _unscored("1", "provider_error", cause),
+        _unscored("2", "provider_error", "RateLimitError:   429\n too many"),
+        _unscored("3", "no_claims", "the answer has no claims"),
+        MetricResult("4", "faithfulness", "decomposed", 0.5),
+        _unscored("5", "provider_error", "third"),
+        _unscored("6", "provider_error", "fourth"),
+    ]
+    groups = summarize_failures(results)
+    assert [(g.reason, g.count, g.rows) for g in groups] == [("provider_error", 5, 4), ("no_claims", 1, 1)]
+    assert groups[0].messages == (cause, "RateLimitError: 429 too many", "third") and groups[0].more_messages == 1
+    lines = failure_lines(groups)
+    assert lines[:2] == ["provider_error: 5 result(s) on 4 row(s)", f"  - {cause}"]
+    assert "  … 1 more distinct message(s) in the export" in lines
+    assert summarize_failures([MetricResult("4", "faithfulness", "decomposed", 1.0)]) == []
