@@ -54,3 +54,41 @@ def test_failure_summary_counts_and_distinct_messages_per_reason() -> None:
     assert lines[:2] == ["provider_error: 5 result(s) on 4 row(s)", f"  - {cause}"]
     assert "  … 1 more distinct message(s) in the export" in lines
     assert summarize_failures([MetricResult("4", "faithfulness", "decomposed", 1.0)]) == []
+
+
+def test_cli_messages_name_flags_and_the_ui_its_sidebar_fields(tmp_path, monkeypatch, capsys) -> None:
+    from rageval_core import cli
+    from rageval_core.llm.registry import ProviderConfig, check_config
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = Path(__file__).resolve().parent / "data" / "bad" / "utf8_bom.json"
+    base = ["evaluate", str(data), "--metrics", "faithfulness", "--out", str(tmp_path / "o.json"), "--quiet"]
+    assert cli.main(base + ["--provider", "openai-compatible"]) == 2
+    err = capsys.readouterr().err
+    assert "(--base-url)" in err and "(--model)" in err and "sidebar" not in err
+    assert cli.main(base + ["--provider", "openai"]) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and "sidebar" not in err
+    ui_names = {"base_url": "sidebar field 'Base URL'", "embedding_model": "sidebar field 'Embedding model'"}
+    problems = check_config(ProviderConfig(provider="openai-compatible", model="m"), environ={}, names=ui_names)
+    assert any("(sidebar field 'Base URL')" in p for p in problems)
+
+
+def test_a_provider_failure_prints_its_cause_after_the_run(tmp_path, monkeypatch, capsys) -> None:
+    import socket
+
+    from rageval_core import cli
+
+    with socket.socket() as probe:  # a loopback port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    data = Path(__file__).resolve().parent / "data" / "bad" / "utf8_bom.json"
+    code = cli.main(["evaluate", str(data), "--provider", "openai-compatible", "--base-url", f"http://127.0.0.1:{port}/v1",
+                     "--model", "m", "--metrics", "faithfulness", "--out", str(tmp_path / "o.json"), "--quiet",
+                     "--max-retries", "0", "--no-cache"])
+    captured = capsys.readouterr()
+    assert code == 2
+    summary = captured.out.split("unscored results, by reason:", 1)[1]
+    assert "provider_error: 2 result(s) on 2 row(s)" in summary and f"127.0.0.1:{port}" in summary

@@ -18,6 +18,19 @@ OFFLINE_NOTICE = (
     "wording do not change them. Choose an API provider to judge with a real model."
 )
 
+# How check_config names each setting here: the sidebar's fields (the CLI names its flags instead).
+SIDEBAR_NAMES: dict[str, str | None] = {
+    "base_url": "sidebar field 'Base URL'",
+    "model": "sidebar field 'Model'",
+    "embedding_model": "sidebar field 'Embedding model'",
+    "replay_log": "choose a recorded JSONL file in the sidebar",
+    "timeout": "Timeout",
+    "concurrency": "Concurrency (sidebar)",
+    "rpm": "Requests per minute (sidebar)",
+    "tpm": "Tokens per minute (sidebar)",
+    "api_key": "API key",
+}
+
 COMPAT_EMBEDDING = (
     "OpenAI-compatible runs need the embedding model your server serves (sidebar field 'Embedding model'), "
     "e.g. nomic-embed-text."
@@ -46,7 +59,7 @@ def config_problems() -> list[str]:
     """Human messages of what keeps the current configuration from working (empty when it is usable)."""
     try:
         config = current_config()
-        problems = list(check_config(config))
+        problems = list(check_config(config, names=SIDEBAR_NAMES))
     except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
         return [f"Could not check the provider configuration: {exc}"]
     if config.provider == "openai-compatible" and not config.embedding_model:

@@ -134,6 +134,21 @@ def add_provider_args(parser: argparse.ArgumentParser, *, provider_required: boo
     parser.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
 
 
+# How check_config names each setting in CLI messages: the flags (never the workbench's sidebar fields).
+CLI_NAMES: dict[str, str | None] = {
+    "base_url": "--base-url",
+    "model": "--model",
+    "embedding_model": "--embedding-model",
+    "replay_log": "--replay-log PATH",
+    "timeout": "--timeout",
+    "max_retries": "--max-retries",
+    "concurrency": "--concurrency",
+    "rpm": "--rpm",
+    "tpm": "--tpm",
+    "api_key": None,  # keys come from the environment only
+}
+
+
 def provider_config(args: argparse.Namespace) -> Any:
     from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
 
@@ -153,7 +168,7 @@ def provider_config(args: argparse.Namespace) -> Any:
         timeout_s=args.timeout,
         max_retries=args.max_retries,
     )
-    problems = check_config(cfg)
+    problems = check_config(cfg, names=CLI_NAMES)
     if problems:
-        raise UsageError("provider configuration: " + "; ".join(problems))
+        raise UsageError("provider configuration: " + " ".join(problems))
     return cfg

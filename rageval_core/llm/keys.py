@@ -64,15 +64,23 @@ def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
     return out
 
 
-def missing_key_message(provider: str, label: str) -> str:
-    """What to tell a user who chose a provider without a key (no traceback, names where to set it)."""
+def missing_key_message(provider: str, label: str, key_field: str | None = SIDEBAR_KEY_FIELD) -> str:
+    """What to tell a user who chose a provider without a key (no traceback, names where to set it).
+    ``key_field`` is the front end's field for typing a key (the sidebar's), None where keys come from the
+    environment only (the CLI)."""
     names = KEY_ENV_VARS.get(provider, ())
     env = " or ".join(names) if names else "the provider's key variable"
     env_ja = " または ".join(names) if names else "プロバイダのキーの環境変数"
     example = f" (e.g. export {names[0]}=...)" if names else ""
+    if key_field is None:
+        return (
+            f"{label} needs an API key: set the environment variable {env}{example} before running the command "
+            f"(keys are read from the environment only). / {label} には API キーが必要です: "
+            f"環境変数 {env_ja} を設定してから実行してください。"
+        )
     return (
         f"{label} needs an API key: set the environment variable {env}{example} before starting the app "
-        f"or the CLI, or paste the key into the sidebar field '{SIDEBAR_KEY_FIELD}'. "
+        f"or the CLI, or paste the key into the sidebar field '{key_field}'. "
         f"/ {label} には API キーが必要です: 環境変数 {env_ja} を設定してからアプリまたは CLI を起動するか、"
-        f"サイドバーの「{SIDEBAR_KEY_FIELD}」欄に入力してください。"
+        f"サイドバーの「{key_field}」欄に入力してください。"
     )

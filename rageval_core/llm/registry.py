@@ -48,6 +48,7 @@ __all__ = [
     "ProviderStack",
     "build_embedder",
     "build_llm",
+    "SETTING_NAMES",
     "check_config",
 ]
 
@@ -124,8 +125,29 @@ class ProviderConfig:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "api_key"}
 
 
-def check_config(cfg: ProviderConfig, environ: dict[str, str] | None = None) -> list[str]:
-    """Human-readable problems with ``cfg`` (empty when it can be built). Never raises."""
+# How messages name each setting. A front end passes its own names to ``check_config`` (the CLI its flags,
+# the workbench its sidebar fields), so a message never points a CLI user at a sidebar. ``api_key`` None
+# means keys come from the environment only.
+SETTING_NAMES: dict[str, str | None] = {
+    "base_url": "Base URL",
+    "model": "Model",
+    "embedding_model": "Embedding model",
+    "replay_log": "Replay log",
+    "timeout": "Timeout",
+    "max_retries": "Max retries",
+    "concurrency": "Concurrency",
+    "rpm": "rpm",
+    "tpm": "tpm",
+    "api_key": "API key",
+}
+
+
+def check_config(
+    cfg: ProviderConfig, environ: dict[str, str] | None = None, *, names: dict[str, str | None] | None = None
+) -> list[str]:
+    """Human-readable problems with ``cfg`` (empty when it can be built), naming each setting as ``names``
+    says (defaults ``SETTING_NAMES``; unknown keys fall back to them). Never raises."""
+    n = {**SETTING_NAMES, **(names or {})}
     problems: list[str] = []
     info = PROVIDERS.get(cfg.provider)
     if info is None:
@@ -134,32 +156,32 @@ def check_config(cfg: ProviderConfig, environ: dict[str, str] | None = None) -> 
     if cfg.provider == "offline" and importlib.util.find_spec("rageval_core.llm.offline") is None:
         problems.append("The offline provider is not available in this installation (rageval_core.llm.offline is missing).")
     if info.needs_key and not resolve_api_key(cfg.provider, cfg.api_key, env):
-        problems.append(missing_key_message(cfg.provider, info.label))
+        problems.append(missing_key_message(cfg.provider, info.label, key_field=n["api_key"]))
     if cfg.provider == "openai-compatible":
         if not cfg.base_url:
             problems.append(
-                "OpenAI-compatible needs a base URL in the sidebar field 'Base URL', e.g. http://localhost:11434/v1 "
+                f"OpenAI-compatible needs a base URL ({n['base_url']}), e.g. http://localhost:11434/v1 "
                 "(Ollama) or http://127.0.0.1:8000/v1 (llama.cpp server)."
             )
         if not cfg.model:
-            problems.append("OpenAI-compatible needs the model name your server serves (sidebar field 'Model'), e.g. qwen2.5:7b.")
+            problems.append(f"OpenAI-compatible needs the model name your server serves ({n['model']}), e.g. qwen2.5:7b.")
     if cfg.base_url and not str(cfg.base_url).startswith(("http://", "https://")):
-        problems.append(f"Base URL must start with http:// or https:// (got '{cfg.base_url}').")
+        problems.append(f"{n['base_url']} must start with http:// or https:// (got '{cfg.base_url}').")
     if cfg.provider == "replay":
         if not cfg.replay_log:
-            problems.append("Replay needs a replay log: pass --replay-log PATH or choose a recorded JSONL file in the sidebar.")
+            problems.append(f"Replay needs a replay log ({n['replay_log']}): a JSON Lines call log recorded earlier.")
         elif not Path(cfg.replay_log).is_file():
             problems.append(f"Replay log not found: {cfg.replay_log}")
     if cfg.timeout_s is None or cfg.timeout_s <= 0:
-        problems.append("Timeout must be a positive number of seconds.")
+        problems.append(f"{n['timeout']} must be a positive number of seconds.")
     if cfg.max_retries < 0:
-        problems.append("Max retries cannot be negative.")
+        problems.append(f"{n['max_retries']} cannot be negative.")
     if cfg.concurrency < 1:
-        problems.append("Concurrency must be at least 1.")
+        problems.append(f"{n['concurrency']} must be at least 1.")
     for name in ("rpm", "tpm"):
         value = getattr(cfg, name)
         if value is not None and value <= 0:
-            problems.append(f"{name} must be positive (leave it empty for no limit).")
+            problems.append(f"{n[name]} must be positive (leave it empty for no limit).")
     return problems
 
 
@@ -280,7 +302,10 @@ def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, cl
         return OfflineEmbedder(encoder)
     problems = [p for p in check_config(cfg) if "model name your server" not in p]
     if cfg.provider == "openai-compatible" and not cfg.embedding_model:
-        problems.append("OpenAI-compatible embeddings need the embedding model your server serves (sidebar field 'Embedding model'), e.g. nomic-embed-text.")
+        problems.append(
+            f"OpenAI-compatible embeddings need the embedding model your server serves ({SETTING_NAMES['embedding_model']}), "
+            "e.g. nomic-embed-text."
+        )
     if problems:
         raise _config_error(cfg, problems)
     key = resolve_api_key(cfg.provider, cfg.api_key)
