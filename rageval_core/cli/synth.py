@@ -232,7 +232,7 @@ def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> i
     save_dataset(result.samples, out)
     lat = result.latency
     latency = "-" if lat["median_s"] is None else f"median {lat['median_s']:.3f} s, p95 {lat['p95_s']:.3f} s"
-    print(f"{len(result.samples)} answers by {result.system} {result.name}; {result.errors} failed; "
+    echo(f"{len(result.samples)} answers by {result.system} {result.name}; {result.errors} failed; "
           f"{result.cached} from the cache; latency {latency} → {out}")
     failed = [s for s in result.samples if s.metadata.get("rag_error")]
     for s in failed[:20]:
