@@ -38,17 +38,23 @@ RESULT_COLUMNS = [
 
 # ---- summaries (plain Python; used by the runner, the export and the CLI) -------------------------------
 def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{method: {metric: {mean, scored, unscored, unscored_reasons}}}``; the mean covers scored rows only.
+    """``{method: {metric: {mean, scored, unscored, unscored_reasons, reasked, recovered}}}``; the mean covers
+    scored rows only; ``reasked`` / ``recovered`` count re-asks after unusable answers and those that worked.
 
     Decomposed first, then judges in the order they appear; metrics in the standard id order.
     """
     totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])  # running sum, count (flat memory)
     reasons: dict[tuple[str, str], Counter] = defaultdict(Counter)
     order: list[tuple[str, str]] = []
+    reasks: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for r in results:
         key = (r.method, r.metric)
         if key not in totals and key not in reasons:
             order.append(key)
+        reask = (getattr(r, "details", None) or {}).get("reask")
+        if isinstance(reask, dict):
+            reasks[key][0] += int(reask.get("asked") or 0)
+            reasks[key][1] += int(reask.get("recovered") or 0)
         if r.value is not None:
             acc = totals[key]
             acc[0] += float(r.value)
@@ -68,6 +74,8 @@ def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, 
             "scored": int(count),
             "unscored": sum(why.values()),
             "unscored_reasons": dict(why),
+            "reasked": reasks[(method, metric)][0],
+            "recovered": reasks[(method, metric)][1],
         }
     return out
 

@@ -30,6 +30,9 @@ FAILED = "failed"
 STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
 T = TypeVar("T")
 
+# Columns added after the first release: databases made before get them on open.
+_CALL_LOG_ADDED = {"reask": "INTEGER NOT NULL DEFAULT 0", "structured_output": "TEXT"}
+
 _DDL = """
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY,
@@ -100,7 +103,9 @@ CREATE TABLE IF NOT EXISTS call_log (
     latency_s REAL NOT NULL DEFAULT 0,
     cached INTEGER NOT NULL DEFAULT 0,
     error TEXT,
-    ts REAL NOT NULL
+    ts REAL NOT NULL,
+    reask INTEGER NOT NULL DEFAULT 0,
+    structured_output TEXT
 );
 CREATE INDEX IF NOT EXISTS call_log_run ON call_log (run_id);
 CREATE TABLE IF NOT EXISTS human_labels (
@@ -189,6 +194,8 @@ class CallEntry:
     cached: bool = False
     error: str | None = None
     ts: float = field(default_factory=time.time)
+    reask: int = 0  # k for the k-th re-ask of a step after an unusable answer
+    structured_output: str | None = None  # the structured-output level the request was sent with
 
     def to_dict(self) -> dict[str, Any]:
         data = dict(self.__dict__)
@@ -459,15 +466,12 @@ def _migrate(conn: sqlite3.Connection) -> None:
     """Bring a database made by an older version up to this schema (idempotent, in place).
 
     ``results.repeat_index`` (run repeats) arrived after the first release: existing rows get 0, the
-    repeat every earlier query reads, so old runs load and export exactly as before.
+    repeat every earlier query reads, so old runs load and export exactly as before. The call log's
+    ``reask`` and ``structured_output`` columns came later too (0 and unknown for old calls).
     """
-    columns = {r["name"] for r in conn.execute("PRAGMA table_info(results)").fetchall()}
-    if "repeat_index" not in columns:
-        try:
-            conn.execute("ALTER TABLE results ADD COLUMN repeat_index INTEGER NOT NULL DEFAULT 0")
-        except sqlite3.OperationalError as exc:  # another process added it between the check and here
-            if "duplicate column" not in str(exc).lower():
-                raise
+    db.add_column(conn, "results", "repeat_index", "INTEGER NOT NULL DEFAULT 0")
+    for column, decl in _CALL_LOG_ADDED.items():
+        db.add_column(conn, "call_log", column, decl)
 
 
 def _result_row(run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float) -> tuple[Any, ...]:
@@ -483,14 +487,15 @@ def _call_insert(entry: CallEntry) -> tuple[str, tuple[Any, ...]]:
     """The INSERT of one call-log entry and its parameters."""
     sql = (
         "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt,"
-        " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+        " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts,"
+        " reask, structured_output) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     )
     u = entry.usage
     return sql, (
         entry.run_id, entry.sample_id, entry.scorer, entry.method, entry.task, entry.request_key, entry.provider,
         entry.model, entry.prompt, entry.response, u.input_tokens, u.output_tokens, u.cached_input_tokens,
-        entry.cost_usd, entry.latency_s, int(entry.cached), entry.error, entry.ts,
+        entry.cost_usd, entry.latency_s, int(entry.cached), entry.error, entry.ts, int(entry.reask),
+        entry.structured_output,
     )
 
 
@@ -512,6 +517,8 @@ def _call_entry(r: sqlite3.Row) -> CallEntry:
         cached=bool(r["cached"]),
         error=r["error"],
         ts=r["ts"],
+        reask=int(r["reask"] or 0),
+        structured_output=r["structured_output"],
     )
 
 

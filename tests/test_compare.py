@@ -56,7 +56,8 @@ def frame():
 
 def test_summary_means_over_scored_rows_with_unscored_counts():
     s = summarize(RESULTS)
-    assert s["decomposed"]["faithfulness"] == {"mean": 0.5, "scored": 3, "unscored": 1, "unscored_reasons": {"no_claims": 1}}
+    assert s["decomposed"]["faithfulness"] == {"mean": 0.5, "scored": 3, "unscored": 1, "unscored_reasons": {"no_claims": 1},
+                                             "reasked": 0, "recovered": 0}
     assert s[J]["faithfulness"]["mean"] == 0.5 and s[J]["faithfulness"]["unscored"] == 0
     assert summarize([R("1", "faithfulness", "decomposed", None, "provider_error")])["decomposed"]["faithfulness"]["mean"] is None
 

@@ -337,7 +337,9 @@ def test_repeats_aggregate_by_majority_or_unscored_no_majority(row4):
 
 
 def test_repeats_skip_unparseable_repeats_and_keep_them(row4):
-    results = JudgeScorer("rubric5", repeats=3).score(row4, ctx_for(_with_scores([4, "not json", 2])))
+    ctx = ctx_for(_with_scores([4, "not json", 2]))
+    ctx.options["reask"] = 0  # repeats alone: an unusable repeat is kept, not re-asked
+    results = JudgeScorer("rubric5", repeats=3).score(row4, ctx)
     assert results[0].raw_score == 3.0 and results[0].details["scored_repeats"] == 2
     assert results[0].details["repeats"][1]["unscored_reason"] == Unscored.PARSE_ERROR
     assert results[0].details["repeats"][1]["raw_text"] == "not json"

@@ -99,7 +99,8 @@ def test_shared_failure_reported_by_both():
     [ac] = AnswerCorrectness().score(S, ctx)
     assert f.unscored_reason == ac.unscored_reason == "parse_error"
     assert f.details["raw_response"] == ac.details["raw_response"] == "garbage"
-    assert len(llm.requests) == 1
+    assert [r.reask for r in llm.requests] == [0, 1]  # one extraction and its re-ask, shared by both metrics
+    assert f.details["reask"] == {"asked": 1, "recovered": 0} and "reask" not in ac.details
 
 
 def test_economy_mode_one_shared_verification_call():

@@ -102,7 +102,8 @@ def test_malformed_json_is_parse_error_with_raw_text_kept():
     assert r.value is None and r.unscored_reason == "parse_error"
     assert r.details["raw_response"] == 'verdicts: [{"claim_index": 0, "verdict": 1'
     assert r.details["claims"] == [{"claim": "c0"}, {"claim": "c1"}]  # what was gathered is kept
-    assert r.calls == 2
+    assert r.calls == 3  # extract, verify, and the verify re-ask (which repeated the mistake)
+    assert r.details["reask"] == {"asked": 1, "recovered": 0}
 
 
 def test_wrong_shape_is_parse_error():

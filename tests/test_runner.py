@@ -64,7 +64,7 @@ def test_run_scores_every_pair_stores_and_summarises(store):
     result = run(samples(), [ValueScorer(), judge], llm, HashEmbedder(), store=store, concurrency=2, progress=seen.append)
     assert result.status == "done" and result.done_tasks == result.total_tasks == 6
     assert len(result.results) == 9 and len(store.results(result.run_id)) == 9
-    assert result.summary["decomposed"]["faithfulness"] == {"mean": 1.0, "scored": 3, "unscored": 0, "unscored_reasons": {}}
+    assert result.summary["decomposed"]["faithfulness"] == {"mean": 1.0, "scored": 3, "unscored": 0, "unscored_reasons": {}, "reasked": 0, "recovered": 0}
     assert result.summary["judge:rubric5"]["answer_relevancy"]["mean"] == 0.5
     assert result.provider_calls == 6 and result.cache_hits == 0
     assert result.cost["decomposed"].calls == 3 and result.cost["judge:rubric5"].calls == 3

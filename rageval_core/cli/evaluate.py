@@ -110,6 +110,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             progress=None if args.quiet else ProgressBar(sys.stderr),
             cancel=cancel,
+            options={"reask": args.reask},
             run_id=args.resume,
             resume=bool(args.resume),
             dataset_name=dataset.name,
@@ -280,8 +281,9 @@ def _print_summary(result: Any) -> None:
     for method, metrics in result.summary.items():
         for metric, s in metrics.items():
             reasons = ", ".join(f"{k} {v}" for k, v in s["unscored_reasons"].items())
-            rows.append([metric, method, fmt(s["mean"]), s["scored"], s["unscored"], reasons])
-    echo(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons"], rows))
+            reasked = f"re-asked {s.get('reasked', 0)}, recovered {s.get('recovered', 0)}" if s.get("reasked") else "-"
+            rows.append([metric, method, fmt(s["mean"]), s["scored"], s["unscored"], reasons, reasked])
+    echo(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons", "re-ask"], rows))
     cost_rows = [
         [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens, f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
         for m, c in result.cost.items()
@@ -290,6 +292,16 @@ def _print_summary(result: Any) -> None:
         echo(table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
     if result.invalid_rows:
         echo(f"bad rows: {', '.join(terminal_text(r.sample_id) for r in result.invalid_rows)}")
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
 
 
 def add_command(sub: Any) -> None:
@@ -316,6 +328,9 @@ def add_command(sub: Any) -> None:
                     "scored row counts as missed). Several may follow one flag, or repeat the flag")
     ev.add_argument("--strict", action="store_true", help="exit 2 when the dataset has bad rows")
     ev.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
+    ev.add_argument("--reask", type=_non_negative, default=1, metavar="N",
+                    help="re-ask a step up to N times when its answer is unusable (parse_error, verdict_mismatch), "
+                    "stating the problem; counted per metric in the summary (default 1, 0 turns it off)")
     ev.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     ev.add_argument("--economy", action="store_true",
                     help="fewer calls: answer claims verified against contexts and ground truth in one call")

@@ -52,6 +52,9 @@ class LLMRequest:
     # Run repeats ask again on purpose: the response cache neither answers nor stores such a request. Not
     # part of the key (the provider sees the same request either way).
     bypass_cache: bool = field(default=False, compare=False)
+    # 0 for a first request; k for the k-th re-ask after an unusable answer. Not part of the key (the
+    # re-ask's messages already differ); carried so the call log can mark re-ask calls.
+    reask: int = 0
 
     def key_payload(self) -> dict[str, Any]:
         """What identifies the request independently of the provider (replay-log key, cache key part)."""

@@ -39,12 +39,15 @@ class CallRecord:
     error: str | None = None
     error_kind: str | None = None
     timestamp: float = 0.0  # unix time the call started
+    reask: int = 0  # k for the k-th re-ask of a step (the call log marks re-ask calls)
+    structured_output: str | None = None  # the structured-output level sent (json_schema, response_schema, ...)
 
     @classmethod
     def for_request(cls, request: LLMRequest, provider: str, model: str, **fields: Any) -> CallRecord:
-        """A record of ``request``: task, request key and prompt come from it, ``fields`` give the rest."""
+        """A record of ``request``: task, request key, prompt and re-ask count come from it, ``fields`` the rest."""
         return cls(
-            task=request.task, request_key=request.key(), provider=provider, model=model, prompt=request.prompt_text, **fields
+            task=request.task, request_key=request.key(), provider=provider, model=model, prompt=request.prompt_text,
+            reask=request.reask, **fields
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +66,8 @@ class CallRecord:
             "error": self.error,
             "error_kind": self.error_kind,
             "timestamp": self.timestamp,
+            "reask": self.reask,
+            "structured_output": self.structured_output,
         }
 
 
@@ -150,6 +155,7 @@ class AccountingLLM:
                     error=str(err),
                     error_kind=err.kind,
                     timestamp=started_wall,
+                    structured_output=getattr(err, "structured_output", None),
                 )
             )
             raise
@@ -169,6 +175,7 @@ class AccountingLLM:
                 latency_s=latency,
                 cached=completion.cached,
                 timestamp=started_wall,
+                structured_output=completion.raw.get("structured_output") if isinstance(completion.raw, dict) else None,
             ),
             priced=cost is not None,
         )

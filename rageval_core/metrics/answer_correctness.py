@@ -26,7 +26,7 @@ from rageval_core.metrics.steps import (
     Outcome,
     Unscorable,
     approx_tokens,
-    ask,
+    ask_checked,
     build_request,
     embed,
     field_list,
@@ -109,18 +109,21 @@ class AnswerCorrectness(DecomposedScorer):
             raise Unscorable(Unscored.NO_CLAIMS, msg(language, "no claims could be extracted from the ground truth",
                                                       "模範解答から主張を抽出できませんでした"))
         inputs = {"question": sample.question, "answer_claims": claims, "reference_claims": ref_claims}
-        data = ask(ctx, trace, build_request(ctx, CLASSIFY_CORRECTNESS, language, inputs, inputs))
-        raw = trace[-1].response
-        lists = []
-        for key in ("TP", "FP", "FN"):
-            items = []
-            for item in field_list(data, key, CLASSIFY_CORRECTNESS, raw):
-                if isinstance(item, str):
-                    item = {"statement": item, "reason": None}
-                if not isinstance(item, dict) or not isinstance(item.get("statement"), str):
-                    raise Unscorable(Unscored.PARSE_ERROR, f"{CLASSIFY_CORRECTNESS}: {key} items need a statement", raw=raw)
-                items.append({"statement": item["statement"], "reason": item.get("reason")})
-            lists.append(items)
+
+        def read(data: dict[str, Any], raw: str | None) -> list[list[dict[str, Any]]]:
+            lists = []
+            for key in ("TP", "FP", "FN"):
+                items = []
+                for item in field_list(data, key, CLASSIFY_CORRECTNESS, raw):
+                    if isinstance(item, str):
+                        item = {"statement": item, "reason": None}
+                    if not isinstance(item, dict) or not isinstance(item.get("statement"), str):
+                        raise Unscorable(Unscored.PARSE_ERROR, f"{CLASSIFY_CORRECTNESS}: {key} items need a statement", raw=raw)
+                    items.append({"statement": item["statement"], "reason": item.get("reason")})
+                lists.append(items)
+            return lists
+
+        lists = ask_checked(ctx, trace, build_request(ctx, CLASSIFY_CORRECTNESS, language, inputs, inputs), read)
         if len(lists[0]) + len(lists[1]) != len(claims):
             details["count_note"] = (
                 f"TP + FP = {len(lists[0]) + len(lists[1])} statements for {len(claims)} answer claims (judge's counts used, as RAGAS does)"

@@ -22,7 +22,7 @@ from rageval_core.metrics.steps import (
     Outcome,
     Unscorable,
     approx_tokens,
-    ask,
+    ask_checked,
     bit,
     build_request,
     embed,
@@ -119,17 +119,21 @@ class AnswerRelevancy(DecomposedScorer):
             ctx, GENERATE_QUESTIONS, language, inputs, {"answer": sample.answer, "n": n},
             temperature=0.0 if seed is None else self.per_question_temperature, seed=seed,
         )
-        data = ask(ctx, trace, request)
-        raw = trace[-1].response
-        out = []
-        for item in field_list(data, "questions", GENERATE_QUESTIONS, raw):
-            if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
-                raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: each item needs a question string", raw=raw)
-            flag = bit(item.get("noncommittal", 0))
-            if flag is None:
-                raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: noncommittal must be 0 or 1", raw=raw)
-            out.append({"question": item["question"].strip(), "noncommittal": flag})
-        return out
+
+        def read(data: dict[str, Any], raw: str | None) -> list[dict[str, Any]]:
+            out = []
+            for item in field_list(data, "questions", GENERATE_QUESTIONS, raw):
+                if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
+                    raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: each item needs a question string", raw=raw)
+                flag = bit(item.get("noncommittal", 0))
+                if flag is None:
+                    raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: noncommittal must be 0 or 1", raw=raw)
+                out.append({"question": item["question"].strip(), "noncommittal": flag})
+            if not out:
+                raise Unscorable(Unscored.PARSE_ERROR, f"{GENERATE_QUESTIONS}: the judge generated no questions", raw=raw)
+            return out
+
+        return ask_checked(ctx, trace, request, read)
 
     def estimate(self, sample: Sample, provider: str | None = None) -> CallEstimate:
         """One request (or n), one embedding request for the question and the generated questions. On the

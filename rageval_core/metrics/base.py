@@ -29,8 +29,11 @@ class CallTrace:
     cost_usd: float = 0.0
     latency_s: float = 0.0
     error: str | None = None
+    reask: int = 0  # k for the k-th re-ask of a step after an unusable answer
+    recovered: bool = False  # this re-ask's answer was usable
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {"reask": self.reask, "recovered": self.recovered} if self.reask else {}
         return {
             "task": self.task,
             "prompt": self.prompt,
@@ -40,6 +43,7 @@ class CallTrace:
             "cost_usd": self.cost_usd,
             "latency_s": round(self.latency_s, 4),
             "error": self.error,
+            **extra,
         }
 
 
@@ -115,7 +119,8 @@ class EvalContext:
             completion = self.llm.complete(request)
         except ProviderError as exc:
             trace.append(
-                CallTrace(request.task, request.prompt_text, None, latency_s=time.perf_counter() - started, error=str(exc))
+                CallTrace(request.task, request.prompt_text, None, latency_s=time.perf_counter() - started, error=str(exc),
+                          reask=request.reask)
             )
             raise
         trace.append(
@@ -127,6 +132,7 @@ class EvalContext:
                 usage=completion.usage,
                 cost_usd=completion.cost_usd,
                 latency_s=completion.latency_s,
+                reask=request.reask,
             )
         )
         return completion
@@ -143,6 +149,9 @@ def summarize_traces(result: MetricResult, trace: Sequence[CallTrace]) -> Metric
     result.cost_usd = sum(t.cost_usd for t in trace)
     result.latency_s = sum(t.latency_s for t in trace)
     result.details.setdefault("calls", [t.to_dict() for t in trace])
+    asked = sum(1 for t in trace if t.reask)
+    if asked:
+        result.details.setdefault("reask", {"asked": asked, "recovered": sum(1 for t in trace if t.recovered)})
     return result
 
 

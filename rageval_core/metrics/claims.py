@@ -15,7 +15,7 @@ from rageval_core.metrics.steps import (
     Unscorable,
     align,
     as_index,
-    ask,
+    ask_checked,
     build_request,
     field_list,
     required_bit,
@@ -64,18 +64,19 @@ def _extract(ctx: EvalContext, calls: list[CallTrace], question: str, text: str,
     request = build_request(
         ctx, EXTRACT_CLAIMS, language, {"question": question, "answer": text}, {"question": question, "answer": text}
     )
-    data = ask(ctx, calls, request)
-    raw = calls[-1].response if calls else None
-    claims = field_list(data, "claims", EXTRACT_CLAIMS, raw)
-    out = []
-    for claim in claims:
-        if isinstance(claim, dict):  # models without structured output often wrap each claim in an object
-            claim = next((claim[k] for k in _CLAIM_KEYS if isinstance(claim.get(k), str)), claim)
-        if not isinstance(claim, str):
-            raise Unscorable(Unscored.PARSE_ERROR, f"{EXTRACT_CLAIMS}: claims must be strings", raw=raw)
-        if claim.strip():
-            out.append(claim.strip())
-    return out
+
+    def read(data: dict[str, Any], raw: str | None) -> list[str]:
+        out = []
+        for claim in field_list(data, "claims", EXTRACT_CLAIMS, raw):
+            if isinstance(claim, dict):  # models without structured output often wrap each claim in an object
+                claim = next((claim[k] for k in _CLAIM_KEYS if isinstance(claim.get(k), str)), claim)
+            if not isinstance(claim, str):
+                raise Unscorable(Unscored.PARSE_ERROR, f"{EXTRACT_CLAIMS}: claims must be strings", raw=raw)
+            if claim.strip():
+                out.append(claim.strip())
+        return out
+
+    return ask_checked(ctx, calls, request, read)
 
 
 _CLAIM_KEYS = ("claim", "statement", "text")
@@ -158,19 +159,21 @@ def economy_verdicts(
     def compute(calls: list[CallTrace]) -> EconomyVerdicts:
         values = {"contexts": contexts, "reference": sample.ground_truth, "claims": claims, "reference_claims": ref_claims}
         inputs = {**values, "question": sample.question}  # extra: the offline heuristic exempts names the question uses
-        data = ask(ctx, calls, build_request(ctx, VERIFY_CLAIMS_WITH_REFERENCE, language, inputs, values))
-        raw = calls[-1].response if calls else None
-        items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS_WITH_REFERENCE, raw), "claim_index", len(claims),
-                            VERIFY_CLAIMS_WITH_REFERENCE, "claims")
-        verdicts = [verdict_from_item(c, dict(item), len(contexts), VERIFY_CLAIMS_WITH_REFERENCE) for c, item in zip(claims, items, strict=True)]
-        ref_bits = [required_bit(item, "reference_verdict", VERIFY_CLAIMS_WITH_REFERENCE) for item in items]
-        missing_raw = data.get("missing_reference_claims", [])
-        if not isinstance(missing_raw, list):
-            raise Unscorable(Unscored.PARSE_ERROR, f"{VERIFY_CLAIMS_WITH_REFERENCE}: missing_reference_claims must be a list", raw=raw)
-        missing = sorted({i for i in (as_index(v) for v in missing_raw) if i is not None and 0 <= i < len(ref_claims)})
-        if note:
-            details["index_note"] = note
-        return EconomyVerdicts(verdicts, ref_bits, [text_field(i, "reason") for i in items], ref_claims, missing)
+
+        def read(data: dict[str, Any], raw: str | None) -> EconomyVerdicts:
+            items, note = align(field_list(data, "verdicts", VERIFY_CLAIMS_WITH_REFERENCE, raw), "claim_index", len(claims),
+                                VERIFY_CLAIMS_WITH_REFERENCE, "claims")
+            verdicts = [verdict_from_item(c, dict(item), len(contexts), VERIFY_CLAIMS_WITH_REFERENCE) for c, item in zip(claims, items, strict=True)]
+            ref_bits = [required_bit(item, "reference_verdict", VERIFY_CLAIMS_WITH_REFERENCE) for item in items]
+            missing_raw = data.get("missing_reference_claims", [])
+            if not isinstance(missing_raw, list):
+                raise Unscorable(Unscored.PARSE_ERROR, f"{VERIFY_CLAIMS_WITH_REFERENCE}: missing_reference_claims must be a list", raw=raw)
+            missing = sorted({i for i in (as_index(v) for v in missing_raw) if i is not None and 0 <= i < len(ref_claims)})
+            if note:
+                details["index_note"] = note
+            return EconomyVerdicts(verdicts, ref_bits, [text_field(i, "reason") for i in items], ref_claims, missing)
+
+        return ask_checked(ctx, calls, build_request(ctx, VERIFY_CLAIMS_WITH_REFERENCE, language, inputs, values), read)
 
     key = ("economy_verdicts", language, sample.question, sample.answer, sample.ground_truth, tuple(contexts))
     return _shared_step(ctx, key, compute, trace, details, "verify_claims_with_reference")

@@ -90,12 +90,11 @@ class ContextPrecision(DecomposedScorer):
     ) -> list[dict[str, Any]]:
         inputs = {"question": sample.question, "contexts": contexts, "reference": reference, "reference_kind": kind}
         request = build_request(ctx, CONTEXT_VERDICTS, language, inputs, inputs)
-        items = ask_items(ctx, trace, request, details, key="verdicts", index_key="context_index", expected=len(contexts),
-                          what="contexts")
-        return [
-            {"context_index": i, "useful": required_bit(item, "useful", CONTEXT_VERDICTS), "reason": text_field(item, "reason")}
-            for i, item in enumerate(items)
-        ]
+        return ask_items(ctx, trace, request, details, key="verdicts", index_key="context_index", expected=len(contexts),
+                         what="contexts", convert=lambda items: [
+                             {"context_index": i, "useful": required_bit(item, "useful", CONTEXT_VERDICTS), "reason": text_field(item, "reason")}
+                             for i, item in enumerate(items)
+                         ])
 
     def estimate(self, sample: Sample) -> CallEstimate:
         lang = sample_language(sample)

@@ -45,12 +45,11 @@ class ContextRecall(DecomposedScorer):
         details["reference_sentences"] = [{"sentence": s} for s in sentences]
         inputs = {"question": sample.question, "contexts": contexts, "reference_sentences": sentences}
         request = build_request(ctx, ATTRIBUTE_REFERENCE, language, inputs, inputs)
-        items = ask_items(ctx, trace, request, details, key="attributions", index_key="sentence_index",
-                          expected=len(sentences), what="reference sentences")
-        rows = [
-            {"sentence": s, "attributed": required_bit(item, "attributed", ATTRIBUTE_REFERENCE), "reason": text_field(item, "reason")}
-            for s, item in zip(sentences, items, strict=True)
-        ]
+        rows = ask_items(ctx, trace, request, details, key="attributions", index_key="sentence_index",
+                         expected=len(sentences), what="reference sentences", convert=lambda items: [
+                             {"sentence": s, "attributed": required_bit(item, "attributed", ATTRIBUTE_REFERENCE), "reason": text_field(item, "reason")}
+                             for s, item in zip(sentences, items, strict=True)
+                         ])
         details["reference_sentences"] = rows
         value = scoring.recall([r["attributed"] for r in rows])
         assert value is not None

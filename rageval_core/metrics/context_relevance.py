@@ -18,7 +18,7 @@ from rageval_core.metrics.steps import (
     Outcome,
     Unscorable,
     approx_tokens,
-    ask,
+    ask_checked,
     build_request,
     context_sentences,
     field_list,
@@ -49,15 +49,18 @@ class ContextRelevance(DecomposedScorer):
         # "answer" is extra to the task's inputs (the prompt asks about the question only, as in the paper):
         # the offline heuristic, which cannot read, also counts context sentences the answer reuses.
         inputs = {**values, "answer": sample.answer}
-        data = ask(ctx, trace, build_request(ctx, EXTRACT_RELEVANT_SENTENCES, language, inputs, values))
-        raw = trace[-1].response
-        extracted: list[str] = []
-        for item in field_list(data, "sentences", EXTRACT_RELEVANT_SENTENCES, raw):
-            if not isinstance(item, str):
-                raise Unscorable(Unscored.PARSE_ERROR, f"{EXTRACT_RELEVANT_SENTENCES}: sentences must be strings", raw=raw)
-            for piece in split_sentences(item, language):  # type: ignore[arg-type]
-                if piece not in extracted:
-                    extracted.append(piece)
+
+        def read(data: dict[str, Any], raw: str | None) -> list[str]:
+            extracted: list[str] = []
+            for item in field_list(data, "sentences", EXTRACT_RELEVANT_SENTENCES, raw):
+                if not isinstance(item, str):
+                    raise Unscorable(Unscored.PARSE_ERROR, f"{EXTRACT_RELEVANT_SENTENCES}: sentences must be strings", raw=raw)
+                for piece in split_sentences(item, language):  # type: ignore[arg-type]
+                    if piece not in extracted:
+                        extracted.append(piece)
+            return extracted
+
+        extracted = ask_checked(ctx, trace, build_request(ctx, EXTRACT_RELEVANT_SENTENCES, language, inputs, values), read)
         rows = [_match(s, contexts) for s in extracted]
         details["extracted_sentences"] = rows
         details["context_sentence_count"] = len(all_sentences)

@@ -99,8 +99,10 @@ class Faithfulness(DecomposedScorer):
         # "question" is extra to the task's inputs: the offline heuristic exempts names the question uses.
         inputs = {**values, "question": question}
         request = build_request(ctx, VERIFY_CLAIMS, language, inputs, values)
-        items = ask_items(ctx, trace, request, details, key="verdicts", index_key="claim_index", expected=len(claims), what="claims")
-        return [verdict_from_item(claim, dict(item), len(contexts), VERIFY_CLAIMS) for claim, item in zip(claims, items, strict=True)]
+        return ask_items(
+            ctx, trace, request, details, key="verdicts", index_key="claim_index", expected=len(claims), what="claims",
+            convert=lambda items: [verdict_from_item(c, dict(item), len(contexts), VERIFY_CLAIMS) for c, item in zip(claims, items, strict=True)],
+        )
 
     def estimate(self, sample: Sample) -> CallEstimate:
         """Two calls: extract (shared with answer correctness, counted here) and verify."""

@@ -37,7 +37,7 @@ from rageval_core.rubric import (
 )
 from rageval_core.tasks import JUDGE, judge_schema
 from rageval_core.metrics.scoring import AGGREGATES, aggregate_repeats
-from rageval_core.metrics.steps import sample_language
+from rageval_core.metrics.steps import reask_limit, reask_request, sample_language
 from rageval_core.types import MetricResult, Sample, Unscored, judge_method
 
 # Everything a judge template may use. ``context`` is the seed-000 name (contexts joined by newlines), so
@@ -388,6 +388,41 @@ class _Repeat:
     provider: str | None = None
     model: str | None = None
     verdicts: dict[str, CriterionVerdict] = field(default_factory=dict)
+    reasked: tuple[str, ...] = ()  # criteria whose first answer was unusable and were re-asked
+    recovered: tuple[str, ...] = ()  # of those, the ones a re-ask answered
+
+
+def _reask(ctx: EvalContext, trace: list[CallTrace], request: LLMRequest, text: str, rubric: Rubric, rep: _Repeat) -> None:
+    """Re-ask (up to ``reask_limit``) while some criterion is a ``parse_error``, stating each problem; a
+    criterion keeps the first usable score it gets, the others their first reason. Never silent: the
+    re-asked and recovered criteria are recorded on the repeat and the calls are marked in the trace."""
+    current = request
+    for _ in range(reask_limit(ctx)):
+        broken = [v for v in rep.verdicts.values() if v.unscored_reason == Unscored.PARSE_ERROR]
+        if not broken:
+            return
+        rep.reasked = tuple(dict.fromkeys(rep.reasked + tuple(v.criterion for v in broken)))
+        current = reask_request(ctx, current, text, "; ".join(v.error or v.criterion for v in broken))
+        try:
+            completion = ctx.call(current, trace)
+        except ProviderError:
+            return  # the first problem stays the reason; the failed call is in the trace and the call log
+        text = completion.text
+        again = parse_judge_output(text, rubric.criteria).verdicts
+        fixed = [v.criterion for v in broken if again[v.criterion].score is not None]
+        for cid in fixed:
+            rep.verdicts[cid] = again[cid]
+        rep.recovered = rep.recovered + tuple(fixed)
+        if fixed and len(fixed) == len(broken):
+            trace[-1].recovered = True
+
+
+def _reask_details(cid: str, repeats: Sequence[_Repeat]) -> dict[str, Any]:
+    """``{"reask": {"asked", "recovered"}}`` for one criterion (counted per metric in the summary), or nothing."""
+    asked = sum(1 for rep in repeats if cid in rep.reasked)
+    if not asked:
+        return {}
+    return {"reask": {"asked": asked, "recovered": sum(1 for rep in repeats if cid in rep.recovered)}}
 
 
 class JudgeScorer:
@@ -586,13 +621,18 @@ class JudgeScorer:
             else:
                 rep.provider, rep.model = completion.provider, completion.model
                 rep.parse = parse_judge_output(completion.text, rubric.criteria)
-                rep.verdicts = rep.parse.verdicts
+                rep.verdicts = dict(rep.parse.verdicts)
+                _reask(ctx, trace, request, completion.text, rubric, rep)
             repeats.append(rep)
         out: dict[str, MetricResult] = {}
         for position, c in enumerate(rubric.criteria):
             result = self._criterion_result(c, sample, repeats, common)
             if position == 0:
+                own_reask = result.details.get("reask")
                 summarize_traces(result, trace)
+                result.details.pop("reask", None)  # a judge counts re-asks per criterion, not per call
+                if own_reask:
+                    result.details["reask"] = own_reask
             else:
                 # One call serves every criterion of the group: its usage and cost are counted once, on the
                 # group's first criterion, so sums over a row's results equal what was really spent.
@@ -615,6 +655,7 @@ class JudgeScorer:
             "raw_text": first.parse.raw if first.parse else None,
             "parsed": first.parse.parsed if first.parse else None,
             "request_keys": [rep.request_key for rep in repeats],
+            **_reask_details(c.id, repeats),
             "repeats": [
                 {
                     "index": rep.index,

@@ -7,15 +7,16 @@ base class ``DecomposedScorer`` keeps the traces (raw prompts and responses) and
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from rageval_core.jsonparse import ParseError, parse_json_object
-from rageval_core.llm.base import LLMRequest, ProviderError
+from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.metrics.base import (
     CallEstimate,
     CallTrace,
@@ -152,6 +153,67 @@ def ask(ctx: EvalContext, trace: list[CallTrace], request: LLMRequest) -> dict[s
         raise Unscorable(Unscored.PARSE_ERROR, f"{request.task}: {exc}", raw=exc.raw) from None
 
 
+# ------------------------------------------------------------------------------------- re-ask
+
+REASK = "reask"
+REASKABLE = frozenset({Unscored.PARSE_ERROR, Unscored.VERDICT_MISMATCH})
+DEFAULT_REASK = 1  # a judge's users expect one visible second try; --reask 0 turns it off
+_PREVIOUS_LIMIT = 2000  # characters of the unusable answer sent back (a looping small model can write 10k)
+T = TypeVar("T")
+
+
+def reask_limit(ctx: EvalContext) -> int:
+    """How many follow-ups a step may send after an unusable answer (``ctx.options["reask"]``)."""
+    try:
+        return max(0, int(ctx.options.get("reask", DEFAULT_REASK)))
+    except (TypeError, ValueError):
+        return DEFAULT_REASK
+
+
+def reask_request(ctx: EvalContext, request: LLMRequest, previous: str | None, problem: str) -> LLMRequest:
+    """``request`` continued by the unusable answer and a follow-up that states what was wrong with it."""
+    keys = list(dict(request.schema or {}).get("properties") or {})
+    expected = msg(request.language, f" (keys: {', '.join(keys)})", f"（キー: {', '.join(keys)}）") if keys else ""
+    try:
+        follow = get_template(ctx, REASK, request.language).to_messages(problem=problem, expected=expected)
+    except TemplateError as exc:
+        raise Unscorable(Unscored.PARSE_ERROR, f"{problem} (re-ask template error: {exc})") from None
+    answer = (previous or "").strip() or "(empty reply)"
+    if len(answer) > _PREVIOUS_LIMIT:
+        answer = answer[:_PREVIOUS_LIMIT] + " …"
+    return dataclasses.replace(
+        request, messages=request.messages + (Message("assistant", answer),) + follow, reask=request.reask + 1
+    )
+
+
+def ask_checked(ctx: EvalContext, trace: list[CallTrace], request: LLMRequest, check: Callable[[dict[str, Any], str | None], T]) -> T:
+    """Send ``request`` and read its answer with ``check`` (which raises ``Unscorable``). A ``parse_error``
+    or ``verdict_mismatch`` is re-asked up to ``reask_limit`` times with the problem stated; the calls are
+    traced and marked (``CallTrace.reask``), the one that recovers flagged. When every try fails, the first
+    problem is the result's reason (a re-ask that fails at the provider keeps it and says so)."""
+    limit = reask_limit(ctx)
+    current = request
+    first: Unscorable | None = None
+    while True:
+        try:
+            data = ask(ctx, trace, current)
+            value = check(data, trace[-1].response if trace else None)
+        except Unscorable as exc:
+            if first is not None and exc.reason not in REASKABLE:
+                raise Unscorable(first.reason, f"{first.message} (re-ask failed: {exc.message})", raw=first.raw) from None
+            if exc.reason not in REASKABLE or current.reask >= limit:
+                if first is not None:
+                    raise Unscorable(exc.reason, f"{exc.message} (after {current.reask} re-ask(s); first: {first.message})", raw=exc.raw) from None
+                raise
+            first = first or exc
+            previous = exc.raw if exc.raw is not None else (trace[-1].response if trace else None)
+            current = reask_request(ctx, current, previous, exc.message)
+            continue
+        if current.reask > 0 and trace:
+            trace[-1].recovered = True
+        return value
+
+
 def ask_items(
     ctx: EvalContext,
     trace: list[CallTrace],
@@ -162,15 +224,20 @@ def ask_items(
     index_key: str,
     expected: int,
     what: str,
-) -> list[Mapping[str, Any]]:
+    convert: Callable[[list[Mapping[str, Any]]], Any] | None = None,
+) -> Any:
     """Send one request whose answer lists one item per input under ``key``; return the items ordered
-    so item i talks about input i (see ``align``; an index note goes to ``details["index_note"]``)."""
-    data = ask(ctx, trace, request)
-    raw = trace[-1].response
-    items, note = align(field_list(data, key, request.task, raw), index_key, expected, request.task, what)
-    if note:
-        details["index_note"] = note
-    return items
+    so item i talks about input i (see ``align``; an index note goes to ``details["index_note"]``), or
+    ``convert(items)`` when given: a ``convert`` that raises ``Unscorable`` (a verdict that is not 0/1) is
+    re-asked like a malformed answer."""
+
+    def read(data: dict[str, Any], raw: str | None) -> Any:
+        items, note = align(field_list(data, key, request.task, raw), index_key, expected, request.task, what)
+        if note:
+            details["index_note"] = note
+        return convert(items) if convert is not None else items
+
+    return ask_checked(ctx, trace, request, read)
 
 
 def embed(ctx: EvalContext, texts: Sequence[str], details: dict[str, Any]) -> np.ndarray:

@@ -115,6 +115,14 @@ def _record_key(record: Any) -> str | None:
     return getattr(record, "request_key", None)
 
 
+def structured_output_of(completion: Completion | None, error: BaseException | None) -> str | None:
+    """The structured-output level a provider reported for a call (``raw`` of its completion, or its error)."""
+    if completion is not None:
+        raw = completion.raw
+        return raw.get("structured_output") if isinstance(raw, Mapping) else None
+    return getattr(error, "structured_output", None)
+
+
 def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
     get = record.get if isinstance(record, Mapping) else (lambda k, d=None: getattr(record, k, d))
     usage = get("usage") or Usage()
@@ -138,6 +146,8 @@ def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
         cached=bool(get("cached")),
         error=None if error is None else str(error),
         ts=float(get("timestamp", None) or get("ts", None) or time.time()),
+        reask=int(get("reask", None) or 0),
+        structured_output=get("structured_output", None),
     )
 
 
@@ -274,6 +284,8 @@ class RunLLM:
                 latency_s=completion.latency_s if completion and completion.latency_s else took,
                 cached=bool(completion and completion.cached),
                 error=None if error is None else str(error),
+                reask=request.reask,
+                structured_output=structured_output_of(completion, error),
             ),
         )
 

@@ -232,12 +232,15 @@ class _Head:
     metric: str
     value: float | None
     unscored_reason: str | None
+    details: dict[str, Any] | None = None  # only the re-ask counts, when the result has any
 
 
 def _result_heads(store: Store, run_id: str) -> Iterator[_Head]:
     cur = store._conn().execute(
-        "SELECT method, metric, value, unscored_reason FROM results WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
+        "SELECT method, metric, value, unscored_reason, json_extract(details, '$.reask.asked'),"
+        " json_extract(details, '$.reask.recovered') FROM results WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
         (run_id,),
     )
     for r in cur:
-        yield _Head(r[0], r[1], r[2], r[3])
+        reask = {"reask": {"asked": r[4], "recovered": r[5] or 0}} if r[4] else None
+        yield _Head(r[0], r[1], r[2], r[3], reask)

@@ -20,7 +20,9 @@ class ScriptedLLM:
     """``script(task, answer, ...)`` queues answers per task; a dict is sent as JSON, an error is raised.
 
     When a task's queue is empty the ``default`` callable (if any) answers; otherwise the test fails
-    loudly with the unexpected request, so a pipeline never silently gets an empty answer.
+    loudly with the unexpected request, so a pipeline never silently gets an empty answer. A re-ask
+    (``request.reask > 0``) with nothing queued gets the task's previous answer again: a model that repeats
+    its mistake, so a script of one bad answer still means "this step ends unscored" with re-ask on.
     """
 
     provider = "scripted"
@@ -30,6 +32,7 @@ class ScriptedLLM:
         self._queues: dict[str, deque[Answer]] = defaultdict(deque)
         self._default = default
         self._lock = threading.Lock()
+        self._last: dict[str, Answer] = {}
         self.requests: list[LLMRequest] = []
 
     def script(self, task: str, *answers: Answer) -> "ScriptedLLM":
@@ -44,6 +47,10 @@ class ScriptedLLM:
             self.requests.append(request)
             queue = self._queues.get(request.task)
             answer: Answer | None = queue.popleft() if queue else None
+            if answer is None and request.reask > 0:
+                answer = self._last.get(request.task)
+            if answer is not None:
+                self._last[request.task] = answer
         if answer is None:
             if self._default is None:
                 raise AssertionError(f"ScriptedLLM: no answer scripted for task {request.task!r}")
