@@ -42,13 +42,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from rageval_core.datasets import load_dataset  # noqa: E402
 from rageval_core.metrics.base import EvalContext  # noqa: E402
 from rageval_core.metrics.steps import sample_language  # noqa: E402
-from rageval_core.offline.agreement import (  # noqa: E402
+from rageval_core.trust.stats import (  # noqa: E402
     auroc,
     balanced_accuracy,
     bootstrap_ci,
-    cohens_kappa,
     pairwise_agreement,
 )
+from rageval_core.trust.stats import cohen_kappa as cohens_kappa  # noqa: E402
 from rageval_core.types import Sample  # noqa: E402
 
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rageval_core.offline.agreement import auroc, pairwise_agreement
+from rageval_core.trust.stats import auroc, pairwise_agreement
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from rageval_core.trust.stats import cohen_kappa, pearson, spearman
 from rageval_core.types import DECOMPOSED, METRIC_IDS, SEED_METRICS, MetricResult
 
 RESULT_COLUMNS = [
@@ -273,55 +274,10 @@ def _metric_order(frame: pd.DataFrame) -> list[str]:
     return sorted(seen, key=lambda m: (SEED_METRICS.index(m) if m in SEED_METRICS else len(SEED_METRICS), seen.index(m)))
 
 
-# ---- agreement statistics (pure numpy) --------------------------------------------------------------
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    """Pearson correlation; NaN with fewer than two pairs or a constant side (undefined, not 0)."""
-    a, b = np.asarray(x, float), np.asarray(y, float)
-    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    return float(np.corrcoef(a, b)[0, 1])
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """Average ranks (ties share the mean rank), as Spearman needs."""
-    order = np.argsort(values, kind="mergesort")
-    ranks = np.empty(len(values), float)
-    sorted_vals = values[order]
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and sorted_vals[j + 1] == sorted_vals[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
-        i = j + 1
-    return ranks
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    a, b = np.asarray(x, float), np.asarray(y, float)
-    if len(a) < 2:
-        return math.nan
-    return pearson(_ranks(a), _ranks(b))
-
-
-def cohen_kappa(x: Sequence[float], y: Sequence[float], threshold: float = 0.5) -> float:
-    """Cohen's kappa of the two sides binarised at ``value >= threshold``.
-
-    Undefined (NaN) with no pairs, and when both sides put every row on the same side of the threshold:
-    chance agreement is then 1 and kappa is 0/0 (as in scikit-learn). ``agreement_note`` says which case
-    it was, so a table never shows a made-up 1.0 or 0.
-    """
-    a = np.asarray(x, float) >= threshold
-    b = np.asarray(y, float) >= threshold
-    n = len(a)
-    if n == 0:
-        return math.nan
-    po = float(np.mean(a == b))
-    pa, pb = float(np.mean(a)), float(np.mean(b))
-    pe = pa * pb + (1 - pa) * (1 - pb)
-    if pe >= 1.0 - 1e-12:
-        return math.nan
-    return (po - pe) / (1 - pe)
+# ---- agreement statistics (the math lives in rageval_core.trust.stats; undefined is None there) -------
+def _nan(value: float | None) -> float:
+    """A table cell: NaN where a statistic is undefined (``None``)."""
+    return math.nan if value is None else value
 
 
 def agreement_note(
@@ -372,10 +328,10 @@ def agreement(
             {
                 "criterion": metric,
                 "n": int(both.sum()),
-                "pearson": pearson(x, y),
-                "spearman": spearman(x, y),
+                "pearson": _nan(pearson(x, y)),
+                "spearman": _nan(spearman(x, y)),
                 "mad": float(np.mean(np.abs(x - y))) if len(x) else math.nan,
-                "kappa": cohen_kappa(x, y, threshold),
+                "kappa": _nan(cohen_kappa(x, y, threshold)),
                 "threshold": threshold,
                 "unscored_a": int(a.isna().sum()),
                 "unscored_b": int(b.isna().sum()),

@@ -2,7 +2,7 @@
 
 The JSON keys ``run_id``, ``provider``, ``model``, ``rows[].id``, ``rows[].results[].{metric, method,
 value, unscored_reason, reason}`` and ``summary`` are the public contract (DESIGN.md); everything else
-is extra and may grow. Keys are never exported: the store never holds one.
+is extra and may grow (``trust``: the run's last saved trust report, when one was computed). Keys are never exported: the store never holds one.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any
         "summary": stream_summary(store, info.id),
         "cost": {k: v.to_dict() for k, v in stream_cost(store, info.id).items()},
         "warnings": info.warnings,
+        **_trust_block(store, info.id),
     }
     return info, before, after
 
@@ -137,6 +138,14 @@ def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> 
     listed separately). For large runs write it with ``export_json``, which streams."""
     info, before, after = _head(store, run_id)
     return {**before, "rows": list(_rows(store, info, include_details)), **after}
+
+
+def _trust_block(store: Store, run_id: str) -> dict[str, Any]:
+    """``{"trust": report}`` when a trust report of the run was computed and saved, else nothing."""
+    from rageval_core.trust_report import saved_report
+
+    report = saved_report(store, run_id)
+    return {} if report is None else {"trust": report}
 
 
 def export_json(store: Store, run_id: str, path: str | Path, *, include_details: bool = False) -> Path:

@@ -1,5 +1,5 @@
 """``python -m rageval_core``: evaluate a dataset in CI, compare runs, list and export run history, build
-test sets. One module per command group; this one only builds the parser and maps outcomes to exit codes.
+test sets, report how far scores can be trusted. One module per command group; this one only builds the parser and maps outcomes to exit codes.
 
 Exit codes (the README's contract): 0 done; 1 a ``--fail-under`` threshold missed (a threshold whose every
 row is unscored counts as missed); 2 nothing could be evaluated (no valid rows, bad configuration, or
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from rageval_core.cli import compare, evaluate, runs, synth
+from rageval_core.cli import compare, evaluate, runs, synth, trust
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
 from rageval_core.cli.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (evaluate, compare, runs):
+    for group in (evaluate, compare, runs, trust):
         group.add_command(sub)
     synth.add_commands(sub)  # synth, rag (the synthetic-QA → RAG pipeline)
     return parser

@@ -119,10 +119,15 @@ def find_run(store: Any, run_id: str) -> Any:
     return info
 
 
-def add_provider_args(parser: argparse.ArgumentParser, *, provider_required: bool = True) -> None:
-    """The provider options of every command that calls a model (evaluate, synth, rag): one configuration
-    works for all of them (read back by ``_provider_config``)."""
-    parser.add_argument("--provider", required=provider_required, help="offline, gemini, openai, openai-compatible, replay")
+def add_provider_args(
+    parser: argparse.ArgumentParser, *, provider_required: bool = True, default_provider: str | None = None
+) -> None:
+    """The provider options of every command that calls a model (evaluate, synth, rag, trust DATA): one
+    configuration works for all of them (read back by ``provider_config``). With ``default_provider`` the
+    flag is optional and falls back to it."""
+    required = provider_required and default_provider is None
+    parser.add_argument("--provider", required=required, default=default_provider,
+                        help="offline, gemini, openai, openai-compatible, replay" + (f" (default {default_provider})" if default_provider else ""))
     parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")

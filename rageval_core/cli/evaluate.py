@@ -30,7 +30,7 @@ from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print
 from rageval_core.termtext import terminal_text
 
 
-def _build_scorers(args: argparse.Namespace) -> list[Any]:
+def scorers_from_args(args: argparse.Namespace) -> list[Any]:
     from rageval_core.metrics.judge import JudgeScorer
     from rageval_core.metrics.registry import build_scorers
 
@@ -58,8 +58,7 @@ def _build_scorers(args: argparse.Namespace) -> list[Any]:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
     from rageval_core.export import export_calls_jsonl, export_run
-    from rageval_core.llm.base import ProviderError
-    from rageval_core.runner import RunError, estimate, run
+    from rageval_core.runner import estimate
 
     if args.data is None:
         # `--fail-under a=0.8 data.json` lets the flag's list swallow the dataset: take it back from there.
@@ -72,12 +71,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
     thresholds = [parse_threshold(t) for t in args.fail_under or []]
-    scorers = _build_scorers(args)
+    scorers = scorers_from_args(args)
     produced = {(s.method, m) for s in scorers for m in s.metrics}
     for t in thresholds:
         if (t.method, t.metric) not in produced:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
-    dataset, invalid = _load_rows(args.data)
+    dataset, invalid = load_rows(args.data)
     cfg = provider_config(args)
     store = open_store(args)
 
@@ -90,46 +89,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         err(_estimate_table(est))
-    cancel = threading.Event()
-    previous = signal.getsignal(signal.SIGINT)
-
-    def on_sigint(_sig: int, _frame: Any) -> None:
-        if cancel.is_set():
-            raise KeyboardInterrupt
-        err("\ninterrupted: finishing calls in flight (Ctrl-C again to abort)…")
-        cancel.set()
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, on_sigint)
-    try:
-        result = run(
-            dataset.samples,
-            scorers,
-            config=cfg,
-            store=store,
-            concurrency=args.concurrency,
-            progress=None if args.quiet else ProgressBar(sys.stderr),
-            cancel=cancel,
-            options={"reask": args.reask},
-            run_id=args.resume,
-            resume=bool(args.resume),
-            dataset_name=dataset.name,
-            dataset_digest=dataset.content_hash,
-            invalid_rows=invalid,
-            settings={
-                "metrics": [s.name for s in scorers if s.method == "decomposed"],
-                "judges": list(args.judge or []),
-                "cache": not args.no_cache,
-                "replay_log": args.replay_log,
-                "data": str(args.data),
-                "dataset_issues": issues_for_export(dataset),
-            },
-        )
-    except (RunError, ProviderError) as exc:  # bad run id, or a provider stack that cannot be built
-        raise UsageError(str(exc)) from None
-    finally:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, previous)
+    result = run_scorers(args, dataset, invalid, scorers, store, cfg)
 
     export_run(store, result.run_id, out, include_details=args.details)
     if args.calls_out:
@@ -155,7 +115,57 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return code
 
 
-def _load_rows(path: str) -> tuple[Any, list[Any]]:
+def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scorers: list[Any], store: Any, cfg: Any) -> Any:
+    """Run ``scorers`` over the dataset's valid rows with the provider options in ``args`` and store the run;
+    the first Ctrl-C finishes the calls in flight (resumable), a second aborts. Shared by ``evaluate`` and
+    ``trust DATA``."""
+    from rageval_core.llm.base import ProviderError
+    from rageval_core.runner import RunError, run
+
+    cancel = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(_sig: int, _frame: Any) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        err("\ninterrupted: finishing calls in flight (Ctrl-C again to abort)…")
+        cancel.set()
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        result = run(
+            dataset.samples,
+            scorers,
+            config=cfg,
+            store=store,
+            concurrency=args.concurrency,
+            progress=None if args.quiet else ProgressBar(sys.stderr),
+            cancel=cancel,
+            options={"reask": getattr(args, "reask", 1)},
+            run_id=getattr(args, "resume", None),
+            resume=bool(getattr(args, "resume", None)),
+            dataset_name=dataset.name,
+            dataset_digest=dataset.content_hash,
+            invalid_rows=invalid,
+            settings={
+                "metrics": [s.name for s in scorers if s.method == "decomposed"],
+                "judges": list(args.judge or []),
+                "cache": not args.no_cache,
+                "replay_log": args.replay_log,
+                "data": str(args.data),
+                "dataset_issues": issues_for_export(dataset),
+            },
+        )
+    except (RunError, ProviderError) as exc:  # bad run id, or a provider stack that cannot be built
+        raise UsageError(str(exc)) from None
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, previous)
+    return result
+
+
+def load_rows(path: str) -> tuple[Any, list[Any]]:
     """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
     evaluate is a usage error (exit 2) after the reasons are printed."""
     from rageval_core.datasets import load_dataset

@@ -1,0 +1,222 @@
+"""``trust RUN_ID|DATA``: can these scores be trusted? Agreement with human labels, intervals, the
+corrected estimate and which rows to label next, printed as the Trust page shows them.
+
+With a dataset file it first evaluates the file (the ``evaluate`` code path, offline provider unless
+``--provider`` says otherwise), then reports on that run. The output is a list of sections (``SECTIONS``),
+each a function of one ``TrustContext`` that prints its table and may add to ``ctx.report.sections`` or
+raise ``ctx.exit_code``; other modules extend the command with ``ARGUMENT_HOOKS`` (their flags) and
+their own section functions. The report (with every section's additions) is saved beside the run, so
+the run's export JSON carries it as ``trust``, and written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rageval_core.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_provider_args,
+    err,
+    find_run,
+    fmt,
+    open_store,
+    provider_config,
+    short,
+    table,
+)
+from rageval_core.trust.report import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD, TrustReport
+from rageval_core.types import METRIC_IDS
+
+
+@dataclass
+class TrustContext:
+    """What a section sees: the parsed flags, the store, the run, its samples (when known) and the report."""
+
+    args: argparse.Namespace
+    store: Any
+    run_id: str
+    report: TrustReport
+    samples: list[Any] | None = None
+    exit_code: int = EXIT_OK
+    notes: list[str] = field(default_factory=list)
+
+
+Section = Callable[[TrustContext], None]
+
+
+def ci(stat: Any) -> str:
+    """``0.812 [0.701, 0.903]``, or ``-`` when undefined."""
+    if stat is None or stat.value is None:
+        return "-"
+    if stat.low is None:
+        return fmt(stat.value)
+    return f"{fmt(stat.value)} [{fmt(stat.low)}, {fmt(stat.high)}]"
+
+
+def ids(cell: list[str], width: int = 36) -> str:
+    return f"{len(cell)}" + (f" ({short(', '.join(cell), width)})" if cell else "")
+
+
+def print_coverage(ctx: TrustContext) -> None:
+    report = ctx.report
+    print(f"\nhuman labels ({report.n_rows} rows in the run; 1-5 ratings pass at >= 4):")
+    if not report.coverage:
+        print("  none: add label_faithful / label_relevant / label_context / label_correct columns, a --labels file, "
+              "or 👍 / 👎 in Inspect")
+        return
+    print(table(
+        ["criterion", "labelled", "pass", "fail", "sources", "conflicts"],
+        [[c.criterion, f"{c.labelled}/{c.rows}", c.positive, c.labelled - c.positive,
+          ", ".join(f"{k} {v}" for k, v in c.sources.items()), c.conflicts] for c in report.coverage],
+    ))
+    for c in report.conflicts:
+        print(f"  conflict {c.row_id} {c.criterion}: " + ", ".join(f"{k} {v}" for k, v in c.values.items()) + f" (used {c.used})")
+
+
+def print_agreement(ctx: TrustContext) -> None:
+    report = ctx.report
+    if not report.agreement:
+        return
+    level = f"95% bootstrap intervals, {report.iterations} resamples, seed {report.seed}"
+    print(f"\nagreement with the labels (pass = score >= {report.threshold:g}; {level}):")
+    print(table(
+        ["metric", "method", "n", "AUROC", "balanced acc.", "kappa", "best threshold", "pairs"],
+        [[a.metric, a.method, a.n_labelled, ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa), ci(a.best_threshold),
+          "-" if a.pairwise is None else f"{ci(a.pairwise)} of {a.n_pairs}"] for a in report.agreement],
+    ))
+
+
+def print_confusion(ctx: TrustContext) -> None:
+    if not ctx.report.agreement:
+        return
+    print("\nconfusion (predicted pass/fail vs people; row ids open in Inspect):")
+    rows = []
+    for a in ctx.report.agreement:
+        m = a.confusion
+        rows.append([a.metric, a.method, ids(m.tp), ids(m.fp), ids(m.fn), ids(m.tn)])
+    print(table(["metric", "method", "pass/pass", "pass/FAIL (fp)", "fail/PASS (fn)", "fail/fail"], rows))
+
+
+def print_estimates(ctx: TrustContext) -> None:
+    if not ctx.report.estimates:
+        return
+    print("\nshare that passes, corrected by the labels (prediction-powered; 95% intervals):")
+    rows = []
+    for e in ctx.report.estimates:
+        est = e.estimate
+        k = "-" if est.effective_labels is None else f"{est.effective_labels:.0f}"
+        rows.append([e.metric, e.method, ci(est.judge_only), f"{ci(est.labels_only)} n={est.labels_only.n}",
+                     ci(est.corrected), fmt(est.judge_bias), k])
+    print(table(["metric", "method", "score mean", "labels only", "corrected", "bias", "as tight as k labels"], rows))
+
+
+def print_label_next(ctx: TrustContext) -> None:
+    ranked = ctx.report.label_next[: ctx.args.top]
+    if not ranked:
+        return
+    print(f"\nlabel next (most informative first; top {len(ranked)}):")
+    print(table(
+        ["#", "row", "criterion", "priority", "near threshold", "disagreement", "repeat spread", "why"],
+        [[n, c.row_id, c.criterion, fmt(c.priority, 2), fmt(c.uncertainty, 2), fmt(c.disagreement, 2), fmt(c.spread, 2), c.reason]
+         for n, c in enumerate(ranked, 1)],
+    ))
+
+
+SECTIONS: list[Section] = [print_coverage, print_agreement, print_confusion, print_estimates, print_label_next]
+ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = []
+
+
+def _default_metrics(samples: list[Any]) -> list[str]:
+    """The decomposed metrics of the labelled criteria (faithfulness and answer relevancy if none is)."""
+    from rageval_core.trust.labels import dataset_labels
+
+    labelled = {lab.criterion for lab in dataset_labels([(s.id, s.metadata) for s in samples])}
+    chosen = [m for m in METRIC_IDS if m in labelled]
+    return chosen or ["faithfulness", "answer_relevancy"]
+
+
+def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
+    """Evaluate the dataset file (the evaluate command's code) and return the run id and its samples."""
+    from rageval_core.cli.evaluate import load_rows, run_scorers, scorers_from_args
+
+    dataset, invalid = load_rows(args.data)
+    if not args.metrics:
+        args.metrics = ",".join(_default_metrics(dataset.samples))
+    if args.judge is None:
+        args.judge = ["rubric5"]
+    scorers = scorers_from_args(args)
+    cfg = provider_config(args)
+    result = run_scorers(args, dataset, invalid, scorers, store, cfg)
+    err(f"evaluated {len(dataset.samples)} rows: run {result.run_id} ({result.status})")
+    return result.run_id, list(dataset.samples)
+
+
+def cmd_trust(args: argparse.Namespace) -> int:
+    """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
+    from rageval_core.trust_report import run_report, save_report
+
+    if args.labels and not Path(args.labels).is_file():
+        raise UsageError(f"--labels {args.labels!r}: no such file")
+    store = open_store(args)
+    target = Path(args.target)
+    samples = None
+    if target.is_file():
+        args.data = str(target)
+        run_id, samples = _evaluate(args, store)
+    else:
+        run_id = find_run(store, args.target).id
+    report = run_report(
+        store, run_id, samples=samples, labels_file=args.labels, threshold=args.threshold,
+        iterations=args.iterations, seed=args.seed,
+    )
+    ctx = TrustContext(args, store, run_id, report, samples)
+    print(f"trust report of run {run_id}")
+    for section in SECTIONS:
+        section(ctx)
+    save_report(store, run_id, report.to_dict())
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+        print(f"\ntrust report → {out}")
+    return ctx.exit_code
+
+
+def add_command(sub: Any) -> None:
+    """Register ``trust``."""
+    p = sub.add_parser(
+        "trust",
+        help="agreement with human labels, intervals, corrected estimate, label next",
+        description="Can these scores be trusted? For a run id (or a dataset file, evaluated first with the offline "
+        "provider unless --provider is given): human-label coverage, agreement per metric and method (AUROC, balanced "
+        "accuracy, kappa, best threshold, with bootstrap intervals), confusion matrices with row ids, the share that "
+        "passes corrected by the labels, and the rows to label next. Labels: the dataset's label_* columns, --labels, "
+        "and the inspector's 👍 / 👎. Exit 0 done, 2 bad input.",
+    )
+    p.add_argument("target", metavar="RUN_ID|DATA", help="a run id (or unique prefix) or a dataset file to evaluate first")
+    p.add_argument("--labels", help="labels file: a dataset or rows with id and label_* columns (JSON, JSONL, CSV)")
+    p.add_argument("--out", help="write the report as JSON")
+    p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="pass = score >= this (default 0.5)")
+    p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--top", type=int, default=10, help="rows shown under label next (default 10)")
+    g = p.add_argument_group("evaluating a dataset file first")
+    add_provider_args(g, default_provider="offline")
+    g.add_argument("--metrics", default="", help="decomposed metrics (default: those of the labelled criteria)")
+    g.add_argument("--judge", action="append", help="one-call judges (default rubric5; repeatable)")
+    g.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
+    g.add_argument("--economy", action="store_true", help="fewer calls (see evaluate --economy)")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    for hook in ARGUMENT_HOOKS:
+        hook(p)
+    p.set_defaults(func=cmd_trust)
+
+
+__all__ = ["ARGUMENT_HOOKS", "SECTIONS", "Section", "TrustContext", "add_command", "cmd_trust"]
