@@ -119,6 +119,7 @@ def print_estimates(ctx: TrustContext) -> None:
 def print_label_next(ctx: TrustContext) -> None:
     ranked = ctx.report.label_next[: ctx.args.top]
     if not ranked:
+        print("\nlabel next: every scored row and criterion has a label")
         return
     print(f"\nlabel next (most informative first; top {len(ranked)}):")
     print(table(
@@ -167,7 +168,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     target = Path(args.target)
     samples = None
     if target.is_file():
-        args.data = str(target)
+        args.data = str(target.resolve())  # the run remembers its file, so `trust RUN_ID` finds its labels later
         run_id, samples = _evaluate(args, store)
     else:
         run_id = find_run(store, args.target).id
