@@ -25,6 +25,18 @@ def test_corrected_estimate_hand_computed():
     assert est.judge_only.low == pytest.approx(0.75 - Z95 * 0.25)
 
 
+def test_labels_only_uses_the_wilson_interval():
+    # 16 of 16 pass: centre (1 + z²/32) / (1 + z²/16) = .90320, half z·√(z²/1024) / (1 + z²/16) = .09681
+    est = corrected_estimate({str(i): 0.9 for i in range(16)}, {str(i): 1 for i in range(16)})
+    assert est.labels_only.value == 1.0
+    assert est.labels_only.low == pytest.approx(0.8064, abs=1e-4) and est.labels_only.high == pytest.approx(1.0)
+    assert est.effective_labels is None  # the labels' own variance is 0: k undefined
+    # 1 of 2: centre .5, half z·√(.125 + z²/16) / (1 + z²/2) = .4055... -> [.0945, .9055]
+    half = Z95 * math.sqrt(0.25 / 2 + Z95**2 / 16) / (1 + Z95**2 / 2)
+    est = corrected_estimate({"a": 1.0, "b": 1.0}, {"a": 1, "b": 0})
+    assert (est.labels_only.low, est.labels_only.high) == (pytest.approx(0.5 - half), pytest.approx(0.5 + half))
+
+
 def test_no_labels_means_no_correction():
     est = corrected_estimate({"a": 0.8, "b": 0.6}, {})
     assert est.corrected.value is None and est.effective_labels is None and est.judge_only.value == pytest.approx(0.7)

@@ -133,11 +133,14 @@ SECTIONS: list[Section] = [print_coverage, print_agreement, print_confusion, pri
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = []
 
 
-def _default_metrics(samples: list[Any]) -> list[str]:
-    """The decomposed metrics of the labelled criteria (faithfulness and answer relevancy if none is)."""
+def _default_metrics(samples: list[Any], labels_file: str | None) -> list[str]:
+    """The decomposed metrics of the criteria labelled in the dataset or the labels file (faithfulness and
+    answer relevancy if none is)."""
     from rageval_core.trust.labels import dataset_labels
+    from rageval_core.trust_report import read_label_rows
 
-    labelled = {lab.criterion for lab in dataset_labels([(s.id, s.metadata) for s in samples])}
+    rows = [(s.id, s.metadata) for s in samples] + (read_label_rows(labels_file) if labels_file else [])
+    labelled = {lab.criterion for lab in dataset_labels(rows)}
     chosen = [m for m in METRIC_IDS if m in labelled]
     return chosen or ["faithfulness", "answer_relevancy"]
 
@@ -148,7 +151,7 @@ def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
 
     dataset, invalid = load_rows(args.data)
     if not args.metrics:
-        args.metrics = ",".join(_default_metrics(dataset.samples))
+        args.metrics = ",".join(_default_metrics(dataset.samples, args.labels))
     if args.judge is None:
         args.judge = ["rubric5"]
     scorers = scorers_from_args(args)

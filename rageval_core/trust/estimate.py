@@ -13,6 +13,7 @@ of the N judged rows, its variance is
     Var(θ̂) = σ²_f / N + σ²_Δ / n − 2 Cov(f, Δ) / N,   Δ = f − y
 
 (it tends to the labels-only σ²_y / n when every row is labelled). The 95% interval is θ̂ ± 1.96·√Var.
+The labels-only share beside it uses the Wilson interval (it stays honest when every label agrees).
 "As tight as k labels alone": labels alone give variance σ²_y / k, so k = σ²_y / Var(θ̂), which is
 n · (labels-only variance / PPI variance). A judge no better than noise gives k < n: then trust the
 labels-only interval.
@@ -46,8 +47,8 @@ class MeanEstimate:
 class CorrectedEstimate:
     """The prediction-powered estimate beside the judge-only and labels-only means.
 
-    ``effective_labels`` is k in "as tight as k labels alone" (``None`` when undefined, e.g. all labels
-    equal so the labels-only variance is 0).
+    ``effective_labels`` is k in "as tight as k labels alone" (``None`` when undefined: every label equal,
+    so the labels' own variance estimate is 0).
     """
 
     corrected: MeanEstimate
@@ -84,6 +85,20 @@ def mean_interval(values: Sequence[float]) -> MeanEstimate:
     return _interval(float(np.mean(v)), var, len(v))
 
 
+def wilson_interval(values: Sequence[float]) -> MeanEstimate:
+    """Share of 1s among 0/1 labels with the Wilson score 95% interval: unlike the normal one it does not
+    collapse to a point when every label agrees (16 of 16 passing gives [0.806, 1])."""
+    v = np.asarray(values, dtype=float)
+    n = len(v)
+    if n == 0:
+        return MeanEstimate(None, None, None, 0)
+    p = float(np.mean(v))
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return MeanEstimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
+
+
 def ppi_variance(judged: Sequence[float], labelled_judge: Sequence[float], labels: Sequence[float]) -> float:
     """Variance of the prediction-powered mean (module docstring) from the N judged and n labelled rows."""
     f_all = np.asarray(judged, dtype=float)
@@ -117,7 +132,9 @@ def corrected_estimate(judged: Mapping[str, float], labels: Mapping[str, float])
     f_lab = [float(judged[i]) for i in both]
     y_lab = [float(labels[i]) for i in both]
     judge_only = mean_interval(f_all)
-    labels_only = mean_interval([float(v) for v in labels.values()])
+    label_values = [float(v) for v in labels.values()]
+    binary = all(v in (0.0, 1.0) for v in label_values)
+    labels_only = wilson_interval(label_values) if binary else mean_interval(label_values)
     corrected = ppi_mean(f_all, f_lab, y_lab)
     n, big_n = len(both), len(f_all)
     if corrected.value is None:
