@@ -129,6 +129,7 @@ def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any
         "cost": {k: v.to_dict() for k, v in stream_cost(store, info.id).items()},
         "warnings": info.warnings,
         **_trust_block(store, info.id),
+        **_stability_block(store, info),
     }
     return info, before, after
 
@@ -138,6 +139,15 @@ def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> 
     listed separately). For large runs write it with ``export_json``, which streams."""
     info, before, after = _head(store, run_id)
     return {**before, "rows": list(_rows(store, info, include_details)), **after}
+
+
+def _stability_block(store: Store, info: Any) -> dict[str, Any]:
+    """``{"stability": report}`` for a run made with repeats (rows keep repeat 0, as every export does)."""
+    if int((info.settings or {}).get("repeats", 1)) < 2:
+        return {}
+    from rageval_core.trust_checks import stability_for_run
+
+    return {"stability": stability_for_run(store, info.id).to_dict()}
 
 
 def _trust_block(store: Store, run_id: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from rageval_core.cli.common import (
     table,
 )
 from rageval_core.cli.dataset_report import invalid_rows, issues_for_export, report_dataset
+from rageval_core.cli.trust_checks import add_repeat_args
 from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print_thresholds
 from rageval_core.termtext import terminal_text
 
@@ -100,6 +101,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     _print_call_totals(result)
     _print_store_warnings(result)
     _print_failures(result.results)
+    if result.repeats > 1:
+        from rageval_core.cli.trust_checks import print_stability_report
+        from rageval_core.trust_checks import stability_for_run
+
+        print_stability_report(stability_for_run(store, result.run_id, aggregate=args.aggregate))
     echo(f"run {result.run_id} ({result.status}) → {out}")
     if result.status == "cancelled":
         err(f"run cancelled; resume with: --resume {result.run_id}")
@@ -143,6 +149,8 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
             progress=None if args.quiet else ProgressBar(sys.stderr),
             cancel=cancel,
             options={"reask": getattr(args, "reask", 1)},
+            repeats=getattr(args, "repeats", None),
+            repeat_temperature=getattr(args, "repeat_temperature", None),
             run_id=getattr(args, "resume", None),
             resume=bool(getattr(args, "resume", None)),
             dataset_name=dataset.name,
@@ -151,6 +159,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
             settings={
                 "metrics": [s.name for s in scorers if s.method == "decomposed"],
                 "judges": list(args.judge or []),
+                "economy": bool(getattr(args, "economy", False)),
                 "cache": not args.no_cache,
                 "replay_log": args.replay_log,
                 "data": str(args.data),
@@ -346,4 +355,5 @@ def add_command(sub: Any) -> None:
                     help="fewer calls: answer claims verified against contexts and ground truth in one call")
     ev.add_argument("--details", action="store_true", help="include claims, verdicts, prompts and responses in the JSON")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_repeat_args(ev)
     ev.set_defaults(func=cmd_evaluate)

@@ -30,6 +30,7 @@ from rageval_core.cli.common import (
     short,
     table,
 )
+from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
 from rageval_core.trust.report import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD, TrustReport
 from rageval_core.types import METRIC_IDS
 
@@ -129,8 +130,10 @@ def print_label_next(ctx: TrustContext) -> None:
     ))
 
 
-SECTIONS: list[Section] = [print_coverage, print_agreement, print_confusion, print_estimates, print_label_next]
-ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = []
+SECTIONS: list[Section] = [
+    print_coverage, print_agreement, print_confusion, print_estimates, print_label_next, print_stability, print_probes,
+]
+ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]
 
 
 def _default_metrics(samples: list[Any], labels_file: str | None) -> list[str]:
