@@ -22,6 +22,7 @@ from rageval_core.cli.common import (
     EXIT_OK,
     UsageError,
     add_provider_args,
+    echo,
     err,
     find_run,
     fmt,
@@ -66,18 +67,18 @@ def ids(cell: list[str], width: int = 36) -> str:
 
 def print_coverage(ctx: TrustContext) -> None:
     report = ctx.report
-    print(f"\nhuman labels ({report.n_rows} rows in the run; 1-5 ratings pass at >= 4):")
+    echo(f"\nhuman labels ({report.n_rows} rows in the run; 1-5 ratings pass at >= 4):")
     if not report.coverage:
-        print("  none: add label_faithful / label_relevant / label_context / label_correct columns, a --labels file, "
+        echo("  none: add label_faithful / label_relevant / label_context / label_correct columns, a --labels file, "
               "or 👍 / 👎 in Inspect")
         return
-    print(table(
+    echo(table(
         ["criterion", "labelled", "pass", "fail", "sources", "conflicts"],
         [[c.criterion, f"{c.labelled}/{c.rows}", c.positive, c.labelled - c.positive,
           ", ".join(f"{k} {v}" for k, v in c.sources.items()), c.conflicts] for c in report.coverage],
     ))
     for c in report.conflicts:
-        print(f"  conflict {c.row_id} {c.criterion}: " + ", ".join(f"{k} {v}" for k, v in c.values.items()) + f" (used {c.used})")
+        echo(f"  conflict {c.row_id} {c.criterion}: " + ", ".join(f"{k} {v}" for k, v in c.values.items()) + f" (used {c.used})")
 
 
 def print_agreement(ctx: TrustContext) -> None:
@@ -85,8 +86,8 @@ def print_agreement(ctx: TrustContext) -> None:
     if not report.agreement:
         return
     level = f"95% bootstrap intervals, {report.iterations} resamples, seed {report.seed}"
-    print(f"\nagreement with the labels (pass = score >= {report.threshold:g}; {level}):")
-    print(table(
+    echo(f"\nagreement with the labels (pass = score >= {report.threshold:g}; {level}):")
+    echo(table(
         ["metric", "method", "n", "AUROC", "balanced acc.", "kappa", "best threshold", "pairs"],
         [[a.metric, a.method, a.n_labelled, ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa), ci(a.best_threshold),
           "-" if a.pairwise is None else f"{ci(a.pairwise)} of {a.n_pairs}"] for a in report.agreement],
@@ -96,34 +97,34 @@ def print_agreement(ctx: TrustContext) -> None:
 def print_confusion(ctx: TrustContext) -> None:
     if not ctx.report.agreement:
         return
-    print("\nconfusion (predicted pass/fail vs people; row ids open in Inspect):")
+    echo("\nconfusion (predicted pass/fail vs people; row ids open in Inspect):")
     rows = []
     for a in ctx.report.agreement:
         m = a.confusion
         rows.append([a.metric, a.method, ids(m.tp), ids(m.fp), ids(m.fn), ids(m.tn)])
-    print(table(["metric", "method", "pass/pass", "pass/FAIL (fp)", "fail/PASS (fn)", "fail/fail"], rows))
+    echo(table(["metric", "method", "pass/pass", "pass/FAIL (fp)", "fail/PASS (fn)", "fail/fail"], rows))
 
 
 def print_estimates(ctx: TrustContext) -> None:
     if not ctx.report.estimates:
         return
-    print("\nshare that passes, corrected by the labels (prediction-powered; 95% intervals):")
+    echo("\nshare that passes, corrected by the labels (prediction-powered; 95% intervals):")
     rows = []
     for e in ctx.report.estimates:
         est = e.estimate
         k = "-" if est.effective_labels is None else f"{est.effective_labels:.0f}"
         rows.append([e.metric, e.method, ci(est.judge_only), f"{ci(est.labels_only)} n={est.labels_only.n}",
                      ci(est.corrected), fmt(est.judge_bias), k])
-    print(table(["metric", "method", "score mean", "labels only", "corrected", "bias", "as tight as k labels"], rows))
+    echo(table(["metric", "method", "score mean", "labels only", "corrected", "bias", "as tight as k labels"], rows))
 
 
 def print_label_next(ctx: TrustContext) -> None:
     ranked = ctx.report.label_next[: ctx.args.top]
     if not ranked:
-        print("\nlabel next: every scored row and criterion has a label")
+        echo("\nlabel next: every scored row and criterion has a label")
         return
-    print(f"\nlabel next (most informative first; top {len(ranked)}):")
-    print(table(
+    echo(f"\nlabel next (most informative first; top {len(ranked)}):")
+    echo(table(
         ["#", "row", "criterion", "priority", "near threshold", "disagreement", "repeat spread", "why"],
         [[n, c.row_id, c.criterion, fmt(c.priority, 2), fmt(c.uncertainty, 2), fmt(c.disagreement, 2), fmt(c.spread, 2), c.reason]
          for n, c in enumerate(ranked, 1)],
@@ -183,7 +184,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
         iterations=args.iterations, seed=args.seed,
     )
     ctx = TrustContext(args, store, run_id, report, samples)
-    print(f"trust report of run {run_id}")
+    echo(f"trust report of run {run_id}")
     for section in SECTIONS:
         section(ctx)
     save_report(store, run_id, report.to_dict())
@@ -191,7 +192,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
-        print(f"\ntrust report → {out}")
+        echo(f"\ntrust report → {out}")
     return ctx.exit_code
 
 

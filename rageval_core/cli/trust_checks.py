@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rageval_core.cli.common import EXIT_THRESHOLD, ProgressBar, UsageError, err, fmt, provider_config, table
+from rageval_core.cli.common import EXIT_THRESHOLD, ProgressBar, UsageError, echo, err, fmt, provider_config, table
 from rageval_core.metrics.scoring import AGGREGATES
 
 if TYPE_CHECKING:
@@ -69,10 +69,10 @@ def interval(value: float | None, low: float | None, high: float | None, signed:
 
 def print_stability_report(report: StabilityReport, top: int = 10) -> None:
     """The per-metric table, the least stable rows, and what repeats mean on this provider."""
-    print(f"\nrepeat stability ({report.repeats} repeats, aggregate {report.aggregate}, verdict pass = score >= "
+    echo(f"\nrepeat stability ({report.repeats} repeats, aggregate {report.aggregate}, verdict pass = score >= "
           f"{report.threshold:g}; mean with its 95% bootstrap interval across repeats):")
-    print(f"  note: {report.note}")
-    print(table(
+    echo(f"  note: {report.note}")
+    echo(table(
         ["metric", "method", "rows", "mean [95% across repeats]", "per-repeat means", "mean sd", "max range",
          "flip rate", "rows flipping", "unscored"],
         [[m.metric, m.method, m.n_rows, interval(m.mean, m.low, m.high),
@@ -81,32 +81,32 @@ def print_stability_report(report: StabilityReport, top: int = 10) -> None:
     ))
     moving = sorted((r for r in report.rows if r.sd), key=lambda r: -(r.sd or 0))[:top]
     if moving:
-        print(f"least stable rows (top {len(moving)} by sd):")
-        print(table(
+        echo(f"least stable rows (top {len(moving)} by sd):")
+        echo(table(
             ["row", "metric", "method", "values per repeat", "sd", "range", "flip rate", report.aggregate],
             [[r.row_id, r.metric, r.method, " / ".join(fmt(v) for v in r.values), fmt(r.sd), fmt(r.range),
               fmt(r.flip_rate), fmt(r.value) if r.value is not None else (r.unscored_reason or "-")] for r in moving],
         ))
     elif report.repeats > 1:
-        print("no row moved between repeats" + (" (deterministic provider)" if report.deterministic else ""))
+        echo("no row moved between repeats" + (" (deterministic provider)" if report.deterministic else ""))
 
 
 def print_probe_report(report: ProbeReport) -> None:
     """Every probe: its cases and skips, every shift with its interval and flag, and the rows that moved most."""
     level = f"95% bootstrap intervals, {report.iterations} resamples, seed {report.seed}"
-    print(f"\nprobes (mean shift = probe − original on scored pairs; {level}):")
+    echo(f"\nprobes (mean shift = probe − original on scored pairs; {level}):")
     if report.note:
-        print(f"  note: {report.note}")
+        echo(f"  note: {report.note}")
     for r in report.results:
         skipped = ", ".join(f"{reason} {n}" for reason, n in r.skipped.items()) or "none"
         bound = f"> +{r.tolerance:g}" if r.shifts and r.shifts[0].upward_only else f"|shift| > {r.tolerance:g}"
         status = "FLAGGED" if r.flagged else "ok"
-        print(f"\nprobe {r.probe}: {status}; {r.n_cases} probe rows ({r.note}); skipped: {skipped}; flagged when {bound}"
+        echo(f"\nprobe {r.probe}: {status}; {r.n_cases} probe rows ({r.note}); skipped: {skipped}; flagged when {bound}"
               + (f"; run {r.run_id}" if r.run_id else ""))
         if not r.shifts:
-            print("  nothing to score")
+            echo("  nothing to score")
             continue
-        print(table(
+        echo(table(
             ["metric", "method", "pairs", "mean shift [95% CI]", "largest row shift", "unscored pairs", "flag"],
             [[s.metric, s.method, s.n, interval(s.mean_shift, s.low, s.high, signed=True),
               "-" if s.max_shift is None else f"{s.max_shift:.3f}", s.unscored_pairs, "FLAG" if s.flagged else ""]
@@ -114,13 +114,13 @@ def print_probe_report(report: ProbeReport) -> None:
         ))
         moved = [s for s in r.shifts if s.top]
         if moved:
-            print("  rows that moved most (original → probe):")
+            echo("  rows that moved most (original → probe):")
         for s in moved:
-            print(f"    {s.metric} / {s.method}: " + ", ".join(
+            echo(f"    {s.metric} / {s.method}: " + ", ".join(
                 f"{row.row_id}{'→' + row.probe_row_id if row.probe_row_id != row.row_id else ''} "
                 f"{fmt(row.original)} → {fmt(row.probe)} ({row.shift:+.3f})" for row in s.top))
     if report.flagged:
-        print(f"\nflagged probes: {', '.join(report.flagged)}")
+        echo(f"\nflagged probes: {', '.join(report.flagged)}")
 
 
 def print_stability(ctx: TrustContext) -> None:
