@@ -12,7 +12,7 @@ from ui import nav, sidebar, state, widgets
 st.set_page_config(page_title="RAG Eval Workbench", page_icon="🔎", layout="wide")
 state.init()
 
-SPECS = [nav.DATASET, nav.TESTSET, nav.PROMPTS, nav.EVALUATE, nav.COMPARE, nav.INSPECT, nav.HISTORY]
+SPECS = [nav.DATASET, nav.TESTSET, nav.PROMPTS, nav.EVALUATE, nav.COMPARE, nav.TRUST, nav.INSPECT, nav.HISTORY]
 pages = [
     st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path, default=(spec is SPECS[0]))
     for spec in SPECS

@@ -6,6 +6,7 @@ import streamlit as st
 
 from rageval_core import runner
 from rageval_core.metrics.registry import describe
+from rageval_core.repeats import repeat_note
 from rageval_core.types import ANSWER_RELEVANCY
 from ui import data, evaluation, jobs, nav, sidebar, state, widgets
 
@@ -53,6 +54,13 @@ with right:
     with st.expander("Metric options"):
         economy = st.toggle("Economy mode (faithfulness and correctness share one verification call)", key="evaluate.economy")
         n_questions = st.number_input("Answer relevancy: questions generated per answer", 1, 5, 3, key="evaluate.ar_n")
+    repeats = int(st.number_input(
+        "Repeats", 1, 10, 1, key=state.EVALUATE_REPEATS,
+        help="Score every row this many times to measure how much scores move (Trust page, stability). "
+             "Repeats bypass the cache and vary the seed; each costs a full run.",
+    ))
+    if repeats > 1:
+        st.caption(repeat_note(config.provider))
 options = {"economy": economy, "answer_relevancy_n": int(n_questions)}
 
 problems = sidebar.config_problems()
@@ -67,6 +75,8 @@ except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
 st.subheader("Estimate before starting")
 if samples and scorers:
     est = runner.estimate(samples, scorers, provider=config.provider, model=config.model)
+    if repeats > 1:
+        st.caption(f"× {repeats} repeats: calls, tokens and cost below are for one repeat.")
     cols = st.columns(4)
     cols[0].metric("LLM calls", est.llm_calls)
     cols[1].metric("Embedding calls", est.embedding_calls)
@@ -90,7 +100,8 @@ start = st.button(
 sidebar.show_problems(problems)
 if start:
     st.session_state[state.JOB] = jobs.start(
-        samples, scorers, config, dataset_name=ws.name, dataset_hash=ws.content_hash, options=options
+        samples, scorers, config, dataset_name=ws.name, dataset_hash=ws.content_hash, options=options,
+        repeats=repeats,
     )
     st.rerun()
 
@@ -103,7 +114,7 @@ def live_progress() -> None:
         return
     snap = current.snapshot()
     if current.running:
-        total = snap.total if snap else current.n_samples * len(current.scorers)
+        total = snap.total if snap else current.n_samples * len(current.scorers) * current.repeats
         done = snap.done if snap else 0
         st.progress(done / total if total else 0.0, text=f"Run {current.run_id}: {done} of {total} row × scorer tasks")
         widgets.progress_metrics(snap)

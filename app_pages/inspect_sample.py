@@ -8,6 +8,7 @@ import streamlit as st
 
 from rageval_core.types import DECOMPOSED, MetricResult
 from ui import evidence, inspector, run_picker, runs, state, widgets
+from ui import trust as trust_ui
 
 st.title("🔍 Inspect a sample")
 store = runs.store()
@@ -30,14 +31,27 @@ def _row_label(sid: str) -> str:
 
 
 position = sample_ids.index(wanted) if wanted in sample_ids else 0
-pick, back, forward = st.columns([10, 1, 1], vertical_alignment="bottom")
+pick, back, forward, label_next = st.columns([8, 1, 1, 3], vertical_alignment="bottom")
 if back.button("◀", key="inspect.prev", help="Previous row", disabled=position == 0, width="stretch"):
     st.session_state[state.INSPECT_SAMPLE] = sample_ids[position - 1]
     st.rerun()
 if forward.button("▶", key="inspect.next", help="Next row", disabled=position >= len(sample_ids) - 1, width="stretch"):
     st.session_state[state.INSPECT_SAMPLE] = sample_ids[position + 1]
     st.rerun()
+if label_next.button("Next row to label", key="inspect.label_next", width="stretch",
+                     help="Opens the row where a human label tells most (the Trust page's label-next ranking)."):
+    candidate = trust_ui.next_to_label(view, store, trust_ui.label_keep(), skip=wanted)
+    if candidate is None:
+        st.toast("Every scored row already has a label on each scored criterion.")
+    else:
+        st.session_state[state.INSPECT_SAMPLE] = candidate.row_id
+        st.session_state["inspect.label_hint"] = candidate
+        st.rerun()
 sample_id = pick.selectbox("Row", sample_ids, index=position, format_func=_row_label)
+hint = st.session_state.get("inspect.label_hint")
+if hint is not None and hint.row_id == sample_id:
+    st.info(f"Suggested for labelling: **{widgets.metric_label(hint.criterion)}** ({hint.reason}). "
+            "Give 👍 / 👎 under Human labels below.")
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
 results = evidence.reading_order(view.results_for(sample_id))

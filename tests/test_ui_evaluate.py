@@ -57,6 +57,22 @@ def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None
     assert stored is not None and stored.status == "done" and stored.n_rows == 3
 
 
+def test_repeats_control_stores_every_repeat(app: AppTest) -> None:
+    app.multiselect(key="evaluate.metrics").set_value(["faithfulness"]).run()
+    app.multiselect(key="evaluate.judges").set_value([]).run()
+    app.number_input(key="evaluate.repeats").set_value(3).run()
+    assert any("× 3 repeats" in c.value for c in app.caption)
+    assert any("deterministic" in c.value for c in app.caption)  # offline: the spread is 0 by construction
+    button(app, "Start evaluation").click().run()
+    job = app.session_state["job"]
+    assert job.wait(120), "the offline run did not finish"
+    app.run()
+    assert_ok(app)
+    assert f"Run {job.run_id} finished: 9 of 9 tasks" in " ".join(s.value for s in app.success)
+    by_repeat = Store().results_by_repeat(job.run_id)
+    assert sorted(by_repeat) == [0, 1, 2] and all(len(r) == 3 for r in by_repeat.values())
+
+
 def test_progress_and_cancel(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     from rageval_core.llm import offline
 

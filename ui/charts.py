@@ -64,3 +64,22 @@ def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]])
         )
         panels.append(alt.layer(diagonal, dots).properties(width=165, height=165, title=label))
     return alt.concat(*panels, columns=4).configure_legend(orient="bottom")
+
+
+def estimates(points: pd.DataFrame) -> alt.LayerChart:
+    """Score mean, labels only and corrected per scorer, each a point with its 95% interval
+    (``ui.trust.estimate_points`` rows); the interval widths are the story, so they share one axis."""
+    order = list(dict.fromkeys(points["scorer"]))
+    kinds = ["score mean", "labels only", "corrected"]
+    base = alt.Chart(points).encode(
+        y=alt.Y("scorer:N", sort=order, title=None, axis=alt.Axis(labelLimit=260)),
+        yOffset=alt.YOffset("estimate:N", sort=kinds),
+        color=alt.Color("estimate:N", sort=kinds, title="estimate"),
+    )
+    rules = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", scale=alt.Scale(domain=[0, 1]), title="share that passes"), x2="high:Q")
+    dots = base.mark_point(filled=True, size=50).encode(
+        x="value:Q",
+        tooltip=["scorer", "estimate", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
+                 alt.Tooltip("high:Q", format=".3f"), "n"],
+    )
+    return (rules + dots).properties(width=PAGE_WIDTH - 360, height=max(60, len(order) * 36))

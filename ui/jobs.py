@@ -27,6 +27,7 @@ class Job:
     run_id: str
     n_samples: int
     scorers: list[str]
+    repeats: int = 1
     cancel: threading.Event = field(default_factory=threading.Event)
     progress: runner.Progress | None = None
     result: runner.Run | None = None
@@ -68,9 +69,13 @@ def start(
     dataset_hash: str,
     options: dict[str, Any] | None = None,
     store_path: str | None = None,
+    repeats: int = 1,
 ) -> Job:
-    """Start ``runner.run`` on a helper thread with the provider ``config``; returns at once."""
-    job = Job(run_id=new_run_id(), n_samples=len(samples), scorers=[s.name for s in scorers])
+    """Start ``runner.run`` on a helper thread with the provider ``config``; returns at once.
+
+    ``repeats`` > 1 scores every pair that many times (``runner.run(repeats=K)``) for the Trust page's
+    stability panel."""
+    job = Job(run_id=new_run_id(), n_samples=len(samples), scorers=[s.name for s in scorers], repeats=max(1, int(repeats)))
 
     def work() -> None:
         try:
@@ -86,6 +91,7 @@ def start(
                 run_id=job.run_id,
                 dataset_name=dataset_name,
                 dataset_digest=dataset_hash,
+                repeats=max(1, int(repeats)),
             )
         except Exception as exc:  # noqa: BLE001 - shown on the page as a message
             job.error = f"{type(exc).__name__}: {exc}"

@@ -32,6 +32,9 @@ INSPECT_SAMPLE = "inspect_sample"  # sample id opened in the inspector
 RUBRIC = "rubric"  # the rubric being edited on Prompts & rubric
 TEMPLATE_TEXT = "template_text"  # the judge template being edited
 PROMPT_RESULTS = "prompt_results"  # results of "run on pinned rows"
+EVALUATE_REPEATS = "evaluate.repeats"  # the Evaluate page's repeats control (the Trust page can preset it)
+LABEL_KEEP = "trust.label_keep"  # dataset label columns the Trust page uses: None = every row, k = a seeded random k
+PROBE_JOB = "trust.probe_job"  # ui.trust.ProbeJob of the probes running (or just finished) for a run
 
 DEFAULT_SAMPLE = "ml_qa_ja.json"
 
