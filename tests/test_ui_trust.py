@@ -54,7 +54,7 @@ def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.Mo
     agreement = _frame(at, "AUROC")
     assert {"decomposed", "judge:binary"} <= set(agreement["method"])
     row = agreement[(agreement["criterion"] == "Faithfulness") & (agreement["method"] == "decomposed")].iloc[0]
-    assert row["labelled rows"] == 48 and row["AUROC"].count("[") == 1  # a value with its interval
+    assert row["n"] == 48 and row["AUROC"].count("[") == 1  # a value with its interval
     estimates = _frame(at, "corrected")
     assert "n=48" in estimates.iloc[0]["labels only"]
     # Every row is labelled: nothing to label next, and the page says how to try it.

@@ -82,4 +82,4 @@ def estimates(points: pd.DataFrame) -> alt.LayerChart:
         tooltip=["scorer", "estimate", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
                  alt.Tooltip("high:Q", format=".3f"), "n"],
     )
-    return (rules + dots).properties(width=PAGE_WIDTH - 360, height=max(60, len(order) * 36))
+    return (rules + dots).properties(width=PAGE_WIDTH - 360, height=max(70, len(order) * 54))

@@ -129,7 +129,7 @@ def coverage_frame(rep: TrustReport) -> pd.DataFrame:
 
 def agreement_frame(rep: TrustReport) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"criterion": metric_label(a.metric), "method": a.method, "labelled rows": a.n_labelled,
+        [{"criterion": metric_label(a.metric), "method": a.method, "n": a.n_labelled,
           "people pass": a.n_positive, "AUROC": fmt_ci(a.auroc), "balanced accuracy": fmt_ci(a.balanced_accuracy),
           "kappa": fmt_ci(a.kappa), "best threshold": fmt_ci(a.best_threshold),
           "pairs": UNSCORED if a.pairwise is None else f"{fmt_ci(a.pairwise)} of {a.n_pairs}",
@@ -166,10 +166,10 @@ def estimate_points(rep: TrustReport) -> pd.DataFrame:
 
 def label_next_frame(candidates: Sequence[LabelCandidate], view: RunView) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"row": c.row_id, "criterion": metric_label(c.criterion), "priority": round(c.priority, 3),
-          "why": c.reason, "near threshold": round(c.uncertainty, 3), "methods disagree": round(c.disagreement, 3),
-          "repeat spread": round(c.spread, 3), "question": view.question_snippet(c.row_id, 50)} for c in candidates],
-        columns=["row", "criterion", "priority", "why", "near threshold", "methods disagree", "repeat spread", "question"],
+        [{"row": c.row_id, "criterion": metric_label(c.criterion), "question": view.question_snippet(c.row_id, 40),
+          "priority": round(c.priority, 3), "why": c.reason, "near threshold": round(c.uncertainty, 3), "methods disagree": round(c.disagreement, 3),
+          "repeat spread": round(c.spread, 3)} for c in candidates],
+        columns=["row", "criterion", "question", "priority", "why", "near threshold", "methods disagree", "repeat spread"],
     )
 
 

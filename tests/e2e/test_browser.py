@@ -68,14 +68,19 @@ def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, deadline_s: float
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's RAGEVAL_HOME (tests may store runs there for the server to show)."""
+    return tmp_path_factory.mktemp("e2e-home")
+
+
+@pytest.fixture(scope="module")
+def server(home: Path) -> Iterator[str]:
     if not CHROMIUM.exists():
         _unavailable(f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         _unavailable("the playwright package is not installed (pip install -r requirements-dev.txt)")
-    home = tmp_path_factory.mktemp("e2e-home")
     log = home / "streamlit.log"
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -189,6 +194,39 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.locator('a[href="#r1-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
     assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
+
+
+def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> None:
+    """The Trust page on an offline run of the shipped labelled set, stored where the server reads it."""
+    from playwright.sync_api import expect
+
+    from rageval_core.datasets import load_dataset
+    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.metrics.judge import JudgeScorer
+    from rageval_core.metrics.registry import build_scorers
+    from rageval_core.runner import run
+
+    ds = load_dataset(ROOT / "sample_data" / "trust_labelled.jsonl")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        stored = run(ds.samples, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
+                     dataset_name=ds.name, dataset_digest=ds.content_hash)
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)
+    page.goto(f"{server}/trust")
+    page.get_by_test_id("stSelectbox").filter(has_text="Run").click()
+    page.get_by_role("option").filter(has_text=stored.run_id).click()
+    expect(page.get_by_text("Agreement with people")).to_be_visible()
+    page.get_by_text("Use the label columns of only some rows").click()
+    label_top = page.get_by_role("button", name=re.compile(r"^Label row #"))  # only with unlabelled rows
+    expect(label_top).to_be_visible()
+    page.locator(".vega-embed").first.wait_for()
+    _shot(page, "trust.png")
+    _shot(page, "trust-estimate.png", scroll_to=page.get_by_text("Corrected estimate", exact=True))
+    label_top.click()
+    expect(page.get_by_text("Inspect a sample")).to_be_visible()
+    page.get_by_role("button", name="Next row to label").click()
+    expect(page.get_by_text("Suggested for labelling")).to_be_visible()
+    assert all((SHOTS / name).stat().st_size > 10_000 for name in ("trust.png", "trust-estimate.png"))
 
 
 def test_missing_browser_skips_locally_and_fails_when_required(monkeypatch: pytest.MonkeyPatch) -> None:
