@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import charts, data, nav, run_picker, runs, state, widgets
+from ui import charts, data, nav, run_picker, runs, state, trust_checks, widgets
 from ui import trust as trust_ui
 
 LABELLED_SAMPLE = "trust_labelled.jsonl"
@@ -40,7 +40,7 @@ if view is None or view.frame.empty:
 
 few, k_col = st.columns([3, 1], vertical_alignment="bottom")
 kept = trust_ui.label_keep()
-labelled_rows = sum(trust_ui.has_label_columns(s) for s in view.samples.values())
+labelled_rows = sum(trust_ui.has_label_columns(s) for s in trust_ui.run_samples(view))
 simulate = few.toggle(
     "Use the label columns of only some rows", value=kept is not None, disabled=labelled_rows < 2,
     help="Try the workflow from scratch: keep the labels of a seeded random subset of rows, then see what the "
@@ -90,8 +90,8 @@ if rep.estimates:
     st.altair_chart(charts.estimates(trust_ui.estimate_points(rep)))
     st.dataframe(trust_ui.estimate_frame(rep), hide_index=True, width="stretch")
 
-# STABILITY
-# PROBES
+trust_checks.stability_panel(view, store)
+trust_checks.probes_panel(view, store)
 
 st.subheader("Label next")
 if not rep.label_next:

@@ -26,14 +26,17 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(root))
         ds = load_dataset(LABELLED)
-        result = run(ds.samples, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
-                     dataset_name=ds.name, dataset_digest=ds.content_hash)
-        yield {"home": str(root), "run": result.run_id}
+        scorers = [*build_scorers(["faithfulness"]), JudgeScorer("binary")]
+        result = run(ds.samples, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+        # A small run with two repeats: a faithful row, its wrong-number twin (contexts reversed) and their -en rows.
+        few = [s for s in ds.samples if s.id in ("t02", "t03", "t02-en", "t03-en")]
+        repeated = run(few, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash, repeats=2)
+        yield {"home": str(root), "run": result.run_id, "repeated": repeated.run_id}
 
 
-def _trust(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> AppTest:
+def _trust(monkeypatch: pytest.MonkeyPatch, home: dict[str, str], run_id: str | None = None) -> AppTest:
     at = start_app(monkeypatch, home["home"], check=False)
-    at.session_state["selected_run"] = home["run"]
+    at.session_state["selected_run"] = run_id or home["run"]
     at.switch_page("app_pages/trust.py").run()
     assert_ok(at)
     return at
@@ -46,7 +49,8 @@ def _frame(at: AppTest, column: str):
 def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
     at = _trust(monkeypatch, home)
     headers = [h.value for h in at.subheader]
-    for expected in ("Labels coverage", "Agreement with people", "Confusion matrices", "Corrected estimate", "Label next"):
+    for expected in ("Labels coverage", "Agreement with people", "Confusion matrices", "Corrected estimate",
+                     "Repeat stability", "Probes", "Label next"):
         assert expected in headers
     coverage = _frame(at, "labelled")
     faith = coverage[coverage["criterion"] == "Faithfulness"].iloc[0]
@@ -57,8 +61,38 @@ def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.Mo
     assert row["n"] == 48 and row["AUROC"].count("[") == 1  # a value with its interval
     estimates = _frame(at, "corrected")
     assert "n=48" in estimates.iloc[0]["labels only"]
-    # Every row is labelled: nothing to label next, and the page says how to try it.
-    assert any("Use the label columns of only some rows" in i.value for i in at.info)
+    # Every row is labelled: nothing to label next, and the page says how to try it. One repeat, no probes
+    # yet: each panel says how to get its figures.
+    infos = " ".join(i.value for i in at.info)
+    assert "Use the label columns of only some rows" in infos
+    assert "--repeats 3" in infos and "--probes all" in infos
+    assert any(b.label == "Set 3 repeats on Evaluate" for b in at.button)
+    assert any(b.label == "Run probes" for b in at.button)
+    assert len(at.get("vega_lite_chart")) == 1
+
+
+def test_stability_and_probes_of_a_run_with_repeats(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
+    from rageval_core import trust_report
+    from rageval_core.store import Store
+
+    at = _trust(monkeypatch, home, home["repeated"])
+    stability = _frame(at, "flip rate")
+    assert set(stability["method"]) == {"decomposed", "judge:binary"} and (stability["rows"] == 4).all()
+    assert any("deterministic" in c.value for c in at.caption)  # offline: repeats are identical, and it says so
+    next(b for b in at.button if b.label == "Run probes").click().run()
+    job = at.session_state["trust.probe_job"]
+    assert job.wait(300), "the probes did not finish"
+    assert job.error is None, job.error
+    at.run()
+    assert_ok(at)
+    probes = _frame(at, "mean shift [95% CI]")
+    assert {"verbosity", "order", "answer_injection", "context_injection", "language"} <= set(probes["probe"])
+    order = probes[(probes["probe"] == "order") & (probes["method"] == "decomposed")].iloc[0]
+    assert order["pairs"] == 4 and order["flag"] in ("ok", "⚠️ flagged")
+    # Saved beside the run, so its export carries the probes.
+    monkeypatch.setenv("RAGEVAL_HOME", home["home"])
+    saved = trust_report.saved_report(Store(), home["repeated"])
+    assert saved is not None and saved["sections"]["probes"]["base_run_id"] == home["repeated"]
 
 
 def test_fewer_labels_fill_label_next_and_confusion_cells_open_inspect(monkeypatch: pytest.MonkeyPatch,

@@ -63,6 +63,11 @@ def labelled_samples(samples: Sequence[Sample], keep: int | None) -> list[Sample
     return [s if s.id in kept else without_labels(s) for s in samples]
 
 
+def run_samples(view: RunView) -> list[Sample]:
+    """The run's rows with their texts, in dataset order (the loaded dataset may hold more rows)."""
+    return [view.samples[sid] for sid in view.sample_ids() if sid in view.samples]
+
+
 def label_keep() -> int | None:
     return state.get(state.LABEL_KEEP)
 
@@ -84,7 +89,7 @@ def _cached_report(signature: str, store_path: str, run_id: str, _samples: list[
 
 def report(view: RunView, run_store: Store, keep: int | None) -> TrustReport:
     """The trust report of ``view``'s run with the labels in use (cached until the run or a label changes)."""
-    samples = labelled_samples(list(view.samples.values()), keep) if view.samples else None
+    samples = labelled_samples(run_samples(view), keep) if view.samples else None
     return _cached_report(_signature(view, run_store, keep), str(run_store.path), view.run_id, samples)
 
 
@@ -93,7 +98,7 @@ def next_to_label(view: RunView, run_store: Store, keep: int | None, *, skip: st
 
     Only the ranking is needed here, so it calls ``label_next`` on the merged labels rather than building
     the whole report (bootstrap intervals included)."""
-    samples = labelled_samples(list(view.samples.values()), keep) if view.samples else None
+    samples = labelled_samples(run_samples(view), keep) if view.samples else None
     labels = trust_report.merged_labels(samples, run_store.labels(view.info.dataset_hash or ""))
     rows = set(view.sample_ids())
     labelled = {rid: crits for rid, crits in labels.by_row().items() if rid in rows}
