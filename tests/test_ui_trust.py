@@ -16,6 +16,7 @@ from rageval_core.runner import run
 from tests.support.apptest import ROOT, assert_ok, start_app
 
 LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
+pytestmark = pytest.mark.timeout(600)  # the module's offline runs and probes; a deadline, not a timing assertion
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 
 
 def _trust(monkeypatch: pytest.MonkeyPatch, home: dict[str, str], run_id: str | None = None) -> AppTest:
-    at = start_app(monkeypatch, home["home"], check=False)
+    at = start_app(monkeypatch, home["home"], check=False, timeout=240)  # bootstrap intervals on a loaded machine
     at.session_state["selected_run"] = run_id or home["run"]
     at.switch_page("app_pages/trust.py").run()
     assert_ok(at)
