@@ -113,7 +113,7 @@ def test_an_internal_error_exits_3_with_one_line_naming_the_log(home: Path, caps
     def broken(_args):
         raise RuntimeError("planted bug sk-abcdefghijklmnopqrstuvwx")
 
-    monkeypatch.setattr(evaluate_cmd, "_build_scorers", broken)
+    monkeypatch.setattr(evaluate_cmd, "scorers_from_args", broken)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-secret-value-123456")
     assert _evaluate(BAD / "utf8_bom.json", home / "o.json") == 3
     err = capsys.readouterr().err
