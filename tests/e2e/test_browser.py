@@ -221,7 +221,7 @@ def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> Non
     page.get_by_test_id("stSelectbox").filter(has_text="Run").click()
     page.get_by_role("option").filter(has_text=stored.run_id).click()
     expect(page.get_by_text("Agreement with people")).to_be_visible(timeout=RUN_TIMEOUT_MS)
-    page.get_by_text("Use the label columns of only some rows").click()
+    page.get_by_test_id("stCheckbox").get_by_text("Use the label columns of only some rows").click()
     label_top = page.get_by_role("button", name=re.compile(r"^Label row #"))  # only with unlabelled rows
     expect(label_top).to_be_visible()
     page.locator(".vega-embed").first.wait_for()
