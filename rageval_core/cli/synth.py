@@ -187,16 +187,7 @@ def cmd_rag(args: argparse.Namespace) -> int:
         f"{len(result.samples)} answers by {result.provider}/{result.model}{label}; top-{result.k} of {result.chunks} chunks "
         f"by {result.embedder}; retrieval hit rate {hit}; {result.errors} failed → {out}"
     )
-    for s in result.samples:
-        if s.metadata.get("rag_error"):
-            _err(f"  {s.id}: {s.metadata['rag_error']}")
-    if result.errors == len(result.samples):
-        _err("nothing answered: every question failed")
-        return EXIT_BAD_INPUT
-    if args.strict and result.errors:
-        _err(f"--strict: {result.errors} question(s) without an answer")
-        return EXIT_BAD_INPUT
-    return EXIT_OK
+    return _answers_outcome(result.samples, args.strict, out)
 
 
 def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> int:
@@ -234,16 +225,22 @@ def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> i
     latency = "-" if lat["median_s"] is None else f"median {lat['median_s']:.3f} s, p95 {lat['p95_s']:.3f} s"
     echo(f"{len(result.samples)} answers by {result.system} {result.name}; {result.errors} failed; "
           f"{result.cached} from the cache; latency {latency} → {out}")
-    failed = [s for s in result.samples if s.metadata.get("rag_error")]
+    return _answers_outcome(result.samples, args.strict, out)
+
+
+def _answers_outcome(samples: list[Any], strict: bool, out: Path) -> int:
+    """List the questions that got no answer (the first 20, then a count) and pick the exit code: 2 when
+    none was answered, or any failed under ``--strict``."""
+    failed = [s for s in samples if s.metadata.get("rag_error")]
     for s in failed[:20]:
         _err(f"  {s.id}: {s.metadata['rag_error']}")
     if len(failed) > 20:
         _err(f"  … {len(failed) - 20} more (each row's rag_error in {out})")
-    if result.errors == len(result.samples):
+    if samples and len(failed) == len(samples):
         _err("nothing answered: every question failed")
         return EXIT_BAD_INPUT
-    if args.strict and result.errors:
-        _err(f"--strict: {result.errors} question(s) without an answer")
+    if strict and failed:
+        _err(f"--strict: {len(failed)} question(s) without an answer")
         return EXIT_BAD_INPUT
     return EXIT_OK
 
