@@ -35,7 +35,7 @@ if view.info.status != "done":
 judges = view.judges()
 judge = st.selectbox("Judge to compare with the decomposed metrics", judges) if len(judges) > 1 else (judges[0] if judges else None)
 
-st.subheader("Per category (seed 000 layout)")
+st.subheader("Per category (the source article's RAGAS vs judge layout)")
 st.caption("Mean over scored rows of each category; \"-\" when no row of the category was scored.")
 for method in view.methods():
     table = view.category_table(method)

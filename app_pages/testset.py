@@ -39,7 +39,7 @@ def _prompt_editor(name: str, task: str, language: str, placeholders: str, heigh
 
 st.title("🧪 Test set")
 st.caption(
-    "Generate question / ground-truth pairs from a document, section by section (seed 003), review them, answer them "
+    "Generate question / ground-truth pairs from a document, section by section (as in the synthetic-QA pipeline article), review them, answer them "
     "with a simple retrieve-and-answer RAG and evaluate the outputs like any dataset. Uses the provider in the sidebar."
 )
 if sidebar.is_offline():
@@ -110,7 +110,7 @@ per_section = st.number_input("Questions per section", min_value=1, max_value=MA
 st.caption(
     "One call per section; questions must be answerable from that section alone and its text is the ground truth. "
     "Near-identical questions are dropped. Generating and judging with the same model can favour its own wording "
-    "(seed 003): a different judge model is the safer check."
+    "(the synthetic-QA pipeline article warns of it): a different judge model is the safer check."
 )
 with st.expander(f"Generation prompt (synth_qa, {doc.language})"):
     synth_prompt = _prompt_editor("synth", "synth_qa", doc.language, "`{title}`, `{heading}`, `{text}`, `{n}`", 300)

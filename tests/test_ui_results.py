@@ -47,7 +47,7 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
     app.switch_page("app_pages/compare.py").run()
     assert_ok(app)
     headers = [h.value for h in app.subheader]
-    for expected in ("Per category (seed 000 layout)", "Category × criterion × method", "Run A vs run B"):
+    for expected in ("Per category (the source article's RAGAS vs judge layout)", "Category × criterion × method", "Run A vs run B"):
         assert expected in headers
     decomposed = app.table[0].value
     assert list(decomposed.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"]

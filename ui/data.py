@@ -59,7 +59,7 @@ class Workset:
         return {s.id: s for s in self.samples}
 
     def categories(self) -> dict[str, str | None]:
-        """Sample id → category label (``category_label`` when the data has one, as in seed 000)."""
+        """Sample id → category label (``category_label`` when the data has one, as the 12-row sample has)."""
         return {s.id: category_label(s) for s in self.samples}
 
 

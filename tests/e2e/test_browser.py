@@ -171,7 +171,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
 
     # 3. The comparison: seed-000 category table (real HTML table), charts, agreement.
     page.get_by_role("button", name="Open in Compare").click()
-    expect(page.get_by_text("Per category (seed 000 layout)")).to_be_visible()
+    expect(page.get_by_text("Per category (the source article's RAGAS vs judge layout)")).to_be_visible()
     table = page.get_by_test_id("stTable").first
     expect(table).to_contain_text("✅ 正確な回答")
     expect(table).to_contain_text("❌ ハルシネーション")
