@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import nav, sidebar, state, widgets
+from ui import i18n, nav, sidebar, state, widgets
 
 st.set_page_config(page_title="RAG Eval Workbench", page_icon="🔎", layout="wide")
 state.init()
+i18n.init()
 
-SPECS = [nav.DATASET, nav.TESTSET, nav.PROMPTS, nav.EVALUATE, nav.COMPARE, nav.TRUST, nav.INSPECT, nav.HISTORY]
+SPECS = list(nav.ALL)
 pages = [
     st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path, default=(spec is SPECS[0]))
     for spec in SPECS
 ]
+i18n.render_switch()  # a click reruns the script with the new language already in session state
 current = st.navigation(pages)
 sidebar.render()
 widgets.run_page(current)

@@ -8,7 +8,7 @@ from rageval_core import compare
 from rageval_core.types import DECOMPOSED
 from ui import charts, nav, run_picker, runs, state, widgets
 
-st.title("📊 Compare")
+st.title(nav.COMPARE.heading)
 store = runs.store()
 infos = run_picker.stored_runs_or_stop(store, "No runs yet. Start one on the Evaluate page.", offer_evaluate=True)
 run_id = run_picker.pick_run(infos)

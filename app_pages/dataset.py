@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import data, sidebar, state, widgets
+from ui import data, nav, sidebar, state, widgets
 
 UPLOAD_KEY = "dataset.upload"
 UPLOAD_SEEN = "dataset.upload_seen"
 
 
-st.title("📄 Dataset")
+st.title(nav.DATASET.heading)
 ws: data.Workset = st.session_state[state.DATASET]
 pinned: set[str] = st.session_state[state.PINNED]
 

@@ -10,7 +10,7 @@ from rageval_core.repeats import repeat_note
 from rageval_core.types import ANSWER_RELEVANCY
 from ui import data, evaluation, jobs, nav, sidebar, state, widgets
 
-st.title("▶️ Evaluate")
+st.title(nav.EVALUATE.heading)
 ws: data.Workset = st.session_state[state.DATASET]
 pinned: set[str] = st.session_state[state.PINNED]
 config = sidebar.current_config()

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui import nav, run_picker, runs, state, widgets
 
-st.title("🗂️ History")
+st.title(nav.HISTORY.heading)
 store = runs.store()
 infos = run_picker.stored_runs_or_stop(store, "No runs yet. Start one on the Evaluate page.")
 

@@ -7,10 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core.types import DECOMPOSED, MetricResult
-from ui import evidence, inspector, run_picker, runs, state, widgets
+from ui import evidence, inspector, nav, run_picker, runs, state, widgets
 from ui import trust as trust_ui
 
-st.title("🔍 Inspect a sample")
+st.title(nav.INSPECT.heading)
 store = runs.store()
 infos = run_picker.stored_runs_or_stop(store, "No runs yet. Evaluate some rows first; then open any row here.")
 run_id = run_picker.pick_run(infos)

@@ -17,7 +17,7 @@ from rageval_core.metrics.judge import (
 from rageval_core.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
 from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
-from ui import data, evaluation, rubric_edit, sidebar, state, widgets
+from ui import data, evaluation, nav, rubric_edit, sidebar, state, widgets
 
 CRITERIA = "prompts.criteria"
 LEVELS = "prompts.levels"
@@ -37,7 +37,7 @@ def _load(rubric) -> None:
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
 
 
-st.title("📝 Prompts & rubric")
+st.title(nav.PROMPTS.heading)
 ws: data.Workset = st.session_state[state.DATASET]
 language = ws.language if ws.language in ("ja", "en") else "en"
 versions_store = RubricStore()

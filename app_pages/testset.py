@@ -37,7 +37,7 @@ def _prompt_editor(name: str, task: str, language: str, placeholders: str, heigh
     )
 
 
-st.title("🧪 Test set")
+st.title(nav.TESTSET.heading)
 st.caption(
     "Generate question / ground-truth pairs from a document, section by section (as in the synthetic-QA pipeline article), review them, answer them "
     "with a simple retrieve-and-answer RAG and evaluate the outputs like any dataset. Uses the provider in the sidebar."

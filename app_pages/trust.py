@@ -11,7 +11,7 @@ from ui import trust as trust_ui
 LABELLED_SAMPLE = "trust_labelled.jsonl"
 CLI = f"python -m rageval_core trust sample_data/{LABELLED_SAMPLE}"
 
-st.title("🛡️ Trust")
+st.title(nav.TRUST.heading)
 st.caption("Can I trust this score? Scores against human labels, with 95% intervals.")
 store = runs.store()
 

@@ -11,30 +11,22 @@ import streamlit as st
 
 from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
 from ui import state
+from ui.i18n import t, t_opt
 
-OFFLINE_NOTICE = (
-    "**Offline heuristic judge active** — heuristic, ignores prompt text. Scores come from lexical "
-    "coverage and bundled embeddings computed on the structured inputs; edited prompts and rubric "
-    "wording do not change them. Choose an API provider to judge with a real model."
-)
 
-# How check_config names each setting here: the sidebar's fields (the CLI names its flags instead).
-SIDEBAR_NAMES: dict[str, str | None] = {
-    "base_url": "sidebar field 'Base URL'",
-    "model": "sidebar field 'Model'",
-    "embedding_model": "sidebar field 'Embedding model'",
-    "replay_log": "choose a recorded JSONL file in the sidebar",
-    "timeout": "Timeout",
-    "concurrency": "Concurrency (sidebar)",
-    "rpm": "Requests per minute (sidebar)",
-    "tpm": "Tokens per minute (sidebar)",
-    "api_key": "API key",
-}
-
-COMPAT_EMBEDDING = (
-    "OpenAI-compatible runs need the embedding model your server serves (sidebar field 'Embedding model'), "
-    "e.g. nomic-embed-text."
-)
+def sidebar_names() -> dict[str, str | None]:
+    """How check_config names each setting here: the sidebar's fields (the CLI names its flags instead)."""
+    return {
+        "base_url": t("sidebar.name.base_url"),
+        "model": t("sidebar.name.model"),
+        "embedding_model": t("sidebar.name.embedding_model"),
+        "replay_log": t("sidebar.name.replay_log"),
+        "timeout": t("sidebar.name.timeout"),
+        "concurrency": t("sidebar.name.concurrency"),
+        "rpm": t("sidebar.name.rpm"),
+        "tpm": t("sidebar.name.tpm"),
+        "api_key": t("sidebar.name.api_key"),
+    }
 
 
 def current_config() -> ProviderConfig:
@@ -59,12 +51,12 @@ def config_problems() -> list[str]:
     """Human messages of what keeps the current configuration from working (empty when it is usable)."""
     try:
         config = current_config()
-        problems = list(check_config(config, names=SIDEBAR_NAMES))
+        problems = list(check_config(config, names=sidebar_names()))
     except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
-        return [f"Could not check the provider configuration: {exc}"]
+        return [t("sidebar.check_failed", error=exc)]
     if config.provider == "openai-compatible" and not config.embedding_model:
         # Runs build the embedder up front (answer relevancy / correctness use it), so say so before Start.
-        problems.append(COMPAT_EMBEDDING)
+        problems.append(t("sidebar.compat_embedding"))
     return problems
 
 
@@ -74,13 +66,19 @@ def show_problems(problems: list[str]) -> None:
         st.warning(message, icon="🔑")
 
 
+def provider_name(pid: str) -> str:
+    """A provider's label in the UI language (the registry's English label when the catalogue has none)."""
+    info = PROVIDERS.get(pid)
+    return t_opt(f"provider.{pid}", info.label if info else pid)
+
+
 def provider_label() -> str:
     """What judges right now, for page headers: provider label and model."""
     config = current_config()
     info = PROVIDERS.get(config.provider)
     if info is None:
         return config.provider
-    return f"{info.label.split(' (')[0]} · {config.model or info.default_model or 'default model'}"
+    return f"{provider_name(config.provider).split(' (')[0]} · {config.model or info.default_model or t('sidebar.default_model')}"
 
 
 def is_offline() -> bool:
@@ -113,52 +111,49 @@ def _switch_fields(provider: str) -> None:
 def render() -> None:
     """Draw the provider controls into the sidebar."""
     with st.sidebar:
-        st.subheader("Judge provider")
+        st.subheader(t("sidebar.heading"))
         ids = list(PROVIDERS)
         if state.get(state.PROVIDER) not in ids:
             st.session_state[state.PROVIDER] = "offline" if "offline" in ids else ids[0]
         provider = st.selectbox(
-            "Provider",
+            t("sidebar.provider"),
             ids,
             key=state.PROVIDER,
-            format_func=lambda pid: PROVIDERS[pid].label,
-            help="Offline needs no key. API providers read their key from the environment or the field below.",
+            format_func={pid: provider_name(pid) for pid in ids}.get,  # fixed per run: AppTest formats later
+            help=t("sidebar.provider_help"),
         )
         _switch_fields(provider)
         info = PROVIDERS[provider]
         if info.description:
-            st.caption(info.description)
+            st.caption(t_opt(f"provider.{provider}.description", info.description))
         if provider != "offline":
-            st.text_input("Model", key=state.MODEL, placeholder=info.default_model or "", help="Empty: the provider default.")
+            st.text_input(t("sidebar.model"), key=state.MODEL, placeholder=info.default_model or "",
+                          help=t("sidebar.model_help"))
         if info.needs_key or provider == "openai-compatible":
-            env_names = " or ".join(info.key_env_vars) if info.key_env_vars else "an environment variable"
-            st.text_input(
-                "API key",
-                key=state.API_KEY,
-                type="password",
-                help=f"Kept in this browser session only, never saved. Empty: read from {env_names}.",
-            )
+            env_names = " / ".join(info.key_env_vars) if info.key_env_vars else t("sidebar.an_env_var")
+            st.text_input(t("sidebar.api_key"), key=state.API_KEY, type="password",
+                          help=t("sidebar.api_key_help", env=env_names))
         if provider == "openai-compatible":
-            st.text_input("Base URL", key=state.BASE_URL, placeholder="http://127.0.0.1:8080/v1")
+            st.text_input(t("sidebar.base_url"), key=state.BASE_URL, placeholder="http://127.0.0.1:8080/v1")
         if provider in ("gemini", "openai", "openai-compatible"):
             st.text_input(
-                "Embedding model",
+                t("sidebar.embedding_model"),
                 key=state.EMBEDDING_MODEL,
-                placeholder=info.default_embedding_model or "required, e.g. nomic-embed-text",
-                help="Used by answer relevancy and answer correctness. Empty: the provider default.",
+                placeholder=info.default_embedding_model or t("sidebar.embedding_placeholder"),
+                help=t("sidebar.embedding_help"),
             )
         if provider == "replay":
-            st.text_input("Replay log (JSON Lines)", key=state.REPLAY_LOG, placeholder="path/to/calls.jsonl")
+            st.text_input(t("sidebar.replay_log"), key=state.REPLAY_LOG, placeholder="path/to/calls.jsonl")
         if provider != "offline":
-            with st.expander("Rate limits and concurrency"):
-                st.number_input("Requests per minute (0 = no limit)", min_value=0, step=10, key=state.RPM)
-                st.number_input("Tokens per minute (0 = no limit)", min_value=0, step=1000, key=state.TPM)
-                st.number_input("Parallel calls", min_value=1, max_value=64, key=state.CONCURRENCY)
+            with st.expander(t("sidebar.limits")):
+                st.number_input(t("sidebar.rpm"), min_value=0, step=10, key=state.RPM)
+                st.number_input(t("sidebar.tpm"), min_value=0, step=1000, key=state.TPM)
+                st.number_input(t("sidebar.concurrency"), min_value=1, max_value=64, key=state.CONCURRENCY)
 
         problems = config_problems()
         show_problems(problems)
         if provider == "offline":
-            st.info(OFFLINE_NOTICE, icon="🧮")
+            st.info(t("sidebar.offline_notice"), icon="🧮")
         elif not problems:
             model = (state.get(state.MODEL) or "").strip() or info.default_model
-            st.success(f"Judging with {info.label} · {model}")
+            st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))

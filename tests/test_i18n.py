@@ -1,0 +1,107 @@
+"""The UI's two catalogues (ui/locales/ja.json, en.json): same keys, same placeholders, every key the code asks
+for exists, no key is left unused; and the sidebar switch changes the language of every page (AppTest)."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.support.apptest import assert_ok, start_app
+from ui import i18n, nav
+
+ROOT = Path(__file__).resolve().parents[1]
+CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+# t("key", ...) and t('key'): the literal keys the code asks for.
+CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
+# Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
+DYNAMIC_PREFIXES = ("provider.", "metric.", "method.")
+
+
+def load(language: str) -> dict[str, str]:
+    return json.loads((ROOT / "ui" / "locales" / f"{language}.json").read_text(encoding="utf-8"))
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def used_keys() -> set[str]:
+    keys: set[str] = set()
+    for path in CODE:
+        keys.update(CALL.findall(path.read_text(encoding="utf-8")))
+    keys.update(spec.title_key for spec in nav.ALL)
+    return keys
+
+
+def test_both_catalogues_have_the_same_keys() -> None:
+    ja, en = load("ja"), load("en")
+    assert sorted(set(en) - set(ja)) == [], "keys missing in ja.json"
+    assert sorted(set(ja) - set(en)) == [], "keys missing in en.json"
+    assert all(isinstance(v, str) and v.strip() for v in [*ja.values(), *en.values()])
+
+
+def test_placeholders_match_and_every_string_formats() -> None:
+    ja, en = load("ja"), load("en")
+    mismatched = {k: (placeholders(en[k]), placeholders(ja[k])) for k in en if placeholders(en[k]) != placeholders(ja[k])}
+    assert mismatched == {}
+    for catalogue in (ja, en):
+        for text in catalogue.values():
+            text.format(**{name: "x" for name in placeholders(text)})  # raises on a stray brace
+
+
+def test_every_key_used_in_code_exists_and_none_is_dead() -> None:
+    en = load("en")
+    used = used_keys()
+    assert len(used) > 30, "the key scan found almost nothing: is the t(...) pattern still right?"
+    assert sorted(used - set(en)) == [], "t() asks for keys no catalogue has"
+    dead = sorted(k for k in set(en) - used if not k.startswith(DYNAMIC_PREFIXES))
+    assert dead == [], "catalogue keys no code uses"
+
+
+def test_japanese_strings_are_japanese() -> None:
+    """A ja entry copied from English by mistake: most ja strings must hold kana or kanji."""
+    ja, en = load("ja"), load("en")
+    cjk = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    same = [k for k in ja if ja[k] == en[k] and cjk.search(ja[k]) is None and len(ja[k]) > 12]
+    assert same == [], "ja strings identical to the English ones"
+
+
+def test_browser_language_picks_japanese_for_a_japanese_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    for locale, expected in (("ja-JP", "ja"), ("ja", "ja"), ("en-US", "en"), ("fr-FR", "en"), (None, "en")):
+        monkeypatch.setattr(i18n.st, "context", SimpleNamespace(locale=locale))
+        assert i18n.browser_language() == expected
+
+
+def test_missing_key_falls_back_to_english_then_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    assert i18n.t("nav.compare") == load("ja")["nav.compare"]
+    assert i18n.t_opt("metric.no_such_metric", "No such") == "No such"
+
+
+@pytest.mark.parametrize("spec", nav.ALL, ids=lambda s: s.url_path)
+def test_every_page_follows_the_language_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec) -> None:
+    at = start_app(monkeypatch, tmp_path / "home", spec.path)
+    assert at.sidebar.radio(key=i18n.LANG).value == "en"  # AppTest has no browser locale: English
+    en, ja = load("en"), load("ja")
+    assert at.title[0].value == f"{spec.icon} {en[spec.title_key]}"
+    assert en["sidebar.heading"] in [s.value for s in at.sidebar.subheader]
+    at.sidebar.radio(key=i18n.LANG).set_value("ja").run()
+    assert_ok(at)
+    assert at.title[0].value == f"{spec.icon} {ja[spec.title_key]}"
+    assert ja["sidebar.heading"] in [s.value for s in at.sidebar.subheader]
+    shown = " ".join(e.value for kind in ("subheader", "caption", "markdown", "info", "button") for e in getattr(at, kind)
+                     if isinstance(getattr(e, "value", None), str))
+    shown += " ".join(b.label for b in at.button)
+    for key in PAGE_MARKERS.get(spec.url_path, ()):
+        assert ja[key].split("{")[0] in shown, f"{key} not shown in Japanese on {spec.url_path}"
+    at.sidebar.radio(key=i18n.LANG).set_value("en").run()
+    assert at.title[0].value == f"{spec.icon} {en[spec.title_key]}"
+
+
+# Per page, strings that must show in Japanese once the switch says 日本語 (beyond the title and sidebar).
+PAGE_MARKERS: dict[str, tuple[str, ...]] = {}
