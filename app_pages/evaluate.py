@@ -9,56 +9,44 @@ from rageval_core.metrics.registry import describe
 from rageval_core.repeats import repeat_note
 from rageval_core.types import ANSWER_RELEVANCY
 from ui import data, evaluation, jobs, nav, sidebar, state, widgets
+from ui.i18n import lang, t
 
 st.title(nav.EVALUATE.heading)
 ws: data.Workset = st.session_state[state.DATASET]
 pinned: set[str] = st.session_state[state.PINNED]
 config = sidebar.current_config()
-st.caption(f"Dataset **{ws.name}** ({len(ws.samples)} valid rows, {ws.language}) · judging with **{sidebar.provider_label()}**")
+st.caption(t("evaluate.caption", name=ws.name, n=len(ws.samples), language=ws.language, judge=sidebar.provider_label()))
 
 pinned_rows = [s for s in ws.samples if s.id in pinned]
-row_mode = st.radio(
-    "Rows",
-    ["pinned", "all"],
-    format_func=lambda m: f"Pinned rows ({len(pinned_rows)})" if m == "pinned" else f"All valid rows ({len(ws.samples)})",
-    horizontal=True,
-    key="evaluate.rows",
-    index=0 if pinned_rows else 1,
-)
+# Choices survive a visit to another page (state.restore / state.remember): widgets forget them otherwise.
+ROWS, METRICS, JUDGES, ECONOMY, AR_N = "evaluate.rows", "evaluate.metrics", "evaluate.judges", "evaluate.economy", "evaluate.ar_n"
+state.restore(ROWS, "pinned" if pinned_rows else "all", ["pinned", "all"])
+row_labels = {"pinned": t("evaluate.rows_pinned", n=len(pinned_rows)), "all": t("evaluate.rows_all", n=len(ws.samples))}
+row_mode = st.radio(t("evaluate.rows"), ["pinned", "all"], format_func=row_labels.get, horizontal=True, key=ROWS)
 samples = pinned_rows if row_mode == "pinned" else list(ws.samples)
 
 left, right = st.columns(2)
 with left:
-    metric_ids = st.multiselect(
-        "Decomposed metrics (RAGAS-style)",
-        evaluation.metric_choices(),
-        default=evaluation.default_metrics(),
-        format_func=widgets.metric_label,
-        key="evaluate.metrics",
-    )
+    state.restore(METRICS, evaluation.default_metrics(), evaluation.metric_choices())
+    metric_names = {m: widgets.metric_label(m) for m in evaluation.metric_choices()}
+    metric_ids = st.multiselect(t("evaluate.metrics"), evaluation.metric_choices(), format_func=metric_names.get, key=METRICS)
     for metric_id in metric_ids:
-        offline_note = " Offline: no questions can be generated, so the heuristic checks the question's asks " \
-            "against the answer (shown on Inspect)." if metric_id == ANSWER_RELEVANCY and sidebar.is_offline() else ""
-        st.caption(f"**{widgets.metric_label(metric_id)}** — {describe(metric_id)}{offline_note}")
+        offline_note = " " + t("evaluate.offline_relevancy") if metric_id == ANSWER_RELEVANCY and sidebar.is_offline() else ""
+        st.caption(f"**{metric_names[metric_id]}** — {describe(metric_id, lang())}{offline_note}")
 with right:
     edited_rubric = st.session_state.get(state.RUBRIC)
     choices = evaluation.judge_choices(edited_rubric)
     labels = {c.key: c.label for c in choices}
-    judge_keys = st.multiselect(
-        "One-call judges (LLM-as-a-judge)",
-        list(labels),
-        default=["preset:rubric5"] if "preset:rubric5" in labels else [],
-        format_func=lambda k: labels.get(k, k),
-        key="evaluate.judges",
-    )
-    with st.expander("Metric options"):
-        economy = st.toggle("Economy mode (faithfulness and correctness share one verification call)", key="evaluate.economy")
-        n_questions = st.number_input("Answer relevancy: questions generated per answer", 1, 5, 3, key="evaluate.ar_n")
-    repeats = int(st.number_input(
-        "Repeats", 1, 10, 1, key=state.EVALUATE_REPEATS,
-        help="Score every row this many times to measure how much scores move (Trust page, stability). "
-             "Repeats bypass the cache and vary the seed; each costs a full run.",
-    ))
+    state.restore(JUDGES, ["preset:rubric5"] if "preset:rubric5" in labels else [], labels)
+    judge_keys = st.multiselect(t("evaluate.judges"), list(labels), format_func=labels.get, key=JUDGES)
+    state.restore(ECONOMY, False)
+    state.restore(AR_N, 3)
+    state.restore(state.EVALUATE_REPEATS, 1)
+    with st.expander(t("evaluate.options")):
+        economy = st.toggle(t("evaluate.economy"), key=ECONOMY)
+        n_questions = st.number_input(t("evaluate.ar_n"), 1, 5, key=AR_N)
+    repeats = int(st.number_input(t("evaluate.repeats"), 1, 10, key=state.EVALUATE_REPEATS, help=t("evaluate.repeats_help")))
+    state.remember(ROWS, METRICS, JUDGES, ECONOMY, AR_N, state.EVALUATE_REPEATS)
     if repeats > 1:
         st.caption(repeat_note(config.provider))
 options = {"economy": economy, "answer_relevancy_n": int(n_questions)}
@@ -70,32 +58,28 @@ try:
         metric_ids, judge_keys, options, edited=edited_rubric, edited_template=st.session_state.get(state.TEMPLATE_TEXT)
     )
 except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
-    widgets.show_error("These choices cannot be evaluated", exc)
+    widgets.show_error(t("evaluate.cannot"), exc)
 
-st.subheader("Estimate before starting")
+st.subheader(t("evaluate.estimate"))
 if samples and scorers:
     est = runner.estimate(samples, scorers, provider=config.provider, model=config.model)
     if repeats > 1:
-        st.caption(f"× {repeats} repeats: calls, tokens and cost below are for one repeat.")
+        st.caption(t("evaluate.per_repeat", n=repeats))
     cols = st.columns(4)
-    cols[0].metric("LLM calls", est.llm_calls)
-    cols[1].metric("Embedding calls", est.embedding_calls)
-    cols[2].metric("Tokens in / out", f"{est.input_tokens:,} / {est.output_tokens:,}")
-    cols[3].metric("Cost", widgets.fmt_cost(est.cost_usd))
+    cols[0].metric(t("evaluate.llm_calls"), est.llm_calls)
+    cols[1].metric(t("evaluate.embedding_calls"), est.embedding_calls)
+    cols[2].metric(t("evaluate.tokens"), widgets.fmt_tokens(est.input_tokens, est.output_tokens))
+    cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(est.cost_usd))
     st.dataframe(widgets.estimate_frame(est), hide_index=True, width="stretch")
     if config.provider == "offline":
-        st.caption(
-            "Offline: every call is answered locally by the heuristic judge, so nothing is billed and no tokens "
-            "are counted; the token columns show the size of the prompts an API provider would receive. Answer "
-            "relevancy sends no request offline (no questions can be generated without an LLM)."
-        )
+        st.caption(t("evaluate.offline_estimate"))
 else:
-    st.info("Pick at least one row and one metric or judge to see the estimate.")
+    st.info(t("evaluate.pick"))
 
 job: jobs.Job | None = st.session_state.get(state.JOB)
 running = job is not None and job.running
 start = st.button(
-    "Start evaluation", type="primary", disabled=running or not samples or not scorers or bool(problems)
+    t("evaluate.start"), type="primary", disabled=running or not samples or not scorers or bool(problems)
 )
 sidebar.show_problems(problems)
 if start:
@@ -116,11 +100,11 @@ def live_progress() -> None:
     if current.running:
         total = snap.total if snap else current.n_samples * len(current.scorers) * current.repeats
         done = snap.done if snap else 0
-        st.progress(done / total if total else 0.0, text=f"Run {current.run_id}: {done} of {total} row × scorer tasks")
+        st.progress(done / total if total else 0.0, text=t("evaluate.progress", run=current.run_id, done=done, total=total))
         widgets.progress_metrics(snap)
-        if st.button("Cancel run", key="evaluate.cancel"):
+        if st.button(t("evaluate.cancel"), key="evaluate.cancel"):
             current.cancel.set()
-            st.toast("Cancelling: calls in flight finish, nothing new starts.")
+            st.toast(t("evaluate.cancelling"))
         return
     if st.session_state.get("evaluate.shown") != current.run_id:
         st.session_state["evaluate.shown"] = current.run_id
@@ -133,7 +117,7 @@ if running:
 job = st.session_state.get(state.JOB)
 if job is not None and job.done:
     if job.error:
-        widgets.show_error(f"Run {job.run_id} failed: {job.error}")
+        widgets.show_error(t("evaluate.failed", run=job.run_id, error=job.error))
     elif job.result is not None:
         result = job.result
         note = widgets.unscored_note(result.results)
@@ -143,7 +127,7 @@ if job is not None and job.done:
         st.session_state[state.SELECTED_RUN] = result.run_id
         st.dataframe(widgets.summary_frame(result.summary), hide_index=True, width="stretch")
         if result.cost:
-            st.markdown("**Cost per method** (from the call log)")
+            st.markdown(t("evaluate.cost_per_method"))
             st.dataframe(widgets.cost_frame(result.cost), hide_index=True, width="stretch")
-        if st.button("Open in Compare", type="primary"):
+        if st.button(t("common.open_compare"), type="primary"):
             st.switch_page(nav.COMPARE.path)

@@ -167,3 +167,21 @@ def test_a_run_whose_calls_all_failed_is_not_reported_as_a_plain_success() -> No
     assert widgets.unscored_note(mixed)[0] == "warning"
     # Rows the metric itself cannot score (no claims, bare yes/no) are not call failures.
     assert widgets.unscored_note([MetricResult("1", "faithfulness", "decomposed", None, "no_claims")]) is None
+
+
+def test_choices_survive_a_visit_to_another_page(app: AppTest) -> None:
+    """Rows, metrics, judges and options come back as they were left, not as the defaults."""
+    app.radio(key="evaluate.rows").set_value("all").run()
+    app.multiselect(key="evaluate.metrics").set_value(["faithfulness", "context_recall"]).run()
+    app.multiselect(key="evaluate.judges").set_value(["preset:binary"]).run()
+    app.toggle(key="evaluate.economy").set_value(True).run()
+    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("app_pages/dataset.py").run()
+    app.switch_page("app_pages/evaluate.py").run()
+    assert_ok(app)
+    assert app.radio(key="evaluate.rows").value == "all"
+    assert app.multiselect(key="evaluate.metrics").value == ["faithfulness", "context_recall"]
+    assert app.multiselect(key="evaluate.judges").value == ["preset:binary"]
+    assert app.toggle(key="evaluate.economy").value is True
+    estimate = app.dataframe[0].value
+    assert set(estimate["method"]) == {"decomposed", "judge:binary"}

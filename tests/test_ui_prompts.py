@@ -99,7 +99,7 @@ def test_an_untouched_preset_runs_under_its_own_name_in_rubric_order(app: AppTes
     first_row = app.dataframe[-1].value.head(4)
     assert list(first_row["criterion"]) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
     app.switch_page("app_pages/evaluate.py").run()
-    assert not any("edited on Prompts" in o for o in app.multiselect(key="evaluate.judges").options)
+    assert not any("(edited)" in o for o in app.multiselect(key="evaluate.judges").options)
 
 
 def test_the_preset_follows_the_data_language_and_an_edited_rubric_warns(app: AppTest) -> None:

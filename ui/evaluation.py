@@ -17,6 +17,7 @@ from rageval_core.metrics.registry import DECOMPOSED_METRICS, build_scorers
 from rageval_core.rubric import PRESET_IDS, Rubric, is_preset
 from rageval_core.rubric_store import RubricStore
 from rageval_core.types import SEED_METRICS, MetricResult, Sample
+from ui.i18n import t
 
 EDITED = "edited"
 
@@ -37,14 +38,15 @@ def default_metrics() -> list[str]:
 
 def judge_choices(edited: Rubric | None, store: RubricStore | None = None) -> list[JudgeChoice]:
     """Presets first, then the rubric on the Prompts page (when it differs from a preset), then saved versions."""
-    choices = [JudgeChoice(f"preset:{pid}", f"{pid} (preset, data's language)") for pid in PRESET_IDS]
+    # Short labels: a multiselect chip cuts long ones, and the id is what the run reports (judge:<id>).
+    choices = [JudgeChoice(f"preset:{pid}", t("judge.preset", id=pid)) for pid in PRESET_IDS]
     if edited is not None and not is_preset(edited):
-        choices.append(JudgeChoice(EDITED, f"{edited.id} (edited on Prompts & rubric)"))
+        choices.append(JudgeChoice(EDITED, t("judge.edited", id=edited.id)))
     try:
         versions = (store or RubricStore()).versions("rubric")
     except Exception:  # noqa: BLE001 - an unreadable store must not hide the presets
         versions = []
-    choices.extend(JudgeChoice(f"version:{v.id}", f"{v.label} (saved)") for v in versions)
+    choices.extend(JudgeChoice(f"version:{v.id}", t("judge.saved", label=v.label)) for v in versions)
     return choices
 
 

@@ -93,3 +93,29 @@ def is_new_upload(uploaded: Any, seen_key: str) -> bool:
         return False
     st.session_state[seen_key] = signature
     return True
+
+
+def restore(key: str, default: Any, options: Any = None) -> None:
+    """Before drawing the widget ``key``: bring back the value it had when its page was last shown.
+
+    Streamlit drops a widget's value when a rerun does not draw it (another page was open), so a choice like
+    Evaluate's judges would reset to the default. ``remember`` keeps a copy under a plain key; this puts it
+    back, keeping only values still among ``options`` (a saved rubric may have been deleted since).
+    """
+    if key in st.session_state:
+        return
+    value = st.session_state.get(f"{key}.kept", default)
+    if options is not None:
+        allowed = list(options)
+        if isinstance(value, list):
+            value = [v for v in value if v in allowed]
+        elif value not in allowed:
+            value = default
+    st.session_state[key] = value
+
+
+def remember(*keys: str) -> None:
+    """After drawing the widgets ``keys``: keep their values for the next visit (see ``restore``)."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[f"{key}.kept"] = st.session_state[key]

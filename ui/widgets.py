@@ -13,6 +13,7 @@ import streamlit as st
 from rageval_core.datasets import Issue
 from rageval_core.types import Unscored
 from ui import data
+from ui.i18n import t, t_opt
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -25,7 +26,8 @@ METRIC_LABELS = {
 
 
 def metric_label(metric_id: str) -> str:
-    return METRIC_LABELS.get(metric_id, metric_id.replace("_", " ").title())
+    """A criterion's name in the UI language (custom criteria: their id, title-cased)."""
+    return t_opt(f"metric.{metric_id}", METRIC_LABELS.get(metric_id, metric_id.replace("_", " ").title()))
 
 
 UNSCORED = "-"  # what an unscored cell shows, as in the seed-000 tables (st.dataframe(placeholder=UNSCORED))
@@ -46,18 +48,37 @@ def fmt_score_md(value: Any) -> str:
 
 def fmt_cost(value: float | None) -> str:
     if value is None:
-        return "unknown"
+        return t("common.unknown")
     return "$0" if value == 0 else f"${value:.4f}"
+
+
+def fmt_count(n: int) -> str:
+    """A count short enough for a metric tile: 980, 52.8k, 1.2M (a tile cuts what does not fit)."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def fmt_tokens(tokens_in: int, tokens_out: int) -> str:
+    """Tokens in / out for a metric tile: say less rather than have the tile cut the number."""
+    return f"{fmt_count(tokens_in)} / {fmt_count(tokens_out)}"
 
 
 def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def counted(n: int, one: str, many: str) -> str:
+    """"1 error" / "2 errors" with the nouns from the catalogue (Japanese has one form: pass it twice)."""
+    return f"{n} {one if n == 1 else many}"
+
+
 # The call failed (not the row): these unscored reasons say the provider or the judge's output is the problem.
 FAILURE_REASONS = (Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PARSE_ERROR, Unscored.REPLAY_MISS)
 
-PAGE_ERROR = "This page hit an unexpected error"
+PAGE_ERROR = "This page hit an unexpected error"  # English on purpose: tests and logs look for it
 _log = logging.getLogger("rageval.ui")
 
 
@@ -67,7 +88,7 @@ def run_page(page: Any) -> None:
         page.run()
     except Exception as exc:  # noqa: BLE001 - Streamlit's rerun/stop signals are BaseException and pass through
         _log.exception("page %s failed", getattr(page, "title", "?"))
-        show_error(f"{PAGE_ERROR}; the details are in the server log", exc)
+        show_error(f"{PAGE_ERROR}; {t('common.see_log')}", exc)
 
 
 def show_error(message: str, exc: BaseException | None = None) -> None:
@@ -81,9 +102,11 @@ def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
     errors = [i for i in issues if i.severity == "error"]
     warnings = [i for i in issues if i.severity != "error"]
     if not issues:
-        st.success(f"Validation: all {n_rows} rows are valid.", icon="✅")
+        st.success(t("validation.ok", n=n_rows), icon="✅")
         return
-    summary = f"Validation: {plural(n_rows, 'valid row')}, {plural(len(errors), 'error')}, {plural(len(warnings), 'warning')}."
+    summary = t("validation.summary", rows=counted(n_rows, t("unit.valid_row"), t("unit.valid_rows")),
+                errors=counted(len(errors), t("unit.error"), t("unit.errors")),
+                warnings=counted(len(warnings), t("unit.warning"), t("unit.warnings")))
     (st.error if errors else st.warning)(summary)
     st.dataframe(data.issues_frame(issues), hide_index=True, width="stretch")
 
@@ -106,14 +129,14 @@ def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
     criterion (the results of one row).
     """
     def line(r: Any) -> dict[str, Any]:
-        lead = {"row": r.sample_id, "criterion": metric_label(r.metric)} if by == "row" else {
-            "criterion": metric_label(r.metric), "method": r.method}
+        lead = {t("col.row"): r.sample_id, t("col.criterion"): metric_label(r.metric)} if by == "row" else {
+            t("col.criterion"): metric_label(r.metric), t("col.method"): r.method}
         return {
             **lead,
-            "score": fmt_score(r.value),
-            "raw": "" if r.raw_score is None else f"{r.raw_score:g}",
-            "unscored": r.unscored_reason or "",
-            "reason": r.reason or "",
+            t("col.score"): fmt_score(r.value),
+            t("col.raw"): "" if r.raw_score is None else f"{r.raw_score:g}",
+            t("col.unscored"): r.unscored_reason or "",
+            t("col.reason"): r.reason or "",
         }
 
     return pd.DataFrame([line(r) for r in results])
@@ -124,13 +147,13 @@ def estimate_frame(est: Any) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "scorer": r.scorer,
-                "method": r.method,
-                "LLM calls": r.llm_calls,
-                "embedding calls": r.embedding_calls,
-                "input tokens": r.input_tokens,
-                "output tokens": r.output_tokens,
-                "cost": fmt_cost(r.cost_usd),
+                t("col.scorer"): r.scorer,
+                t("col.method"): r.method,
+                t("col.llm_calls"): r.llm_calls,
+                t("col.embedding_calls"): r.embedding_calls,
+                t("col.input_tokens"): r.input_tokens,
+                t("col.output_tokens"): r.output_tokens,
+                t("col.cost"): fmt_cost(r.cost_usd),
             }
             for r in est.rows
         ]
@@ -141,15 +164,17 @@ def progress_metrics(snap: Any) -> None:
     """Calls, cache hits, errors, tokens and cost so far of a running evaluation."""
     cols = st.columns(5)
     if snap is None:
-        cols[0].metric("Calls so far", 0)
+        cols[0].metric(t("progress.calls"), 0)
         return
-    cols[0].metric("Calls so far", snap.calls)
-    cols[1].metric("Cache hits", snap.cached_calls)
-    cols[2].metric("Errors", snap.errors)
-    cols[3].metric("Tokens in / out", f"{snap.input_tokens:,} / {snap.output_tokens:,}")
-    cols[4].metric("Cost so far", fmt_cost(snap.cost_usd))
-    eta = f", about {snap.eta_s:.0f} s left" if snap.eta_s is not None else ""
-    st.caption(f"Elapsed {snap.elapsed_s:.1f} s{eta}.")
+    cols[0].metric(t("progress.calls"), snap.calls)
+    cols[1].metric(t("progress.cache_hits"), snap.cached_calls)
+    cols[2].metric(t("progress.errors"), snap.errors)
+    cols[3].metric(t("evaluate.tokens"), fmt_tokens(snap.input_tokens, snap.output_tokens))
+    cols[4].metric(t("progress.cost"), fmt_cost(snap.cost_usd))
+    if snap.eta_s is not None:
+        st.caption(t("progress.elapsed_eta", elapsed=f"{snap.elapsed_s:.1f}", eta=f"{snap.eta_s:.0f}"))
+    else:
+        st.caption(t("progress.elapsed", elapsed=f"{snap.elapsed_s:.1f}"))
 
 
 def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -159,7 +184,7 @@ def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
         if "|" not in column:
             return column
         metric, method = column.split("|", 1)
-        return f"{metric_label(metric)} · {'judge − decomposed' if method == 'diff' else method}"
+        return f"{metric_label(metric)} · {t('compare.diff_column') if method == 'diff' else method}"
 
     return frame.rename(columns={c: label(str(c)) for c in frame.columns})
 
@@ -182,53 +207,36 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
     first = next((r.reason for r in failed if r.reason), "")
     scored = sum(r.value is not None for r in results)
     kind = "error" if scored == 0 else "warning"
-    head = "No result was scored" if scored == 0 else f"{len(failed)} of {len(results)} results are unscored because calls failed"
-    return kind, f"{head} ({reasons}). First failure: {first}"
+    head = t("outcome.none_scored") if scored == 0 else t("outcome.some_failed", failed=len(failed), total=len(results))
+    return kind, t("outcome.first_failure", head=head, reasons=reasons, first=first)
 
 
 def run_outcome(result: Any) -> str:
     """One line on a finished ``runner.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
-    verdict = {"done": "finished", "cancelled": "was cancelled"}.get(result.status, result.status)
-    return (
-        f"Run {result.run_id} {verdict}: {result.done_tasks} of {result.total_tasks} tasks, "
-        f"{result.provider_calls} calls ({result.cache_hits} cached), {fmt_cost(result.cost_usd)}, {result.wall_s:.1f} s."
-    )
+    verdict = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}.get(result.status, result.status)
+    return t("outcome.line", run=result.run_id, verdict=verdict, done=result.done_tasks, total=result.total_tasks,
+             calls=result.provider_calls, cached=result.cache_hits, cost=fmt_cost(result.cost_usd), wall=f"{result.wall_s:.1f}")
 
 
 def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame:
     """``compare.summarize`` output as rows: method, criterion, mean over scored rows, scored, unscored (why)."""
+    columns = [t("col.method"), t("col.criterion"), t("col.mean"), t("col.scored"), t("col.unscored"), t("col.why_unscored")]
     rows = []
     for method, metrics in summary.items():
         for metric_id, s in metrics.items():
             reasons = ", ".join(f"{k} × {v}" for k, v in (s.get("unscored_reasons") or {}).items())
-            rows.append(
-                {
-                    "method": method,
-                    "criterion": metric_label(metric_id),
-                    "mean": fmt_score(s.get("mean")),
-                    "scored": s.get("scored", 0),
-                    "unscored": s.get("unscored", 0),
-                    "why unscored": reasons,
-                }
-            )
-    return pd.DataFrame(rows, columns=["method", "criterion", "mean", "scored", "unscored", "why unscored"])
+            values = [method, metric_label(metric_id), fmt_score(s.get("mean")), s.get("scored", 0), s.get("unscored", 0), reasons]
+            rows.append(dict(zip(columns, values)))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def cost_frame(costs: dict[str, Any]) -> pd.DataFrame:
     """Actual work per method after a run (``Run.cost``): calls, cache hits, errors, tokens, cost, call time."""
-    return pd.DataFrame(
-        [
-            {
-                "method": c.method,
-                "calls": c.calls,
-                "cache hits": c.cached_calls,
-                "errors": c.errors,
-                "input tokens": c.input_tokens,
-                "output tokens": c.output_tokens,
-                "cost": fmt_cost(c.cost_usd),
-                "summed call time (s)": round(c.latency_s, 2),
-            }
-            for c in costs.values()
-        ],
-        columns=["method", "calls", "cache hits", "errors", "input tokens", "output tokens", "cost", "summed call time (s)"],
-    )
+    columns = [t("col.method"), t("col.calls"), t("col.cache_hits"), t("col.errors"), t("col.input_tokens"),
+               t("col.output_tokens"), t("col.cost"), t("col.call_time")]
+    rows = [
+        dict(zip(columns, [c.method, c.calls, c.cached_calls, c.errors, c.input_tokens, c.output_tokens,
+                           fmt_cost(c.cost_usd), round(c.latency_s, 2)]))
+        for c in costs.values()
+    ]
+    return pd.DataFrame(rows, columns=columns)
