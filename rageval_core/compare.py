@@ -405,7 +405,8 @@ def run_delta(
 
     A row counts as changed when the values differ by more than ``tol`` or it is scored on one side
     only or its unscored reason changed; rows present in one run only are changed too (``present`` says
-    "both", "A" or "B"). ``methods`` maps a
+    "both", "A" or "B") unless their (metric, method) is one only that run computed at all: a judge only run A
+    had is one difference (``one_sided``), not a change on every row. ``methods`` maps a
     method of B onto a method of A (see ``pair_methods``): those results are compared with each other,
     ``method`` shows A's name and ``method_b`` B's.
     """
@@ -424,7 +425,12 @@ def run_delta(
     reason_changed = (~scored_a & ~scored_b) & (
         merged["unscored_reason_a"].fillna("") != merged["unscored_reason_b"].fillna("")
     )
-    merged["changed"] = value_changed | status_changed | reason_changed | (merged["_merge"] != "both")
+    # A (metric, method) only one run computed is not a change of each of its rows: ``one_sided`` lists it once.
+    pairs_a = set(zip(a["metric"], a["method"]))
+    pairs_b = set(zip(b["metric"], b["method"]))
+    in_both = pd.Series([pair in pairs_a and pair in pairs_b for pair in zip(merged["metric"], merged["method"])],
+                        index=merged.index, dtype=bool)
+    merged["changed"] = (value_changed | status_changed | reason_changed | (merged["_merge"] != "both")) & in_both
     merged["present"] = merged["_merge"].map({"both": "both", "left_only": "A", "right_only": "B"}).astype(str)
     order = {sid: i for i, sid in enumerate(list(dict.fromkeys(frame_a["sample_id"].tolist() + frame_b["sample_id"].tolist())))}
     merged["_order"] = merged["sample_id"].map(order)

@@ -145,8 +145,9 @@ def test_two_rubrics_are_paired_so_per_row_deltas_compare_them(frame):
                          (0.0 if r.sample_id == "2" else r.value) if r.method == J else r.value, r.unscored_reason)
                        for r in RESULTS], CATS)
     assert pair_methods(frame, b) == {"judge:binary": J}
-    unpaired = run_delta(frame, b, changed_only=True)
-    assert set(unpaired["present"]) == {"A", "B"}  # without pairing nothing lines up
+    unpaired = run_delta(frame, b)
+    assert set(unpaired.loc[unpaired["method"] == J, "present"]) == {"A"}  # without pairing nothing lines up
+    assert run_delta(frame, b, changed_only=True).empty  # ... and a judge on one side only is no change per row
     paired = run_delta(frame, b, changed_only=True, methods=pair_methods(frame, b))
     assert list(zip(paired["sample_id"], paired["metric"], paired["method"], paired["method_b"])) == [
         ("2", "faithfulness", J, "judge:binary")
@@ -180,3 +181,21 @@ def test_cost_per_scorer_from_the_call_log():
     assert (by["faithfulness"].calls, by["faithfulness"].cached_calls, by["faithfulness"].input_tokens) == (1, 1, 100)
     assert by["faithfulness"].method == "decomposed" and by["answer_correctness"].output_tokens == 5
     assert (by[J].errors, by[J].method) == (1, J)
+
+
+def test_a_judge_only_run_a_had_is_no_change_on_every_row(frame):
+    """The "48 results changed" bug: B drops one of A's judges and changes nothing else."""
+    extra = [R(r.sample_id, r.metric, "judge:binary", r.value, r.unscored_reason) for r in RESULTS if r.method == J]
+    a = results_frame([*RESULTS, *extra], CATS)
+    b = results_frame(RESULTS, CATS)
+    assert pair_methods(a, b) == {}  # A's extra judge has no partner in B
+    assert run_delta(a, b, changed_only=True).empty
+    only_a, only_b = one_sided(a, b)
+    assert only_a == sorted({f"{r.metric} (judge:binary)" for r in extra}) and only_b == []
+    s = summary_delta(a, b).set_index(["metric", "method"])
+    assert int(s["changed_rows"].sum()) == 0
+    # A row really changed on a shared method still counts, and only that one.
+    b2 = results_frame([R("2", "faithfulness", J, 0.5) if (r.sample_id == "2" and r.metric == "faithfulness" and r.method == J)
+                        else r for r in RESULTS], CATS)
+    changed = run_delta(a, b2, changed_only=True)
+    assert list(zip(changed["sample_id"], changed["method"])) == [("2", J)]

@@ -10,6 +10,8 @@ an unchanged fingerprint is a bug in how requests are keyed, not a stale recordi
 
 import hashlib
 import json
+
+import pytest
 from pathlib import Path
 
 
@@ -60,6 +62,10 @@ def test_the_recorded_small_model_run_replays_to_its_scores(tmp_path, monkeypatc
            for r in replayed["rows"] for x in r["results"]}
     missed = sorted(k for k, (_, reason) in got.items() if reason == "replay_miss")
     assert not missed, _stale_message(missed, prompt_fingerprint() != expected["prompt_fingerprint"])
-    assert got == expected["results"]
+    # Scores that mix in embedding cosines differ in the 8th decimal between runs (float sums in the bundled
+    # model depend on thread scheduling): equal to 1e-6, with the same unscored reasons.
+    assert set(got) == set(expected["results"])
+    assert {k: v[1] for k, v in got.items()} == {k: v[1] for k, v in expected["results"].items()}
+    assert {k: v[0] for k, v in got.items()} == pytest.approx({k: v[0] for k, v in expected["results"].items()}, abs=1e-6)
     assert replayed["model"] == expected["model"]  # the replayed answers name the model that gave them
     assert all(r["provider"] == "replay" for row in replayed["rows"] for r in row["results"])
