@@ -17,6 +17,7 @@ import pandas as pd
 
 from rageval_core.trust.stats import cohen_kappa, pearson, spearman
 from rageval_core.types import DECOMPOSED, METRIC_IDS, SEED_METRICS, MetricResult
+from rageval_core.judges.labels import result_method
 
 RESULT_COLUMNS = [
     "sample_id",
@@ -49,7 +50,7 @@ def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, 
     order: list[tuple[str, str]] = []
     reasks: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for r in results:
-        key = (r.method, r.metric)
+        key = (result_method(r), r.metric)
         if key not in totals and key not in reasons:
             order.append(key)
         reask = (getattr(r, "details", None) or {}).get("reask")
@@ -160,7 +161,7 @@ def results_frame(results: Iterable[MetricResult], categories: Mapping[str, str 
             "sample_id": r.sample_id,
             "category": cats.get(r.sample_id),
             "metric": r.metric,
-            "method": r.method,
+            "method": result_method(r),  # judge:rubric5@<judge id> in a run with several judge configurations
             "value": np.nan if r.value is None else float(r.value),
             "unscored_reason": r.unscored_reason,
             "reason": r.reason,

@@ -17,6 +17,7 @@ from rageval_core.csvsafe import dumps_csv
 from rageval_core.store import Store
 from rageval_core.store import _metric_result as store_metric_result
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
+from rageval_core.judges.labels import base_method, display_method, judge_of, result_method
 
 FORMAT_VERSION = 1
 
@@ -37,6 +38,9 @@ def _result_dict(r: MetricResult, include_details: bool) -> dict[str, Any]:
         "cost_usd": r.cost_usd,
         "latency_s": round(r.latency_s, 4),
     }
+    judge = judge_of(r.details)
+    if judge:  # a run with several judge configurations: which one scored this (extra key, contract unchanged)
+        out["judge"] = judge
     if include_details:
         out["details"] = r.details
     return out
@@ -51,7 +55,7 @@ def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int,
 
     def key(r: Any) -> tuple[int, str, int, str]:
         method_rank = 0 if r.method == DECOMPOSED else 1 + (judges.index(r.method) if r.method in judges else len(judges))
-        return (method_rank, r.method, metric_rank.get(r.metric, len(metric_rank)), r.metric)
+        return (method_rank, result_method(r), metric_rank.get(r.metric, len(metric_rank)), r.metric)
 
     return key
 
@@ -194,17 +198,17 @@ def run_to_csv(store: Store, run_id: str) -> str:
     pairs: list[tuple[str, str]] = []
     for row in data["rows"]:  # results already in the fixed export order
         for r in row["results"]:
-            key = (r["method"], r["metric"])
+            key = (display_method(r["method"], r.get("judge")), r["metric"])
             if key not in pairs:
                 pairs.append(key)
     order = result_order(data["scorers"])
-    pairs.sort(key=lambda p: order(SimpleNamespace(method=p[0], metric=p[1])))
+    pairs.sort(key=lambda p: order(SimpleNamespace(method=base_method(p[0]), metric=p[1], details={'judge': p[0].partition('@')[2]})))
     header = ["id", "category", "row_error"]
     for method, metric in pairs:
         header += [column_name(metric, method), column_name(metric, method) + "/unscored"]
     lines: list[list[Any]] = []
     for row in data["rows"]:
-        cells = {(r["method"], r["metric"]): r for r in row["results"]}
+        cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
         line: list[Any] = [row["id"], row["category"] or "", ""]
         for key in pairs:
             r = cells.get(key)

@@ -31,7 +31,9 @@ from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print
 from rageval_core.termtext import terminal_text
 
 
-def scorers_from_args(args: argparse.Namespace) -> list[Any]:
+def scorers_from_args(args: argparse.Namespace, cfg: Any = None) -> list[Any]:
+    """The scorers of ``--metrics``, ``--judge`` and ``--judges FILE`` (each configuration bound to its own
+    provider stack; ``cfg`` is the run's provider configuration the judges inherit retries and cache from)."""
     from rageval_core.metrics.judge import JudgeScorer
     from rageval_core.metrics.registry import build_scorers
 
@@ -47,8 +49,19 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
             raise UsageError(f"--judge {judge!r}: no such preset or rubric file (presets: rubric5, binary, binary-strict)") from None
         except (ValueError, OSError) as exc:
             raise UsageError(f"--judge {judge!r}: {exc}") from None
+    if getattr(args, "judges", None):
+        from rageval_core.judges.bound import judge_scorers
+        from rageval_core.judges.config import JudgeConfigError, load_judges
+
+        try:
+            judges = load_judges(args.judges)
+            scorers.extend(judge_scorers(judges, cfg, economy=bool(args.economy)))
+        except (JudgeConfigError, FileNotFoundError) as exc:
+            raise UsageError(f"--judges: {exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"--judges {args.judges}: {exc}") from None
     if not scorers:
-        raise UsageError("nothing to evaluate: give --metrics and/or --judge")
+        raise UsageError("nothing to evaluate: give --metrics, --judge and/or --judges")
     names = [s.name for s in scorers]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -59,6 +72,7 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
     from rageval_core.export import export_calls_jsonl, export_run
+    from rageval_core.judges.labels import display_method
     from rageval_core.runner import estimate
 
     if args.data is None:
@@ -72,13 +86,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
     thresholds = [parse_threshold(t) for t in args.fail_under or []]
-    scorers = scorers_from_args(args)
-    produced = {(s.method, m) for s in scorers for m in s.metrics}
+    cfg = provider_config(args)
+    scorers = scorers_from_args(args, cfg)
+    produced = {(display_method(s.method, getattr(s, "group", None)), m) for s in scorers for m in s.metrics}
+    for rule in getattr(args, "jury", None) or []:
+        produced |= {(f"jury:{rule}", m) for s in scorers for m in s.metrics}
     for t in thresholds:
         if (t.method, t.metric) not in produced:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
     dataset, invalid = load_rows(args.data)
-    cfg = provider_config(args)
     store = open_store(args)
 
     est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model)
@@ -91,6 +107,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not args.quiet:
         err(_estimate_table(est))
     result = run_scorers(args, dataset, invalid, scorers, store, cfg)
+    _add_juries(args, store, result)
 
     export_run(store, result.run_id, out, include_details=args.details)
     if args.calls_out:
@@ -172,6 +189,24 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, previous)
     return result
+
+
+def _add_juries(args: argparse.Namespace, store: Any, result: Any) -> None:
+    """``--jury RULE``: store each jury over the run's judges (``--jury-members`` picks them) and refresh the
+    run's summary so the jury is listed, exported and gated like any method."""
+    rules = list(dict.fromkeys(getattr(args, "jury", None) or []))
+    if not rules:
+        return
+    from rageval_core.judges.jury_run import add_jury
+    from rageval_core.runner.persist import stream_summary
+
+    members = [m.strip() for m in (args.jury_members or "").split(",") if m.strip()] or None
+    for rule in rules:
+        try:
+            add_jury(store, result.run_id, rule, members, threshold=args.jury_threshold)
+        except ValueError as exc:
+            raise UsageError(f"--jury {rule}: {exc}") from None
+    result.summary = stream_summary(store, result.run_id)
 
 
 def load_rows(path: str) -> tuple[Any, list[Any]]:
@@ -338,6 +373,14 @@ def add_command(sub: Any) -> None:
     ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids: faithfulness, answer_relevancy, "
                     "context_precision, context_recall, context_relevance, answer_correctness")
     ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
+    ev.add_argument("--judges", metavar="FILE",
+                    help="YAML or JSON list of judge configurations (provider, model, base_url, method: a rubric or "
+                    "decomposed with metrics, temperature, seed, rpm, tpm, api_key_env); every one scores every row")
+    ev.add_argument("--jury", action="append", choices=("mean", "median", "majority"),
+                    help="add a jury over the judges, listed as method jury:RULE (repeatable)")
+    ev.add_argument("--jury-members", metavar="M1,M2",
+                    help="the jury's members by method label, e.g. judge:rubric5@gpt-4o-mini (default: every judge configuration)")
+    ev.add_argument("--jury-threshold", type=float, default=0.5, help="pass threshold of a majority jury's votes (default 0.5)")
     ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
     ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone)")

@@ -31,9 +31,9 @@ def parse_threshold(text: str) -> Threshold:
         raise UsageError(f"--fail-under {text!r}: {value!r} is not a number") from None
     if not 0.0 <= minimum <= 1.0:
         raise UsageError(f"--fail-under {text!r}: scores are in [0, 1]")
-    if target.startswith("judge:"):
+    if target.startswith(("judge:", "jury:")):
         method, _, metric = target.rpartition(":")
-        if method == "judge" or not metric:
+        if method in ("judge", "jury") or not metric:
             raise UsageError(f"--fail-under {text!r}: a judge threshold is judge:<rubric id>:<criterion>=value")
         return Threshold(method, metric, minimum)
     return Threshold("decomposed", target, minimum)

@@ -345,6 +345,31 @@ def build_from_config(
     return llm, embedder
 
 
+def judge_stacks(scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: Store) -> dict[str, tuple[LLM, bool]]:
+    """The LLM each judge group answers with, and whether the runner logs its calls itself.
+
+    Group "" is the run's own provider. A scorer bound to a judge configuration (``judges.BoundScorer``)
+    gets its own provider stack, built once per judge: its own rate limits, key, cache and call-log hook;
+    a ready ``judge_llm`` is used as given (the runner then logs its calls).
+    """
+    from rageval_core.judges.bound import SamplingLLM, judge_group
+    from rageval_core.llm import registry
+
+    stacks: dict[str, tuple[LLM, bool]] = {"": (llm, log_calls)}
+    for scorer in scorers:
+        group = judge_group(scorer)
+        if not group or group in stacks:
+            continue
+        sampling = scorer.judge.sampling  # type: ignore[attr-defined]
+        ready = getattr(scorer, "judge_llm", None)
+        if ready is not None:
+            stacks[group] = (SamplingLLM(ready, sampling), True)
+        else:
+            built = registry.build_llm(scorer.judge_config, db_path=store.path, call_hook=make_call_hook(store))  # type: ignore[attr-defined]
+            stacks[group] = (SamplingLLM(built, sampling), False)
+    return stacks
+
+
 def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer]) -> bool:
     """Whether any scorer expects an embedding request on any row (from the scorers' own estimates)."""
     return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples)

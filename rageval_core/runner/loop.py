@@ -16,11 +16,13 @@ import contextvars
 import sqlite3
 import threading
 import time
+from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rageval_core import db
+from rageval_core.judges.bound import judge_group, judge_settings
 from rageval_core.llm.base import LLM, Embedder
 from rageval_core.metrics.base import EvalContext, Memo, Scorer
 from rageval_core.repeats import RepeatLLM
@@ -34,6 +36,7 @@ from rageval_core.runner.execute import (
     build_from_config,
     default_embedder,
     failed_results,
+    judge_stacks,
     needs_embeddings,
 )
 from rageval_core.runner.persist import ResultSink, Run, restore_spilled, stream_cost, stream_summary
@@ -75,21 +78,23 @@ class Progress:
 
 
 class _RowContexts:
-    """One ``EvalContext`` (and memo) per row and repeat, alive while it has tasks in flight or to come. A repeat
-    never reuses another's claim extraction; repeats 1+ send their requests through ``RepeatLLM``."""
+    """One ``EvalContext`` (and memo) per row, repeat and judge configuration, alive while it has tasks in flight
+    or to come. A repeat never reuses another's claim extraction, nor a judge another judge's; repeats 1+ send
+    their requests through ``RepeatLLM``. ``llms`` maps a judge group ("" for the run's provider) to its LLM
+    per repeat."""
 
-    def __init__(self, llms: Sequence[Any], embedder: Any, options: dict[str, Any]) -> None:
+    def __init__(self, llms: Mapping[str, Sequence[Any]], embedder: Any, options: dict[str, Any]) -> None:
         self._llms, self._embedder, self._options = llms, embedder, options
         self._lock = threading.Lock()
-        self._rows: dict[tuple[str, int], list[Any]] = {}
+        self._rows: dict[tuple[str, int, str], list[Any]] = {}
 
-    def open(self, sample_id: str, repeat: int, n_tasks: int) -> EvalContext:
-        ctx = EvalContext(llm=self._llms[repeat], embedder=self._embedder, options=self._options, memo=Memo())
+    def open(self, sample_id: str, repeat: int, n_tasks: int, group: str = "") -> EvalContext:
+        ctx = EvalContext(llm=self._llms[group][repeat], embedder=self._embedder, options=self._options, memo=Memo())
         with self._lock:
-            self._rows[(sample_id, repeat)] = [ctx, n_tasks]
+            self._rows[(sample_id, repeat, group)] = [ctx, n_tasks]
         return ctx
 
-    def close_one(self, key: tuple[str, int]) -> None:
+    def close_one(self, key: tuple[str, int, str]) -> None:
         with self._lock:
             entry = self._rows.get(key)
             if entry is not None:
@@ -182,6 +187,7 @@ def run(
         embedder = default_embedder()
     if log_calls is None:
         log_calls = True
+    stacks = judge_stacks(scorers, llm, bool(log_calls), store)
     if gate_embeddings is None:
         gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
 
@@ -223,7 +229,8 @@ def run(
             model=llm.model,
             base_url=base_url,
             settings={
-                "concurrency": concurrency, "options": _jsonable_options(options), **dict(settings or {}),
+                "concurrency": concurrency, "options": _jsonable_options(options), **judge_settings(scorers),
+                **dict(settings or {}),
                 **({"repeats": repeats, "repeat_temperature": repeat_temperature} if repeats > 1 or repeat_temperature is not None else {}),
             },
             rows=rows,
@@ -238,18 +245,22 @@ def run(
 
     counters = Counters()
     gate = PriorityGate(concurrency, cancel)
-    run_llm = RunLLM(llm, gate, cancel, counters, store if log_calls else None)
     run_embedder = RunEmbedder(embedder, gate, counters, gated=bool(gate_embeddings))
-    llms = [
-        run_llm if rep == 0 and repeat_temperature is None else RepeatLLM(run_llm, rep, repeat_temperature)
-        for rep in range(repeats)
-    ]
+    llms: dict[str, list[Any]] = {}
+    for group, (group_llm, logs_here) in stacks.items():
+        run_llm = RunLLM(group_llm, gate, cancel, counters, store if logs_here else None)
+        llms[group] = [
+            run_llm if rep == 0 and repeat_temperature is None else RepeatLLM(run_llm, rep, repeat_temperature)
+            for rep in range(repeats)
+        ]
     contexts = _RowContexts(llms, run_embedder, options)
     sink = ResultSink(store, run_id, patience_s=store_patience_s)
     started = clock()
 
     def work(priority: int, sample: Sample, scorer: Scorer, rep: int, ctx: EvalContext) -> bool:
         tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority)
+        group = judge_group(scorer)
+        answered_by = stacks[group][0]
         token = _CURRENT.set(tag)
         try:
             if cancel.is_set():
@@ -259,17 +270,17 @@ def run(
                 if not results:
                     raise RuntimeError(f"scorer {scorer.name} returned no results")
             except Exception as exc:  # a scorer bug or provider failure is an unscored result, never a crash
-                results = failed_results(sample, scorer, exc, llm)
+                results = failed_results(sample, scorer, exc, answered_by)
             if tag.cancelled or (cancel.is_set() and any(r.unscored_reason == "cancelled" for r in results)):
                 return False  # abandoned mid-way: store nothing, resume redoes it
             for r in results:
-                r.provider = r.provider or llm.provider
-                r.model = r.model or llm.model
+                r.provider = r.provider or answered_by.provider
+                r.model = r.model or answered_by.model
             sink.save(sample.id, scorer.name, results, rep)  # written now, or kept for later; never raises for a lock
             return True
         finally:
             _CURRENT.reset(token)
-            contexts.close_one((sample.id, rep))
+            contexts.close_one((sample.id, rep, group))
 
     done = 0
     status = DONE
@@ -296,7 +307,7 @@ def run(
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rageval-run")
     interrupted = False
     try:
-        futures: dict[Future, tuple[str, int]] = {}
+        futures: dict[Future, tuple[str, int, str]] = {}
         rows_left = _row_tasks(samples, scorers, finished, repeats)
         priority = 0
         pending: set[Future] = set()
@@ -308,10 +319,12 @@ def run(
                 if nxt is None:
                     return
                 sample, rep, todo = nxt
-                ctx = contexts.open(sample.id, rep, len(todo))
+                by_group = Counter(judge_group(s) for s in todo)
+                ctxs = {g: contexts.open(sample.id, rep, n, g) for g, n in by_group.items()}
                 for scorer in todo:
-                    fut = pool.submit(contextvars.copy_context().run, work, priority, sample, scorer, rep, ctx)
-                    futures[fut] = (sample.id, rep)
+                    group = judge_group(scorer)
+                    fut = pool.submit(contextvars.copy_context().run, work, priority, sample, scorer, rep, ctxs[group])
+                    futures[fut] = (sample.id, rep, group)
                     pending.add(fut)
                     priority += 1
 

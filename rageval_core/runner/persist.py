@@ -232,15 +232,18 @@ class _Head:
     metric: str
     value: float | None
     unscored_reason: str | None
-    details: dict[str, Any] | None = None  # only the re-ask counts, when the result has any
+    details: dict[str, Any] | None = None  # only the re-ask counts and the judge id, when the result has them
 
 
 def _result_heads(store: Store, run_id: str) -> Iterator[_Head]:
     cur = store._conn().execute(
         "SELECT method, metric, value, unscored_reason, json_extract(details, '$.reask.asked'),"
-        " json_extract(details, '$.reask.recovered') FROM results WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
+        " json_extract(details, '$.reask.recovered'), json_extract(details, '$.judge') FROM results"
+        " WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
         (run_id,),
     )
     for r in cur:
-        reask = {"reask": {"asked": r[4], "recovered": r[5] or 0}} if r[4] else None
-        yield _Head(r[0], r[1], r[2], r[3], reask)
+        details = {"reask": {"asked": r[4], "recovered": r[5] or 0}} if r[4] else {}
+        if r[6]:
+            details["judge"] = r[6]
+        yield _Head(r[0], r[1], r[2], r[3], details or None)

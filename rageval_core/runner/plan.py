@@ -140,7 +140,9 @@ def estimate(
     rows = []
     for scorer in scorers:
         row = EstimateRow(scorer.name, scorer.method, tuple(scorer.metrics))
-        scorer_estimate = _estimate_for(scorer, provider)
+        judge = getattr(scorer, "judge", None)  # a scorer bound to its own judge configuration (judges.bound)
+        scorer_price = _price_lookup(judge.provider, judge.model) if judge is not None else price
+        scorer_estimate = _estimate_for(scorer, judge.provider if judge is not None else provider)
         for sample in measured:
             e = scorer_estimate(sample)
             row.llm_calls += e.llm_calls
@@ -150,8 +152,8 @@ def estimate(
         if scale != 1.0:
             row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
             row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
-        if price is not None:
-            cost = price(row.input_tokens, row.output_tokens)
+        if scorer_price is not None:
+            cost = scorer_price(row.input_tokens, row.output_tokens)
             row.cost_usd = None if cost != cost else cost  # NaN → unknown
         rows.append(row)
     return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None)

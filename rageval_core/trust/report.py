@@ -18,6 +18,7 @@ from rageval_core.trust.estimate import CorrectedEstimate, corrected_estimate
 from rageval_core.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.trust.ranking import LabelCandidate, label_next
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
+from rageval_core.judges.labels import result_method
 
 DEFAULT_THRESHOLD = 0.5
 DEFAULT_ITERATIONS = 1000
@@ -142,7 +143,7 @@ def scores_by(results: Sequence[MetricResult]) -> dict[str, dict[str, dict[str, 
     out: dict[str, dict[str, dict[str, float]]] = {}
     rank = {m: i for i, m in enumerate(METRIC_IDS)}
     for r in results:
-        by_method = out.setdefault(r.metric, {}).setdefault(r.method, {})
+        by_method = out.setdefault(r.metric, {}).setdefault(result_method(r), {})
         if r.value is not None:
             by_method[r.sample_id] = float(r.value)
         else:

@@ -1,0 +1,1 @@
+"""Several judge configurations in one run, the jury over them, and their agreement (see each module)."""
