@@ -31,9 +31,9 @@ from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print
 from rageval_core.termtext import terminal_text
 
 
-def scorers_from_args(args: argparse.Namespace, cfg: Any = None) -> list[Any]:
+def scorers_from_args(args: argparse.Namespace) -> list[Any]:
     """The scorers of ``--metrics``, ``--judge`` and ``--judges FILE`` (each configuration bound to its own
-    provider stack; ``cfg`` is the run's provider configuration the judges inherit retries and cache from)."""
+    provider stack, inheriting retries, timeout and cache settings from the run's provider options)."""
     from rageval_core.metrics.judge import JudgeScorer
     from rageval_core.metrics.registry import build_scorers
 
@@ -55,7 +55,7 @@ def scorers_from_args(args: argparse.Namespace, cfg: Any = None) -> list[Any]:
 
         try:
             judges = load_judges(args.judges)
-            scorers.extend(judge_scorers(judges, cfg, economy=bool(args.economy)))
+            scorers.extend(judge_scorers(judges, provider_config(args), economy=bool(args.economy)))
         except (JudgeConfigError, FileNotFoundError) as exc:
             raise UsageError(f"--judges: {exc}") from None
         except ValueError as exc:
@@ -86,8 +86,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
     thresholds = [parse_threshold(t) for t in args.fail_under or []]
-    cfg = provider_config(args)
-    scorers = scorers_from_args(args, cfg)
+    scorers = scorers_from_args(args)
     produced = {(display_method(s.method, getattr(s, "group", None)), m) for s in scorers for m in s.metrics}
     for rule in getattr(args, "jury", None) or []:
         produced |= {(f"jury:{rule}", m) for s in scorers for m in s.metrics}
@@ -95,6 +94,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if (t.method, t.metric) not in produced:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
     dataset, invalid = load_rows(args.data)
+    cfg = provider_config(args)
     store = open_store(args)
 
     est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model)
