@@ -1,24 +1,45 @@
-"""History: every stored run — open it in Compare or Inspect, export it, or delete it."""
+"""History: every stored run as a leaderboard — name and note it, compare two, open, export or delete one."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import nav, run_picker, runs, state, widgets
+from ui import leaderboard, nav, run_picker, runs, state, widgets
 
 st.title(nav.HISTORY.heading)
 store = runs.store()
 infos = run_picker.stored_runs_or_stop(store, "No runs yet. Start one on the Evaluate page.")
 
-st.caption("Click a row to pick that run, or choose it below.")
-run_id = run_picker.pick_run_in_table(infos, runs.runs_frame(infos, store))
+st.caption(
+    "One line per run: the mean of each metric per method over scored rows (several judges and juries are "
+    "methods of their own), the unscored share, provider calls, cost and wall time. Pick two rows to compare them."
+)
+table = leaderboard.filtered_table(store, infos)
+picked = leaderboard.selected_runs(table)
+if len(picked) == 2:
+    if st.button(f"Compare run A {picked[0]} vs run B {picked[1]}", type="primary"):
+        st.session_state[state.SELECTED_RUN] = picked[0]
+        st.session_state[leaderboard.RUN_B] = picked[1]
+        st.switch_page(nav.COMPARE.path)
+elif len(picked) > 2:
+    st.caption("Pick exactly two rows to compare them.")
+
+ids = [i.id for i in infos]
+if picked and picked[-1] != st.session_state.get("history.clicked"):  # a new pick chooses the run below once
+    st.session_state["history.run"] = picked[-1]
+st.session_state["history.clicked"] = picked[-1] if picked else None
+if st.session_state.get("history.run") not in ids:
+    selected = state.get(state.SELECTED_RUN)
+    st.session_state["history.run"] = selected if selected in ids else ids[0]
+run_id = st.selectbox("Run", ids, format_func=run_picker.run_labels(infos).get, key="history.run")
 info = next(i for i in infos if i.id == run_id)
 st.caption(f"Dataset {info.dataset_name} (hash `{str(info.dataset_hash)[:12]}`) · scorers: {', '.join(info.scorers)}")
+leaderboard.edit_name_and_note(store, info)
 with st.expander("Settings and versions recorded with the run"):
     st.json({"settings": info.settings, "versions": info.versions}, expanded=False)
 
 open_compare, open_inspect, spacer = st.columns([1, 1, 3])
-if open_compare.button("Open in Compare", type="primary"):
+if open_compare.button("Open in Compare"):
     st.session_state[state.SELECTED_RUN] = run_id
     st.switch_page(nav.COMPARE.path)
 if open_inspect.button("Open in Inspect"):

@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS runs (
     base_url TEXT,
     settings TEXT NOT NULL,
     n_rows INTEGER NOT NULL DEFAULT 0,
-    note TEXT
+    note TEXT,
+    name TEXT
 );
 CREATE TABLE IF NOT EXISTS run_rows (
     run_id TEXT NOT NULL,
@@ -158,6 +159,7 @@ class RunInfo:
     finished_at: float | None = None
     note: str | None = None
     warnings: dict[str, int] = field(default_factory=dict)  # lost call-log / cache writes by kind
+    name: str | None = None  # the user's name for the run (History), None until set
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -327,6 +329,16 @@ class Store:
             "set run status",
         )
 
+    def label_run(self, run_id: str, *, name: str | None = None, note: str | None = None) -> None:
+        """Set a run's name and note as the user typed them (History); "" clears one, None leaves it."""
+        def update(conn: sqlite3.Connection) -> None:
+            if name is not None:
+                conn.execute("UPDATE runs SET name = ? WHERE id = ?", (name.strip() or None, run_id))
+            if note is not None:
+                conn.execute("UPDATE runs SET note = ? WHERE id = ?", (note.strip() or None, run_id))
+
+        self._write(update, "label run")
+
     def delete_run(self, run_id: str) -> None:
         def delete(conn: sqlite3.Connection) -> None:
             for table, col in (("results", "run_id"), ("run_rows", "run_id"), ("call_log", "run_id"), ("runs", "id")):
@@ -470,6 +482,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
     ``reask`` and ``structured_output`` columns came later too (0 and unknown for old calls).
     """
     db.add_column(conn, "results", "repeat_index", "INTEGER NOT NULL DEFAULT 0")
+    db.add_column(conn, "runs", "name", "TEXT")  # History's editable run name
     for column, decl in _CALL_LOG_ADDED.items():
         db.add_column(conn, "call_log", column, decl)
 
@@ -558,6 +571,7 @@ def _run_info(row: sqlite3.Row) -> RunInfo:
         finished_at=row["finished_at"],
         note=row["note"],
         warnings=json.loads(row["warnings"]) if row["warnings"] else {},
+        name=row["name"] if "name" in row.keys() else None,
     )
 
 

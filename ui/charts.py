@@ -83,3 +83,21 @@ def estimates(points: pd.DataFrame) -> alt.LayerChart:
                  alt.Tooltip("high:Q", format=".3f"), "n"],
     )
     return (rules + dots).properties(width=PAGE_WIDTH - 360, height=max(70, len(order) * 54))
+
+
+def judge_rows(points: pd.DataFrame, row_order: Sequence[str]) -> alt.Chart:
+    """Each judge's score per row for one criterion (``sample_id``, ``judge``, ``value`` rows): rows on y, one
+    dot per judge, so where judges split stands out."""
+    return (
+        alt.Chart(points)
+        .mark_point(filled=True, size=80, opacity=0.85)
+        .encode(
+            y=alt.Y("sample_id:N", sort=list(row_order), title="row"),
+            x=alt.X("value:Q", scale=alt.Scale(domain=[-0.02, 1.02]), title="score"),
+            color=alt.Color("judge:N", title="judge"),
+            shape=alt.Shape("judge:N", title="judge"),
+            tooltip=["sample_id", "judge", alt.Tooltip("value:Q", format=".3f")],
+        )
+        .properties(width=PAGE_WIDTH - LABEL_WIDTH, height=max(120, 18 * len(row_order)))
+        .configure_legend(orient="bottom")
+    )

@@ -82,7 +82,8 @@ def store() -> Store:
 
 def run_label(info: RunInfo) -> str:
     when = datetime.fromtimestamp(info.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M")
-    return f"{info.id} · {info.dataset_name or '?'} · {info.provider}/{info.model} · {info.n_rows} rows · {info.status} · {when} UTC"
+    named = f"{info.name} · " if info.name else ""
+    return f"{named}{info.id} · {info.dataset_name or '?'} · {info.provider}/{info.model} · {info.n_rows} rows · {info.status} · {when} UTC"
 
 
 def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
@@ -119,30 +120,6 @@ def load(run_id: str, current: data.Workset | None = None, run_store: Store | No
 
 def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> list[CallEntry]:
     return [c for c in (run_store or store()).calls(run_id) if c.sample_id == sample_id]
-
-
-def runs_frame(infos: list[RunInfo], run_store: Store | None = None) -> pd.DataFrame:
-    """The History table: one row per run with status, data, provider, scorers, calls and cost."""
-    s = run_store or store()
-    rows: list[dict[str, Any]] = []
-    for info in infos:
-        costs = compare.cost_by_method(s.calls(info.id))
-        rows.append(
-            {
-                "run": info.id,
-                "created (UTC)": datetime.fromtimestamp(info.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M:%S"),
-                "status": info.status,
-                "dataset": info.dataset_name,
-                "rows": info.n_rows,
-                "provider": info.provider,
-                "model": info.model,
-                "scorers": ", ".join(info.scorers),
-                "calls": sum(c.calls for c in costs.values()),
-                "cache hits": sum(c.cached_calls for c in costs.values()),
-                "cost ($)": round(sum(c.cost_usd for c in costs.values()), 6),
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -105,6 +105,12 @@ def judge_settings(scorers: Sequence[Any]) -> dict[str, Any]:
         if isinstance(judge, JudgeConfig) and judge.id not in seen:
             llm = getattr(s, "judge_llm", None)
             entry = judge.to_dict()
+            if not judge.model:  # the provider's default model, as the stack resolves it
+                from rageval_core.llm.registry import PROVIDERS
+
+                info = PROVIDERS.get(judge.provider)
+                if info is not None and info.default_model:
+                    entry["model"] = info.default_model
             if llm is not None:  # a ready LLM names its own provider and model
                 entry.update(provider=llm.provider, model=llm.model)
             seen[judge.id] = entry

@@ -242,3 +242,43 @@ def test_missing_browser_skips_locally_and_fails_when_required(monkeypatch: pyte
     monkeypatch.setenv("RAGEVAL_REQUIRE_E2E", "1")
     with pytest.raises(pytest.fail.Exception, match="RAGEVAL_REQUIRE_E2E=1 but /usr/bin/chromium is missing"):
         _unavailable("/usr/bin/chromium is missing")
+
+
+@pytest.mark.timeout(900)
+def test_history_leaderboard_in_a_real_browser(server: str, page: Any, home: Path) -> None:
+    """History as a leaderboard over a stored two-judge run (offline heuristic + a scripted second model, with
+    a mean jury): the run is named and annotated in the page, and the name reaches the store."""
+    from playwright.sync_api import expect
+
+    from rageval_core.datasets import load_dataset
+    from rageval_core.judges.bound import judge_scorers
+    from rageval_core.judges.config import JudgeConfig
+    from rageval_core.judges.jury_run import add_jury
+    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.runner import run
+    from rageval_core.store import Store
+    from tests.support.scripted_llm import ScriptedLLM
+    from tests.test_judge import scores_for
+
+    ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
+    judges = [JudgeConfig("heuristic", provider="offline"), JudgeConfig("scripted", provider="openai-compatible", model="scripted-1")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        scorers = judge_scorers(judges, ProviderConfig(), llms={"scripted": ScriptedLLM(default=lambda r: scores_for(r, 4))})
+        stored = run(ds.samples[:4], scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+        add_jury(Store(), stored.run_id, "mean")
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)
+    page.goto(f"{server}/history")
+    expect(page.get_by_text("One line per run: the mean of each metric per method")).to_be_visible()
+    page.get_by_test_id("stSelectbox").filter(has_text="Run").last.click()
+    page.get_by_role("option").filter(has_text=stored.run_id).click()
+    page.get_by_label("Run name", exact=True).fill("two judges + jury")
+    page.get_by_label("Note", exact=True).fill("offline heuristic vs a scripted second model")
+    page.get_by_role("button", name="Save name and note").click()
+    expect(page.get_by_text(f"Saved the name and note of run {stored.run_id}.")).to_be_visible()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        assert Store().get_run(stored.run_id).name == "two judges + jury"
+    page.get_by_test_id("stDataFrame").first.wait_for()
+    _shot(page, "history.png")
+    assert (SHOTS / "history.png").stat().st_size > 10_000

@@ -1,0 +1,47 @@
+"""History's leaderboard widgets: filters, the table (pick one run or two to compare), name and note editing."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rageval_core import leaderboard
+from rageval_core.store import RunInfo, Store
+
+RUN_B = "compare.run_b"  # Compare's "run B" select box
+
+
+def filtered_table(store: Store, infos: list[RunInfo]) -> pd.DataFrame:
+    """The leaderboard of ``infos`` under the page's filter, dataset and sort controls."""
+    frame = leaderboard.leaderboard_frame(leaderboard.leader_rows(store, infos))
+    left, middle, right, order = st.columns([2, 2, 2, 1])
+    text = left.text_input("Filter (run, name, note, model)", key="history.filter")
+    sets = leaderboard.datasets_of(frame)
+    dataset = middle.selectbox("Dataset", ["(all)", *sets], key="history.dataset")
+    sortable = ["created (UTC)", "name", "unscored share", "calls", "cost ($)", "wall (s)", *leaderboard.metric_columns(frame)]
+    sort_by = right.selectbox("Sort by", sortable, key="history.sort")
+    descending = order.toggle("Descending", value=True, key="history.desc")
+    return leaderboard.filter_sort(frame, text=text, dataset=None if dataset == "(all)" else dataset,
+                                   sort_by=sort_by, descending=descending)
+
+
+def selected_runs(table: pd.DataFrame) -> list[str]:
+    """The table with multi-row selection; the run ids of the rows picked (in table order)."""
+    score_cols = leaderboard.metric_columns(table) + ["unscored share"]
+    event = st.dataframe(
+        table.style.format({c: "{:.3f}" for c in score_cols}, na_rep="-"), hide_index=True, width="stretch",
+        on_select="rerun", selection_mode="multi-row", key="history.table",
+    )
+    rows = list(event.selection.rows) if event is not None else []
+    return [str(table.iloc[i]["run"]) for i in rows if i < len(table)]
+
+
+def edit_name_and_note(store: Store, info: RunInfo) -> None:
+    """Name and note of the picked run; saved on the button, shown in the leaderboard."""
+    with st.form(f"history.label.{info.id}", border=False):
+        name = st.text_input("Run name", value=info.name or "", key=f"history.name.{info.id}")
+        note = st.text_area("Note", value=info.note or "", key=f"history.note.{info.id}", height=70)
+        if st.form_submit_button("Save name and note"):
+            store.label_run(info.id, name=name, note=note)
+            st.toast(f"Saved the name and note of run {info.id}.")
+            st.rerun()
