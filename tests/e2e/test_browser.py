@@ -272,6 +272,7 @@ def test_history_leaderboard_in_a_real_browser(server: str, page: Any, home: Pat
     expect(page.get_by_text("One line per run: the mean of each metric per method")).to_be_visible()
     page.get_by_test_id("stSelectbox").filter(has_text="Run").last.click()
     page.get_by_role("option").filter(has_text=stored.run_id).click()
+    expect(page.get_by_text("scorers: judge:rubric5@heuristic, judge:rubric5@scripted")).to_be_visible()  # its form
     page.get_by_label("Run name", exact=True).fill("two judges + jury")
     page.get_by_label("Note", exact=True).fill("offline heuristic vs a scripted second model")
     page.get_by_role("button", name="Save name and note").click()
