@@ -85,6 +85,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
+    if args.batch and getattr(args, "judges", None):
+        raise UsageError("--batch sends the run's provider through its batch API; judges from --judges call their own "
+                         "providers one request at a time: run --judges without --batch")
     thresholds = [parse_threshold(t) for t in args.fail_under or []]
     scorers = scorers_from_args(args)
     produced = {(display_method(s.method, getattr(s, "group", None)), m) for s in scorers for m in s.metrics}
@@ -97,8 +100,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     cfg = provider_config(args)
     store = open_store(args)
 
-    est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model)
+    est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args))
     cost = "unknown (model not in the price table)" if est.cost_usd is None else f"${est.cost_usd:.4f}"
+    if args.batch:
+        cost += " at the batch rate"
     err(
         f"estimate: {len(dataset.samples)} rows × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
         f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
@@ -116,6 +121,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     echo(_actual_table(est, store.iter_calls(result.run_id)))
     _print_analysis(result.results, dataset.samples)
     _print_call_totals(result)
+    if args.batch:
+        _print_batch(store.get_run(result.run_id))
     _print_store_warnings(result)
     _print_failures(result.results)
     if result.repeats > 1:
@@ -142,6 +149,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     """Run ``scorers`` over the dataset's valid rows with the provider options in ``args`` and store the run;
     the first Ctrl-C finishes the calls in flight (resumable), a second aborts. Shared by ``evaluate`` and
     ``trust DATA``."""
+    from rageval_core.batch import BatchCancelled, BatchError, run_batched
     from rageval_core.llm.base import ProviderError
     from rageval_core.runner import RunError, run
 
@@ -156,10 +164,16 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, on_sigint)
+    engine: Any = run
+    extra: dict[str, Any] = {}
+    if getattr(args, "batch", False):
+        engine = run_batched
+        extra = {"poll_s": args.batch_poll, "say": err, "attach": list(args.batch_job or [])}
     try:
-        result = run(
+        result = engine(
             dataset.samples,
             scorers,
+            **extra,
             config=cfg,
             store=store,
             concurrency=args.concurrency,
@@ -183,7 +197,10 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
                 "dataset_issues": issues_for_export(dataset),
             },
         )
-    except (RunError, ProviderError) as exc:  # bad run id, or a provider stack that cannot be built
+    except BatchCancelled as exc:
+        err(str(exc))
+        raise KeyboardInterrupt from None
+    except (RunError, ProviderError, BatchError) as exc:  # bad run id, a provider stack that cannot be built, a failed batch job
         raise UsageError(str(exc)) from None
     finally:
         if threading.current_thread() is threading.main_thread():
@@ -207,6 +224,15 @@ def _add_juries(args: argparse.Namespace, store: Any, result: Any) -> None:
         except ValueError as exc:
             raise UsageError(f"--jury {rule}: {exc}") from None
     result.summary = stream_summary(store, result.run_id)
+
+
+def _discount(args: argparse.Namespace) -> float:
+    """The price factor of this run: batch APIs bill half."""
+    if not getattr(args, "batch", False):
+        return 1.0
+    from rageval_core.batch import BATCH_DISCOUNT
+
+    return BATCH_DISCOUNT
 
 
 def load_rows(path: str) -> tuple[Any, list[Any]]:
@@ -247,6 +273,16 @@ def _print_call_totals(result: Any) -> None:
         echo(
             f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
             f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
+        )
+
+
+def _print_batch(info: Any) -> None:
+    """What the batch rounds did: jobs, requests, per-request failures (priced at the batch rate)."""
+    batch = (info.settings if info is not None else {}).get("batch") or {}
+    if batch:
+        echo(
+            f"batch: {batch.get('rounds', 0)} round(s), jobs {', '.join(batch.get('jobs') or []) or 'none (all answers known)'}; "
+            f"{batch.get('requests', 0)} requests, {batch.get('failed_requests', 0)} failed in the job; cost at the batch rate"
         )
 
 
@@ -398,5 +434,12 @@ def add_command(sub: Any) -> None:
                     help="fewer calls: answer claims verified against contexts and ground truth in one call")
     ev.add_argument("--details", action="store_true", help="include claims, verdicts, prompts and responses in the JSON")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument("--batch", action="store_true",
+                    help="send the model calls through the provider's batch API (OpenAI Batch API, Gemini batch mode) at "
+                    "the batch price: one job per dependent step, polled until done; if the process stops, rerun the "
+                    "same command to pick up the jobs it submitted (embeddings stay synchronous)")
+    ev.add_argument("--batch-job", action="append", metavar="JOB_ID",
+                    help="with --batch: collect the answers of a job submitted before (e.g. from another machine); repeatable")
+    ev.add_argument("--batch-poll", type=float, default=30.0, metavar="SECONDS", help="with --batch: seconds between status checks (default 30)")
     add_repeat_args(ev)
     ev.set_defaults(func=cmd_evaluate)

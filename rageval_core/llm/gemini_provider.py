@@ -90,8 +90,11 @@ class GeminiLLM:
         completion.raw["structured_output"] = FORMAT_LEVELS[level] if request.schema is not None else None
         return completion
 
-    def _generate(self, request: LLMRequest, level: int) -> Any:
-        """One ``generate_content`` call with the structured output of ``level``; errors as ``ProviderError``."""
+    def request_parts(self, request: LLMRequest, level: int | None = None) -> tuple[list[types.Content], types.GenerateContentConfig]:
+        """The contents and generation config for ``request`` at a structured-output level (default: the
+        current one); the synchronous call and a batch-mode inlined request send the same. Raises a 400
+        ``ProviderError`` when the SDK cannot express the schema at that level."""
+        chosen = self._level if level is None else level
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         contents = [
             types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
@@ -109,27 +112,50 @@ class GeminiLLM:
             config["max_output_tokens"] = request.max_output_tokens
         if request.schema is not None:
             config["response_mime_type"] = "application/json"
-            if FORMAT_LEVELS[level] == RESPONSE_JSON_SCHEMA:
+            if FORMAT_LEVELS[chosen] == RESPONSE_JSON_SCHEMA:
                 config["response_json_schema"] = dict(request.schema)
-            elif FORMAT_LEVELS[level] == RESPONSE_SCHEMA:
+            elif FORMAT_LEVELS[chosen] == RESPONSE_SCHEMA:
                 config["response_schema"] = openapi_schema(request.schema)
         if self.thinking_budget is not None:
             config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.thinking_budget)
-        label = f"gemini ({self.model})"
         error: ProviderError | None = None
         try:
-            generation_config = types.GenerateContentConfig(**config)
+            return contents, types.GenerateContentConfig(**config)
         except Exception as exc:  # noqa: BLE001 - the SDK could not express the schema at this level
-            error = provider_error(label, f"schema not accepted by the SDK ({type(exc).__name__}: {exc})", kind="bad_request", status=400, secrets=self._secrets)
-        if error is None:
-            try:
-                return self._client.models.generate_content(model=self.model, contents=contents, config=generation_config)
-            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
-                if FORMAT_LEVELS[level] == RESPONSE_SCHEMA and type(exc).__name__ == "ValidationError":
-                    # The SDK could not turn our schema into its Schema type: not expressible at this level.
-                    error = provider_error(label, f"response_schema not expressible ({type(exc).__name__})", kind="bad_request", status=400, secrets=self._secrets)
-                else:
-                    error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
+            error = provider_error(f"gemini ({self.model})", f"schema not accepted by the SDK ({type(exc).__name__}: {exc})", kind="bad_request", status=400, secrets=self._secrets)
+        raise error
+
+    def completion_from_response(self, response: Any) -> Completion:
+        """A Completion from a ``GenerateContentResponse`` (a batch job's inlined response)."""
+        return self._completion(response, 0.0)
+
+    @property
+    def client(self) -> genai.Client:
+        """The SDK client (the batch engine creates and polls batch jobs with it)."""
+        return self._client
+
+    def map_error(self, exc: BaseException) -> ProviderError:
+        """An SDK exception as a scrubbed ProviderError (for the batch engine's job calls)."""
+        return map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets)
+
+    def error_for(self, status: int, message: str) -> ProviderError:
+        """A scrubbed ProviderError for one failed request inside a batch job."""
+        kind, retryable = kind_for_status(status)
+        return provider_error(f"gemini ({self.model})", f"HTTP {status}: {message}", kind=kind, status=status, retryable=retryable, secrets=self._secrets)
+
+    def _generate(self, request: LLMRequest, level: int) -> Any:
+        """One ``generate_content`` call with the structured output of ``level``; errors as ``ProviderError``."""
+        label = f"gemini ({self.model})"
+        contents, generation_config = self.request_parts(request, level)
+        error: ProviderError | None = None
+        try:
+            return self._client.models.generate_content(model=self.model, contents=contents, config=generation_config)
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
+            if FORMAT_LEVELS[level] == RESPONSE_SCHEMA and type(exc).__name__ == "ValidationError":
+                # The SDK could not turn our schema into its Schema type: not expressible at this level.
+                error = provider_error(label, f"response_schema not expressible ({type(exc).__name__})", kind="bad_request", status=400, secrets=self._secrets)
+            else:
+                error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
         raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
 
     def _completion(self, response: Any, latency: float) -> Completion:

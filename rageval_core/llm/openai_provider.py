@@ -149,7 +149,9 @@ class OpenAILLM:
         # llama.cpp-style servers answer 500 (or 501) to an unsupported response_format.
         return self.provider == "openai-compatible" and err.status in (400, 422, 500, 501)
 
-    def _create(self, request: LLMRequest, level: int) -> Any:
+    def request_body(self, request: LLMRequest, level: int | None = None) -> dict[str, Any]:
+        """The chat-completions body for ``request`` at a structured-output level (default: the current one);
+        the synchronous call and a Batch API request line send the same body."""
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -164,7 +166,34 @@ class OpenAILLM:
             key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
             kwargs[key] = request.max_output_tokens
         if request.schema is not None:
-            kwargs["response_format"] = response_format(self._levels[level], request.task, dict(request.schema))
+            chosen = self._level if level is None else level
+            kwargs["response_format"] = response_format(self._levels[chosen], request.task, dict(request.schema))
+        return kwargs
+
+    def completion_from_body(self, body: dict[str, Any], request: LLMRequest | None = None) -> Completion:
+        """A Completion from a chat-completion JSON body (a Batch API output line's ``response.body``)."""
+        try:
+            response = openai.types.chat.ChatCompletion.model_validate(body)
+        except ValueError as exc:
+            raise provider_error(f"{self.provider} ({self.model})", f"malformed batch answer ({type(exc).__name__})", kind="malformed_response", secrets=self._secrets) from None
+        return self._completion(response, request, 0.0)
+
+    @property
+    def client(self) -> openai.OpenAI:
+        """The SDK client (the batch engine uploads files and creates jobs with it)."""
+        return self._client
+
+    def map_error(self, exc: BaseException) -> ProviderError:
+        """An SDK exception as a scrubbed ProviderError (public for the batch engine)."""
+        return self._map_error(exc)
+
+    def error_for(self, status: int, message: str) -> ProviderError:
+        """A scrubbed ProviderError for one failed request inside a batch job."""
+        kind, retryable = kind_for_status(status)
+        return provider_error(f"{self.provider} ({self.model})", f"HTTP {status}: {message}", kind=kind, status=status, retryable=retryable, secrets=self._secrets)
+
+    def _create(self, request: LLMRequest, level: int) -> Any:
+        kwargs = self.request_body(request, level)
         error: ProviderError | None = None
         try:
             return self._client.chat.completions.create(**kwargs)
@@ -191,7 +220,7 @@ class OpenAILLM:
             return provider_error(label, f"malformed response body ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=self._secrets)
         return provider_error(label, f"{type(exc).__name__}: {exc}", kind="bad_request", secrets=self._secrets)
 
-    def _completion(self, response: Any, request: LLMRequest, latency: float) -> Completion:
+    def _completion(self, response: Any, request: LLMRequest | None, latency: float) -> Completion:
         choices = getattr(response, "choices", None)
         if not choices:
             raise provider_error(f"{self.provider} ({self.model})", "response has no choices", kind="malformed_response", secrets=self._secrets)

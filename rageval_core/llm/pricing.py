@@ -75,6 +75,14 @@ class PriceTable:
         price = self.lookup(model)
         return None if price is None else price.cost(usage)
 
+    def scaled(self, factor: float) -> PriceTable:
+        """Every price times ``factor`` (batch APIs bill half the synchronous price)."""
+        models = {
+            name: ModelPrice(p.input * factor, p.output * factor, None if p.cached_input is None else p.cached_input * factor)
+            for name, p in self.models.items()
+        }
+        return PriceTable(models, checked=self.checked, overridden=self.overridden)
+
     def set_price(self, model: str, price: ModelPrice) -> None:
         self.models[model] = price
         self.overridden.add(model)

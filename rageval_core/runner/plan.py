@@ -125,11 +125,13 @@ def estimate(
     model: str | None = None,
     price: Callable[[int, int], float] | None = None,
     max_rows: int | None = ESTIMATE_ROWS,
+    discount: float = 1.0,
 ) -> Estimate:
     """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``).
 
     With more than ``max_rows`` rows, ``max_rows`` evenly spaced rows are estimated and the totals scaled
-    by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row."""
+    by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row. ``discount``
+    scales the price (0.5 for a batch-API run)."""
     price = price or _price_lookup(provider, model)
     n = len(samples)
     measured: Sequence[Sample] = samples
@@ -153,7 +155,7 @@ def estimate(
             row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
             row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
         if scorer_price is not None:
-            cost = scorer_price(row.input_tokens, row.output_tokens)
+            cost = scorer_price(row.input_tokens, row.output_tokens) * discount
             row.cost_usd = None if cost != cost else cost  # NaN → unknown
         rows.append(row)
     return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None)

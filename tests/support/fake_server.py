@@ -12,6 +12,8 @@ Endpoints:
 - ``POST /v1/embeddings`` (OpenAI; float or base64 encoding, as the SDK asks by default)
 - ``POST /v1beta/models/{model}:generateContent`` (Gemini; ``x-goog-api-key``, candidateCount,
   usageMetadata), ``:embedContent`` and ``:batchEmbedContents`` (also under ``/v1/``)
+- batch jobs: OpenAI ``/v1/files`` + ``/v1/batches``, Gemini ``:batchGenerateContent`` + ``/v1beta/batches/{id}``
+  (``server.batches``, see ``tests/support/fake_batch.py``)
 
 Settable at any time (thread-safe): ``latency`` (seconds, or a function of the request), ``responder``
 (request → answer text, a dict sent as JSON, or a list with one answer per choice), queued faults
@@ -51,6 +53,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
+
+from tests.support.fake_batch import FakeBatches
 
 SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api-key", "proxy-authorization"})
 FAULT_KINDS = frozenset(
@@ -245,7 +249,10 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
-        self._send_json(404, {"error": {"code": 404, "message": "not found"}})
+        if FakeBatches.handles("GET", self.path.split("?", 1)[0]):
+            self.server.owner._handle(self)
+        else:
+            self._send_json(404, {"error": {"code": 404, "message": "not found"}})
 
     def do_POST(self) -> None:
         self.server.owner._handle(self)
@@ -253,9 +260,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), headers)
 
-    def _send_raw(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def _send_raw(self, status: int, data: bytes, headers: Mapping[str, str] | None = None, content_type: str = "application/json") -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -304,6 +311,7 @@ class FakeLLMServer:
         self.reject_response_json_schema = False
         self.reject_response_schema = False
         self.ignore_n = False  # answer one choice whatever n asks (llama.cpp, Ollama)
+        self.batches = FakeBatches(self)  # the OpenAI Batch API and Gemini batch mode (tests/support/fake_batch.py)
         self._faults: list[Fault] = []
         self._log: deque[LoggedRequest] = deque(maxlen=max_log)
         self._total = 0
@@ -455,7 +463,8 @@ class FakeLLMServer:
         with self._lock:
             self._log.append(entry)
             self._total += 1
-        api = "gemini" if _GEMINI_PATH.match(path) else "openai"
+        batch = FakeBatches.handles(h.command, path)
+        api = self.batches.api_of(path) if batch else ("gemini" if _GEMINI_PATH.match(path) else "openai")
 
         if self.api_key is not None and presented != self.api_key:
             entry.status = 401 if api == "openai" else 400
@@ -474,6 +483,14 @@ class FakeLLMServer:
                 h.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+            return
+        if batch:
+            if fault is not None and fault.kind != "hang":
+                entry.status = self._send_fault(h, api, fault, presented)
+                return
+            status, data, content_type = self.batches.handle(h.command, path, raw, headers)
+            entry.status = status
+            h._send_raw(status, data, content_type=content_type)
             return
 
         try:
