@@ -72,6 +72,22 @@ def ensure_schema(conn: sqlite3.Connection, ddl: str) -> None:
     write(lambda: conn.executescript(ddl), what="create tables")
 
 
+_SALT_DDL = "CREATE TABLE IF NOT EXISTS local_salt (id INTEGER PRIMARY KEY CHECK (id = 1), salt BLOB NOT NULL);"
+
+
+def local_salt(path: str | Path | None = None) -> bytes:
+    """A random 32-byte salt kept in this database, made on first use. Cache keys hold a keyed digest of
+    base-URL credentials under it (``redact.url_identity``): stable across processes sharing the database,
+    useless for checking a guessed password without the database itself."""
+    import secrets
+
+    conn = connect(path)
+    ensure_schema(conn, _SALT_DDL)
+    write(lambda: conn.execute("INSERT OR IGNORE INTO local_salt (id, salt) VALUES (1, ?)", (secrets.token_bytes(32),)),
+          what="local salt")
+    return bytes(conn.execute("SELECT salt FROM local_salt WHERE id = 1").fetchone()[0])
+
+
 def add_column(conn: sqlite3.Connection, table: str, column: str, decl: str) -> None:
     """Add a column an older database lacks (the schema grows by ``ALTER TABLE ADD COLUMN`` only)."""
     have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})").fetchall()}

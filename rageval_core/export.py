@@ -2,7 +2,9 @@
 
 The JSON keys ``run_id``, ``provider``, ``model``, ``rows[].id``, ``rows[].results[].{metric, method,
 value, unscored_reason, reason}`` and ``summary`` are the public contract (DESIGN.md); everything else
-is extra and may grow (``trust``: the run's last saved trust report, when one was computed). Keys are never exported: the store never holds one.
+is extra and may grow (``trust``: the run's last saved trust report, when one was computed). Keys are never
+exported: the store never holds one, and everything exported passes the redaction step (``rageval_core.redact``)
+once more, which also covers runs stored before that step existed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterator, Sequence
 
 from rageval_core.csvsafe import dumps_csv
+from rageval_core.redact import redact_data
 from rageval_core.store import Store
 from rageval_core.store import _metric_result as store_metric_result
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
@@ -77,7 +80,7 @@ def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, 
 
     def finish(row: dict[str, Any]) -> dict[str, Any]:
         row["results"] = [_result_dict(r, include_details) for r in sorted(pending, key=order)]
-        return row
+        return redact_data(row)
 
     for rec in cur:
         if current is None or current["id"] != rec["row_id"]:
@@ -135,7 +138,7 @@ def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any
         **_trust_block(store, info.id),
         **_stability_block(store, info),
     }
-    return info, before, after
+    return info, redact_data(before), redact_data(after)
 
 
 def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
@@ -226,6 +229,12 @@ def export_csv(store: Store, run_id: str, path: str | Path) -> Path:
     return target
 
 
+def call_lines(store: Store, run_id: str) -> Iterator[str]:
+    """The run's call log as JSON Lines, redacted: the one form the CLI and the UI download both write."""
+    for entry in store.iter_calls(run_id):
+        yield json.dumps(redact_data(entry.to_dict()), ensure_ascii=False) + "\n"
+
+
 def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
     """The run's call log, one call a line (prompt, response, tokens, cost, latency, cache hit, error)."""
     info = store.find_run(run_id)
@@ -234,8 +243,7 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8") as fh:
-        for entry in store.iter_calls(info.id):
-            fh.write(json.dumps(entry.to_dict(), ensure_ascii=False) + "\n")
+        fh.writelines(call_lines(store, info.id))
     return target
 
 

@@ -5,7 +5,9 @@ Results are written the moment a (row, scorer) task finishes, in one transaction
 process loses at most the tasks that were in flight and a resumed run knows exactly what is done.
 Every write goes through ``db.write``: a database locked by another process is waited for (busy timeout),
 retried with backoff on the store's clock, and only then reported as ``db.StoreBusy`` for the caller to keep.
-API keys are never passed in and never stored: settings are filtered through ``_scrub`` as a last guard.
+API keys are never passed in and never stored: every text and setting written goes through the one redaction
+step (``rageval_core.redact``; ``stored_settings`` for settings) as a last guard, and the base URL is stored
+without its credentials.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from rageval_core import db, paths
 from rageval_core.llm.clock import Clock
+from rageval_core.redact import redact_data, redact_optional, redact_url
 from rageval_core.types import MetricResult, Usage
 
 RUNNING = "running"
@@ -120,20 +123,9 @@ CREATE TABLE IF NOT EXISTS human_labels (
 );
 """
 
-_SECRET_HINTS = ("api_key", "apikey", "secret", "token", "password", "authorization")
-
-
-def _scrub(value: Any) -> Any:
-    """Drop any mapping entry whose name looks like a credential (defence in depth; callers pass none)."""
-    if isinstance(value, Mapping):
-        return {
-            k: _scrub(v)
-            for k, v in value.items()
-            if not any(h in str(k).lower() for h in _SECRET_HINTS) or str(k).lower().endswith("tokens")
-        }
-    if isinstance(value, (list, tuple)):
-        return [_scrub(v) for v in value]
-    return value
+def stored_settings(value: Mapping[str, Any]) -> Any:
+    """Run settings or versions as the store keeps them: redacted, credential-named entries dropped."""
+    return redact_data(dict(value), drop_secret_fields=True)
 
 
 def _dumps(value: Any) -> str:
@@ -276,17 +268,17 @@ class Store:
                     dataset_name,
                     dataset_hash,
                     _dumps(list(scorers)),
-                    _dumps(_scrub(dict(versions or {}))),
+                    _dumps(stored_settings(versions or {})),
                     provider,
                     model,
-                    base_url,
-                    _dumps(_scrub(dict(settings or {}))),
+                    redact_url(base_url),
+                    _dumps(stored_settings(settings or {})),
                     sum(1 for r in rows if r.valid),
                 ),
             )
             conn.executemany(
                 "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
-                [(rid, r.sample_id, r.position, r.category, int(r.valid), r.error) for r in rows],
+                [(rid, r.sample_id, r.position, r.category, int(r.valid), redact_optional(r.error)) for r in rows],
             )
 
         self._write(insert, "create run")
@@ -324,7 +316,7 @@ class Store:
             lambda conn: conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, note = COALESCE(?, note), warnings = COALESCE(?, warnings)"
                 " WHERE id = ?",
-                (status, finished, note, counts, run_id),
+                (status, finished, redact_optional(note), counts, run_id),
             ),
             "set run status",
         )
@@ -460,7 +452,7 @@ class Store:
                 " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
                 " note = excluded.note, ts = excluded.ts"
             )
-            args = (dataset_hash, row_id, criterion, label, note, time.time())
+            args = (dataset_hash, row_id, criterion, label, redact_optional(note), time.time())
         self._write(lambda conn: conn.execute(sql, args), "save label")
 
     def labels(self, dataset_hash: str) -> dict[str, dict[str, float | None]]:
@@ -490,8 +482,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
 def _result_row(run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float) -> tuple[Any, ...]:
     u = r.usage
     return (
-        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, r.reason, r.raw_score,
-        _dumps(r.details), r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
+        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, redact_optional(r.reason), r.raw_score,
+        _dumps(redact_data(r.details)), r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
         u.cached_input_tokens, r.cost_usd, r.latency_s, now,
     )
 
@@ -506,8 +498,8 @@ def _call_insert(entry: CallEntry) -> tuple[str, tuple[Any, ...]]:
     u = entry.usage
     return sql, (
         entry.run_id, entry.sample_id, entry.scorer, entry.method, entry.task, entry.request_key, entry.provider,
-        entry.model, entry.prompt, entry.response, u.input_tokens, u.output_tokens, u.cached_input_tokens,
-        entry.cost_usd, entry.latency_s, int(entry.cached), entry.error, entry.ts, int(entry.reask),
+        entry.model, redact_optional(entry.prompt), redact_optional(entry.response), u.input_tokens, u.output_tokens, u.cached_input_tokens,
+        entry.cost_usd, entry.latency_s, int(entry.cached), redact_optional(entry.error), entry.ts, int(entry.reask),
         entry.structured_output,
     )
 

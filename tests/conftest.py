@@ -18,6 +18,16 @@ def server() -> Iterator[FakeLLMServer]:
         yield srv
 
 
+@pytest.fixture(autouse=True)
+def _forget_remembered_secrets() -> Iterator[None]:
+    """Each test starts with no remembered secrets (rageval_core.redact keeps them for the process)."""
+    from rageval_core import redact
+
+    redact.forget_all()
+    yield
+    redact.forget_all()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
     """Under RAGEVAL_STRICT_SKIPS=1 (CI) a skipped test that is not in tests/support/skips.py's

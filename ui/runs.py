@@ -228,7 +228,7 @@ def export_files(run_id: str, run_store: Store | None = None) -> list[ExportFile
     """The run as the export contract's JSON, the wide CSV and the call log (JSON Lines)."""
     s = run_store or store()
     as_json = json.dumps(export.run_to_dict(s, run_id, include_details=False), ensure_ascii=False, indent=2)
-    calls = "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in s.calls(run_id))
+    calls = "".join(export.call_lines(s, run_id))
     return [
         ExportFile("Results JSON", as_json, f"{run_id}.json", "application/json"),
         ExportFile("Wide CSV", export.run_to_csv(s, run_id), f"{run_id}.csv", "text/csv"),

@@ -59,27 +59,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _internal_error(exc: BaseException, argv: Sequence[str] | None) -> int:
-    """Write the traceback (secrets scrubbed) to a log under the state directory; one line on stderr."""
+    """Write the traceback, through the redaction step (the command line may hold a credentialed --base-url or
+    a literal --header value), to a log under the state directory; one line on stderr."""
     import datetime
-    import os
     import traceback
 
-    from rageval_core.llm.keys import KEY_ENV_VARS, scrub
+    from rageval_core.redact import redact
 
-    secrets = [os.environ.get(name) for names in KEY_ENV_VARS.values() for name in names]
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    command = " ".join(sys.argv[:1] + list(sys.argv[1:] if argv is None else argv))
+    command = " ".join(_shown_argv(sys.argv[:1] + list(sys.argv[1:] if argv is None else argv)))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     try:
         from rageval_core.paths import logs_dir
 
         log = logs_dir() / f"internal-error-{stamp}.log"
-        log.write_text(scrub(f"command: {command}\n{text}", secrets), encoding="utf-8")
+        log.write_text(redact(f"command: {command}\n{text}"), encoding="utf-8")
         where = f"traceback in {log}"
     except OSError as write_exc:
         where = f"and the log could not be written ({write_exc.strerror or write_exc})"
     err(f"internal error ({type(exc).__name__}); {where} — please report it")
     return EXIT_INTERNAL
+
+
+def _shown_argv(argv: Sequence[str]) -> list[str]:
+    """The command line as the crash log shows it: a ``--header`` value keeps only its name (any header may
+    carry a token, not just the ones the redaction patterns know)."""
+    out: list[str] = []
+    for n, arg in enumerate(argv):
+        if n and argv[n - 1] == "--header":
+            arg = arg.partition(":")[0] + ": ***"
+        elif arg.startswith("--header="):
+            arg = arg.partition(":")[0] + ": ***"
+        out.append(arg)
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
+from rageval_core.redact import redact
 from rageval_core.termtext import terminal_text
 
 EXIT_OK = 0
@@ -67,14 +68,15 @@ def open_store(args: argparse.Namespace):
 
 
 def echo(msg: Any = "") -> None:
-    """Print to stdout with control characters from data neutralised (``terminal_text``); every CLI print goes
-    through ``echo`` or ``err`` (tests/test_cli_output.py checks)."""
-    print(terminal_text(msg, multiline=True), flush=True)
+    """Print to stdout through the redaction step (a message may quote a key, a header token or a credentialed
+    URL) with control characters from data neutralised (``terminal_text``); every CLI print goes through
+    ``echo`` or ``err`` (tests/test_cli_output.py checks)."""
+    print(terminal_text(redact(msg), multiline=True), flush=True)
 
 
 def err(msg: Any) -> None:
-    """Print to stderr, neutralised like ``echo``."""
-    print(terminal_text(msg, multiline=True), file=sys.stderr, flush=True)
+    """Print to stderr, redacted and neutralised like ``echo``."""
+    print(terminal_text(redact(msg), multiline=True), file=sys.stderr, flush=True)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:

@@ -1,6 +1,7 @@
 """Batching, retrying and caching for API embedders.
 
-Vectors are cached in the shared SQLite database keyed by sha256(provider, model, base_url, text), so a
+Vectors are cached in the shared SQLite database keyed by sha256(provider, model, base_url, text) — the base
+URL as ``rageval_core.redact.url_identity`` gives it, never with its credentials — so a
 re-run (or another metric embedding the same question) costs nothing. Rows come back L2-normalised.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from rageval_core import db
 from rageval_core.llm.base import canonical_json
 from rageval_core.llm.retry import Retrier
+from rageval_core.redact import redact_url, url_identity
 
 DDL = """
 CREATE TABLE IF NOT EXISTS embedding_cache (
@@ -82,7 +84,9 @@ class CachedEmbedder:
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
-        self.base_url = base_url
+        self.base_url = redact_url(base_url)
+        credentialed = base_url is not None and self.base_url != base_url
+        self._url_key = url_identity(base_url, db.local_salt(db_path)) if credentialed else base_url  # no credentials in key material
         self.db_path = db_path
         self.retrier = retrier
         self.hits = 0
@@ -97,7 +101,7 @@ class CachedEmbedder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         conn = db.connect(self.db_path)
-        keys = [embedding_key(self.provider, self.model, self.base_url, t) for t in texts]
+        keys = [embedding_key(self.provider, self.model, self._url_key, t) for t in texts]
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):

@@ -1,7 +1,9 @@
 """The SQLite response cache: a table in the shared database, keyed by provider, model, base_url and request.
 
 Key = sha256 of provider, model, base_url and ``LLMRequest.key_payload()`` (messages, schema, sampling
-parameters) — never the API key. Only successful completions are stored; errors are never cached. A hit
+parameters) — never the API key, and the base URL as ``redact.url_identity`` gives it: credentials replaced by
+a keyed digest, so hosts and credentials are still told apart without holding them. The row keeps the
+redacted URL and redacted texts. Only successful completions are stored; errors are never cached. A hit
 comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
 is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
 cached: asking again is the point of them (repeat-run stability, judge repeats); nor are requests marked
@@ -16,12 +18,14 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from rageval_core import db
 from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
 from rageval_core.llm.clock import Clock
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
+from rageval_core.redact import redact, redact_url, url_identity
 from rageval_core.types import Usage
 
 DDL = """
@@ -88,9 +92,9 @@ class ResponseCache:
                 key,
                 completion.provider,
                 completion.model,
-                base_url,
+                redact_url(base_url),
                 task,
-                json.dumps(completion.texts, ensure_ascii=False),
+                json.dumps([redact(t) for t in completion.texts], ensure_ascii=False),
                 json.dumps(completion.usage.to_dict()),
                 time.time(),
             ),
@@ -116,18 +120,30 @@ class ResponseCache:
 class CachedLLM:
     """Answers repeated deterministic requests from the cache; misses go to ``inner`` and are stored."""
 
-    def __init__(self, inner: LLM, cache: ResponseCache, *, base_url: str | None = None, recorder: CallRecorder | None = None) -> None:
+    def __init__(
+        self,
+        inner: LLM,
+        cache: ResponseCache,
+        *,
+        base_url: str | None = None,
+        recorder: CallRecorder | None = None,
+        credentials: Sequence[str] = (),
+    ) -> None:
+        """``credentials``: secrets beyond the URL's own that tell two systems apart (a RAG endpoint's literal
+        header values); they enter the key only through the keyed digest."""
         self.inner = inner
         self.provider = inner.provider
         self.model = inner.model
-        self.base_url = base_url
+        self.base_url = redact_url(base_url)  # what the cache row shows: no credentials
+        needs_digest = bool(credentials) or (base_url is not None and self.base_url != base_url)
+        self._url_key = url_identity(base_url or "", db.local_salt(cache.db_path), credentials) if needs_digest else base_url
         self.cache = cache
         self.recorder = recorder
 
     def complete(self, request: LLMRequest) -> Completion:
         if request.bypass_cache or not cacheable(request):
             return self.inner.complete(request)
-        key = cache_key(self.provider, self.model, self.base_url, request)
+        key = cache_key(self.provider, self.model, self._url_key, request)
         hit = self.cache.get(key)
         if hit is not None:
             texts, original = hit

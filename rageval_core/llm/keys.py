@@ -1,15 +1,17 @@
 """API keys: where they come from and how they are kept out of messages.
 
-A key lives only in memory (the provider config and the SDK client). Every message built from an SDK
-exception goes through ``scrub`` so a server or proxy that echoes the key cannot leak it into the call
-log, the response cache, exports or the UI.
+A key lives only in memory (the provider config and the SDK client). Every key resolved here is remembered
+by the one redaction step (``rageval_core.redact``), and every message built from an SDK exception goes
+through ``scrub`` (that step), so a server or proxy that echoes the key cannot leak it into the call log,
+the response cache, exports or the UI.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
+
+from rageval_core import redact as redact_module
 
 # Provider id -> environment variables checked in order.
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -21,16 +23,7 @@ KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
 PLACEHOLDER_KEY = "not-needed"
 SIDEBAR_KEY_FIELD = "API key"
 
-# Shapes of well-known keys, scrubbed even when we do not know the exact value (e.g. a key from the
-# environment that the server echoes back in a different form).
-_KEY_PATTERNS = (
-    re.compile(r"sk-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"AIza[0-9A-Za-z_\-]{20,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
-    re.compile(r"(?i)(x-goog-api-key['\"]?\s*[:=]\s*['\"]?)[A-Za-z0-9._\-]{8,}"),
-    re.compile(r"(?i)([?&]key=)[A-Za-z0-9._\-]{8,}"),
-)
-REDACTED = "***"
+REDACTED = redact_module.REDACTED
 
 
 def key_from_env(provider: str, environ: Mapping[str, str] | None = None) -> str | None:
@@ -46,22 +39,19 @@ def key_from_env(provider: str, environ: Mapping[str, str] | None = None) -> str
 def resolve_api_key(provider: str, explicit: str | None, environ: Mapping[str, str] | None = None) -> str | None:
     """The key to use: the sidebar value, then the environment; a placeholder for local servers."""
     if explicit and explicit.strip():
+        redact_module.remember(explicit.strip())  # a key typed in the sidebar is redacted everywhere from now on
         return explicit.strip()
     found = key_from_env(provider, environ)
     if found is None and provider == "openai-compatible":
         return PLACEHOLDER_KEY
+    redact_module.remember(found)
     return found
 
 
 def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with the given secrets and anything shaped like an API key replaced by ``***``."""
-    out = str(text)
-    for secret in secrets:
-        if secret and secret != PLACEHOLDER_KEY and len(secret) >= 4:
-            out = out.replace(secret, REDACTED)
-    for pattern in _KEY_PATTERNS:
-        out = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + REDACTED, out)
-    return out
+    """``text`` through the one redaction step, with ``secrets`` remembered as known values from now on."""
+    redact_module.remember(*(s for s in secrets if s != PLACEHOLDER_KEY))
+    return redact_module.redact(text)
 
 
 def missing_key_message(provider: str, label: str, key_field: str | None = SIDEBAR_KEY_FIELD) -> str:

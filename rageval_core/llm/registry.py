@@ -11,7 +11,9 @@ attempt (failures included) and every cache hit exactly once. The record log is 
 log is complete even when answers came from the cache.
 
 The API key lives only in ``ProviderConfig.api_key`` (kept out of its repr and ``to_dict``) and in the
-SDK client; it is never part of a cache key, a call record, a replay line or an error message.
+SDK client; it is never part of a cache key, a call record, a replay line or an error message. Directly
+around the provider sits ``RedactingLLM`` (``rageval_core.redact``): whatever a server echoes — the key, a
+header token, the base URL's credentials — is redacted in answers and errors before any layer sees it.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from rageval_core import redact
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache
 from rageval_core.llm.clock import Clock
 from rageval_core.llm.keys import KEY_ENV_VARS, missing_key_message, resolve_api_key
 from rageval_core.llm.pricing import PriceTable, load_prices
 from rageval_core.llm.ratelimit import RateLimitedLLM, RateLimiter
+from rageval_core.llm.redacting import RedactingLLM
 from rageval_core.llm.replay import RecordingLLM, ReplayLLM
 from rageval_core.llm.retry import Retrier, RetryLLM, RetryPolicy
 from rageval_core.llm.wrappers import (
@@ -166,7 +170,7 @@ def check_config(
         if not cfg.model:
             problems.append(f"OpenAI-compatible needs the model name your server serves ({n['model']}), e.g. qwen2.5:7b.")
     if cfg.base_url and not str(cfg.base_url).startswith(("http://", "https://")):
-        problems.append(f"{n['base_url']} must start with http:// or https:// (got '{cfg.base_url}').")
+        problems.append(f"{n['base_url']} must start with http:// or https:// (got '{redact.redact_url(cfg.base_url)}').")
     if cfg.provider == "replay":
         if not cfg.replay_log:
             problems.append(f"Replay needs a replay log ({n['replay_log']}): a JSON Lines call log recorded earlier.")
@@ -210,7 +214,7 @@ class ProviderStack:
         self._config = config
 
     def __repr__(self) -> str:
-        return f"ProviderStack(provider={self.provider!r}, model={self.model!r}, base_url={self._config.base_url!r})"
+        return f"ProviderStack(provider={self.provider!r}, model={self.model!r}, base_url={redact.redact_url(self._config.base_url)!r})"
 
     def complete(self, request: LLMRequest) -> Completion:
         return self.top.complete(request)
@@ -266,10 +270,12 @@ def build_llm(
         if problems:
             raise _config_error(cfg, problems)
         base = _base_llm(cfg, resolve_api_key(cfg.provider, cfg.api_key))
+    redact.remember_url(cfg.base_url)
     recorder = CallRecorder(call_hook, UsageMeter())
     local = cfg.provider in ("offline", "replay")
     price_table = None if local or cfg.provider not in ("gemini", "openai") else (prices or load_prices())
-    llm: LLM = AccountingLLM(base, prices=price_table, recorder=recorder)
+    # Answers and errors leave the adapter redacted: an echoed key never reaches a layer above.
+    llm: LLM = AccountingLLM(RedactingLLM(base), prices=price_table, recorder=recorder)
     if local:
         if cfg.record_log and cfg.provider == "offline":
             llm = RecordingLLM(llm, cfg.record_log)
@@ -282,7 +288,7 @@ def build_llm(
     cache = None
     if cfg.cache:
         cache = ResponseCache(db_path)
-        llm = CachedLLM(llm, cache, base_url=cfg.base_url, recorder=recorder)
+        llm = CachedLLM(llm, cache, base_url=cfg.base_url, recorder=recorder, credentials=getattr(base, "credentials", ()))
     if cfg.record_log:
         llm = RecordingLLM(llm, cfg.record_log)
     return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg, limiter=limiter, cache=cache, retrier=retry.retrier)
@@ -310,6 +316,7 @@ def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, cl
         raise _config_error(cfg, problems)
     key = resolve_api_key(cfg.provider, cfg.api_key)
     assert key is not None
+    redact.remember_url(cfg.base_url)
     model = cfg.resolved_embedding_model()
     assert model is not None
     inner: Any

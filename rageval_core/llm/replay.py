@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
+from rageval_core.redact import redact_data
 from rageval_core.types import Usage
 
 
@@ -55,7 +56,7 @@ class RecordingLLM:
 
     def complete(self, request: LLMRequest) -> Completion:
         completion = self.inner.complete(request)
-        line = json.dumps(record_line(request, completion), ensure_ascii=False)
+        line = json.dumps(redact_data(record_line(request, completion)), ensure_ascii=False)  # the key stays: a hash
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(line + "\n")
         return completion

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Sequence
 from rageval_core import db
 from rageval_core.compare import MethodCost, cost_by_method, summarize
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
+from rageval_core.redact import redact_data
 from rageval_core.store import RowInfo, Store
 from rageval_core.types import MetricResult
 
@@ -114,7 +115,7 @@ class ResultSink:
         with target.open("a", encoding="utf-8") as fh:
             for sample_id, scorer, results, repeat in kept:
                 line = {"sample_id": sample_id, "scorer": scorer, "repeat": repeat, "results": [r.to_dict() for r in results]}
-                fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+                fh.write(json.dumps(redact_data(line), ensure_ascii=False, default=str) + "\n")
         return target
 
     def _flush_once(self) -> bool:

@@ -316,9 +316,9 @@ def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mappin
             f"run {info.id} was made with {info.provider}/{info.model}, not {llm.provider}/{llm.model}; "
             "resume it with the same provider and model or start a new run"
         )
-    from rageval_core.store import _dumps, _scrub
+    from rageval_core.store import _dumps, stored_settings
 
-    stored_form = json.loads(_dumps(_scrub(dict(versions))))  # as the store keeps it: tuples → lists, no secrets
+    stored_form = json.loads(_dumps(stored_settings(versions)))  # as the store keeps it: tuples → lists, no secrets
     changed = version_changes(info.versions or {}, stored_form)
     if changed:
         what = "; ".join(f"{path}: {a} → {b}" for path, a, b in changed[:3])

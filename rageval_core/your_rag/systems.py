@@ -8,7 +8,9 @@ does, and the question as the user message. The completion text is JSON ``{"answ
 "context_ids", "latency_s", "reply"}`` (``reply`` = what the system sent back, for "try one question").
 
 Header values may name environment variables (``Authorization: Bearer $MY_RAG_TOKEN``); they are read at
-call time, never stored, and scrubbed from every message and reply.
+call time, never stored, remembered by the one redaction step (``rageval_core.redact``) and redacted from every
+message and reply. Literal header values and URL credentials enter the response-cache key only as a keyed
+digest (``credentials``), so two tokens never share cached answers.
 """
 
 from __future__ import annotations
@@ -28,13 +30,12 @@ from typing import Any
 
 from rageval_core.llm.base import Completion, LLMRequest, Message, ProviderError, canonical_json
 from rageval_core.llm.http_errors import kind_for_status, parse_retry_after
-from rageval_core.llm.keys import REDACTED, scrub
+from rageval_core.redact import REDACTED, redact, redact_url, remember, url_secrets
 from rageval_core.your_rag.mapping import MappingError, RagMapping, RagReply, build_body, read_reply
 
 TASK = "your_rag"
 _VAR = re.compile(r"\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
 _MAX_REPLY = 20_000_000  # bytes read from one reply at most
-_SECRET_QUERY = re.compile(r"(?i)^(key|api[_-]?key|token|access[_-]?token|secret|sig|signature|password)$")
 
 
 def system_request(descriptor: Mapping[str, Any], question: str, metadata: Mapping[str, Any] | None = None) -> LLMRequest:
@@ -56,16 +57,7 @@ def parse_header(text: str) -> tuple[str, str]:
 
 def safe_url(url: str) -> str:
     """``url`` without userinfo and with secret-looking query values replaced (what may be stored or shown)."""
-    parts = urllib.parse.urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    if parts.username or parts.password:
-        netloc = f"{REDACTED}@{netloc}"
-    query = urllib.parse.urlencode(
-        [(k, REDACTED if _SECRET_QUERY.match(k) else v) for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)]
-    )
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return redact_url(url) or ""
 
 
 def _reply_text(reply: RagReply, latency_s: float, raw: Any) -> str:
@@ -104,6 +96,10 @@ class EndpointRAG:
         self.mapping = mapping or RagMapping()
         pairs = list(headers.items()) if isinstance(headers, Mapping) else [parse_header(h) for h in headers]
         self._headers = pairs
+        # Literal header values and the URL's credentials: secrets from now on, and what tells two systems
+        # at one URL apart in the cache key (as a keyed digest only, ``CachedLLM``).
+        self.credentials = tuple(dict.fromkeys([v for _, v in pairs if v and not _VAR.search(v)] + url_secrets(url)))
+        remember(*self.credentials)
         self.timeout_s = timeout_s
         self._environ = os.environ if environ is None else environ
         self.descriptor = {
@@ -129,10 +125,8 @@ class EndpointRAG:
             out[name] = value
             if not _VAR.search(template):
                 secrets.append(value)
-        parts = urllib.parse.urlsplit(self._url)
-        secrets += [s for s in (parts.password, parts.username) if s]
-        secrets += [v for k, v in urllib.parse.parse_qsl(parts.query) if _SECRET_QUERY.match(k)]
-        return out, [s for s in secrets if s and len(s) >= 4]
+        remember(*secrets)
+        return out, [*secrets, *self.credentials]
 
     def complete(self, request: LLMRequest) -> Completion:
         question = str(request.inputs.get("question", ""))
@@ -142,10 +136,10 @@ class EndpointRAG:
         try:
             status, reply_headers, data = self._post(body, headers, started + self.timeout_s)
         except ProviderError as exc:
-            raise ProviderError(scrub(str(exc), secrets), kind=exc.kind, status=exc.status,
+            raise ProviderError(redact(str(exc), secrets), kind=exc.kind, status=exc.status,
                                 retry_after=exc.retry_after, retryable=exc.retryable) from None
         latency = time.monotonic() - started
-        text = scrub(data.decode("utf-8", errors="replace"), secrets)
+        text = redact(data.decode("utf-8", errors="replace"), secrets)
         if status >= 400:
             kind, retryable = kind_for_status(status)
             raise ProviderError(f"{self.url}: HTTP {status}: {text[:300]}", kind=kind, status=status,

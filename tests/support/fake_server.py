@@ -180,6 +180,17 @@ def default_responder(request: FakeRequest) -> str | dict:
     return "ok"
 
 
+def _append_to_strings(value: Any, suffix: str) -> Any:
+    """``value`` with ``suffix`` appended to every string in it (answers stay schema-valid)."""
+    if isinstance(value, str):
+        return value + suffix
+    if isinstance(value, dict):
+        return {k: _append_to_strings(v, suffix) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_append_to_strings(v, suffix) for v in value]
+    return value
+
+
 def fake_embedding(text: str, dim: int) -> list[float]:
     """A deterministic, L2-normalised bag of character bigrams (similar texts get similar vectors)."""
     vec = [0.0] * dim
@@ -312,6 +323,9 @@ class FakeLLMServer:
         self.reject_response_schema = False
         self.ignore_n = False  # answer one choice whatever n asks (llama.cpp, Ollama)
         self.batches = FakeBatches(self)  # the OpenAI Batch API and Gemini batch mode (tests/support/fake_batch.py)
+        # Quote what the client sent (key, Authorization header, request URL with its query) inside every
+        # successful chat answer's text fields: a model or proxy that leaks credentials into a 200 answer.
+        self.echo_secrets_in_answers = False
         self._faults: list[Fault] = []
         self._log: deque[LoggedRequest] = deque(maxlen=max_log)
         self._total = 0
@@ -388,8 +402,9 @@ class FakeLLMServer:
         Kinds: rate_limit (429 + Retry-After for OpenAI, RetryInfo retryDelay for Gemini, or a Retry-After
         header for Gemini too with ``status=429``, as a proxy in front of Gemini may send), server_error
         (500), request_timeout (408), malformed (200 with a body that is not JSON), hang (answer only
-        after ``seconds``), status (any ``status``), disconnect (close without answering), echo_key (400
-        whose message repeats the key the client sent, as some proxies do).
+        after ``seconds``), status (any ``status``), disconnect (close without answering), echo_key (400, or
+        ``status`` such as 401, whose message repeats the key and Authorization header the client sent, as
+        some proxies do).
         """
         item = Fault(kind, times=times, path=path, retry_after=retry_after, status=status, seconds=seconds, message=message)
         with self._lock:
@@ -508,7 +523,7 @@ class FakeLLMServer:
                 return
             fault = None
         if fault is not None:
-            entry.status = self._send_fault(h, api, fault, presented)
+            entry.status = self._send_fault(h, api, fault, presented, headers.get("authorization", ""))
             return
 
         if api == "gemini" and path.endswith(":generateContent"):
@@ -533,7 +548,9 @@ class FakeLLMServer:
                 return
 
         try:
-            payload = self._embedding_answer(api, path, body) if "embed" in path.lower() else self._chat_answer(parsed)
+            echo = (f" [seen: key {presented}; url {h.path}; authorization {headers.get('authorization', '')}]"
+                    if self.echo_secrets_in_answers else "")
+            payload = self._embedding_answer(api, path, body) if "embed" in path.lower() else self._chat_answer(parsed, echo)
         except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a 500 the test can read
             entry.status = 500
             self._send_error(h, api, 500, f"fake server responder failed: {type(exc).__name__}: {exc}")
@@ -580,15 +597,17 @@ class FakeLLMServer:
             return FakeRequest("openai", path, str(body.get("model", "")), tuple(("user", str(t)) for t in texts), None, 1, body, dict(headers))
         raise ValueError(f"unknown endpoint {path}")
 
-    def _answers(self, request: FakeRequest) -> list[str]:
+    def _answers(self, request: FakeRequest, echo: str = "") -> list[str]:
         answer = self.responder(request)
         items = answer if isinstance(answer, list) else [answer]
+        if echo:
+            items = [_append_to_strings(a, echo) for a in items]
         texts = [a if isinstance(a, str) else json.dumps(a, ensure_ascii=False) for a in items]
         count = 1 if self.ignore_n else max(1, request.n)
         return [texts[i % len(texts)] for i in range(count)]
 
-    def _chat_answer(self, request: FakeRequest) -> dict[str, Any]:
-        texts = self._answers(request)
+    def _chat_answer(self, request: FakeRequest, echo: str = "") -> dict[str, Any]:
+        texts = self._answers(request, echo)
         prompt_tokens = _tokens(request.prompt)
         completion_tokens = sum(_tokens(t) for t in texts)
         if request.api == "gemini":
@@ -653,7 +672,7 @@ class FakeLLMServer:
             kind = "rate_limit_exceeded" if status == 429 else ("server_error" if status >= 500 else "invalid_request_error")
             h._send_json(status, {"error": {"message": message, "type": kind, "code": status}}, headers)
 
-    def _send_fault(self, h: _Handler, api: str, fault: Fault, presented: str | None) -> int:
+    def _send_fault(self, h: _Handler, api: str, fault: Fault, presented: str | None, authorization: str = "") -> int:
         if fault.kind == "malformed":
             h._send_raw(200, b'{"choices": [ {"message": this is not json')
             return 200
@@ -668,8 +687,9 @@ class FakeLLMServer:
             self._send_error(h, api, 429, fault.message or "Rate limit reached. Please try again later.", headers, details)
             return 429
         if fault.kind == "echo_key":
-            self._send_error(h, api, 400, f"invalid request made with key {presented}")
-            return 400
+            status = fault.status or 400
+            self._send_error(h, api, status, f"invalid request made with key {presented} (Authorization: {authorization})")
+            return status
         status = {"server_error": 500, "request_timeout": 408}.get(fault.kind, fault.status or 500)
         self._send_error(h, api, status, fault.message or f"injected fault {fault.kind}")
         return status

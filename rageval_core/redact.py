@@ -1,0 +1,205 @@
+"""One redaction step for everything that leaves memory: the run store, the response and embedding caches,
+the call log, record logs, the spill file, exports, the crash log and every CLI line.
+
+Why one module: a secret can show up anywhere — in an SDK error, in a 401 body, echoed by a model inside a
+*successful* answer, or in a base URL the user typed — and the same rule must hold for every sink. What is
+redacted (replaced by ``***``):
+
+- the *known* secret values of this process: keys from the provider environment variables, keys typed in
+  the sidebar or handed to ``ProviderConfig``, RAG endpoint header values, and the credentials of any base
+  URL in use (``remember`` / ``remember_url``), also in their URL-encoded form;
+- anything shaped like a well-known key (``sk-…``, ``AIza…``) even when its value is not known;
+- ``Authorization`` / ``x-goog-api-key`` / ``x-api-key`` / ``api-key`` header or field values and bearer /
+  basic tokens;
+- URL userinfo (``http://user:secret@host`` → ``http://***@host``) and secret-looking query parameters
+  (``?key=``, ``api_key``, ``token``, ``access_token``, ``sig``, … → ``?key=***``).
+
+Known values shorter than ``MIN_SECRET_LENGTH`` are not searched for as bare text (they would redact ordinary
+words); their URL and header forms are still caught by the patterns.
+
+Where two credentialed URLs must still be told apart (the response and embedding cache keys),
+``url_identity`` gives the redacted URL plus an HMAC-SHA256 of the credentials under a random salt kept in the
+database: different credentials get different cache entries, the same ones the same entry, and the stored key
+material cannot be checked against a guessed password without the salt.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
+
+REDACTED = "***"
+MIN_SECRET_LENGTH = 8
+MIN_EXTRA_LENGTH = 4
+# Values that sit where a key goes but are not secrets (local servers ignore the key).
+NOT_SECRET = frozenset({"not-needed", "none", "null", "placeholder"})
+SECRET_QUERY_PARAMS = frozenset({
+    "key", "api_key", "apikey", "api-key", "token", "access_token", "id_token", "refresh_token", "auth",
+    "auth_token", "sig", "signature", "secret", "client_secret", "password", "passwd", "pwd", "x-goog-api-key",
+    "credential", "credentials",
+})
+# Mapping keys whose entries are dropped from stored settings (``*tokens`` counts stay: they are usage).
+SECRET_FIELD_HINTS = ("api_key", "apikey", "secret", "token", "password", "authorization")
+KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")  # llm.keys.KEY_ENV_VARS, without the import cycle
+
+_PARAMS = "|".join(re.escape(p) for p in sorted(SECRET_QUERY_PARAMS, key=len, reverse=True))
+_TOKEN = r"[A-Za-z0-9._~+/=\-]"
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # URL userinfo: scheme://anything-without-slash@ → scheme://***@
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@'\"<>]+@"), r"\1" + REDACTED + "@"),
+    (re.compile(rf"(?i)([?&;](?:{_PARAMS})=)[^&#\s'\"<>)\]}},;]+"), r"\1" + REDACTED),
+    # A header or field: the scheme word and token after it, or a value of 8+ characters holding a digit.
+    (re.compile(rf"(?i)\b((?:authorization|x-goog-api-key|x-api-key|api[_-]?key)['\"]?\s*[:=]\s*['\"]?)"
+                rf"(?:(?:bearer|basic|token)\s+{_TOKEN}+|(?=[^\s'\",}}]*\d)[^\s'\",}}]{{8,}})"), r"\1" + REDACTED),
+    # A bearer token anywhere: 8+ token characters with a digit (prose "bearer of news" stays).
+    (re.compile(rf"(?i)\b(bearer\s+)(?={_TOKEN}*\d){_TOKEN}{{8,}}"), r"\1" + REDACTED),
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), REDACTED),
+)
+# "Basic <base64>" only when the base64 decodes to user:password (prose "basic approach" stays).
+_BASIC = re.compile(r"(?i)\b(basic\s+)([A-Za-z0-9+/]{6,}={0,2})")
+
+_lock = threading.Lock()
+_known: set[str] = set()
+
+
+def _usable(secret: str | None) -> bool:
+    text = "" if secret is None else str(secret).strip()
+    return len(text) >= MIN_SECRET_LENGTH and text.lower() not in NOT_SECRET
+
+
+def remember(*secrets: str | None) -> None:
+    """Add secret values to what is always redacted, for the life of the process (memory only)."""
+    with _lock:
+        _known.update(str(s).strip() for s in secrets if _usable(s))
+
+
+def forget_all() -> None:
+    """Forget every remembered value (tests use it so one test's planted key cannot hide another's leak)."""
+    with _lock:
+        _known.clear()
+
+
+def remember_url(url: str | None) -> None:
+    """Remember the credentials of a URL (userinfo, its Basic-auth form, secret query values) as secrets."""
+    remember(*url_secrets(url))
+
+
+def known_secrets() -> list[str]:
+    """Every known secret value, longest first (a secret that contains another is replaced whole)."""
+    with _lock:
+        values = set(_known)
+    values.update(v.strip() for v in (os.environ.get(n) for n in KEY_ENV_VARS) if _usable(v))
+    return sorted(values, key=len, reverse=True)
+
+
+def _basic(match: re.Match[str]) -> str:
+    try:
+        decoded = base64.b64decode(match.group(2), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return match.group(0)
+    return match.group(1) + REDACTED if ":" in decoded else match.group(0)
+
+
+def redact(text: Any, extra: Iterable[str | None] = ()) -> str:
+    """``text`` with known secrets, ``extra`` and anything secret-shaped replaced by ``***``. ``extra`` are
+    values the caller knows to be secrets right here (a header value it just sent), searched for from
+    ``MIN_EXTRA_LENGTH`` characters."""
+    out = str(text)
+    given = {str(s).strip() for s in extra if s and len(str(s).strip()) >= MIN_EXTRA_LENGTH}
+    secrets = sorted(given | set(known_secrets()), key=len, reverse=True)
+    for secret in secrets:
+        for form in dict.fromkeys((secret, quote(secret, safe=""), quote(secret, safe="/:"))):
+            if form in out:
+                out = out.replace(form, REDACTED)
+    for pattern, replacement in _PATTERNS:
+        out = pattern.sub(replacement, out)
+    return _BASIC.sub(_basic, out)
+
+
+def redact_optional(text: str | None) -> str | None:
+    """``redact`` that keeps None as None (nullable store columns)."""
+    return None if text is None else redact(text)
+
+
+def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
+    """A JSON-like value with every string (keys included) redacted; tuples become lists. With
+    ``drop_secret_fields`` (run settings and versions, where a field named ``api_key`` can only be a
+    mistake) credential-named entries are dropped; not elsewhere, where such a name may be data."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {
+            redact(k) if isinstance(k, str) else k: redact_data(v, drop_secret_fields=drop_secret_fields)
+            for k, v in value.items()
+            if not drop_secret_fields or not _secret_field(str(k))
+        }
+    if isinstance(value, (list, tuple)):
+        return [redact_data(v, drop_secret_fields=drop_secret_fields) for v in value]
+    return value
+
+
+def _secret_field(name: str) -> bool:
+    lowered = name.lower()
+    return any(h in lowered for h in SECRET_FIELD_HINTS) and not lowered.endswith("tokens")
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The credentials inside a URL: the userinfo password, ``user:password`` and its Basic-auth (base64) form
+    as an HTTP client sends it, and secret query parameter values. A user name alone is not a secret value
+    (it would redact ordinary words); ``redact_url`` still hides the whole userinfo."""
+    if not url:
+        return []
+    try:
+        parts = urlsplit(str(url))
+        password, username = parts.password, parts.username
+    except ValueError:
+        return []
+    found: list[str] = []
+    if password:
+        pair = f"{unquote(username or '')}:{unquote(password)}"
+        found += [password, unquote(password), pair, base64.b64encode(pair.encode("utf-8")).decode("ascii")]
+    found += [v for k, v in parse_qsl(parts.query) if k.lower() in SECRET_QUERY_PARAMS]
+    return list(dict.fromkeys(found))
+
+
+def redact_url(url: str | None) -> str | None:
+    """The URL without credentials: userinfo becomes ``***`` and secret query values ``***``."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(str(url))
+    except ValueError:
+        return redact(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = REDACTED + "@" + netloc.rsplit("@", 1)[1]
+    pairs = []
+    for pair in (p for p in parts.query.split("&") if p):
+        name, sep, value = pair.partition("=")
+        pairs.append(f"{name}={REDACTED}" if sep and unquote(name).lower() in SECRET_QUERY_PARAMS else pair)
+    return redact(urlunsplit((parts.scheme, netloc, parts.path, "&".join(pairs), parts.fragment)))
+
+
+def url_identity(url: str | None, salt: bytes, extra: Iterable[str] = ()) -> str:
+    """What cache keys hold for a base URL: the redacted URL, plus a keyed digest of its credentials (and of
+    ``extra`` credentials, e.g. literal header values) when there are any — so two users of one host with
+    different credentials never share cached answers. A URL without credentials is returned as it is."""
+    if not url:
+        return ""
+    shown = redact_url(url) or ""
+    extra = [e for e in extra if e]
+    if shown == url and not extra:
+        return shown
+    netloc = urlsplit(str(url)).netloc
+    material = [netloc.rsplit("@", 1)[0] if "@" in netloc else "", *url_secrets(url), *extra]
+    digest = hmac.new(salt, "\x00".join(material).encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+    return f"{shown}#credentials={digest}"
