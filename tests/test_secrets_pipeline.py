@@ -16,9 +16,7 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -26,6 +24,7 @@ import pytest
 from rageval_core import cli
 from rageval_core.datasets import load_dataset, save_dataset
 from tests.support.fake_server import FakeLLMServer
+from tests.support.rag_server import RagServer
 
 ROOT = Path(__file__).resolve().parents[1]
 OPENAI_KEY = "plainOpenaiValue-LEAKCHECK-7731x"
@@ -109,60 +108,26 @@ def test_planted_key_and_credentialed_url_reach_no_file_and_no_output(case, tmp_
     assert "cache hits" in printed[1], printed[1]
 
 
-class _EchoingRag:
-    """A RAG endpoint on loopback that quotes the Authorization header (and the URL) in every answer, and answers
-    questions containing DENY with a 401 whose body repeats the token."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                auth = self.headers.get("Authorization", "")
-                outer.seen.append(auth)
-                if "DENY" in str(body.get("question")):
-                    status, reply = 401, {"error": f"token {auth} is not allowed here ({self.path})"}
-                else:
-                    status, reply = 200, {"answer": f"answer (auth: {auth}; url {self.path})", "contexts": [f"ctx {auth}"]}
-                data = json.dumps(reply).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-
 @pytest.fixture()
-def echoing_rag() -> Iterator[_EchoingRag]:
-    srv = _EchoingRag()
+def rag_server() -> Iterator[RagServer]:
+    srv = RagServer()
     yield srv
-    srv.httpd.shutdown()
-    srv.httpd.server_close()
+    srv.close()
 
 
-def test_rag_endpoint_header_token_and_url_credentials_reach_no_file_and_no_output(echoing_rag, tmp_path, monkeypatch, capsys):
+def test_rag_endpoint_header_token_and_url_credentials_reach_no_file_and_no_output(rag_server, tmp_path, monkeypatch, capsys):
     env = _env(tmp_path, monkeypatch)
     testset = tmp_path / "testset.json"
     testset.write_text(json.dumps([{"question": "What is RAG?", "answer": "x"}, {"question": "DENY this", "answer": "y"}]),
                        encoding="utf-8")
-    endpoint = f"http://127.0.0.1:{echoing_rag.port}/rag?token={QUERY_KEY}"
+    endpoint = f"http://127.0.0.1:{rag_server.port}/rag?token={QUERY_KEY}"
     printed: list[str] = []
     args = ["rag", str(testset), "--endpoint", endpoint, "--header", "Authorization: Bearer $MY_RAG_TOKEN",
             "--max-retries", "0", "--record-log", "rag-record.jsonl"]
     assert _subprocess([*args, "--out", "answered.json"], env, tmp_path, printed) == 0, printed[-1]
-    assert echoing_rag.seen[0] == f"Bearer {RAG_TOKEN}"  # the token was read at call time and sent
+    assert rag_server.requests[0]["auth"] == f"Bearer {RAG_TOKEN}"  # the token was read at call time and sent
     assert _main([*args, "--out", "answered.csv"], capsys, printed) == 0, printed[-1]
-    literal = ["rag", str(testset), "--endpoint", f"http://alice:{URL_PASSWORD}@127.0.0.1:{echoing_rag.port}/rag",
+    literal = ["rag", str(testset), "--endpoint", f"http://alice:{URL_PASSWORD}@127.0.0.1:{rag_server.port}/rag",
                "--header", f"X-Api-Token: {RAG_TOKEN}", "--max-retries", "0", "--out", "literal.jsonl"]
     assert _main(literal, capsys, printed) == 0, printed[-1]
     assert _main(["evaluate", "answered.json", "--provider", "offline", "--metrics", "faithfulness", "--out", "res.json"],
@@ -170,8 +135,8 @@ def test_rag_endpoint_header_token_and_url_credentials_reach_no_file_and_no_outp
     assert not _leaks(tmp_path, printed)
     rows = json.loads((tmp_path / "answered.json").read_text(encoding="utf-8"))
     rows = rows if isinstance(rows, list) else rows["rows"]
-    assert "auth: Bearer ***; url /rag?token=***)" in rows[0]["answer"]  # redacted in place, the rest kept
-    assert "HTTP 401" in rows[1]["rag_error"] and "token Bearer *** is not allowed" in rows[1]["rag_error"]
+    assert "(auth: Bearer ***; url /rag?token=***)" in rows[0]["answer"]  # redacted in place, the rest kept
+    assert "HTTP 401" in rows[1]["rag_error"] and "token Bearer *** is not allowed (/rag?token=***)" in rows[1]["rag_error"]
 
 
 def test_the_crash_log_of_an_internal_error_holds_no_secret(tmp_path, monkeypatch, capsys):

@@ -5,9 +5,7 @@ header token never reaches disk or output."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,7 @@ from rageval_core.your_rag import (
     try_one,
 )
 from rageval_core.your_rag.mapping import get_path, mapping_from_dict
+from tests.support.rag_server import RagServer
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "tok-PLANTED-7f3a9c1e55"
@@ -95,51 +94,6 @@ def test_urls_lose_their_credentials_before_they_are_stored_or_shown():
 
 
 # ---- a RAG server on loopback ----------------------------------------------------------------------------
-class RagServer:
-    """Answers {"question"} with {"answer", "contexts"} from the policy document; questions containing FAIL get
-    HTTP 500, HANG never get an answer; every answer echoes the Authorization header it was sent."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict] = []
-        self.release = threading.Event()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append({"body": body, "auth": self.headers.get("Authorization")})
-                question = str(body.get("question", ""))
-                if "HANG" in question:
-                    outer.release.wait(10)
-                    return
-                if "FAIL" in question:
-                    self.send_response(500)
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "boom"}')
-                    return
-                reply = {"answer": f"{question} への回答です。 (auth: {self.headers.get('Authorization')})",
-                         "contexts": [{"text": "第1条 この規程は全従業員に適用する。", "id": "c1"}]}
-                data = json.dumps(reply, ensure_ascii=False).encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/rag"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.release.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture()
 def rag_server() -> Iterator[RagServer]:
     srv = RagServer()
