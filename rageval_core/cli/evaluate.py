@@ -111,6 +111,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         err(_estimate_table(est))
+    if est.embedding_calls:
+        print_embedding_fallback(cfg)
     result = run_scorers(args, dataset, invalid, scorers, store, cfg)
     _add_juries(args, store, result)
 
@@ -233,6 +235,17 @@ def _discount(args: argparse.Namespace) -> float:
     from rageval_core.batch import BATCH_DISCOUNT
 
     return BATCH_DISCOUNT
+
+
+def print_embedding_fallback(cfg: Any) -> None:
+    """Say on stderr when the bundled offline encoder stands in for provider embeddings (no --embedding-model):
+    the scores that embed then do not come from the server's model."""
+    from rageval_core.llm.registry import embedding_choice
+
+    choice = embedding_choice(cfg)
+    if choice.fallback:
+        err(f"embeddings: {choice.describe()}: answer relevancy / correctness embed with the bundled offline encoder; "
+            "pass --embedding-model NAME for the server's embeddings, or --embeddings provider to refuse without one")
 
 
 def load_rows(path: str) -> tuple[Any, list[Any]]:

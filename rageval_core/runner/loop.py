@@ -35,6 +35,7 @@ from rageval_core.runner.execute import (
     TaskTag,
     build_from_config,
     default_embedder,
+    embedding_settings,
     failed_results,
     judge_stacks,
     needs_embeddings,
@@ -176,6 +177,7 @@ def run(
         raise RunError("sample ids must be unique within a run")
 
     base_url = None
+    embedder_from_config = config is not None and embedder is None
     if config is not None:
         llm, embedder = build_from_config(config, store, llm, embedder, needs_embeddings=needs_embeddings(samples, scorers))
         base_url = getattr(config, "base_url", None)
@@ -232,6 +234,7 @@ def run(
                 "concurrency": concurrency, "options": _jsonable_options(options), **judge_settings(scorers),
                 **dict(settings or {}),
                 **({"repeats": repeats, "repeat_temperature": repeat_temperature} if repeats > 1 or repeat_temperature is not None else {}),
+                "embeddings": embedding_settings(config if embedder_from_config else None, embedder),
             },
             rows=rows,
         )
