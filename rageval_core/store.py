@@ -325,9 +325,9 @@ class Store:
         """Set a run's name and note as the user typed them (History); "" clears one, None leaves it."""
         def update(conn: sqlite3.Connection) -> None:
             if name is not None:
-                conn.execute("UPDATE runs SET name = ? WHERE id = ?", (name.strip() or None, run_id))
+                conn.execute("UPDATE runs SET name = ? WHERE id = ?", (redact_optional(name.strip() or None), run_id))
             if note is not None:
-                conn.execute("UPDATE runs SET note = ? WHERE id = ?", (note.strip() or None, run_id))
+                conn.execute("UPDATE runs SET note = ? WHERE id = ?", (redact_optional(note.strip() or None), run_id))
 
         self._write(update, "label run")
 

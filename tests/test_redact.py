@@ -160,8 +160,10 @@ def test_the_store_redacts_every_text_column(tmp_path):
                                                           reason=f"HTTP 401 {KEY}", details={"claims": [KEY]})])
     store.set_status(rid, "failed", note=f"stopped: {KEY}")
     store.set_label("h", "r1", "faithfulness", 1.0, note=KEY)
+    store.label_run(rid, name=f"run with {KEY}", note=f"see {KEY}")
     info = store.get_run(rid)
-    assert info.base_url == "http://***@h/v1" and info.settings == {"note": "***"}
+    assert info.base_url == "http://***@h/v1" and (info.name, info.note) == ("run with ***", "see ***")
+    assert info.settings == {"note": "***"}
     assert store.results(rid)[0].reason == "HTTP 401 ***" and store.results(rid)[0].details == {"claims": ["***"]}
     assert store.rows(rid)[0].error == "bad row ***"
 
