@@ -168,6 +168,21 @@ def test_the_store_redacts_every_text_column(tmp_path):
     assert store.rows(rid)[0].error == "bad row ***"
 
 
+def test_batch_answers_are_stored_redacted_and_keyed_like_the_cache(tmp_path):
+    from rageval_core.batch.answers import CollectingLLM
+    from rageval_core.batch.ledger import BatchAnswer, Ledger
+    from rageval_core.llm.cache import url_key
+
+    redact.remember(KEY)
+    ledger = Ledger(tmp_path / "b.sqlite")
+    ledger.save_answers([BatchAnswer("k1", "job", (f"echo {KEY}",), status=200),
+                         BatchAnswer("k2", "job", (), error_kind="auth", error_message=f"HTTP 401 {KEY}", status=401)])
+    assert ledger.answer("k1").texts == ("echo ***",) and ledger.answer("k2").error_message == "HTTP 401 ***"
+    url = "http://u:pw-batch-secret-1@h/v1"
+    collector = CollectingLLM(_Echo(), ledger, url, None)
+    assert collector.base_url == url_key(url, tmp_path / "b.sqlite") and "pw-batch" not in collector.base_url
+
+
 def test_the_crash_log_command_line_keeps_header_names_only():
     shown = _shown_argv(["rag", "t.json", "--header", "X-Custom: literal-no-digit", "--header=X-Other: v"])
     assert shown == ["rag", "t.json", "--header", "X-Custom: ***", "--header=X-Other: ***"]

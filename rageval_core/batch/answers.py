@@ -14,7 +14,7 @@ from typing import Any
 
 from rageval_core.batch.ledger import BatchAnswer, Ledger
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
-from rageval_core.llm.cache import ResponseCache, cache_key, cacheable
+from rageval_core.llm.cache import ResponseCache, cache_key, cacheable, url_key
 
 
 class Deferred(ProviderError):
@@ -34,7 +34,7 @@ class _LedgerLLM:
         self.provider = base.provider
         self.model = base.model
         self.ledger = ledger
-        self.base_url = base_url
+        self.base_url = url_key(base_url, ledger.db_path)  # as the response cache keys it: no credentials
 
     def key(self, request: LLMRequest) -> str:
         return answer_key(self.provider, self.model, self.base_url, request)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from rageval_core import db
+from rageval_core.redact import redact, redact_optional
 from rageval_core.types import Usage
 
 DDL = """
@@ -106,8 +107,8 @@ class Ledger:
 
     def save_answers(self, answers: Iterable[BatchAnswer]) -> int:
         rows = [
-            (a.key, a.job_id, json.dumps(list(a.texts), ensure_ascii=False) if a.ok else None,
-             json.dumps(a.usage.to_dict()) if a.ok else None, a.error_kind, a.error_message, a.status)
+            (a.key, a.job_id, json.dumps([redact(t) for t in a.texts], ensure_ascii=False) if a.ok else None,
+             json.dumps(a.usage.to_dict()) if a.ok else None, a.error_kind, redact_optional(a.error_message), a.status)
             for a in answers
         ]
 

@@ -17,8 +17,9 @@ import numpy as np
 
 from rageval_core import db
 from rageval_core.llm.base import canonical_json
+from rageval_core.llm.cache import url_key
 from rageval_core.llm.retry import Retrier
-from rageval_core.redact import redact_url, url_identity
+from rageval_core.redact import redact_url
 
 DDL = """
 CREATE TABLE IF NOT EXISTS embedding_cache (
@@ -85,8 +86,7 @@ class CachedEmbedder:
         self.provider = inner.provider
         self.model = inner.model
         self.base_url = redact_url(base_url)
-        credentialed = base_url is not None and self.base_url != base_url
-        self._url_key = url_identity(base_url, db.local_salt(db_path)) if credentialed else base_url  # no credentials in key material
+        self._url_key = url_key(base_url, db_path)  # no credentials in the key material
         self.db_path = db_path
         self.retrier = retrier
         self.hits = 0

@@ -48,6 +48,14 @@ def cache_key(provider: str, model: str, base_url: str | None, request: LLMReque
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
+def url_key(base_url: str | None, db_path: str | Path | None, credentials: Sequence[str] = ()) -> str | None:
+    """What cache keys hold for a base URL: the URL itself when it carries no credentials (old keys stay valid),
+    else the redacted URL plus a keyed digest of the credentials (``redact.url_identity``, salt in ``db_path``)."""
+    if not credentials and (base_url is None or redact_url(base_url) == base_url):
+        return base_url
+    return url_identity(base_url or "", db.local_salt(db_path), credentials)
+
+
 def cacheable(request: LLMRequest) -> bool:
     """Deterministic requests only: temperature 0, or a fixed seed."""
     return request.temperature == 0 or request.seed is not None
@@ -135,8 +143,7 @@ class CachedLLM:
         self.provider = inner.provider
         self.model = inner.model
         self.base_url = redact_url(base_url)  # what the cache row shows: no credentials
-        needs_digest = bool(credentials) or (base_url is not None and self.base_url != base_url)
-        self._url_key = url_identity(base_url or "", db.local_salt(cache.db_path), credentials) if needs_digest else base_url
+        self._url_key = url_key(base_url, cache.db_path, credentials)
         self.cache = cache
         self.recorder = recorder
 
