@@ -177,11 +177,13 @@ def answer_request(template: PromptTemplate, question: str, contexts: Sequence[s
 
 
 def relevant_chunks(item: TestItem, chunks: Sequence[Chunk]) -> set[str] | None:
-    """Ids of the chunks of the item's source section (None when the item has no provenance)."""
+    """Ids of the chunks of the item's source section, or sections for a multi-chunk question (None when the
+    item has no provenance or is out of scope: no chunk is supposed to answer it)."""
     doc, section = item.metadata.get("document"), item.metadata.get("section_index")
-    if doc is None or section is None:
+    if doc is None or section is None or item.metadata.get("question_type") == "out_of_scope":
         return None
-    return {c.id for c in chunks if c.document == doc and c.section_index == section}
+    sections = set(item.metadata.get("section_indices") or [section])
+    return {c.id for c in chunks if c.document == doc and c.section_index in sections}
 
 
 def _answer(llm: LLM, request: LLMRequest) -> tuple[str, str | None, str, str, bool]:

@@ -30,7 +30,13 @@ the offline provider reads and API providers never see):
   verify_claims / verify_claims_with_reference verdict: its graded claim support, which faithfulness uses
   when every verdict has one. API providers are not asked for it (their schema is unchanged);
   ``offline_schema_for`` is the schema with that extension, which the offline provider's answers match.
-- synth_qa: title, heading, text, n                      -> {"pairs": [{question, answer}]}
+- synth_qa: title, heading, text, n                      -> {"pairs": [{question, answer}]}  (question type "fact")
+- synth_reasoning: title, heading, text, n               -> {"pairs": [{question, answer}]}  (one step beyond a lookup)
+- synth_multi_chunk: title, heading_a, text_a, heading_b, text_b, n
+                                                         -> {"pairs": [{question, answer}]}  (needs both chunks)
+- synth_out_of_scope: title, heading, text, n, not_found -> {"pairs": [{question, answer}]}  (answer: not_found)
+  The generator adds ``document_text`` (every chunk of the document) for the offline provider, which asks
+  only about aspects that text never mentions; API providers never see it.
 - rag_answer: question, contexts                         -> {"answer": str}
 """
 
@@ -48,6 +54,9 @@ EXTRACT_RELEVANT_SENTENCES = "extract_relevant_sentences"
 CLASSIFY_CORRECTNESS = "classify_correctness"
 JUDGE = "judge"
 SYNTH_QA = "synth_qa"
+SYNTH_REASONING = "synth_reasoning"
+SYNTH_MULTI_CHUNK = "synth_multi_chunk"
+SYNTH_OUT_OF_SCOPE = "synth_out_of_scope"
 RAG_ANSWER = "rag_answer"
 
 
@@ -96,7 +105,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     ),
     EXTRACT_RELEVANT_SENTENCES: _obj({"sentences": _arr(_STR)}),
     CLASSIFY_CORRECTNESS: _obj({"TP": _STATEMENTS, "FP": _STATEMENTS, "FN": _STATEMENTS}),
-    SYNTH_QA: _obj({"pairs": _arr(_obj({"question": _STR, "answer": _STR}))}),
+    **{task: _obj({"pairs": _arr(_obj({"question": _STR, "answer": _STR}))})
+       for task in (SYNTH_QA, SYNTH_REASONING, SYNTH_MULTI_CHUNK, SYNTH_OUT_OF_SCOPE)},
     RAG_ANSWER: _obj({"answer": _STR}),
 }
 

@@ -104,6 +104,27 @@ INPUTS = {
         "n": 2,
         "text": "有給休暇は入社から6か月後に10日付与されます。未使用の休暇は翌年度に限り繰り越すことができます。",
     },
+    T.SYNTH_REASONING: {
+        "title": "就業規則",
+        "heading": "経費",
+        "n": 1,
+        "text": "1件あたり5,000円未満の支出は、部門長の承認だけで精算できます。",
+    },
+    T.SYNTH_MULTI_CHUNK: {
+        "title": "就業規則",
+        "heading_a": "年次有給休暇",
+        "text_a": "有給休暇は入社から6か月後に10日付与されます。",
+        "heading_b": "経費",
+        "text_b": "申請期限は支出日の翌月10日までです。",
+        "n": 1,
+    },
+    T.SYNTH_OUT_OF_SCOPE: {
+        "title": "就業規則",
+        "heading": "年次有給休暇",
+        "n": 1,
+        "text": "有給休暇は入社から6か月後に10日付与されます。",
+        "not_found": "文書には記載がありません。",
+    },
     T.RAG_ANSWER: {"question": Q_JA, "contexts": CTX_JA},
 }
 

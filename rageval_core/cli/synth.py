@@ -91,12 +91,16 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from rageval_core.cli.common import UsageError
     from rageval_core.documents import chunk_document
     from rageval_core.llm.base import ProviderError
-    from rageval_core.synth import SynthError, generate_testset
+    from rageval_core.synth import SharesError, SynthError, generate_testset, parse_shares
 
     out = Path(args.out)
     if out.suffix.lower() != ".json":
         raise UsageError(f"--out {args.out!r}: a test set is written as .json")
     _check_chunking(args)
+    try:
+        shares = parse_shares(args.types) if args.types else None
+    except SharesError as exc:
+        raise UsageError(f"--types: {exc}") from None
     template = _template_text(args)
     (doc,) = _documents([args.document])
     try:
@@ -110,17 +114,26 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     chunks = chunk_document(doc, size=args.chunk_size, overlap=args.chunk_overlap)
     try:
-        testset = generate_testset(doc, llm, per_section=args.per_section, chunks=chunks, template=template, progress=progress)
+        testset = generate_testset(doc, llm, per_section=args.per_section, shares=shares, chunks=chunks, template=template,
+                                   progress=progress)
     except SynthError as exc:
         raise UsageError(str(exc)) from None
     testset.save(out)
     ok = sum(1 for s in testset.sections if s.status == "ok")
     dupes = sum(s.duplicates for s in testset.sections)
-    label = " (offline heuristic: extractive questions, no language model)" if testset.offline else ""
+    label = " (offline heuristic questions, no language model)" if testset.offline else ""
+    counts = testset.counts()
+    types = ", ".join(f"{t} {n}" for t, n in counts["type"].items())
+    flags = ", ".join(f"{n} {f}" for f, n in counts["flag"].items() if f != "near_duplicate") or "none"
     echo(
-        f"{len(testset.items)} questions from {ok}/{len(testset.sections)} sections of {doc.name} "
-        f"by {testset.generator['provider']}/{testset.generator['model']}{label}; {dupes} near-duplicate(s) dropped → {out}"
+        f"{len(testset.items)} questions ({types}) from {ok}/{len(testset.sections)} sections of {doc.name} "
+        f"by {testset.generator['provider']}/{testset.generator['model']}{label}; {dupes} near-duplicate(s) set aside "
+        f"as rejected; flagged for review: {flags} → {out}"
     )
+    short = [f"{s.index} {t} {s.by_type.get(t, 0)}/{n}" for s in testset.sections for t, n in s.asked.items()
+             if s.status == "ok" and s.by_type.get(t, 0) + s.duplicates < n]
+    if short and not args.quiet:
+        _err("  fewer pairs than asked (section type kept/asked): " + "; ".join(short))
     failed = [s for s in testset.sections if s.status in ("failed", "empty")]
     for s in failed:
         _err(f"  section {s.index} {s.heading!r}: {s.status}: {s.reason}")
@@ -250,6 +263,9 @@ def add_commands(sub: Any) -> None:
     sy = sub.add_parser("synth", help="generate a synthetic QA test set from a Markdown/text document")
     sy.add_argument("document", help="document (.md, .markdown, .txt); sections are cut at headings")
     sy.add_argument("--per-section", type=int, default=3, help="questions per section (default 3, at most 20)")
+    sy.add_argument("--types", metavar="SHARES",
+                    help="question type shares, e.g. fact=0.4,reasoning=0.3,multi_chunk=0.2,out_of_scope=0.1 "
+                    "(default: fact only); the total stays per-section x sections")
     sy.add_argument("--out", required=True, help="test set file (.json)")
     sy.add_argument("--quiet", action="store_true", help="no progress lines")
     _add_options(sy)

@@ -9,6 +9,8 @@ cosines) for the sample inspector.
 
 from __future__ import annotations
 
+import functools
+
 import json
 import threading
 import time
@@ -21,6 +23,7 @@ from rageval_core.llm.base import Completion, Embedder, LLMRequest, ProviderErro
 from rageval_core.offline import steps
 from rageval_core.offline.checks import faithfulness_precheck, is_blank, non_blank
 from rageval_core.offline.generate import rag_answer, synth_qa
+from rageval_core.offline.question_types import multi_chunk_pairs, out_of_scope_pairs, reasoning_pairs
 from rageval_core.offline.relevancy import relevancy_reason
 from rageval_core.offline.support import (
     ClaimScore,
@@ -145,6 +148,9 @@ class OfflineLLM:
             T.CLASSIFY_CORRECTNESS: self._classify_correctness,
             T.JUDGE: self._judge,
             T.SYNTH_QA: self._synth_qa,
+            T.SYNTH_REASONING: functools.partial(self._synth_typed, T.SYNTH_REASONING),
+            T.SYNTH_MULTI_CHUNK: functools.partial(self._synth_typed, T.SYNTH_MULTI_CHUNK),
+            T.SYNTH_OUT_OF_SCOPE: functools.partial(self._synth_typed, T.SYNTH_OUT_OF_SCOPE),
             T.RAG_ANSWER: self._rag_answer,
         }
 
@@ -479,6 +485,37 @@ class OfflineLLM:
                 "method": "extractive (offline): key phrase + heading as the question, the sentence as the answer",
                 "pairs": [p.__dict__ for p in pairs],
             },
+        )
+
+    def _synth_typed(
+        self, task: str, inputs: Mapping[str, Any], lang: Language
+    ) -> tuple[dict[str, Any], Any]:
+        """Reasoning, multi-chunk and out-of-scope pairs from ``offline.question_types``."""
+        n = int(inputs.get("n") or 1)
+        if task == T.SYNTH_MULTI_CHUNK:
+            text = str(inputs.get("text_a") or "")
+            data_lang = self._data_lang(text) if text.strip() else lang
+            pairs = multi_chunk_pairs(
+                str(inputs.get("heading_a") or ""), text, str(inputs.get("heading_b") or ""),
+                str(inputs.get("text_b") or ""), n, data_lang,
+            )
+            method = "offline multi-chunk: one informative sentence of each passage, asked together"
+        elif task == T.SYNTH_OUT_OF_SCOPE:
+            text = str(inputs.get("text") or "")
+            data_lang = self._data_lang(text) if text.strip() else lang
+            pairs = out_of_scope_pairs(
+                str(inputs.get("heading") or ""), str(inputs.get("document_text") or text), n, data_lang,
+                str(inputs.get("not_found") or ""),
+            )
+            method = "offline out-of-scope: fixed aspects (phone number, fines, ...) the document never mentions"
+        else:
+            text = str(inputs.get("text") or "")
+            data_lang = self._data_lang(text) if text.strip() else lang
+            pairs = reasoning_pairs(str(inputs.get("heading") or ""), text, n, data_lang)
+            method = "offline reasoning: a numeric rule of the section applied to a case"
+        return (
+            {"pairs": [{"question": p.question, "answer": p.answer} for p in pairs]},
+            {"method": method, "pairs": [p.__dict__ for p in pairs]},
         )
 
     def _rag_answer(

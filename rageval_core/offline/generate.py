@@ -70,21 +70,26 @@ def _question(key: str, heading: str, title: str, language: Language) -> str:
     )
 
 
+def informative_sentences(text: str, language: Language) -> list[tuple[int, str]]:
+    """(index, sentence) of the text's informative sentences (long enough, two distinct content words),
+    most distinct content words first, then document order."""
+    min_len = 12 if language == "ja" else 30
+    ranked = []
+    for i, s in enumerate(split_sentences(text, language)):
+        distinct = {t.key for t in content_tokens(s, language)}
+        if len(s) >= min_len and len(distinct) >= 2:
+            ranked.append((-len(distinct), i, s))
+    return [(i, s) for _, i, s in sorted(ranked)]
+
+
 def synth_qa(
     title: str, heading: str, text: str, n: int, language: Language | None = None
 ) -> list[QAPair]:
     """Up to ``n`` extractive QA pairs from one section, in document order."""
     lang = language or detect_language(text)
-    sentences = split_sentences(text, lang)
-    min_len = 12 if lang == "ja" else 30
-    ranked = []
-    for i, s in enumerate(sentences):
-        distinct = {t.key for t in content_tokens(s, lang)}
-        if len(s) >= min_len and len(distinct) >= 2:
-            ranked.append((-len(distinct), i, s))
-    chosen = sorted(sorted(ranked)[: max(0, n)], key=lambda x: x[1])
+    chosen = sorted(informative_sentences(text, lang)[: max(0, n)])
     pairs = []
-    for _, i, s in chosen:
+    for i, s in chosen:
         key = key_phrase(s, lang)
         pairs.append(QAPair(_question(key, heading, title, lang), s, key, i))
     return pairs
