@@ -94,16 +94,19 @@ def reasoning_pairs(heading: str, text: str, n: int, language: Language) -> list
     When the rule sits in the sentence's subject ("1件あたり5,000円未満の支出は…"), the case replaces it
     ("1件あたり3,000円の支出はどのように扱われますか？"); otherwise the question asks whether a value meets the
     condition, alternating values that do and do not, and the ground truth says which and quotes the rule.
+    Rules in the subject come first: they make the more natural case.
     """
     pairs: list[QAPair] = []
     place = heading.strip()
-    for i, sentence in sorted(informative_sentences(text, language)):
+    candidates = []
+    for i, sentence in informative_sentences(text, language):
         rule = find_rule(sentence, language)
-        if rule is None:
-            continue
-        key = key_phrase(sentence, language)
-        ranged = _range_span(key, language)
-        in_subject = ranged is not None or rule.span.lower() in key.lower()
+        if rule is not None:
+            key = key_phrase(sentence, language)
+            ranged = _range_span(key, language)
+            in_subject = ranged is not None or rule.span.lower() in key.lower()
+            candidates.append((not in_subject, i, sentence, rule, key, ranged, in_subject))
+    for _, i, sentence, rule, key, ranged, in_subject in sorted(candidates, key=lambda c: (c[0], c[1])):
         inside = in_subject or len(pairs) % 2 == 0
         if ranged is not None:
             span, number = ranged

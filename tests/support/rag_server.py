@@ -59,3 +59,10 @@ class RagServer:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def policy_rag(question: str) -> dict:
+    """The server's answers as a Python callable (``tests.support.rag_server:policy_rag``); FAIL raises."""
+    if "FAIL" in question:
+        raise RuntimeError("retriever down")
+    return {"answer": f"{question} への回答です。", "contexts": [{"text": "第1条 この規程は全従業員に適用する。", "id": "c1"}]}
