@@ -70,6 +70,22 @@ def hit_rate(retrieved: Sequence[Sequence[str]], relevant: Sequence[set[str] | N
     return sum(1 for r, rel in judged if r & rel) / len(judged)
 
 
+def recall_at_k(ranked: Sequence[Sequence[str]], sources: Sequence[Sequence[set[str]]], k: int) -> float | None:
+    """Mean share of each question's sources found in its top ``k`` ids. A source is a set of equivalent
+    chunk ids (any of them counts: the chunks that hold the evidence sentence when chunks overlap), so a
+    multi-chunk question with two sources scores 0.5 when one is retrieved. Questions without sources are
+    left out; None when none is left."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    shares = []
+    for ids, groups in zip(ranked, sources):
+        if not groups:
+            continue
+        top = set(list(ids)[:k])
+        shares.append(sum(1 for g in groups if top & set(g)) / len(groups))
+    return sum(shares) / len(shares) if shares else None
+
+
 # ------------------------------------------------------------------------------------------ index
 @dataclass
 class ChunkIndex:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from rageval_core.synth import SectionReport, TestItem, TestSet
 from ui import testset as ts_ui
+from ui import your_rag as yr_ui
 from tests.support.apptest import assert_ok as strict_assert_ok
 from tests.support.apptest import button, metric, start_app
 
@@ -124,3 +126,104 @@ def test_an_edited_prompt_is_checked_before_anything_is_sent(app: AppTest) -> No
     errors = " ".join(e.value for e in app.error)
     assert "Could not generate the test set" in errors and "headline" in errors
     assert ts_ui.TESTSET not in app.session_state
+
+
+# ---- question types, curation, your RAG -------------------------------------------------------------------
+def test_question_types_flags_first_and_bulk_reject(app: AppTest) -> None:
+    for qtype, pct in (("fact", 40), ("reasoning", 30), ("multi_chunk", 20), ("out_of_scope", 10)):
+        app.number_input(key=f"testset.share.{qtype}").set_value(pct)
+    app.number_input(key="testset.per_section").set_value(3).run()
+    button(app, "Generate test set").click().run()
+    assert_ok(app)
+    ts = app.session_state[ts_ui.TESTSET]
+    assert set(ts.counts()["type"]) == {"fact", "reasoning", "multi_chunk", "out_of_scope"}
+    assert ts.generator["shares"] == {"fact": 0.4, "reasoning": 0.3, "multi_chunk": 0.2, "out_of_scope": 0.1}
+    editor = app.data_editor[0].value
+    assert set(editor["type"]) == {"fact", "reasoning", "multi_chunk", "out_of_scope"}
+    assert any("pairs in use" in c.value and "reasoning" in c.value for c in app.caption)
+    # reject every out-of-scope pair in bulk: they leave the pairs in use but stay in the file as rejected
+    app.selectbox(key="testset.bulk_choice").set_value("all out_of_scope pairs").run()
+    button(app, "Reject these").click().run()
+    assert_ok(app)
+    after = app.session_state[ts_ui.TESTSET]
+    assert not any(i.question_type == "out_of_scope" for i in after.items)
+    assert {i.question_type for i in after.rejected} == {"out_of_scope"}
+    assert all(i.status == "rejected" for i in after.rejected)
+    # a status changed in the table brings one back
+    frame = app.data_editor[0].value
+    row = frame.index[frame["status"] == "rejected"][0]
+    app.session_state[app.data_editor[0].key] = {"edited_rows": {int(row): {"status": "accepted"}}, "added_rows": [], "deleted_rows": []}
+    app.run()
+    assert_ok(app)
+    assert len(app.session_state[ts_ui.TESTSET].rejected) == len(after.rejected) - 1
+
+
+def test_flagged_pairs_are_listed_first_with_duplicates_beside_their_twin() -> None:
+    items = [
+        TestItem("a", "Q1?", "A1.", {"status": "accepted", "flags": []}),
+        TestItem("b", "Q2?", "A2.", {"status": "accepted", "flags": ["unsupported"], "flag_notes": {"unsupported": "low"}}),
+    ]
+    dup = TestItem("c", "Q1", "A1.", {"status": "rejected", "flags": ["near_duplicate"], "duplicate_of": "a"})
+    ts = TestSet({"name": "d"}, {}, [SectionReport(0, "H", "ok")], items, [dup])
+    frame = ts_ui.items_frame(ts)
+    assert list(frame["id"]) == ["a", "c", "b"] and list(frame["twin"]) == ["", "a", ""]
+    assert ts_ui.flag_notes(ts) == ["c: near_duplicate — ", "b: unsupported — low"]
+    accepted, n = ts_ui.bulk(ts, "near-duplicates", "accepted")
+    assert n == 1 and [i.id for i in accepted.items] == ["a", "b", "c"] and accepted.rejected == []
+    edited, _ = ts_ui.apply_item_edits(ts, frame, {"edited_rows": {2: {"question": "Q2 better?"}}, "added_rows": [], "deleted_rows": []})
+    assert edited.items[1].status == "edited" and edited.rejected[0].id == "c"
+
+
+@pytest.fixture()
+def rag_server():
+    from tests.support.rag_server import RagServer
+
+    srv = RagServer()
+    yield srv
+    srv.close()
+
+
+def test_your_rag_tab_tries_one_question_and_answers_the_test_set(app: AppTest, rag_server, monkeypatch) -> None:
+    monkeypatch.setenv("UI_RAG_TOKEN", "tok-ui-PLANTED-91")
+    button(app, "Generate test set").click().run()
+    assert_ok(app)
+    app.text_input(key="testset.yr.url").set_value(rag_server.url)
+    app.text_area(key="testset.yr.headers").set_value("Authorization: Bearer $UI_RAG_TOKEN").run()
+    assert_ok(app)
+    assert any("`$UI_RAG_TOKEN` set" in c.value for c in app.caption)
+    button(app, "Try one question").click().run()
+    assert_ok(app)
+    shown = app.session_state[yr_ui.TRY]
+    assert shown["ok"] and shown["reply"]["contexts"][0]["id"] == "c1"
+    assert shown["read"]["contexts"] == ["第1条 この規程は全従業員に適用する。"] and shown["read"]["context_ids"] == ["c1"]
+    assert "tok-ui-PLANTED-91" not in json.dumps(shown, ensure_ascii=False)  # the echoed token is scrubbed
+    assert rag_server.requests[-1]["auth"] == "Bearer tok-ui-PLANTED-91"
+    assert len(app.json) >= 2  # the raw reply and what the mapping read
+
+    button(app, "Answer the test set with your system").click().run()
+    assert_ok(app)
+    run = app.session_state[yr_ui.RUN]
+    n = len(app.session_state[ts_ui.TESTSET].items)
+    assert len(run.samples) == n and run.errors == 0 and metric(app, "Answers") == str(n)
+    assert metric(app, "Latency median").endswith(" s") and metric(app, "Latency p95").endswith(" s")
+    button(app, "Use your system's answers as dataset").click().run()
+    assert_ok(app)
+    assert app.session_state["dataset"].name == "company_policy_ja-yours"
+
+
+def test_your_rag_tab_refuses_a_literal_token_and_takes_a_callable(app: AppTest) -> None:
+    button(app, "Generate test set").click().run()
+    app.text_input(key="testset.yr.url").set_value("http://127.0.0.1:9/rag")
+    app.text_area(key="testset.yr.headers").set_value("Authorization: Bearer sk-literal-123").run()
+    assert not app.exception
+    assert any("environment variable" in e.value for e in app.error)
+    assert button(app, "Try one question").disabled
+    app.radio(key="testset.yr.kind").set_value(yr_ui.CALLABLE).run()
+    app.text_input(key="testset.yr.callable").set_value("tests.support.rag_server:policy_rag").run()
+    button(app, "Try one question").click().run()
+    assert_ok(app)
+    assert app.session_state[yr_ui.TRY]["read"]["answer"].endswith("への回答です。")
+    app.text_area(key="testset.yr.mapping").set_value('{"answer": "output.text"}').run()
+    button(app, "Try one question").click().run()
+    assert "malformed_response" in app.session_state[yr_ui.TRY]["error"]
+    assert any("did not answer" in e.value for e in app.error)

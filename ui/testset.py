@@ -19,7 +19,7 @@ from rageval_core import datasets
 from rageval_core.prompts import load_template
 from rageval_core.documents import DOCUMENT_EXTENSIONS, Document, chunk_document, decode_text, parse_document
 from rageval_core.rag import RagRun
-from rageval_core.synth import TestItem, TestSet
+from rageval_core.synth import EDITED, QUESTION_TYPES, REJECTED, STATUSES, TestItem, TestSet, review_order, select, set_status
 from ui import data
 
 # Session-state keys of this page (plain keys, set by the page).
@@ -30,7 +30,16 @@ EDITOR_VERSION = "testset.editor_version"  # bumps the data_editor key when the 
 UPLOAD_SEEN = "testset.upload_seen"
 
 DEFAULT_DOCUMENT = "company_policy_ja.md"
-EDIT_COLUMNS = ("id", "section", "question", "ground_truth", "grounding")
+EDIT_COLUMNS = ("id", "type", "status", "flags", "twin", "section", "question", "ground_truth", "grounding")
+# What the bulk accept / reject acts on: label → (flag, question type) for curation.select
+BULK_CHOICES: dict[str, tuple[str | None, str | None]] = {
+    "all flagged pairs": ("any", None),
+    "near-duplicates": ("near_duplicate", None),
+    "unsupported ground truths": ("unsupported", None),
+    "answerable out-of-scope questions": ("answerable_out_of_scope", None),
+    **{f"all {t} pairs": (None, t) for t in QUESTION_TYPES},
+    "every pair": (None, None),
+}
 
 
 def shipped_prompt(task: str, language: str) -> str:
@@ -94,29 +103,41 @@ def report_frame(ts: TestSet) -> pd.DataFrame:
                 "generated": s.generated,
                 "kept": s.kept,
                 "duplicates": s.duplicates,
+                "types (kept/asked)": ", ".join(f"{t} {s.by_type.get(t, 0)}/{n}" for t, n in s.asked.items()),
                 "reason": s.reason or "",
             }
             for s in ts.sections
         ],
-        columns=["#", "section", "status", "generated", "kept", "duplicates", "reason"],
+        columns=["#", "section", "status", "generated", "kept", "duplicates", "types (kept/asked)", "reason"],
     )
 
 
 def items_frame(ts: TestSet) -> pd.DataFrame:
-    """The editable pairs: id and provenance read-only, question and ground truth editable."""
+    """Every pair for review, flagged first and each set-aside duplicate right after its twin: id, type,
+    flags and provenance read-only; status, question and ground truth editable."""
     return pd.DataFrame(
         [
             {
                 "id": i.id,
+                "type": i.question_type or "",
+                "status": i.status,
+                "flags": ", ".join(i.flags),
+                "twin": str(i.metadata.get("duplicate_of") or ""),
                 "section": str(i.metadata.get("section") or i.metadata.get("category") or ""),
                 "question": i.question,
                 "ground_truth": i.ground_truth,
                 "grounding": i.metadata.get("grounding"),
             }
-            for i in ts.items
+            for i in review_order(ts)
         ],
         columns=list(EDIT_COLUMNS),
     )
+
+
+def flag_notes(ts: TestSet) -> list[str]:
+    """One line per flagged pair: what the check saw (for the review's "why flagged" list)."""
+    return [f"{i.id}: " + "; ".join(f"{flag} — {(i.metadata.get('flag_notes') or {}).get(flag, '')}" for flag in i.flags)
+            for i in review_order(ts) if i.flags]
 
 
 def _text(value: Any) -> str:
@@ -126,11 +147,13 @@ def _text(value: Any) -> str:
 
 
 def apply_item_edits(ts: TestSet, frame: pd.DataFrame, edits: Mapping[str, Any] | None) -> tuple[TestSet, int]:
-    """The test set after ``st.data_editor`` edits: changed texts, deleted rows, added rows (marked as
-    written by hand). Rows left without a question or ground truth are dropped; returns how many."""
+    """The test set after ``st.data_editor`` edits: changed texts (status ``edited``), changed statuses
+    (``rejected`` sets a pair aside, ``accepted`` brings it back), deleted rows, added rows (written by hand).
+    Rows left without a question or ground truth are dropped; returns how many. Pairs keep generation order."""
     table = data.apply_editor_state(frame, edits)
-    by_id = {i.id: i for i in ts.items}
-    items: list[TestItem] = []
+    by_id = {i.id: i for i in ts.all_items}
+    order = {i.id: n for n, i in enumerate(ts.all_items)}
+    kept: list[tuple[int, TestItem]] = []
     dropped = 0
     added = 0
     for row in table.to_dict("records"):
@@ -139,10 +162,16 @@ def apply_item_edits(ts: TestSet, frame: pd.DataFrame, edits: Mapping[str, Any] 
             dropped += 1
             continue
         original = by_id.get(_text(row.get("id")))
+        status = _text(row.get("status"))
         if original is not None:
             edited = question != original.question or truth != original.ground_truth
+            new_status = status if status in STATUSES else original.status
+            if edited and new_status != REJECTED:
+                new_status = EDITED
             metadata = {**original.metadata, **({"edited": True} if edited else {})}
-            items.append(TestItem(original.id, question, truth, metadata))
+            if new_status != original.status or "status" in original.metadata or edited:
+                metadata["status"] = new_status
+            kept.append((order[original.id], TestItem(original.id, question, truth, metadata)))
         else:
             added += 1
             new_id = f"added-{added:02d}"
@@ -150,8 +179,32 @@ def apply_item_edits(ts: TestSet, frame: pd.DataFrame, edits: Mapping[str, Any] 
                 added += 1
                 new_id = f"added-{added:02d}"
             section = _text(row.get("section"))
-            items.append(TestItem(new_id, question, truth, {"category": section or "added", "section": section, "synthetic": False}))
-    return replace(ts, items=items), dropped
+            kept.append((len(order) + added, TestItem(new_id, question, truth, {
+                "category": section or "added", "section": section, "synthetic": False,
+                "status": status if status in STATUSES else "accepted", "flags": []})))
+    items = [i for _, i in sorted(kept, key=lambda x: x[0])]
+    return replace(ts, items=[i for i in items if i.status != REJECTED], rejected=[i for i in items if i.status == REJECTED]), dropped
+
+
+def bulk(ts: TestSet, choice: str, status: str) -> tuple[TestSet, int]:
+    """Accept or reject every pair ``choice`` (a ``BULK_CHOICES`` label) names; returns how many."""
+    flag, qtype = BULK_CHOICES[choice]
+    ids = select(ts, flag=flag, qtype=qtype)
+    return set_status(ts, ids, status), len(ids)
+
+
+def review_summary(ts: TestSet) -> str:
+    """"N in use (fact 10, reasoning 7, …), M set aside; flagged: …" for the review caption."""
+    counts = ts.counts()
+    types = ", ".join(f"{t} {n}" for t, n in counts["type"].items()) or "none"
+    flags = ", ".join(f"{f} {n}" for f, n in counts["flag"].items()) or "none"
+    return f"{len(ts.items)} pairs in use ({types}), {len(ts.rejected)} set aside as rejected; flagged: {flags}"
+
+
+def shares_from_percent(values: Mapping[str, float]) -> dict[str, float] | None:
+    """The type shares the page's percent inputs give (None when they are all zero)."""
+    total = sum(max(0.0, float(v)) for v in values.values())
+    return {t: float(v) / total for t, v in values.items() if v > 0} if total > 0 else None
 
 
 def rag_frame(run: RagRun) -> pd.DataFrame:
