@@ -177,6 +177,7 @@ if failed:
 with st.expander(f"Per-section report ({len(testset.sections) - len(failed)}/{len(testset.sections)} ok)"):
     st.dataframe(ts_ui.report_frame(testset), hide_index=True, width="stretch")
 
+BULK_NOTE = "testset.bulk_note"
 st.subheader(f"Review the {len(testset.items)} pairs")
 st.caption(ts_ui.review_summary(testset))
 st.caption(
@@ -195,8 +196,11 @@ for column, label, status in ((bulk_accept, "Accept these", "accepted"), (bulk_r
     if column.button(label, key=f"testset.bulk_{status}"):
         updated, n = ts_ui.bulk(testset, bulk_choice, status)
         _set_testset(updated)
-        st.toast(f"{n} pair(s) {status}")
+        # a toast right before st.rerun() can be lost (streamlit#7740): the note is shown on the next run instead
+        st.session_state[BULK_NOTE] = f"{n} pair(s) {status}: {bulk_choice}"
         st.rerun()
+if st.session_state.get(BULK_NOTE):
+    st.success(st.session_state.pop(BULK_NOTE))
 editor_key = f"testset.editor.{st.session_state.get(ts_ui.EDITOR_VERSION, 0)}"
 frame = ts_ui.items_frame(testset)
 st.data_editor(

@@ -145,6 +145,7 @@ def test_question_types_flags_first_and_bulk_reject(app: AppTest) -> None:
     app.selectbox(key="testset.bulk_choice").set_value("all out_of_scope pairs").run()
     button(app, "Reject these").click().run()
     assert_ok(app)
+    assert any("pair(s) rejected: all out_of_scope pairs" in s.value for s in app.success)
     after = app.session_state[ts_ui.TESTSET]
     assert not any(i.question_type == "out_of_scope" for i in after.items)
     assert {i.question_type for i in after.rejected} == {"out_of_scope"}
