@@ -38,10 +38,14 @@ def selected_runs(table: pd.DataFrame) -> list[str]:
 
 def edit_name_and_note(store: Store, info: RunInfo) -> None:
     """Name and note of the picked run; saved on the button, shown in the leaderboard."""
+    saved_key = f"history.saved.{info.id}"
+    if st.session_state.pop(saved_key, False):
+        # shown after the rerun: a toast right before st.rerun() can be lost (streamlit#7740)
+        st.success(f"Saved the name and note of run {info.id}.")
     with st.form(f"history.label.{info.id}", border=False):
         name = st.text_input("Run name", value=info.name or "", key=f"history.name.{info.id}")
         note = st.text_area("Note", value=info.note or "", key=f"history.note.{info.id}", height=70)
         if st.form_submit_button("Save name and note"):
             store.label_run(info.id, name=name, note=note)
-            st.toast(f"Saved the name and note of run {info.id}.")
+            st.session_state[saved_key] = True
             st.rerun()
