@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import os
@@ -52,17 +53,20 @@ KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")  # llm.key
 
 _PARAMS = "|".join(re.escape(p) for p in sorted(SECRET_QUERY_PARAMS, key=len, reverse=True))
 _TOKEN = r"[A-Za-z0-9._~+/=\-]"
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+# (triggers, pattern, replacement): a pattern runs only when one of its trigger strings is in the lowered text,
+# so ordinary text pays a few substring checks instead of seven regex scans.
+_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     # URL userinfo: scheme://anything-without-slash@ → scheme://***@
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@'\"<>]+@"), r"\1" + REDACTED + "@"),
-    (re.compile(rf"(?i)([?&;](?:{_PARAMS})=)[^&#\s'\"<>)\]}},;]+"), r"\1" + REDACTED),
+    (("://",), re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@'\"<>]+@"), r"\1" + REDACTED + "@"),
+    (("=",), re.compile(rf"(?i)([?&;](?:{_PARAMS})=)[^&#\s'\"<>)\]}},;]+"), r"\1" + REDACTED),
     # A header or field: the scheme word and token after it, or a value of 8+ characters holding a digit.
-    (re.compile(rf"(?i)\b((?:authorization|x-goog-api-key|x-api-key|api[_-]?key)['\"]?\s*[:=]\s*['\"]?)"
+    (("authorization", "api-key", "api_key", "apikey"),
+     re.compile(rf"(?i)\b((?:authorization|x-goog-api-key|x-api-key|api[_-]?key)['\"]?\s*[:=]\s*['\"]?)"
                 rf"(?:(?:bearer|basic|token)\s+{_TOKEN}+|(?=[^\s'\",}}]*\d)[^\s'\",}}]{{8,}})"), r"\1" + REDACTED),
     # A bearer token anywhere: 8+ token characters with a digit (prose "bearer of news" stays).
-    (re.compile(rf"(?i)\b(bearer\s+)(?={_TOKEN}*\d){_TOKEN}{{8,}}"), r"\1" + REDACTED),
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), REDACTED),
+    (("bearer",), re.compile(rf"(?i)\b(bearer\s+)(?={_TOKEN}*\d){_TOKEN}{{8,}}"), r"\1" + REDACTED),
+    (("sk-",), re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), REDACTED),
+    (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), REDACTED),
 )
 # "Basic <base64>" only when the base64 decodes to user:password (prose "basic approach" stays).
 _BASIC = re.compile(r"(?i)\b(basic\s+)([A-Za-z0-9+/]{6,}={0,2})")
@@ -115,14 +119,24 @@ def redact(text: Any, extra: Iterable[str | None] = ()) -> str:
     ``MIN_EXTRA_LENGTH`` characters."""
     out = str(text)
     given = {str(s).strip() for s in extra if s and len(str(s).strip()) >= MIN_EXTRA_LENGTH}
-    secrets = sorted(given | set(known_secrets()), key=len, reverse=True)
-    for secret in secrets:
-        for form in dict.fromkeys((secret, quote(secret, safe=""), quote(secret, safe="/:"))):
-            if form in out:
-                out = out.replace(form, REDACTED)
-    for pattern, replacement in _PATTERNS:
-        out = pattern.sub(replacement, out)
-    return _BASIC.sub(_basic, out)
+    values = _values_pattern(frozenset(given | set(known_secrets())))
+    if values is not None:
+        out = values.sub(REDACTED, out)
+    lowered = out.lower()
+    for triggers, pattern, replacement in _PATTERNS:
+        if any(t in lowered for t in triggers):
+            out = pattern.sub(replacement, out)
+    return _BASIC.sub(_basic, out) if "basic" in lowered else out
+
+
+@functools.lru_cache(maxsize=64)
+def _values_pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    """One alternation of every secret in its plain and URL-encoded forms, longest first (a secret that
+    contains another is replaced whole); compiled once per set of secrets."""
+    forms = {f for s in secrets for f in (s, quote(s, safe=""), quote(s, safe="/:"))}
+    if not forms:
+        return None
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
 
 
 def redact_optional(text: str | None) -> str | None:

@@ -92,9 +92,12 @@ def run_page(page: Any) -> None:
 
 
 def show_error(message: str, exc: BaseException | None = None) -> None:
-    """An error as a message (never a traceback): what failed and the exception's own text."""
+    """An error as a message (never a traceback): what failed and the exception's own text, through the
+    redaction step (an exception may quote a key, a header token or a credentialed URL)."""
+    from rageval_core.redact import redact
+
     detail = f" — {type(exc).__name__}: {exc}" if exc is not None else ""
-    st.error(f"{message}{detail}", icon="⚠️")
+    st.error(redact(f"{message}{detail}"), icon="⚠️")
 
 
 def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
