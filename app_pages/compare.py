@@ -6,7 +6,7 @@ import streamlit as st
 
 from rageval_core import compare
 from rageval_core.types import DECOMPOSED
-from ui import charts, judges_view, nav, run_picker, runs, state, widgets
+from ui import charts, judges_view, nav, report_button, run_picker, runs, state, widgets
 
 st.title(nav.COMPARE.heading)
 store = runs.store()
@@ -95,6 +95,7 @@ st.dataframe(widgets.score_table(widgets.readable_columns(view.per_row(judge))),
 
 if len(view.judges()) >= 2:
     judges_view.show(view, store)
+report_button.show(view, store)
 
 st.subheader("Run A vs run B")
 others = [i for i in infos if i.id != run_id]

@@ -98,3 +98,18 @@ def test_compare_judges_view_agreement_splits_cost_and_jury(app: AppTest, home: 
     next(b for b in app.button if b.label == "Add jury").click().run()
     assert_ok(app)
     assert any(r.method == "jury:majority" for r in Store().results(home["two"]))
+
+
+def test_compare_builds_the_report_for_download(app: AppTest, home: dict[str, str]) -> None:
+    app.session_state["selected_run"] = home["two"]
+    app.switch_page("app_pages/compare.py").run()
+    assert_ok(app)
+    rows = app.multiselect(key=f"compare.report.rows.{home['two']}")
+    assert len(rows.value) == 3  # the three most disagreeing rows by default
+    rows.set_value(["4"])
+    app.button(key="compare.report.build").click().run()
+    assert_ok(app)
+    download = [d for d in app.get("download_button") if "Download report (HTML" in str(d.proto.label)]
+    assert len(download) == 1
+    built_run, html = app.session_state["compare.report"]
+    assert built_run == home["two"] and "Chosen rows (1)" in html and "<h3>#4 " in html

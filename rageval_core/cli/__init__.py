@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from rageval_core.cli import compare, evaluate, runs, synth, trust
+from rageval_core.cli import compare, evaluate, report, runs, synth, trust
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
 from rageval_core.cli.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (evaluate, compare, runs, trust):
+    for group in (evaluate, compare, runs, trust, report):
         group.add_command(sub)
     synth.add_commands(sub)  # synth, rag (the synthetic-QA → RAG pipeline)
     return parser
