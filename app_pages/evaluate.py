@@ -8,7 +8,7 @@ from rageval_core import runner
 from rageval_core.metrics.registry import describe
 from rageval_core.repeats import repeat_note
 from rageval_core.types import ANSWER_RELEVANCY
-from ui import data, evaluation, jobs, nav, sidebar, state, widgets
+from ui import data, evaluation, jobs, judge_configs, nav, sidebar, state, widgets
 from ui.i18n import lang, t
 
 st.title(nav.EVALUATE.heading)
@@ -57,6 +57,10 @@ try:
     scorers = evaluation.build_all(
         metric_ids, judge_keys, options, edited=edited_rubric, edited_template=st.session_state.get(state.TEMPLATE_TEXT)
     )
+except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+    widgets.show_error(t("evaluate.cannot"), exc)
+try:
+    scorers += judge_configs.pick(config, economy=economy)
 except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
     widgets.show_error(t("evaluate.cannot"), exc)
 

@@ -131,3 +131,21 @@ def test_cli_judges_file_and_jury(tmp_path, monkeypatch, capsys):
     assert methods == {("judge:rubric5", "five"), ("judge:binary", "two"), ("jury:mean", None)}
     assert "jury:mean" in out["summary"] and "per category, jury:mean" in capsys.readouterr().out
     assert cli.main(["evaluate", "d.json", "--provider", "offline", "--judges", "missing.yaml", "--out", "o.json"]) == 2
+
+
+def test_saved_configurations_round_trip_and_refuse_keys(tmp_path, monkeypatch):
+    from rageval_core.judges import saved
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    assert saved.load_saved() == []
+    saved.add(JudgeConfig("a", provider="offline"))
+    saved.add(JudgeConfig("b", provider="openai", model="gpt-4o-mini", api_key_env="MY_KEY"))
+    saved.add(JudgeConfig("a", provider="offline", method="binary"))  # replaced by id
+    assert [(j.id, j.method) for j in saved.load_saved()] == [("b", "rubric5"), ("a", "binary")]
+    assert load_judges(saved.saved_path()) == saved.load_saved()  # the --judges FILE format
+    assert [j.id for j in saved.import_text("- {id: y, provider: offline}\n")] == ["y"]
+    with pytest.raises(JudgeConfigError, match="keys never go"):
+        saved.import_text('[{"id": "z", "api_key": "sk-secret"}]')
+    saved.remove("a")
+    saved.remove("b")
+    assert not saved.saved_path().exists()

@@ -113,3 +113,23 @@ def test_compare_builds_the_report_for_download(app: AppTest, home: dict[str, st
     assert len(download) == 1
     built_run, html = app.session_state["compare.report"]
     assert built_run == home["two"] and "Chosen rows (1)" in html and "<h3>#4 " in html
+
+
+def test_evaluate_saves_picks_and_estimates_judge_configurations(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rageval_core.judges import saved
+
+    at = start_app(monkeypatch, tmp_path / "home", "app_pages/evaluate.py")
+    at.text_input(key="evaluate.jc.id").input("strict")
+    at.text_input(key="evaluate.jc.method").input("binary")
+    at.text_input(key="evaluate.jc.temperature").input("0.3")
+    next(b for b in at.button if b.label in ("Save configuration", "構成を保存")).click().run()
+    assert_ok(at)
+    assert [(j.id, j.method, j.temperature) for j in saved.load_saved()] == [("strict", "binary", 0.3)]
+    at.multiselect(key="evaluate.judge_configs").set_value(["strict"]).run()
+    assert_ok(at)
+    estimate = next(d.value for d in at.dataframe if any("judge:binary@strict" == v for v in d.value.iloc[:, 0]))
+    assert len(estimate) >= 2  # the page's own scorers and the picked configuration
+    at.text_input(key="evaluate.jc.id").input("bad")
+    at.text_input(key="evaluate.jc.method").input("decomposed")
+    next(b for b in at.button if b.label in ("Save configuration", "構成を保存")).click().run()
+    assert any("needs metrics" in e.value for e in at.error)

@@ -286,13 +286,10 @@ def test_history_leaderboard_in_a_real_browser(server: str, page: Any, home: Pat
 
 
 @pytest.mark.timeout(900)
-def test_report_opens_offline_with_its_charts_in_a_real_browser(tmp_path: Path) -> None:
+def test_report_opens_offline_with_its_charts_in_a_real_browser(page: Any, tmp_path: Path) -> None:
     """The HTML report of the two-judge run (offline + a scripted second model, jury) opens from a file with every
-    network request blocked, and its SVG charts are drawn (bars with a width on screen)."""
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)")
-    from playwright.sync_api import sync_playwright
-
+    network request blocked, and its SVG charts are drawn (bars with a width on screen). A fresh, offline context
+    of the module's browser (one Playwright per thread)."""
     from rageval_core.report import write_report
     from rageval_core.store import Store
     from tests.test_report import two_judge_run
@@ -301,29 +298,27 @@ def test_report_opens_offline_with_its_charts_in_a_real_browser(tmp_path: Path) 
     _ds, result = two_judge_run(store)
     path = write_report(store, [result.run_id], tmp_path / "report.html", sample_ids=["1", "4"])
     requested: list[str] = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            context = browser.new_context(viewport={"width": 1200, "height": 1500}, offline=True)
 
-            def block(route: Any) -> None:
-                if not route.request.url.startswith("file:"):
-                    requested.append(route.request.url)
-                    route.abort()
-                else:
-                    route.continue_()
+    def block(route: Any) -> None:
+        if not route.request.url.startswith("file:"):
+            requested.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
 
-            context.route("**/*", block)
-            tab = context.new_page()
-            tab.goto(path.as_uri())
-            tab.get_by_text("Judge vs judge", exact=True).wait_for()
-            widths = tab.eval_on_selector_all("svg.chart rect.bar", "els => els.map(e => e.getBoundingClientRect().width)")
-            dots = tab.locator("svg.chart circle.dot").count()
-            title_width = tab.eval_on_selector("h3", "e => e.getBoundingClientRect().width")
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            tab.screenshot(path=str(SHOTS / "report.png"))
-        finally:
-            browser.close()
+    context = page.context.browser.new_context(viewport={"width": 1200, "height": 1500}, offline=True)
+    try:
+        context.route("**/*", block)
+        tab = context.new_page()
+        tab.goto(path.as_uri())
+        tab.get_by_text("Judge vs judge", exact=True).wait_for()
+        widths = tab.eval_on_selector_all("svg.chart rect.bar", "els => els.map(e => e.getBoundingClientRect().width)")
+        dots = tab.locator("svg.chart circle.dot").count()
+        title_width = tab.eval_on_selector("h3", "e => e.getBoundingClientRect().width")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=str(SHOTS / "report.png"))
+    finally:
+        context.close()
     assert requested == []  # nothing outside the file was asked for
     assert len(widths) > 20 and sum(1 for w in widths if w > 1) > 20  # bars drawn with their widths
     assert dots >= 2 and title_width > 0
