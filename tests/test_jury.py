@@ -73,3 +73,27 @@ def test_add_jury_to_a_stored_two_judge_run(tmp_path):
         a = offline[(r.sample_id, r.metric)]
         assert r.value == (1.0 if a is None else pytest.approx((a + 1.0) / 2))
     assert "jury:mean" in stream_summary(store, result.run_id)
+
+
+def test_trust_lists_the_jury_and_each_judge_against_human_labels(tmp_path):
+    """On labelled rows, Trust's agreement with people has one entry per judge configuration and the jury."""
+    from rageval_core.datasets import load_dataset
+    from rageval_core.judges.bound import judge_scorers
+    from rageval_core.judges.config import JudgeConfig
+    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.runner import run
+    from rageval_core.store import Store
+    from rageval_core.trust_report import run_report
+    from tests.support.apptest import ROOT
+
+    ds = load_dataset(ROOT / "sample_data" / "trust_labelled.jsonl")
+    rows = [s for s in ds.samples if not s.id.endswith("-en")][:10]
+    store = Store(tmp_path / "db.sqlite")
+    judges = [JudgeConfig("five", provider="offline", method="rubric5"), JudgeConfig("two", provider="offline", method="binary")]
+    result = run(rows, judge_scorers(judges, ProviderConfig()), config=ProviderConfig(), store=store)
+    add_jury(store, result.run_id, "mean")
+    report = run_report(store, result.run_id, samples=rows, iterations=100)
+    methods = {a.method for a in report.agreement if a.metric == "faithfulness"}
+    assert {"judge:rubric5@five", "judge:binary@two", "jury:mean"} <= methods
+    jury = report.find("faithfulness", "jury:mean")
+    assert jury is not None and jury.n_labelled == 10
