@@ -208,7 +208,7 @@ def run_embedders(args: argparse.Namespace) -> int:
     )
     for name in ENCODERS:
         try:
-            emb = OfflineEmbedder(name, cache_size=0)
+            emb = OfflineEmbedder(name, cache=False)
             started = time.perf_counter()
             emb.embed(["warm up"])
         except ImportError as exc:

@@ -1,8 +1,10 @@
 """Text utilities for Japanese and English: language detection, sentence splitting, normalisation,
 character n-grams, numbers, entities and content tokens.
 
-Pure functions (the Japanese tokenizer is loaded lazily, once per process, behind a lock). The
-sentence splitter decides what a "claim" is for the offline judge and how context relevance counts
+Pure functions (the Japanese tokenizer is loaded lazily, once per process, behind a lock). Sentence
+splits and content tokens are memoised per text (8,192 texts each): the offline judge reads the
+same answer, contexts and reference once per criterion, and tokenising them again cost a fifth of its
+time. The sentence splitter decides what a "claim" is for the offline judge and how context relevance counts
 sentences, so every metric uses this one splitter.
 """
 
@@ -12,6 +14,7 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 Language = Literal["ja", "en"]
@@ -230,14 +233,18 @@ def split_sentences(
     """
     if not text or not text.strip():
         return []
-    lang = language or detect_language(text)
+    return list(_split_memo(text, language or detect_language(text), min_chars))
+
+
+@lru_cache(maxsize=8192)
+def _split_memo(text: str, lang: Language, min_chars: int) -> tuple[str, ...]:
     pieces: list[str] = []
     for raw in text.replace("</s>", " ").splitlines():
         line = _MD_NOISE.sub("", _MD_PREFIX.sub("", raw)).strip()
         if not line:
             continue
         pieces.extend(_split_line(line))
-    return _merge_short(pieces, min_chars, lang)
+    return tuple(_merge_short(pieces, min_chars, lang))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -423,11 +430,12 @@ def _get_tagger() -> Any:
 _JA_FALLBACK = re.compile(r"[\u4e00-\u9fff]{1,}|[ァ-ヺー]{2,}|[A-Za-z0-9]{2,}")
 
 
-def _ja_tokens(text: str) -> list[Token]:
+@lru_cache(maxsize=8192)
+def _ja_tokens(text: str) -> tuple[Token, ...]:
     t = unicodedata.normalize("NFKC", text or "")
     tagger = _get_tagger()
     if tagger is None:
-        return [Token(w.lower(), w.lower()) for w in _JA_FALLBACK.findall(t)]
+        return tuple(Token(w.lower(), w.lower()) for w in _JA_FALLBACK.findall(t))
     with _tagger_lock:  # MeCab taggers are not documented as thread-safe
         words = [
             (w.surface, w.feature.pos1, getattr(w.feature, "lemma", None))
@@ -442,23 +450,24 @@ def _ja_tokens(text: str) -> list[Token]:
         if key in _JA_STOP or surface in _JA_STOP or _HIRAGANA_ONE.match(surface):
             continue
         out.append(Token(surface, key))
-    return out
+    return tuple(out)
 
 
-def _en_tokens(text: str) -> list[Token]:
+@lru_cache(maxsize=8192)
+def _en_tokens(text: str) -> tuple[Token, ...]:
     t = unicodedata.normalize("NFKC", text or "").lower()
-    return [
+    return tuple(
         Token(w, stem(w))
         for w in _EN_WORD.findall(t)
         if len(w) > 1 and w not in EN_STOP_WORDS
-    ]
+    )
 
 
 def content_tokens(text: str, language: Language | None = None) -> list[Token]:
     """Content words of the text: fugashi morphemes (nouns, verbs, adjectives, adverbs) for Japanese,
     stop-listed words with crude stems for English. Order kept, duplicates kept."""
     lang = language or detect_language(text or "")
-    return _ja_tokens(text) if lang == "ja" else _en_tokens(text)
+    return list(_ja_tokens(text or "") if lang == "ja" else _en_tokens(text or ""))
 
 
 def token_keys(text: str, language: Language | None = None) -> set[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -68,7 +69,7 @@ class Evidence:
     sentence_source: list[int] = field(
         default_factory=list
     )  # index into texts per sentence
-    sentence_trigrams: list[set[str]] = field(default_factory=list)
+    sentence_trigrams: list[frozenset[str]] = field(default_factory=list)
     # Context text that is not evidence (``injection``): {context_index, sentence, why} each.
     ignored: list[dict[str, Any]] = field(default_factory=list)
 
@@ -113,9 +114,17 @@ def build_evidence(
     """Index the non-blank evidence texts for coverage look-ups (the original indices are kept).
 
     Text addressed to the evaluator is left out first (see ``injection``); ``against`` is what will be
-    checked (the claims), so a passage that merely echoes it in an injected row is left out too."""
+    checked (the claims), so a passage that merely echoes it in an injected row is left out too.
+    Memoised: one row's contexts are indexed by several criteria (faithfulness, recall, the judge), so
+    the same texts return the same ``Evidence`` (callers only read it)."""
+    texts = tuple(texts)
+    lang = language or detect_language(" ".join(t for t in texts if t and t.strip()))
+    return _build_evidence(texts, lang, tuple(against))
+
+
+@lru_cache(maxsize=256)
+def _build_evidence(texts: tuple[str, ...], lang: Language, against: tuple[str, ...]) -> Evidence:
     kept = [(i, t) for i, t in enumerate(texts) if t and t.strip()]
-    lang = language or detect_language(" ".join(t for _, t in kept))
     screened, ignored = _screen(kept, lang, against)
     joined = " ".join(t for _, t, _ in screened)
     keys: set[str] = set()
@@ -135,17 +144,23 @@ def build_evidence(
         for s in sentences:
             ev.sentences.append(s)
             ev.sentence_source.append(i)
-            ev.sentence_trigrams.append(char_ngrams(s, 3))
+            ev.sentence_trigrams.append(_trigrams(s))
     return ev
 
 
-def coverage(part: set[str], whole: set[str]) -> float:
+@lru_cache(maxsize=8192)
+def _trigrams(text: str) -> frozenset[str]:
+    """``char_ngrams(text, 3)``, memoised: each claim's trigrams are read once per sentence compared."""
+    return frozenset(char_ngrams(text, 3))
+
+
+def coverage(part: set[str] | frozenset[str], whole: set[str] | frozenset[str]) -> float:
     """|part ∩ whole| / |part|; 1.0 for an empty part (nothing to miss)."""
     return 1.0 if not part else len(part & whole) / len(part)
 
 
 def trigram_coverage(text: str, ev: Evidence) -> float:
-    grams = char_ngrams(text, 3)
+    grams = _trigrams(text)
     if (
         len(grams) == 1 and len(next(iter(grams))) < 3
     ):  # a one- or two-char text: substring test
@@ -241,7 +256,7 @@ def _best_sentence(claim: str, ev: Evidence, sims: np.ndarray | None) -> int | N
     """Index of the evidence sentence sharing most of the claim's trigrams (cosine breaks ties)."""
     if not ev.sentences:
         return None
-    grams = char_ngrams(claim, 3)
+    grams = _trigrams(claim)
     best, best_key = None, (-1.0, -1.0)
     for j, st in enumerate(ev.sentence_trigrams):
         lex = coverage(grams, st) if grams else 0.0
