@@ -30,6 +30,7 @@ from rageval_core.types import (
     CONTEXT_RECALL,
     CONTEXT_RELEVANCE,
     FAITHFULNESS,
+    METRIC_IDS,
     Unscored,
 )
 
@@ -37,14 +38,7 @@ UNSUPPORTED_KEY = "_unsupported"
 UNSCORED_KEY = (
     "_unscored"  # {criterion id: unscored reason} for rows the heuristic cannot score
 )
-SUPPORTED_CRITERIA = (
-    FAITHFULNESS,
-    ANSWER_RELEVANCY,
-    CONTEXT_PRECISION,
-    CONTEXT_RECALL,
-    CONTEXT_RELEVANCE,
-    ANSWER_CORRECTNESS,
-)
+SUPPORTED_CRITERIA = METRIC_IDS  # the offline heuristic scores every standard criterion
 CORRECTNESS_WEIGHTS = (0.75, 0.25)  # F1, similarity (RAGAS's defaults)
 
 
