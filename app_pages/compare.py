@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core import compare
+from rageval_core import compare, run_summary
 from rageval_core.types import DECOMPOSED
 from ui import charts, judges_view, nav, report_button, run_picker, runs, state, widgets
 
@@ -17,7 +17,7 @@ if view is None or view.frame.empty:
     st.warning("This run has no results yet (it may still be running or was cancelled before any row finished).")
     st.stop()
 
-cost = compare.cost_table(store.calls(run_id))
+cost = compare.cost_frame(run_summary.method_costs(store, run_id))
 st.caption(
     f"Judged by **{view.info.provider} · {view.info.model}** on dataset **{view.info.dataset_name or '?'}** "
     f"(hash `{str(view.info.dataset_hash or '')[:12]}`)"
@@ -102,22 +102,24 @@ others = [i for i in infos if i.id != run_id]
 if not others:
     st.caption("Only one run so far: evaluate again (another provider, an edited rubric) to see what changed.")
 else:
-    same_data = [i.id for i in others if i.dataset_hash == view.info.dataset_hash]
+    choices = run_summary.run_b_choices(infos, view.info)
+    if st.session_state.get("compare.run_b_for", run_id) != run_id or st.session_state.get("compare.run_b") not in choices:
+        st.session_state["compare.run_b"] = choices[0]  # run A changed: B starts on A's latest sibling again
+    st.session_state["compare.run_b_for"] = run_id
     other = st.selectbox(
         "Compare with run B",
-        same_data + [i.id for i in others if i.id not in same_data],
+        choices,
         format_func=run_picker.run_labels(infos).get,
         key="compare.run_b",
-        help="Runs on the same dataset version are listed first.",
+        help="The latest other run on the same dataset version first, then other versions of it, then the rest.",
     )
     view_b = runs.load(other, st.session_state.get(state.DATASET), store)
     if view_b is None or view_b.frame.empty:
         st.info("Run B has no results yet.")
     else:
-        diff = runs.diff_runs(view, view_b)
+        diff = runs.cached_diff(view, view_b)
         st.caption(runs.diff_note(diff))
-        summary = diff.summary
-        summary["metric"] = summary["metric"].map(widgets.metric_label)
+        summary = diff.summary.assign(metric=diff.summary["metric"].map(widgets.metric_label))  # the diff is cached
         st.dataframe(
             summary.style.format({c: widgets.fmt_score for c in ("mean_a", "mean_b", "delta")}),
             hide_index=True, width="stretch", placeholder=widgets.UNSCORED,

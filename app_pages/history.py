@@ -20,6 +20,7 @@ if len(picked) == 2:
     if st.button(f"Compare run A {picked[0]} vs run B {picked[1]}", type="primary"):
         st.session_state[state.SELECTED_RUN] = picked[0]
         st.session_state[leaderboard.RUN_B] = picked[1]
+        st.session_state[leaderboard.RUN_B_FOR] = picked[0]
         st.switch_page(nav.COMPARE.path)
 elif len(picked) > 2:
     st.caption("Pick exactly two rows to compare them.")
@@ -54,7 +55,7 @@ except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
     widgets.show_error(f"Could not export run {run_id}", exc)
 else:
     for column, item in zip(st.columns(len(files)), files):
-        column.download_button(item.label, item.data, file_name=item.file_name, mime=item.mime)
+        column.download_button(item.label, item.make, file_name=item.file_name, mime=item.mime)
 
 st.subheader("Delete")
 confirm = st.checkbox(f"Yes, delete run {run_id} with its results and call log", key="history.confirm")

@@ -145,7 +145,12 @@ def _cost_by(calls: Iterable[Any], key: Callable[[Callable[[str], Any], str], st
 
 def cost_table(calls: Iterable[Any]) -> pd.DataFrame:
     """``cost_by_method`` as a frame, one row per method, plus per-call averages."""
-    rows = [c.to_dict() for c in cost_by_method(calls).values()]
+    return cost_frame(cost_by_method(calls))
+
+
+def cost_frame(costs: Mapping[str, MethodCost]) -> pd.DataFrame:
+    """Per-method totals (``cost_by_method`` or ``run_summary.method_costs``) as ``cost_table``'s frame."""
+    rows = [c.to_dict() for c in costs.values()]
     frame = pd.DataFrame(rows, columns=list(MethodCost("x").to_dict()))
     total = frame["calls"] + frame["cached_calls"]
     frame["mean_latency_s"] = (frame["latency_s"] / total.where(total > 0)).astype(float)
@@ -350,30 +355,20 @@ def disagreements(
     columns = ["sample_id", "category", "criterion", "value_a", "value_b", "abs_diff", "reason_a", "reason_b"]
     if method_b is None:
         return pd.DataFrame(columns=columns)
-    keyed = frame.set_index(["sample_id", "metric", "method"])
-    keyed = keyed[~keyed.index.duplicated(keep="last")]
-    rows = []
-    for metric in shared_criteria(frame, method_a, method_b):
-        for sid in _row_order(frame):
-            try:
-                ra, rb = keyed.loc[(sid, metric, method_a)], keyed.loc[(sid, metric, method_b)]
-            except KeyError:
-                continue
-            if pd.isna(ra["value"]) or pd.isna(rb["value"]):
-                continue
-            rows.append(
-                {
-                    "sample_id": sid,
-                    "category": ra["category"],
-                    "criterion": metric,
-                    "value_a": float(ra["value"]),
-                    "value_b": float(rb["value"]),
-                    "abs_diff": abs(float(ra["value"]) - float(rb["value"])),
-                    "reason_a": ra["reason"],
-                    "reason_b": rb["reason"],
-                }
-            )
-    out = pd.DataFrame(rows, columns=columns)
+    criteria = shared_criteria(frame, method_a, method_b)
+    last = frame.drop_duplicates(["sample_id", "metric", "method"], keep="last")
+    last = last[last["metric"].isin(criteria) & last["value"].notna()]
+    side_a = last[last["method"] == method_a][["sample_id", "metric", "category", "value", "reason"]]
+    side_b = last[last["method"] == method_b][["sample_id", "metric", "value", "reason"]]
+    out = side_a.merge(side_b, on=["sample_id", "metric"], suffixes=("_a", "_b"))
+    # criterion by criterion, rows in dataset order, before the stable sort on the difference
+    rank = {m: i for i, m in enumerate(criteria)}
+    position = {sid: i for i, sid in enumerate(_row_order(frame))}
+    out = out.assign(_c=out["metric"].map(rank), _r=out["sample_id"].map(position)).sort_values(["_c", "_r"])
+    out = out.rename(columns={"metric": "criterion"}).assign(
+        value_a=out["value_a"].astype(float), value_b=out["value_b"].astype(float),
+        abs_diff=(out["value_a"].astype(float) - out["value_b"].astype(float)).abs(),
+    )[columns].reset_index(drop=True)
     if out.empty:
         return out
     return out.sort_values("abs_diff", ascending=False, kind="mergesort").head(top).reset_index(drop=True)

@@ -9,6 +9,7 @@ from rageval_core import leaderboard
 from rageval_core.store import RunInfo, Store
 
 RUN_B = "compare.run_b"  # Compare's "run B" select box
+RUN_B_FOR = "compare.run_b_for"  # the run A that run B was chosen for (Compare resets B when A changes)
 
 
 def filtered_table(store: Store, infos: list[RunInfo]) -> pd.DataFrame:

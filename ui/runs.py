@@ -7,14 +7,14 @@ the texts in the dataset loaded in the session, or in a shipped sample file with
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
 
-from rageval_core import compare, datasets, export
+from rageval_core import compare, datasets, export, run_summary
 from rageval_core.store import CallEntry, RunInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
@@ -31,6 +31,10 @@ class RunView:
     categories: dict[str, str | None]
     samples: dict[str, Sample] = field(default_factory=dict)
     samples_source: str | None = None
+    store: Store | None = None  # where ``results_for`` reads one row's full results
+
+    # ``results`` carry no details beyond the judge id (``run_summary.light_results``): the inspector's
+    # claims, verdicts and prompts come from ``results_for``.
 
     @property
     def run_id(self) -> str:
@@ -52,11 +56,19 @@ class RunView:
         return list(dict.fromkeys((self.categories.get(sid) or "(none)") for sid in self.sample_ids()))
 
     def category_table(self, method: str) -> pd.DataFrame:
-        """``compare.category_table`` with rows in dataset order."""
-        table = compare.category_table(self.frame, method)
-        return table.reindex([c for c in self.category_order() if c in table.index])
+        """``compare.category_table`` with rows in dataset order (kept with the run's cached frame)."""
+        def build() -> pd.DataFrame:
+            table = compare.category_table(self.frame, method)
+            return table.reindex([c for c in self.category_order() if c in table.index])
+
+        if self.store is None:
+            return build()
+        return run_summary.cached(self.store, self.run_id, f"category:{method}:{self.samples_source}", build).copy()
 
     def results_for(self, sample_id: str) -> list[MetricResult]:
+        """One row's results with their details (read from the store: the run's list has none)."""
+        if self.store is not None:
+            return run_summary.row_results(self.store, self.run_id, sample_id)
         return [r for r in self.results if r.sample_id == sample_id]
 
     def question_snippet(self, sample_id: str, limit: int) -> str:
@@ -101,25 +113,32 @@ def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tupl
 
 
 def load(run_id: str, current: data.Workset | None = None, run_store: Store | None = None) -> RunView | None:
-    """A stored run with results frame and row texts, or None when it no longer exists."""
+    """A stored run with results frame and row texts, or None when it no longer exists. The results (without
+    details) and the frame are kept per run until its results change (``run_summary.cached``): the pages
+    rerun on every click."""
     s = run_store or store()
     info = s.get_run(run_id)
     if info is None:
         return None
-    results = s.results(info.id)
     samples, source = find_samples(info.dataset_hash, current)
-    categories: dict[str, str | None] = {}
-    for row in s.rows(info.id):
-        sample = samples.get(row.sample_id)
-        categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
-    position = {sid: i for i, sid in enumerate(categories)}  # the store's rows come in dataset order
-    results = sorted(results, key=lambda r: position.get(r.sample_id, len(position)))  # not completion order
-    frame = compare.results_frame(results, categories)
-    return RunView(info=info, results=results, frame=frame, categories=categories, samples=samples, samples_source=source)
+
+    def build() -> tuple[list[MetricResult], pd.DataFrame, dict[str, str | None]]:
+        categories: dict[str, str | None] = {}
+        for row in s.rows(info.id):
+            sample = samples.get(row.sample_id)
+            categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
+        position = {sid: i for i, sid in enumerate(categories)}  # the store's rows come in dataset order
+        results = sorted(run_summary.light_results(s, info.id),
+                         key=lambda r: position.get(r.sample_id, len(position)))  # not completion order
+        return results, compare.results_frame(results, categories), categories
+
+    results, frame, categories = run_summary.cached(s, info.id, f"view:{source}", build)
+    return RunView(info=info, results=results, frame=frame.copy(), categories=categories, samples=samples,
+                   samples_source=source, store=s)
 
 
 def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> list[CallEntry]:
-    return [c for c in (run_store or store()).calls(run_id) if c.sample_id == sample_id]
+    return run_summary.row_calls(run_store or store(), run_id, sample_id)
 
 
 def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -137,14 +156,17 @@ def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:
 def scatter_frame(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
     """Per row and shared criterion: decomposed value vs judge value (rows scored by both)."""
     side = compare.side_by_side(frame, judge)
-    rows = []
+    columns = ["sample_id", "category", "criterion", "decomposed", "judge"]
+    parts = []
     for criterion in compare.shared_criteria(frame, DECOMPOSED, judge):
-        for _, r in side.iterrows():
-            a, b = r[f"{criterion}|{DECOMPOSED}"], r[f"{criterion}|{judge}"]
-            if not (isinstance(a, float) and math.isnan(a)) and not (isinstance(b, float) and math.isnan(b)):
-                rows.append({"sample_id": r["sample_id"], "category": r["category"], "criterion": criterion,
-                             "decomposed": float(a), "judge": float(b)})
-    return pd.DataFrame(rows, columns=["sample_id", "category", "criterion", "decomposed", "judge"])
+        part = side[["sample_id", "category", f"{criterion}|{DECOMPOSED}", f"{criterion}|{judge}"]].dropna(
+            subset=[f"{criterion}|{DECOMPOSED}", f"{criterion}|{judge}"])
+        part.columns = ["sample_id", "category", "decomposed", "judge"]
+        parts.append(part.assign(criterion=criterion))
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    out = pd.concat(parts, ignore_index=True)[columns]
+    return out.astype({"decomposed": float, "judge": float})
 
 
 @dataclass
@@ -189,6 +211,14 @@ def diff_runs(a: RunView, b: RunView) -> RunDiff:
     )
 
 
+def cached_diff(a: RunView, b: RunView) -> RunDiff:
+    """``diff_runs(a, b)``, kept until either run's results change (Compare reruns on every click)."""
+    if a.store is None or b.store is None:
+        return diff_runs(a, b)
+    what = f"diff:{b.run_id}:{run_summary.stamp(b.store, b.run_id)}:{a.samples_source}:{b.samples_source}"
+    return run_summary.cached(a.store, a.run_id, what, lambda: diff_runs(a, b))
+
+
 def diff_note(diff: RunDiff) -> str:
     """What run A vs run B compares: the shared rows (and the rows left out), paired judges, one-sided results."""
     if diff.shared_rows:
@@ -218,19 +248,30 @@ def differences_frame(differences: list[tuple[str, Any, Any]]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class ExportFile:
+    """One download; ``make`` builds the file when it is downloaded (a 1,000-row run's files take seconds)."""
+
     label: str
-    data: str
+    make: Callable[[], str]
     file_name: str
     mime: str
 
+    @property
+    def data(self) -> str:
+        return self.make()
+
 
 def export_files(run_id: str, run_store: Store | None = None) -> list[ExportFile]:
-    """The run as the export contract's JSON, the wide CSV and the call log (JSON Lines)."""
+    """The run as the export contract's JSON, the wide CSV and the call log (JSON Lines), built on download."""
     s = run_store or store()
-    as_json = json.dumps(export.run_to_dict(s, run_id, include_details=False), ensure_ascii=False, indent=2)
-    calls = "".join(export.call_lines(s, run_id))
+
+    def as_json() -> str:
+        return json.dumps(export.run_to_dict(s, run_id, include_details=False), ensure_ascii=False, indent=2)
+
+    def calls() -> str:
+        return "".join(export.call_lines(s, run_id))
+
     return [
         ExportFile("Results JSON", as_json, f"{run_id}.json", "application/json"),
-        ExportFile("Wide CSV", export.run_to_csv(s, run_id), f"{run_id}.csv", "text/csv"),
+        ExportFile("Wide CSV", lambda: export.run_to_csv(s, run_id), f"{run_id}.csv", "text/csv"),
         ExportFile("Call log JSONL", calls, f"{run_id}-calls.jsonl", "application/jsonl"),
     ]

@@ -323,3 +323,35 @@ def test_report_opens_offline_with_its_charts_in_a_real_browser(page: Any, tmp_p
     assert len(widths) > 20 and sum(1 for w in widths if w > 1) > 20  # bars drawn with their widths
     assert dots >= 2 and title_width > 0
     assert (SHOTS / "report.png").stat().st_size > 10_000
+
+
+def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any, home: Path) -> None:
+    """Compare opened on a 1,000-row run (a 4-row offline run, seed metrics + rubric5, cloned to 1,000 rows in
+    SQL): the time until its tables are shown is printed, never asserted (this machine is shared)."""
+    from playwright.sync_api import expect
+
+    from rageval_core.datasets import load_dataset
+    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.metrics.judge import JudgeScorer
+    from rageval_core.metrics.registry import build_scorers
+    from rageval_core.runner import run
+    from rageval_core.store import Store
+    from rageval_core.types import SEED_METRICS
+    from tests.support.big_run import clone_run
+
+    ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        small = run(ds.samples[:4], [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
+                    dataset_name=ds.name, dataset_digest=ds.content_hash)
+        store = Store()
+        big = clone_run(store, small.run_id, 250, dataset_hash="browser-1000", dataset_name="browser_1000_rows")
+        assert store.get_run(big).n_rows == 1000
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)
+    started = time.perf_counter()
+    page.goto(f"{server}/compare")  # a new session: Compare starts on the newest run, the 1,000-row one
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1000")
+    expect(page.get_by_text("Compare with run B")).to_be_visible()
+    page.get_by_test_id("stDataFrame").last.wait_for()
+    print(f"\nbrowser: Compare on a 1,000-row run shown in {time.perf_counter() - started:.2f} s "
+          f"(load average {os.getloadavg()[0]:.1f})")

@@ -1,0 +1,146 @@
+"""Scale: the CLI on 12, 120, 1,200 and 12,000 distinct rows against the fake server at 50 ms a request, and
+on 1,000 rows offline. Four seed metrics + rubric5 against the server, all six metrics + rubric5 offline.
+
+Rows against the server are fully distinct (question, answer, ground truth and every context carry the row's
+number), so neither the response cache, the claim memo nor the embedding cache makes a row cheaper than
+the first. The offline rows are the seed rows with numbered questions and answers (``bench.soak.soak_rows``):
+their contexts repeat every 12 rows, as a RAG system's retrieved passages do over a fixed corpus; the
+offline encoder embeds each distinct text once a run.
+
+Printed per size: wall time, requests the server answered (chat + embeddings), the ideal wall time
+(requests × latency ÷ concurrency), wall ÷ ideal, CPU a row (user + system of the CLI process ÷ rows) and its
+peak memory (VmHWM). Each size runs once, in a fresh state dir, as ``python -m rageval_core evaluate``.
+Last line:
+``offline_rows_per_s=<a> wall_over_ideal=<b> cpu_ms_per_row_1200=<c> cpu_ms_per_row_12000=<d> peak_mb_12000=<e>``
+(wall ÷ ideal of the largest server run; ``-`` for a size not run).
+
+    python bench/scale.py [--sizes 12 120 1200 12000] [--offline-rows 1000] [--latency 0.05] [--concurrency 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.fake_llm_server import is_chat, start  # noqa: E402
+from bench.runner import task_responder  # noqa: E402
+from bench.soak import soak_rows  # noqa: E402
+
+SEED = "faithfulness,answer_relevancy,context_precision,answer_correctness"
+ALL = "faithfulness,answer_relevancy,context_precision,context_recall,context_relevance,answer_correctness"
+
+
+def distinct_rows(n: int) -> list[dict[str, Any]]:
+    """``n`` rows from the seed data, every text of row ``i`` numbered ``i``: no two rows share a text."""
+    rows = soak_rows(n)
+    for i, row in enumerate(rows):
+        row["ground_truth"] = f"{row.get('ground_truth') or ''}（{i}）"
+        row["contexts"] = [f"{c}（{i}-{k}）" for k, c in enumerate(row.get("contexts") or [])]
+    return rows
+
+
+def _status(pid: int, field: str) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a live process (its threads included)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def measure(cmd: list[str], work: Path, home: Path) -> dict[str, float]:
+    """Run the CLI; wall, CPU and peak memory sampled from /proc until just before it exits."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")}
+    env.update(RAGEVAL_HOME=str(home), PYTHONPATH=str(ROOT))
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen = {"cpu": 0.0, "peak": 0.0}
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    while proc.poll() is None:
+        seen["cpu"] = max(seen["cpu"], _cpu_s(proc.pid))
+        seen["peak"] = max(seen["peak"], _status(proc.pid, "VmHWM"))
+        time.sleep(0.2)
+    wall = time.monotonic() - started
+    reader.join(5)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd[:6])}… exited {proc.returncode}:\n{''.join(err[-20:])}")
+    return {"wall": wall, "cpu": seen["cpu"], "peak": seen["peak"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[12, 120, 1200, 12000])
+    parser.add_argument("--offline-rows", type=int, default=1000, help="0 to skip the offline run")
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="rageval-scale-"))
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC",
+          flush=True)
+    print(f"{'rows':>6} {'provider':<8} {'wall s':>7} {'requests':>9} {'ideal s':>7} {'wall/ideal':>10} "
+          f"{'rows/s':>7} {'CPU ms/row':>10} {'peak MB':>7}", flush=True)
+    out: dict[str, str] = {}
+    if args.offline_rows:
+        n = args.offline_rows
+        data = work / "offline.json"
+        data.write_text(json.dumps(soak_rows(n), ensure_ascii=False), encoding="utf-8")
+        cmd = [sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "offline", "--metrics", ALL,
+               "--judge", "rubric5", "--quiet", "--out", str(work / "offline-out.json")]
+        m = measure(cmd, work, work / "home-offline")
+        print(f"{n:>6} {'offline':<8} {m['wall']:>7.1f} {'-':>9} {'-':>7} {'-':>10} {n / m['wall']:>7.1f} "
+              f"{1000 * m['cpu'] / n:>10.1f} {m['peak']:>7.0f}", flush=True)
+        out["offline_rows_per_s"] = f"{n / m['wall']:.1f}"
+    last_ratio = None
+    for n in args.sizes:
+        data = work / f"rows-{n}.json"
+        data.write_text(json.dumps(distinct_rows(n), ensure_ascii=False), encoding="utf-8")
+        server = start(latency=args.latency, responder=task_responder, max_log=max(200_000, 12 * n))
+        try:
+            cmd = [sys.executable, "-m", "rageval_core", "evaluate", str(data), "--provider", "openai-compatible",
+                   "--model", "fake-judge", "--base-url", server.openai_base_url, "--embedding-model", "fake-embed",
+                   "--metrics", SEED, "--judge", "rubric5", "--concurrency", str(args.concurrency), "--quiet",
+                   "--out", str(work / f"out-{n}.json")]
+            m = measure(cmd, work, work / f"home-{n}")
+            requests = len(server.requests)
+            chat = sum(1 for e in server.requests if is_chat(e))
+        finally:
+            server.stop()
+        ideal = requests * args.latency / args.concurrency
+        last_ratio = m["wall"] / ideal if ideal else None
+        print(f"{n:>6} {'server':<8} {m['wall']:>7.1f} {requests:>9} {ideal:>7.1f} {last_ratio:>10.2f} {n / m['wall']:>7.1f} "
+              f"{1000 * m['cpu'] / n:>10.1f} {m['peak']:>7.0f}   ({chat} chat, {requests - chat} embeddings: "
+              f"{chat / n:.1f} + {(requests - chat) / n:.1f} a row)", flush=True)
+        out[f"cpu_ms_per_row_{n}"] = f"{1000 * m['cpu'] / n:.1f}"
+        out[f"peak_mb_{n}"] = f"{m['peak']:.0f}"
+    keys = ["offline_rows_per_s", "wall_over_ideal", "cpu_ms_per_row_1200", "cpu_ms_per_row_12000", "peak_mb_12000"]
+    out["wall_over_ideal"] = "-" if last_ratio is None else f"{last_ratio:.2f}"
+    print(" ".join(f"{k}={out.get(k, '-')}" for k in keys))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""A stored run as the Compare, Inspect and History pages read it: the results without their details, the
+call log summed per method, one row's full results, each read with SQL and the first two cached per run.
+
+The pages rerun on every click, and a 1,000-row run holds about 10,000 results whose details (claims,
+verdicts, prompts and responses) are most of the database: reading and parsing all of them on every rerun
+took 7-13 s. Here the frame-building fields come from one query (the judge id, the only detail a frame
+needs, extracted by SQLite), the call log is summed by SQLite, and both are kept per run until the run's
+results change (``stamp``: status, end time, result count and last result id), so a rerun of a finished run
+reads four integers. The inspector reads one row's results with details (``row_results``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from rageval_core.compare import MethodCost
+from rageval_core.store import CallEntry, RunInfo, Store, _call_entry, _metric_result
+from rageval_core.types import DECOMPOSED, MetricResult, Usage
+
+T = TypeVar("T")
+CACHED_RUNS = 8  # runs kept per process (a 10,000-row run's light results are about 100 MB of objects at most)
+
+_LIGHT_COLUMNS = (
+    "sample_id, metric, method, value, unscored_reason, reason, raw_score, provider, model, calls, cached_calls,"
+    " input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s,"
+    # a substring test first: parsing every result's details JSON was most of the query's time
+    " CASE WHEN instr(details, '\"judge\"') > 0 THEN json_extract(details, '$.judge') END"
+)
+_lock = threading.Lock()
+_cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
+
+
+def stamp(store: Store, run_id: str) -> tuple[Any, ...]:
+    """What changes whenever the run's stored results or calls do: status, end time, result count, last ids."""
+    conn = store._conn()
+    run = conn.execute("SELECT status, finished_at FROM runs WHERE id = ?", (run_id,)).fetchone()
+    res = conn.execute("SELECT COUNT(*), MAX(id) FROM results WHERE run_id = ?", (run_id,)).fetchone()
+    calls = conn.execute("SELECT COUNT(*), MAX(id) FROM call_log WHERE run_id = ?", (run_id,)).fetchone()
+    return (None if run is None else (run[0], run[1]), tuple(res), tuple(calls))
+
+
+def cached(store: Store, run_id: str, what: str, build: Callable[[], T]) -> T:
+    """``build()`` for this run, kept until the run's ``stamp`` changes (``what`` names the value)."""
+    key = (str(store.path), run_id, what)
+    now = stamp(store, run_id)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] == now:
+            _cache.move_to_end(key)
+            return hit[1]
+    value = build()
+    with _lock:
+        _cache[key] = (now, value)
+        while len(_cache) > CACHED_RUNS * 16:  # a run's results, costs, view, tables and diffs
+            _cache.popitem(last=False)
+    return value
+
+
+def _light(row: Sequence[Any]) -> MetricResult:
+    judge = row[16]
+    return MetricResult(
+        sample_id=row[0], metric=row[1], method=row[2], value=row[3], unscored_reason=row[4], reason=row[5],
+        raw_score=row[6], details={"judge": judge} if judge else {}, provider=row[7], model=row[8], calls=row[9],
+        cached_calls=row[10], usage=Usage(row[11], row[12], row[13]), cost_usd=row[14], latency_s=row[15],
+    )
+
+
+def light_results(store: Store, run_id: str) -> list[MetricResult]:
+    """The run's results (repeat 0, in the order written) with ``details`` cut to the judge id; cached.
+    Treat the list as read-only: every page of the process shares it."""
+    def build() -> list[MetricResult]:
+        rows = store._conn().execute(
+            f"SELECT {_LIGHT_COLUMNS} FROM results WHERE run_id = ? AND repeat_index = 0 ORDER BY id", (run_id,)
+        )
+        return [_light(r) for r in rows]
+
+    return cached(store, run_id, "results", build)
+
+
+def row_results(store: Store, run_id: str, sample_id: str) -> list[MetricResult]:
+    """One row's results with their details (what the inspector shows), in the order written."""
+    rows = store._conn().execute(
+        "SELECT * FROM results WHERE run_id = ? AND sample_id = ? AND repeat_index = 0 ORDER BY id", (run_id, sample_id)
+    ).fetchall()
+    return [_metric_result(r) for r in rows]
+
+
+def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
+    """One row's logged calls (prompts and responses), in the order made."""
+    rows = store._conn().execute(
+        "SELECT * FROM call_log WHERE run_id = ? AND sample_id = ? ORDER BY id", (run_id, sample_id)
+    ).fetchall()
+    return [_call_entry(r) for r in rows]
+
+
+def method_costs(store: Store, run_id: str) -> dict[str, MethodCost]:
+    """``compare.cost_by_method`` of the run's call log, summed by SQLite; cached."""
+    def build() -> dict[str, MethodCost]:
+        rows = store._conn().execute(
+            "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
+            " SUM(error IS NULL AND cached = 0), SUM(error IS NULL AND cached != 0), SUM(error IS NOT NULL),"
+            " SUM(CASE WHEN error IS NULL AND cached = 0 THEN input_tokens ELSE 0 END),"
+            " SUM(CASE WHEN error IS NULL AND cached = 0 THEN output_tokens ELSE 0 END),"
+            " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cost_usd ELSE 0 END),"
+            " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END)"
+            " FROM call_log WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
+            (DECOMPOSED, run_id),
+        )
+        return {
+            m: MethodCost(m, int(calls), int(cached), int(errors), int(inp), int(out), float(cost), float(lat))
+            for m, calls, cached, errors, inp, out, cost, lat in rows
+        }
+
+    return cached(store, run_id, "costs", build)
+
+
+def run_b_choices(infos: Sequence[RunInfo], a: RunInfo) -> list[str]:
+    """Runs to compare ``a`` with, the default first: the newest other run on the same dataset version, then
+    runs on a dataset of the same name (another version), newest first, then every other run."""
+    others = sorted((i for i in infos if i.id != a.id), key=lambda i: -i.created_at)
+    same = [i.id for i in others if a.dataset_hash and i.dataset_hash == a.dataset_hash]
+    named = [i.id for i in others if i.id not in same and a.dataset_name and i.dataset_name == a.dataset_name]
+    return same + named + [i.id for i in others if i.id not in same and i.id not in named]
