@@ -325,6 +325,7 @@ def test_report_opens_offline_with_its_charts_in_a_real_browser(page: Any, tmp_p
     assert (SHOTS / "report.png").stat().st_size > 10_000
 
 
+@pytest.mark.timeout(900)
 def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any, home: Path) -> None:
     """Compare opened on a 1,000-row run (a 4-row offline run, seed metrics + rubric5, cloned to 1,000 rows in
     SQL): the time until its tables are shown is printed, never asserted (this machine is shared)."""
