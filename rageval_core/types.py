@@ -46,6 +46,7 @@ class Unscored:
     PARSE_ERROR = "parse_error"
     VERDICT_MISMATCH = "verdict_mismatch"
     PROVIDER_ERROR = "provider_error"
+    PROVIDER_UNREACHABLE = "provider_unreachable"  # fail fast: the host breaker stopped sending
     TIMEOUT = "timeout"
     REPLAY_MISS = "replay_miss"
     UNCHECKABLE = "uncheckable"

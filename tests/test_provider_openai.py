@@ -91,24 +91,20 @@ def test_llamacpp_style_json_schema_rejection_falls_back_once_and_is_remembered(
     assert server.requests[0].body["response_format"]["type"] == "json_object"
 
 
-def test_one_bare_500_does_not_cost_the_schema_for_good_but_two_in_a_row_do(server):
-    """A 500 that does not name the format may be a transient failure: the call falls back, the client does
-    not remember it; a second one before any clean json_schema call (llama.cpp with a terse message) does."""
+def test_a_bare_500_is_a_server_error_never_a_format_fallback(server):
+    """A 500 that does not name the format is a server failure: no re-send at a lower level, the level stays
+    (issue 11: transient 500s pushed a whole run down to schema-less json_object)."""
     llm = direct(server, provider="openai-compatible")
-    server.fault("status", status=500, message="Internal Server Error")
-    assert llm.complete(claims_request()).text
-    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object"]
+    for _ in range(3):
+        server.fault("status", status=500, message="Internal Server Error")
+        with pytest.raises(ProviderError) as info:
+            llm.complete(claims_request())
+        assert info.value.kind == "server" and info.value.retryable
+    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_schema"] * 3
     assert llm.structured_output == JSON_SCHEMA
     server.reset_log()
-    llm.complete(claims_request("clean call"))
-    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_schema"]
-    for _ in range(2):
-        server.fault("status", status=500, message="Internal Server Error")
-        llm.complete(claims_request("again"))
-    assert llm.structured_output == JSON_OBJECT_WITH_SCHEMA
-    server.reset_log()
     llm.complete(claims_request("after"))
-    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_object"]
+    assert [r.body["response_format"]["type"] for r in server.requests] == ["json_schema"]
 
 
 def test_fallback_reaches_plain_json_object_when_schema_key_is_rejected_too(server):

@@ -76,7 +76,9 @@ def counted(n: int, one: str, many: str) -> str:
 
 
 # The call failed (not the row): these unscored reasons say the provider or the judge's output is the problem.
-FAILURE_REASONS = (Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PARSE_ERROR, Unscored.REPLAY_MISS)
+FAILURE_REASONS = (
+    Unscored.PROVIDER_ERROR, Unscored.PROVIDER_UNREACHABLE, Unscored.TIMEOUT, Unscored.PARSE_ERROR, Unscored.REPLAY_MISS,
+)
 
 PAGE_ERROR = "This page hit an unexpected error"  # English on purpose: tests and logs look for it
 _log = logging.getLogger("rageval.ui")

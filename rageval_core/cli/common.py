@@ -141,6 +141,12 @@ def add_provider_args(
     parser.add_argument("--record-log", help="append every provider call to this JSON Lines log (replayable)")
     parser.add_argument("--rpm", type=float, help="requests per minute limit (e.g. 10 for Gemini's free tier)")
     parser.add_argument("--tpm", type=float, help="tokens per minute limit")
+    parser.add_argument("--embedding-rpm", type=float,
+                        help="a separate requests-per-minute limit for embeddings (default: they count against --rpm)")
+    parser.add_argument("--embedding-tpm", type=float, help="a separate tokens-per-minute limit for embeddings")
+    parser.add_argument("--fail-fast", type=int, default=5, metavar="N",
+                        help="give a host up after N connection failures in a row (default 5): the rest is unscored "
+                        "provider_unreachable")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
     parser.add_argument("--max-retries", type=int, default=4, help="retries on 429, 408, 5xx and timeouts (default 4)")
 
@@ -156,6 +162,9 @@ CLI_NAMES: dict[str, str | None] = {
     "concurrency": "--concurrency",
     "rpm": "--rpm",
     "tpm": "--tpm",
+    "embedding_rpm": "--embedding-rpm",
+    "embedding_tpm": "--embedding-tpm",
+    "fail_fast": "--fail-fast",
     "api_key": None,  # keys come from the environment only
 }
 
@@ -177,6 +186,9 @@ def provider_config(args: argparse.Namespace) -> Any:
         record_log=args.record_log,
         rpm=args.rpm,
         tpm=args.tpm,
+        embedding_rpm=getattr(args, "embedding_rpm", None),
+        embedding_tpm=getattr(args, "embedding_tpm", None),
+        fail_fast=getattr(args, "fail_fast", 5),
         timeout_s=args.timeout,
         max_retries=args.max_retries,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -154,14 +155,18 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     from rageval_core.batch import BatchCancelled, BatchError, run_batched
     from rageval_core.llm.base import ProviderError
     from rageval_core.runner import RunError, run
+    from rageval_core.store import new_run_id
 
     cancel = threading.Event()
     previous = signal.getsignal(signal.SIGINT)
+    resume_id = getattr(args, "resume", None)
+    run_id = resume_id or new_run_id()  # known before the run starts, so an abort can name it
 
     def on_sigint(_sig: int, _frame: Any) -> None:
         if cancel.is_set():
             raise KeyboardInterrupt
-        err("\ninterrupted: finishing calls in flight (Ctrl-C again to abort)…")
+        err(f"\ninterrupted: sending nothing new, finishing calls in flight (Ctrl-C again to abort); "
+            f"resume with: --resume {run_id}")
         cancel.set()
 
     if threading.current_thread() is threading.main_thread():
@@ -184,8 +189,8 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
             options={"reask": getattr(args, "reask", 1)},
             repeats=getattr(args, "repeats", None),
             repeat_temperature=getattr(args, "repeat_temperature", None),
-            run_id=getattr(args, "resume", None),
-            resume=bool(getattr(args, "resume", None)),
+            run_id=run_id,
+            resume=bool(resume_id),
             dataset_name=dataset.name,
             dataset_digest=dataset.content_hash,
             invalid_rows=invalid,
@@ -204,6 +209,13 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
         raise KeyboardInterrupt from None
     except (RunError, ProviderError, BatchError) as exc:  # bad run id, a provider stack that cannot be built, a failed batch job
         raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        # The second Ctrl-C: exit now. Abandoned calls' threads would keep the interpreter alive until their
+        # deadline, so leave without waiting for them (the store commits each result on its own).
+        err(f"aborted; resume with: --resume {run_id}")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(EXIT_INTERRUPTED)
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, previous)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from google import genai
 from google.genai import types
 
+from rageval_core.embeddings.openai_embed import text_tokens
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.gemini_provider import http_options, map_gemini_error
+from rageval_core.llm.guard import RequestGuard
 
 
 class GeminiEmbedder:
@@ -26,6 +29,7 @@ class GeminiEmbedder:
         timeout_s: float = 60.0,
         batch_size: int = 100,
         task_type: str | None = "SEMANTIC_SIMILARITY",
+        guard: RequestGuard | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -33,6 +37,7 @@ class GeminiEmbedder:
         self.batch_size = min(batch_size, 100)
         self.task_type = task_type
         self._secrets = (api_key,)
+        self.guard = guard or RequestGuard(timeout_s=timeout_s)
         self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
 
     def __repr__(self) -> str:
@@ -41,13 +46,16 @@ class GeminiEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         label = f"gemini embeddings ({self.model})"
         config = types.EmbedContentConfig(task_type=self.task_type) if self.task_type else None
-        error: ProviderError | None = None
-        try:
-            response = self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
-            error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
-        if error is not None:
+
+        def send() -> object:
+            error: ProviderError | None = None
+            try:
+                return self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
+                error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
             raise error  # not chained to the SDK exception, which may quote the key
+
+        response: Any = self.guard.send(label, send, tokens=lambda: text_tokens(texts))
         vectors = [e.values or [] for e in (response.embeddings or [])]
         if len(vectors) != len(texts) or any(not v for v in vectors):
             raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(vectors)}", kind="malformed_response")

@@ -1,4 +1,9 @@
-"""OpenAI (and OpenAI-compatible) embeddings, batched; SDK retries off like the chat provider."""
+"""OpenAI (and OpenAI-compatible) embeddings, batched; SDK retries off like the chat provider.
+
+Each batch is one HTTP request through the ``RequestGuard``, like a chat call: a rate-limit slot (the
+chat limit of the host unless ``--embedding-rpm`` sets its own), the host breaker and the per-call deadline
+(which also ends a reply still trickling in).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import numpy as np
 import openai
 
 from rageval_core.llm.base import ProviderError
+from rageval_core.llm.guard import RequestGuard, http_client
 from rageval_core.llm.http_errors import (
     kind_for_status,
     parse_retry_after,
@@ -28,6 +34,7 @@ class OpenAIEmbedder:
         timeout_s: float = 60.0,
         batch_size: int = 256,
         provider: str = "openai",
+        guard: RequestGuard | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -35,7 +42,10 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
         self.timeout_s = timeout_s
         self._secrets = (api_key,)
-        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self.guard = guard or RequestGuard(timeout_s=timeout_s)
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
@@ -43,6 +53,14 @@ class OpenAIEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """One request (no batching, no normalisation): the unit the cache and retry wrappers call."""
         label = f"{self.provider} embeddings ({self.model})"
+        response = self.guard.send(label, lambda: self._send(label, texts), tokens=lambda: text_tokens(texts), used=_used_tokens)
+        rows = sorted(response.data, key=lambda d: d.index)
+        if len(rows) != len(texts):
+            raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(rows)}", kind="malformed_response")
+        return _vectors(label, [r.embedding for r in rows])
+
+    def _send(self, label: str, texts: Sequence[str]) -> object:
+        """One SDK call; failures become scrubbed ``ProviderError`` s."""
         error: ProviderError | None = None
         try:
             # Ask for floats: local servers often lack the SDK's default base64 encoding.
@@ -59,15 +77,23 @@ class OpenAIEmbedder:
                 error = provider_error(label, f"malformed response ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=self._secrets)
         if error is not None:
             raise error  # not chained to the SDK exception, which may quote the key
-        rows = sorted(response.data, key=lambda d: d.index)
-        if len(rows) != len(texts):
-            raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(rows)}", kind="malformed_response")
-        return _vectors(label, [r.embedding for r in rows])
+        return response
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         from rageval_core.embeddings.cache import embed_in_batches
 
         return embed_in_batches(self, texts)
+
+
+def text_tokens(texts: Sequence[str]) -> int:
+    """A pre-call token estimate of an embedding batch (as ``ratelimit.estimate_tokens`` does for prompts)."""
+    joined = "".join(texts)
+    ascii_chars = sum(1 for ch in joined if ord(ch) < 128)
+    return max(1, ascii_chars // 4 + (len(joined) - ascii_chars))
+
+
+def _used_tokens(response: object) -> int:
+    return int(getattr(getattr(response, "usage", None), "total_tokens", 0) or 0)
 
 
 def _vectors(label: str, embeddings: list[object]) -> np.ndarray:

@@ -117,7 +117,7 @@ class ProviderError(Exception):
     """A call that did not produce a completion.
 
     ``kind`` is one of: missing_key, auth, bad_request, rate_limit, timeout, server, connection,
-    malformed_response, replay_miss, cancelled. ``retryable`` tells the retry wrapper whether to try
+    unreachable (the host's fail-fast breaker is open: not sent), malformed_response, replay_miss, cancelled. ``retryable`` tells the retry wrapper whether to try
     again; ``retry_after`` is the wait the server asked for, in seconds. Messages never contain keys.
     """
 
@@ -135,11 +135,14 @@ class ProviderError(Exception):
         self.status = status
         self.retry_after = retry_after
         self.retryable = retryable
+        self.structured_output: str | None = None  # the structured-output level the failed request was sent with
 
     @property
     def unscored_reason(self) -> str:
         """The unscored reason a metric records when this error ends its step."""
-        return {"timeout": "timeout", "replay_miss": "replay_miss"}.get(self.kind, "provider_error")
+        return {
+            "timeout": "timeout", "replay_miss": "replay_miss", "unreachable": "provider_unreachable", "cancelled": "cancelled",
+        }.get(self.kind, "provider_error")
 
 
 @runtime_checkable

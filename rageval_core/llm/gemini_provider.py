@@ -3,9 +3,10 @@
 Structured output levels, best first: ``response_json_schema`` (full JSON Schema), ``response_schema``
 (the OpenAPI subset the SDK converts our JSON Schema into) and plain ``response_mime_type``
 ``application/json``. An endpoint or proxy that does not know a field answers 400 INVALID_ARGUMENT
-("Unknown name \"responseJsonSchema\" at 'generation_config'"); the provider then retries that call one
-level down and remembers the level per client, so only the first call pays for the rejection (the same
-ladder the OpenAI-compatible provider climbs down for llama.cpp).
+("Unknown name \"responseJsonSchema\" at 'generation_config'"); the provider then sends that call one
+level down and remembers the level per endpoint + model (``structured.LADDER``, tried upward again later),
+so only the first call pays for the rejection. A 500, a timeout or a 429 never lowers it. Every HTTP
+request passes the ``RequestGuard`` (rate-limit slot, host breaker, deadline).
 
 The SDK's retries stay off (``HttpOptions.retry_options`` unset means one attempt); the retry wrapper
 honours Gemini's ``RetryInfo.retryDelay`` from the 429 body instead.
@@ -13,8 +14,6 @@ honours Gemini's ``RetryInfo.retryDelay`` from the 429 body instead.
 
 from __future__ import annotations
 
-import re
-import threading
 import time
 from typing import Any
 
@@ -23,6 +22,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
+from rageval_core.llm.guard import RequestGuard, http_client
 from rageval_core.llm.http_errors import (
     kind_for_status,
     parse_retry_after,
@@ -30,13 +30,14 @@ from rageval_core.llm.http_errors import (
     provider_error,
     transport_kind,
 )
+from rageval_core.llm.ratelimit import estimate_tokens
+from rageval_core.llm.structured import LADDER, FormatLadder, is_format_rejection
 from rageval_core.types import Usage
 
 RESPONSE_JSON_SCHEMA = "response_json_schema"
 RESPONSE_SCHEMA = "response_schema"
 JSON_MIME = "response_mime_type"
 FORMAT_LEVELS: tuple[str, ...] = (RESPONSE_JSON_SCHEMA, RESPONSE_SCHEMA, JSON_MIME)
-_SCHEMA_FIELD_WORDS = re.compile(r"response_?json_?schema|response_?schema|schema", re.IGNORECASE)
 
 
 class GeminiLLM:
@@ -52,49 +53,52 @@ class GeminiLLM:
         base_url: str | None = None,
         timeout_s: float = 60.0,
         thinking_budget: int | None = None,
+        guard: RequestGuard | None = None,
+        ladder: FormatLadder | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
         self.timeout_s = timeout_s
         self.thinking_budget = thinking_budget
         self._secrets = (api_key,)
+        self.guard = guard or RequestGuard(timeout_s=timeout_s)
         self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
-        self._level = 0
-        self._level_lock = threading.Lock()
+        self._ladder = ladder or LADDER
+        self._key = ("gemini", base_url or "", model)
 
     def __repr__(self) -> str:
         return f"GeminiLLM(model={self.model!r}, base_url={self.base_url!r})"
 
     @property
     def structured_output(self) -> str:
-        """The structured-output level this client currently uses (after any fallback)."""
-        return FORMAT_LEVELS[self._level]
+        """The structured-output level this endpoint + model currently uses (after any fallback)."""
+        return FORMAT_LEVELS[self._ladder.level(self._key)]
 
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
-        level = self._level
-        first_error: ProviderError | None = None
+        level = self._ladder.current(self._key) if request.schema is not None else 0
+        fallbacks: list[str] = []
         while True:
             try:
                 response = self._generate(request, level)
                 break
             except ProviderError as err:
-                if request.schema is None or level + 1 >= len(FORMAT_LEVELS) or not _is_format_rejection(err):
-                    raise (first_error if first_error is not None and err.kind != "rate_limit" else err) from None
-                first_error = first_error or err
-                level += 1
-        if level != self._level:
-            with self._level_lock:
-                self._level = max(self._level, level)
+                err.structured_output = FORMAT_LEVELS[level] if request.schema is not None else None
+                if request.schema is None or level + 1 >= len(FORMAT_LEVELS) or not is_format_rejection(err):
+                    raise
+                fallbacks.append(f"{FORMAT_LEVELS[level]}: {err}")
+                level = self._ladder.reject(self._key, level, len(FORMAT_LEVELS))
         completion = self._completion(response, time.perf_counter() - started)
         completion.raw["structured_output"] = FORMAT_LEVELS[level] if request.schema is not None else None
+        if fallbacks:
+            completion.raw["format_rejections"] = fallbacks
         return completion
 
     def request_parts(self, request: LLMRequest, level: int | None = None) -> tuple[list[types.Content], types.GenerateContentConfig]:
         """The contents and generation config for ``request`` at a structured-output level (default: the
         current one); the synchronous call and a batch-mode inlined request send the same. Raises a 400
         ``ProviderError`` when the SDK cannot express the schema at that level."""
-        chosen = self._level if level is None else level
+        chosen = self._ladder.level(self._key) if level is None else level
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         contents = [
             types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
@@ -147,16 +151,20 @@ class GeminiLLM:
         """One ``generate_content`` call with the structured output of ``level``; errors as ``ProviderError``."""
         label = f"gemini ({self.model})"
         contents, generation_config = self.request_parts(request, level)
-        error: ProviderError | None = None
-        try:
-            return self._client.models.generate_content(model=self.model, contents=contents, config=generation_config)
-        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
-            if FORMAT_LEVELS[level] == RESPONSE_SCHEMA and type(exc).__name__ == "ValidationError":
-                # The SDK could not turn our schema into its Schema type: not expressible at this level.
-                error = provider_error(label, f"response_schema not expressible ({type(exc).__name__})", kind="bad_request", status=400, secrets=self._secrets)
-            else:
-                error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
-        raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
+
+        def send() -> Any:
+            error: ProviderError | None = None
+            try:
+                return self._client.models.generate_content(model=self.model, contents=contents, config=generation_config)
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
+                if FORMAT_LEVELS[level] == RESPONSE_SCHEMA and type(exc).__name__ == "ValidationError":
+                    # The SDK could not turn our schema into its Schema type: not expressible at this level.
+                    error = provider_error(label, f"response_schema not expressible ({type(exc).__name__})", kind="bad_request", status=400, secrets=self._secrets)
+                else:
+                    error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
+            raise error  # outside the except block: the SDK exception (which may quote the key) is not chained
+
+        return self.guard.send(label, send, tokens=lambda: estimate_tokens(request), used=total_tokens)
 
     def _completion(self, response: Any, latency: float) -> Completion:
         candidates = list(response.candidates or [])
@@ -211,16 +219,22 @@ def openapi_schema(schema: Any) -> Any:
     return out
 
 
-def _is_format_rejection(err: ProviderError) -> bool:
-    """A 400 that names a schema field: the endpoint does not support this structured-output level."""
-    return err.status == 400 and err.kind == "bad_request" and bool(_SCHEMA_FIELD_WORDS.search(str(err)))
+def total_tokens(response: Any) -> int:
+    """Tokens a Gemini answer used (what the tokens-per-minute limit settles on)."""
+    meta = getattr(response, "usage_metadata", None)
+    return int(getattr(meta, "total_token_count", 0) or 0) if meta is not None else 0
 
 
 def http_options(base_url: str | None, timeout_s: float) -> types.HttpOptions:
-    """Client HTTP options: optional base_url, timeout in milliseconds, no SDK retries."""
-    options: dict[str, Any] = {"timeout": max(1, int(timeout_s * 1000))}
+    """Client HTTP options: optional base_url, timeout in milliseconds, no SDK retries, and the HTTP client
+    whose body reads stop at the per-call deadline (``guard.http_client``). A plain-http endpoint gets no
+    TLS context (the SDK builds one for each client otherwise, 0.1-0.5 s before the first request)."""
+    options: dict[str, Any] = {"timeout": max(1, int(timeout_s * 1000)), "httpx_client": http_client(timeout_s, base_url)}
     if base_url:
         options["base_url"] = base_url
+        if str(base_url).startswith("http://"):
+            options["client_args"] = {"verify": False}
+            options["async_client_args"] = {"verify": False}
     return types.HttpOptions(**options)
 
 

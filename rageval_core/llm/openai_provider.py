@@ -1,11 +1,14 @@
 """OpenAI and OpenAI-compatible chat completions (Ollama, vLLM, llama.cpp server, LM Studio).
 
-Structured output is sent as ``response_format`` type ``json_schema`` (strict). Some servers reject
-it — llama.cpp's answers HTTP 500 — so the openai-compatible provider falls back to
-``{"type": "json_object", "schema": ...}`` and then to plain ``json_object``; the openai provider, whose
-strict mode may refuse a schema keyword with a 400, first retries with ``strict: false``. Each client
-remembers which level worked so later calls do not pay for the rejection again. The SDK's own retries are off (``max_retries=0``); retrying is the
-retry wrapper's job, so nothing retries twice.
+Structured output is sent as ``response_format`` type ``json_schema`` (strict). A server that rejects the
+format (``structured.is_format_rejection``: a 400 naming it, or llama.cpp's 500 "Unsupported
+response_format type: json_schema") gets the same call one level down — the openai provider relaxes
+``strict`` first, openai-compatible servers get ``{"type": "json_object", "schema": ...}`` and then plain
+``json_object`` — and the drop is remembered per provider + endpoint + model (``structured.LADDER``) and
+tried upward again later. A bare 500, a timeout or a 429 never lowers the level. Every HTTP request (the
+first, each fallback, each refill of missing choices) passes the ``RequestGuard``: its own rate-limit slot,
+the host breaker and the per-call deadline. The SDK's own retries are off (``max_retries=0``); retrying is
+the retry wrapper's job, so nothing retries twice.
 """
 
 from __future__ import annotations
@@ -13,19 +16,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import threading
 import time
 from typing import Any
 
 import openai
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
+from rageval_core.llm.guard import RequestGuard, http_client
 from rageval_core.llm.http_errors import (
     kind_for_status,
     parse_retry_after,
     provider_error,
     transport_kind,
 )
+from rageval_core.llm.ratelimit import estimate_tokens
+from rageval_core.llm.structured import LADDER, FormatLadder, is_format_rejection
 from rageval_core.types import Usage
 
 # Structured-output levels, best first.
@@ -39,7 +44,6 @@ FORMAT_LEVELS: dict[str, tuple[str, ...]] = {
     "openai": (JSON_SCHEMA, JSON_SCHEMA_LOOSE, JSON_OBJECT),
     "openai-compatible": (JSON_SCHEMA, JSON_OBJECT_WITH_SCHEMA, JSON_OBJECT),
 }
-_SCHEMA_ERROR_WORDS = re.compile(r"response_format|json_schema|schema|grammar", re.IGNORECASE)
 
 
 def response_format(level: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -63,49 +67,52 @@ class OpenAILLM:
         base_url: str | None = None,
         timeout_s: float = 60.0,
         provider: str = "openai",
+        guard: RequestGuard | None = None,
+        ladder: FormatLadder | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
         self.base_url = base_url
         self.timeout_s = timeout_s
         self._secrets = (api_key,)
-        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+        self.guard = guard or RequestGuard(timeout_s=timeout_s)
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
+        )
         self._levels = FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"])
-        self._level = 0
-        self._level_lock = threading.Lock()
-        # Fallbacks after errors that do not name the format (a bare HTTP 500) since the last clean call at
-        # the current level: one could be a transient failure, so the level is only lowered for good at two.
-        self._unexplained = 0
+        self._ladder = ladder or LADDER
+        self._key = (provider, base_url or "", model)
+
+    def _structured_label(self, request: LLMRequest | None, level: int | None) -> str | None:
+        if request is not None and request.schema is None:
+            return None
+        return self._levels[self._ladder.level(self._key) if level is None else level]
 
     def __repr__(self) -> str:
         return f"OpenAILLM(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
 
     @property
     def structured_output(self) -> str:
-        """The structured-output level this client currently uses (after any fallback)."""
-        return self._levels[self._level]
+        """The structured-output level this provider + endpoint + model currently uses (after any fallback)."""
+        return self._levels[self._ladder.level(self._key)]
 
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
-        level = start = self._level
-        first_error: ProviderError | None = None
-        explained = True
+        level = self._ladder.current(self._key) if request.schema is not None else 0
+        fallbacks: list[str] = []
         while True:
             try:
                 response = self._create(request, level)
                 break
             except ProviderError as err:
-                if request.schema is None or level + 1 >= len(self._levels) or not self._is_format_rejection(err):
-                    raise (first_error if first_error is not None and err.kind != "rate_limit" else err) from None
-                first_error = first_error or err
-                if _SCHEMA_ERROR_WORDS.search(str(err)):
-                    self._remember(level + 1)  # the server said so explicitly
-                else:
-                    explained = False
-                level += 1
-        if request.schema is not None:
-            self._settle_level(start, level, explained)
-        completion = self._completion(response, request, time.perf_counter() - started)
+                err.structured_output = self._levels[level] if request.schema is not None else None
+                if request.schema is None or level + 1 >= len(self._levels) or not is_format_rejection(err):
+                    raise
+                fallbacks.append(f"{self._levels[level]}: {err}")
+                level = self._ladder.reject(self._key, level, len(self._levels))
+        completion = self._completion(response, request, time.perf_counter() - started, level)
+        if fallbacks:
+            completion.raw["format_rejections"] = fallbacks
         if len(completion.texts) < request.n:
             self._fill_choices(completion, request, level)
             completion.latency_s = time.perf_counter() - started
@@ -116,38 +123,11 @@ class OpenAILLM:
         single = dataclasses.replace(request, n=1)
         missing = request.n - len(completion.texts)
         for _ in range(missing):
-            extra = self._completion(self._create(single, level), single, 0.0)
+            extra = self._completion(self._create(single, level), single, 0.0, level)
             completion.texts.append(extra.text)
             completion.usage = completion.usage + extra.usage
         if isinstance(completion.raw, dict):
             completion.raw["n_filled_by_extra_calls"] = missing
-
-    def _remember(self, level: int) -> None:
-        with self._level_lock:
-            self._level = max(self._level, level)
-
-    def _settle_level(self, start: int, level: int, explained: bool) -> None:
-        """After a structured call that succeeded at ``level`` having started at ``start``: keep a fallback
-        the server explained at once; one it did not explain (a bare 500, perhaps a transient failure)
-        only when it happens again before a clean call, so a single hiccup does not cost the schema for good."""
-        with self._level_lock:
-            if level == start:
-                if level == self._level:
-                    self._unexplained = 0
-                return
-            if not explained:
-                self._unexplained += 1
-                if self._unexplained < 2:
-                    return
-            self._level = max(self._level, level)
-            self._unexplained = 0
-
-    def _is_format_rejection(self, err: ProviderError) -> bool:
-        """Could this error be the server refusing our ``response_format``?"""
-        if err.status in (400, 422) and _SCHEMA_ERROR_WORDS.search(str(err)):
-            return True
-        # llama.cpp-style servers answer 500 (or 501) to an unsupported response_format.
-        return self.provider == "openai-compatible" and err.status in (400, 422, 500, 501)
 
     def request_body(self, request: LLMRequest, level: int | None = None) -> dict[str, Any]:
         """The chat-completions body for ``request`` at a structured-output level (default: the current one);
@@ -166,7 +146,7 @@ class OpenAILLM:
             key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
             kwargs[key] = request.max_output_tokens
         if request.schema is not None:
-            chosen = self._level if level is None else level
+            chosen = self._ladder.level(self._key) if level is None else level
             kwargs["response_format"] = response_format(self._levels[chosen], request.task, dict(request.schema))
         return kwargs
 
@@ -176,7 +156,7 @@ class OpenAILLM:
             response = openai.types.chat.ChatCompletion.model_validate(body)
         except ValueError as exc:
             raise provider_error(f"{self.provider} ({self.model})", f"malformed batch answer ({type(exc).__name__})", kind="malformed_response", secrets=self._secrets) from None
-        return self._completion(response, request, 0.0)
+        return self._completion(response, request, 0.0, None)
 
     @property
     def client(self) -> openai.OpenAI:
@@ -194,6 +174,12 @@ class OpenAILLM:
 
     def _create(self, request: LLMRequest, level: int) -> Any:
         kwargs = self.request_body(request, level)
+        return self.guard.send(
+            f"{self.provider} ({self.model})", lambda: self._send(kwargs), tokens=lambda: estimate_tokens(request), used=_total_tokens
+        )
+
+    def _send(self, kwargs: dict[str, Any]) -> Any:
+        """One SDK call; every failure becomes a ``ProviderError`` without the key."""
         error: ProviderError | None = None
         try:
             return self._client.chat.completions.create(**kwargs)
@@ -220,7 +206,8 @@ class OpenAILLM:
             return provider_error(label, f"malformed response body ({type(exc).__name__}: {exc})", kind="malformed_response", secrets=self._secrets)
         return provider_error(label, f"{type(exc).__name__}: {exc}", kind="bad_request", secrets=self._secrets)
 
-    def _completion(self, response: Any, request: LLMRequest | None, latency: float) -> Completion:
+    def _completion(self, response: Any, request: LLMRequest | None, latency: float, level: int | None) -> Completion:
+        """``level`` is the structured-output level the request was sent with (None: the remembered one)."""
         choices = getattr(response, "choices", None)
         if not choices:
             raise provider_error(f"{self.provider} ({self.model})", "response has no choices", kind="malformed_response", secrets=self._secrets)
@@ -233,8 +220,14 @@ class OpenAILLM:
                 int(response.usage.completion_tokens or 0),
                 int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0,
             )
-        raw = {"id": getattr(response, "id", None), "model": getattr(response, "model", None), "structured_output": self.structured_output}
+        raw = {"id": getattr(response, "id", None), "model": getattr(response, "model", None), "structured_output": self._structured_label(request, level)}
         return Completion(texts=texts, provider=self.provider, model=self.model, usage=usage, latency_s=latency, raw=raw)
+
+
+def _total_tokens(response: Any) -> int:
+    """Tokens a chat response used (what the tokens-per-minute limit settles on)."""
+    usage = getattr(response, "usage", None)
+    return int(getattr(usage, "total_tokens", 0) or 0) if usage is not None else 0
 
 
 def _error_detail(exc: openai.APIStatusError) -> str:

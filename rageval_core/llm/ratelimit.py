@@ -49,6 +49,7 @@ class RateLimiter:
         self.margin_s = margin_s
         self._lock = threading.Lock()
         self._slots: deque[_Slot] = deque()
+        self._history: deque[float] = deque(maxlen=100_000)  # every booked start, for tests and benches
         self.set_limits(rpm, tpm)
         self.total_wait = 0.0
 
@@ -80,6 +81,7 @@ class RateLimiter:
                 start = self._token_start(slots, start, tokens, span)
             slot = _Slot(start, tokens)
             self._slots.append(slot)
+            self._history.append(start)
             wait = max(0.0, start - now)
             self.total_wait += wait
             return slot, wait
@@ -96,11 +98,32 @@ class RateLimiter:
         return start
 
     def acquire(self, tokens: int = 0) -> _Slot:
-        """Block (through the clock) until a call may start."""
+        """Block (through the clock) until a call may start; a wait that ends early (cancel) gives the slot back."""
         slot, wait = self.reserve(tokens)
         if wait > 0:
-            self.clock.sleep(wait)
+            try:
+                self.clock.sleep(wait)
+            except BaseException:
+                self.release(slot)
+                raise
         return slot
+
+    def release(self, slot: _Slot) -> None:
+        """Forget a reserved slot whose request was never sent (its start leaves the history too)."""
+        with self._lock:
+            try:
+                self._slots.remove(slot)
+            except ValueError:
+                return
+            for i in range(len(self._history) - 1, -1, -1):
+                if self._history[i] == slot.at:
+                    del self._history[i]
+                    break
+
+    def starts(self) -> list[float]:
+        """Every start booked so far (the last 100,000), in booking order: for tests and benches."""
+        with self._lock:
+            return list(self._history)
 
     def settle(self, slot: _Slot, actual_tokens: int) -> None:
         """Replace the estimate with what the call really used (affects later reservations)."""

@@ -2,13 +2,18 @@
 
 ``build_llm`` assembles, outermost first::
 
-    record log → response cache → concurrency limit → retry → rate limit → timeout → usage/cost + call log → provider
+    record log → response cache → concurrency limit → retry → usage/cost + call log → provider → request guard
 
 Why this order (PLAN.md lists the same layers): a cache hit should cost nothing — no rate-limit slot,
-no concurrency slot — so the cache sits outside; each retry attempt must pass the rate limiter and get
-its own timeout, so the limiter and timeout sit inside the retry; the call log sees every provider
-attempt (failures included) and every cache hit exactly once. The record log is outermost so a replay
-log is complete even when answers came from the cache.
+no concurrency slot — so the cache sits outside; the call log sees every provider attempt (failures
+included) and every cache hit exactly once. The rate limit, the per-call deadline and the host's
+fail-fast breaker sit below the provider, in the ``RequestGuard`` every HTTP request passes: a retry, a
+structured-output fallback, a refill of missing choices and an embedding batch each take their own slot
+(``guard.py`` says why). ``build_embedder(..., guard=stack.guard)`` shares the chat stack's guard, so
+embeddings count against the same per-host limits unless ``embedding_rpm`` / ``embedding_tpm`` are set.
+A ``base`` LLM (your own RAG system) makes one request a call and keeps the call-level timeout and rate
+limit wrappers inside the retry instead. The record log is outermost so a replay log is complete even
+when answers came from the cache.
 
 The API key lives only in ``ProviderConfig.api_key`` (kept out of its repr and ``to_dict``) and in the
 SDK client; it is never part of a cache key, a call record, a replay line or an error message. Directly
@@ -28,12 +33,14 @@ from rageval_core import redact
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache
 from rageval_core.llm.clock import Clock
+from rageval_core.llm.guard import DEFAULT_FAIL_FAST, HostBreaker, RequestGuard
 from rageval_core.llm.keys import KEY_ENV_VARS, missing_key_message, resolve_api_key
 from rageval_core.llm.pricing import PriceTable, load_prices
 from rageval_core.llm.ratelimit import RateLimitedLLM, RateLimiter
 from rageval_core.llm.redacting import RedactingLLM
 from rageval_core.llm.replay import RecordingLLM, ReplayLLM
 from rageval_core.llm.retry import Retrier, RetryLLM, RetryPolicy
+from rageval_core.llm.structured import FormatLadder
 from rageval_core.llm.wrappers import (
     AccountingLLM,
     CallHook,
@@ -109,6 +116,10 @@ class ProviderConfig:
     max_retries: int = 4
     rpm: float | None = None
     tpm: float | None = None
+    # Embedding requests count against rpm / tpm unless these set their own per-minute limits.
+    embedding_rpm: float | None = None
+    embedding_tpm: float | None = None
+    fail_fast: int = DEFAULT_FAIL_FAST  # connection failures in a row before a host is given up
     concurrency: int = 8
     cache: bool = True
     replay_log: str | None = None
@@ -145,6 +156,9 @@ SETTING_NAMES: dict[str, str | None] = {
     "concurrency": "Concurrency",
     "rpm": "rpm",
     "tpm": "tpm",
+    "embedding_rpm": "embedding rpm",
+    "embedding_tpm": "embedding tpm",
+    "fail_fast": "Fail fast",
     "api_key": "API key",
 }
 
@@ -185,12 +199,14 @@ def check_config(
         problems.append(f"{n['max_retries']} cannot be negative.")
     if cfg.concurrency < 1:
         problems.append(f"{n['concurrency']} must be at least 1.")
-    for name in ("rpm", "tpm"):
+    for name in ("rpm", "tpm", "embedding_rpm", "embedding_tpm"):
         value = getattr(cfg, name)
         if value is not None and value <= 0:
             problems.append(f"{n[name]} must be positive (leave it empty for no limit).")
     if cfg.embeddings not in EMBEDDING_MODES:
         problems.append(f"embeddings must be one of {', '.join(EMBEDDING_MODES)} (got {cfg.embeddings!r}).")
+    if cfg.fail_fast < 1:
+        problems.append(f"{n['fail_fast']} must be at least 1 (connection failures in a row before a host is given up).")
     return problems
 
 
@@ -207,6 +223,7 @@ class ProviderStack:
         limiter: RateLimiter | None = None,
         cache: ResponseCache | None = None,
         retrier: Retrier | None = None,
+        guard: RequestGuard | None = None,
     ) -> None:
         self.top = top
         self.base = base
@@ -216,6 +233,7 @@ class ProviderStack:
         self.limiter = limiter
         self.cache = cache
         self.retrier = retrier
+        self.guard = guard  # the API providers' per-host request guard (None for offline, replay, a base LLM)
         self._config = config
 
     def __repr__(self) -> str:
@@ -238,7 +256,18 @@ def _config_error(cfg: ProviderConfig, problems: list[str]) -> ProviderError:
     return ProviderError(" ".join(problems), kind="missing_key" if missing_key else "bad_request")
 
 
-def _base_llm(cfg: ProviderConfig, key: str | None) -> LLM:
+def new_guard(cfg: ProviderConfig, clock: Clock | None = None) -> RequestGuard:
+    """The request guard of one host: rpm / tpm limiter, fail-fast breaker, connections, deadline."""
+    return RequestGuard(
+        timeout_s=cfg.timeout_s,
+        limiter=RateLimiter(cfg.rpm, cfg.tpm, clock=clock),
+        breaker=HostBreaker(cfg.fail_fast, clock=clock),
+        max_connections=cfg.concurrency,
+        clock=clock,
+    )
+
+
+def _base_llm(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None = None, ladder: FormatLadder | None = None) -> LLM:
     model = cfg.resolved_model()
     if cfg.provider == "offline":
         from rageval_core.llm.offline import (
@@ -252,10 +281,12 @@ def _base_llm(cfg: ProviderConfig, key: str | None) -> LLM:
     if cfg.provider == "gemini":
         from rageval_core.llm.gemini_provider import GeminiLLM
 
-        return GeminiLLM(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s)
+        return GeminiLLM(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard, ladder=ladder)
     from rageval_core.llm.openai_provider import OpenAILLM
 
-    return OpenAILLM(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider)
+    return OpenAILLM(
+        api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider, guard=guard, ladder=ladder
+    )
 
 
 def build_llm(
@@ -266,18 +297,22 @@ def build_llm(
     call_hook: CallHook | None = None,
     prices: PriceTable | None = None,
     base: LLM | None = None,
+    ladder: FormatLadder | None = None,
 ) -> ProviderStack:
     """The full wrapper stack for ``cfg``; raises ``ProviderError`` (missing_key / bad_request) with the
     ``check_config`` messages when the configuration cannot work. ``base`` puts another ``LLM`` (the user's
-    own RAG system) under the same stack: ``cfg`` then only sets the limits, cache and logs."""
+    own RAG system) under the same stack: ``cfg`` then only sets the limits, cache and logs. ``ladder``
+    replaces the process-wide structured-output memory (tests)."""
+    local = cfg.provider in ("offline", "replay")
+    guard = None
     if base is None:
         problems = check_config(cfg)
         if problems:
             raise _config_error(cfg, problems)
-        base = _base_llm(cfg, resolve_api_key(cfg.provider, cfg.api_key))
+        guard = None if local else new_guard(cfg, clock)
+        base = _base_llm(cfg, resolve_api_key(cfg.provider, cfg.api_key), guard, ladder)
     redact.remember_url(cfg.base_url)
     recorder = CallRecorder(call_hook, UsageMeter())
-    local = cfg.provider in ("offline", "replay")
     price_table = None if local or cfg.provider not in ("gemini", "openai") else (prices or load_prices())
     # Answers and errors leave the adapter redacted: an echoed key never reaches a layer above.
     llm: LLM = AccountingLLM(RedactingLLM(base), prices=price_table, recorder=recorder)
@@ -285,9 +320,11 @@ def build_llm(
         if cfg.record_log and cfg.provider == "offline":
             llm = RecordingLLM(llm, cfg.record_log)
         return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg)
-    llm = TimeoutLLM(llm, cfg.timeout_s)
-    limiter = RateLimiter(cfg.rpm, cfg.tpm, clock=clock)
-    llm = RateLimitedLLM(llm, limiter)
+    if guard is not None:
+        limiter = guard.limiter
+    else:
+        limiter = RateLimiter(cfg.rpm, cfg.tpm, clock=clock)
+        llm = RateLimitedLLM(TimeoutLLM(llm, cfg.timeout_s), limiter)
     retry = RetryLLM(llm, RetryPolicy(max_retries=cfg.max_retries), clock=clock)
     llm = ConcurrencyLimitedLLM(retry, cfg.concurrency)
     cache = None
@@ -296,7 +333,9 @@ def build_llm(
         llm = CachedLLM(llm, cache, base_url=cfg.base_url, recorder=recorder, credentials=getattr(base, "credentials", ()))
     if cfg.record_log:
         llm = RecordingLLM(llm, cfg.record_log)
-    return ProviderStack(llm, base=base, meter=recorder.meter, config=cfg, limiter=limiter, cache=cache, retrier=retry.retrier)
+    return ProviderStack(
+        llm, base=base, meter=recorder.meter, config=cfg, limiter=limiter, cache=cache, retrier=retry.retrier, guard=guard
+    )
 
 
 EMBEDDING_MODES = ("auto", "provider", "offline")
@@ -335,10 +374,14 @@ def embedding_choice(cfg: ProviderConfig) -> EmbeddingChoice:
     return EmbeddingChoice("provider", model or "?")
 
 
-def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, clock: Clock | None = None) -> Embedder:
+def build_embedder(
+    cfg: ProviderConfig, *, db_path: str | Path | None = None, clock: Clock | None = None, guard: RequestGuard | None = None
+) -> Embedder:
     """A batched, retried embedder for ``cfg``, cached in SQLite unless ``cfg.cache`` is False. Offline and
     replay use the bundled offline encoder (a replay log records LLM calls only), and so does ``auto`` with
-    no embedding model (``embedding_choice``); ``provider`` without one is refused."""
+    no embedding model (``embedding_choice``); ``provider`` without one is refused. ``guard`` (the chat
+    stack's) makes embedding requests share the host's limits and breaker; ``embedding_rpm`` /
+    ``embedding_tpm`` give them a limiter of their own."""
     if cfg.embeddings not in EMBEDDING_MODES:
         raise _config_error(cfg, [f"embeddings must be one of {', '.join(EMBEDDING_MODES)} (got {cfg.embeddings!r})."])
     choice = embedding_choice(cfg)
@@ -360,15 +403,20 @@ def build_embedder(cfg: ProviderConfig, *, db_path: str | Path | None = None, cl
     redact.remember_url(cfg.base_url)
     model = cfg.resolved_embedding_model()
     assert model is not None
+    guard = guard or new_guard(cfg, clock)
+    if cfg.embedding_rpm is not None or cfg.embedding_tpm is not None:
+        guard = guard.with_limiter(RateLimiter(cfg.embedding_rpm, cfg.embedding_tpm, clock=clock))
     inner: Any
     if cfg.provider == "gemini":
         from rageval_core.embeddings.gemini import GeminiEmbedder
 
-        inner = GeminiEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s)
+        inner = GeminiEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard)
     else:
         from rageval_core.embeddings.openai_embed import OpenAIEmbedder
 
-        inner = OpenAIEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider)
+        inner = OpenAIEmbedder(
+            api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider, guard=guard
+        )
     from rageval_core.embeddings.cache import BatchedEmbedder, CachedEmbedder
 
     retrier = Retrier(RetryPolicy(max_retries=cfg.max_retries), clock=clock)

@@ -145,6 +145,8 @@ class AccountingLLM:
         try:
             completion = self.inner.complete(request)
         except ProviderError as err:
+            if err.kind == "cancelled":
+                raise  # never sent (a cancelled wait): not a call, so not in the call log
             self.recorder.emit(
                 CallRecord.for_request(
                     request,

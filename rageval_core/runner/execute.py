@@ -248,6 +248,10 @@ class RunLLM:
         try:
             completion = self.inner.complete(request)
         except ProviderError as exc:
+            if exc.kind == "cancelled":  # a wait ended by the cancel: nothing was sent
+                if tag is not None:
+                    tag.cancelled = True
+                raise
             self._counters.add(None, error=True)
             self._log(tag, request, None, exc, time.perf_counter() - started)
             raise
@@ -325,19 +329,24 @@ def failed_results(sample: Sample, scorer: Scorer, exc: BaseException, llm: LLM)
 
 
 def build_from_config(
-    config: Any, store: Store, llm: LLM | None, embedder: Embedder | None, *, needs_embeddings: bool = True
+    config: Any, store: Store, llm: LLM | None, embedder: Embedder | None, *, needs_embeddings: bool = True,
+    cancel: threading.Event | None = None,
 ) -> tuple[LLM, Embedder | None]:
     """The providers' full stack, with this store as cache database and call log. An embedder that cannot
     be configured (e.g. an OpenAI-compatible server without an embedding model) only stops the run when
-    a scorer needs embeddings; otherwise any use of it fails that step with the same message."""
+    a scorer needs embeddings; otherwise any use of it fails that step with the same message. Every wait
+    in the stack (rate limit, backoff, Retry-After) ends at once on ``cancel``, and nothing new is sent
+    after it; the embedder shares the chat stack's request guard (one set of per-host limits, one breaker)."""
     from rageval_core.llm import registry
+    from rageval_core.llm.clock import CancellableClock
 
     hook = make_call_hook(store)
+    clock = CancellableClock(cancel) if cancel is not None else None
     if llm is None:
-        llm = registry.build_llm(config, db_path=store.path, call_hook=hook)
+        llm = registry.build_llm(config, db_path=store.path, call_hook=hook, clock=clock)
     if embedder is None:
         try:
-            embedder = registry.build_embedder(config, db_path=store.path)
+            embedder = registry.build_embedder(config, db_path=store.path, clock=clock, guard=getattr(llm, "guard", None))
         except ProviderError as exc:
             if needs_embeddings:
                 raise

@@ -16,7 +16,7 @@ from rageval_core.metrics.base import Scorer
 from rageval_core.store import Store
 from rageval_core.types import Sample, Unscored, Usage
 
-RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT})
+RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PROVIDER_UNREACHABLE})
 
 
 class RunError(Exception):

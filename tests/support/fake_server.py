@@ -58,7 +58,7 @@ from tests.support.fake_batch import FakeBatches
 
 SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api-key", "proxy-authorization"})
 FAULT_KINDS = frozenset(
-    {"rate_limit", "server_error", "request_timeout", "malformed", "hang", "status", "disconnect", "echo_key"}
+    {"rate_limit", "server_error", "request_timeout", "malformed", "hang", "status", "disconnect", "echo_key", "trickle"}
 )
 _GEMINI_PATH = re.compile(r"^/(v1beta|v1|v1alpha)/models/(?P<model>[^:/]+):(?P<method>[A-Za-z]+)$")
 
@@ -93,6 +93,9 @@ class LoggedRequest:
     status: int = 0
     body_sha256: str = ""
     fault: str | None = None  # the injected fault this request got, if any
+    bytes_sent: int = 0  # body bytes written by a trickled answer (it stops early when the client hangs up)
+    body_size: int = 0
+    finished: threading.Event = field(default_factory=threading.Event)  # set once the handler is done with it
 
 
 @dataclass
@@ -266,7 +269,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": {"code": 404, "message": "not found"}})
 
     def do_POST(self) -> None:
-        self.server.owner._handle(self)
+        self.server.owner._handle_marked(self)
 
     def _send_json(self, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> None:
         self._send_raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"), headers)
@@ -404,7 +407,8 @@ class FakeLLMServer:
         (500), request_timeout (408), malformed (200 with a body that is not JSON), hang (answer only
         after ``seconds``), status (any ``status``), disconnect (close without answering), echo_key (400, or
         ``status`` such as 401, whose message repeats the key and Authorization header the client sent, as
-        some proxies do).
+        some proxies do), trickle (the normal answer, one body byte every ``seconds``;
+        ``LoggedRequest.bytes_sent`` shows where the client hung up).
         """
         item = Fault(kind, times=times, path=path, retry_after=retry_after, status=status, seconds=seconds, message=message)
         with self._lock:
@@ -461,6 +465,15 @@ class FakeLLMServer:
             draw -= rate
         return None
 
+    def _handle_marked(self, h: _Handler) -> None:
+        """``_handle``, then the request's ``finished`` event (a test can wait for the server side to end)."""
+        try:
+            self._handle(h)
+        finally:
+            entry = getattr(h, "_entry", None)
+            if entry is not None:
+                entry.finished.set()
+
     def _handle(self, h: _Handler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
@@ -475,6 +488,7 @@ class FakeLLMServer:
         entry = LoggedRequest(
             path=path, headers=safe_headers, body=body, received_at=time.time(), body_sha256=hashlib.sha256(raw).hexdigest()
         )
+        h._entry = entry  # type: ignore[attr-defined]
         with self._lock:
             self._log.append(entry)
             self._total += 1
@@ -522,7 +536,7 @@ class FakeLLMServer:
             if self._stopped.wait(fault.seconds):
                 return
             fault = None
-        if fault is not None:
+        if fault is not None and fault.kind != "trickle":
             entry.status = self._send_fault(h, api, fault, presented, headers.get("authorization", ""))
             return
 
@@ -556,7 +570,29 @@ class FakeLLMServer:
             self._send_error(h, api, 500, f"fake server responder failed: {type(exc).__name__}: {exc}")
             return
         entry.status = 200
+        if fault is not None and fault.kind == "trickle":
+            self._trickle(h, entry, json.dumps(payload).encode("utf-8"), fault.seconds)
+            return
         h._send_json(200, payload)
+
+    def _trickle(self, h: _Handler, entry: LoggedRequest, data: bytes, interval: float) -> None:
+        """A 200 whose body arrives one byte every ``interval`` seconds (never a read timeout, no end in sight)."""
+        entry.body_size = len(data)
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.flush()
+        try:
+            for i in range(len(data)):
+                if self._stopped.wait(interval):
+                    break
+                h.wfile.write(data[i : i + 1])
+                h.wfile.flush()
+                entry.bytes_sent = i + 1
+        except OSError:  # the client hung up: what a deadline should make it do
+            pass
+        h.close_connection = True
 
     @staticmethod
     def _presented_key(headers: Mapping[str, str]) -> str | None:
