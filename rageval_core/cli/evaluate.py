@@ -371,6 +371,9 @@ def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
     frame = results_frame(results, categories)
     if frame.empty:
         return
+    # Results are stored as they finish; the tables list categories in dataset order, whatever finished first.
+    position = {s.id: i for i, s in enumerate(samples)}
+    frame = frame.iloc[frame["sample_id"].map(position).fillna(len(position)).argsort(kind="stable")]
     if any(categories.values()):
         for method in methods_in(frame):
             by_category = category_table(frame, method)
