@@ -1,23 +1,23 @@
-"""Runner throughput: 48 rows (the seed-000 rows ×4, distinct ids), the four seed metrics and rubric5,
-against the local fake server at 200 ms a request, 16 requests in flight.
+"""Runner throughput: 48 distinct rows (the seed rows with each row's number in its question and answer, so no
+two rows share a claim extraction), the four seed metrics and rubric5, against the local fake server at 200 ms a
+request, 16 requests in flight.
 
-Prints the requests made (chat + embeddings, counted by the server), the ideal wall time (requests ×
-latency / concurrency), the critical-path bound (the deepest chain of dependent requests of one row ×
-latency, measured by running the distinct rows with no concurrency limit) and the measured wall time.
-Last line: ``ideal_s=<a> wall_s=<b> ratio=<b/a>`` with a = the larger bound. Target ratio ≤ 1.2 (RAGAS
-measured 2.54 on comparable work at 16 workers).
+Prints the requests made (chat + embeddings, counted by the server), the ideal wall time (requests x
+latency / concurrency), the critical-path bound (the deepest chain of dependent requests in one row x latency,
+read from the task graph: each scorer's declared ``chain_length``, the dependent steps it sends one after
+another) and the measured wall time, then the same rows re-run with the response cache on (no request
+expected). Last line: ``ideal_s=<a> wall_s=<b> ratio=<b/a>`` with a = the larger bound. Target ratio <= 1.2.
 
 The fake server sees only the wire request, so ``task_responder`` answers from the prompt and the
 response schema: it counts the numbered items (``<claims count="3">``) the templates render and returns
 that many schema-valid verdicts, so every metric scores instead of failing on a count mismatch.
 
-    python bench/runner.py [--latency 0.2] [--concurrency 16] [--copies 4]
+    python bench/runner.py [--latency 0.2] [--concurrency 16] [--rows 48]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import re
 import resource
@@ -95,17 +95,17 @@ def task_responder(request: FakeRequest) -> Any:
     return schema_instance(schema)
 
 
-def bench_samples(copies: int = 4) -> list[Any]:
-    """The seed rows ``copies`` times with distinct ids (same texts: the claim memo may share an answer's
-    claim extraction between copies, as it would in any run)."""
+def bench_samples(n: int = 48) -> list[Any]:
+    """``n`` distinct rows (bench/soak.py's generator: the seed rows, each row's number in its texts)."""
+    import json
+
+    from bench.soak import soak_rows
     from rageval_core.datasets import load_dataset
 
-    seed = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json").samples
-    out = []
-    for k in range(copies):
-        for s in seed:
-            out.append(dataclasses.replace(s, id=f"{s.id}-{k}"))
-    return out
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "rows.json"
+        path.write_text(json.dumps(soak_rows(n), ensure_ascii=False), encoding="utf-8")
+        return list(load_dataset(path).samples)
 
 
 def _scorers() -> list[Any]:
@@ -115,41 +115,12 @@ def _scorers() -> list[Any]:
     return list(build_scorers(SEED_METRICS, {})) + [JudgeScorer("rubric5")]
 
 
-class ChainRecorder:
-    """The server's latency hook: notes when each request arrived and which row it belongs to (by the
-    row's question, answer, reference or first context appearing in the request), so the bench can
-    measure each row's deepest chain of dependent requests instead of guessing it."""
+def chain_depth(scorers: list[Any]) -> int:
+    """The deepest chain of dependent requests in one row, from the task graph: each scorer's declared
+    ``chain_length`` (its steps that wait for the one before). Scorers of one row run side by side."""
+    from rageval_core.runner.plan import _chain_length
 
-    def __init__(self, latency: float, samples: list[Any]) -> None:
-        self.latency = latency
-        self.markers = [
-            (s.id, [t[:24] for t in (s.question, s.answer, s.ground_truth or "", *(s.contexts[:1])) if t and len(t) >= 8])
-            for s in samples
-        ]
-        self.seen: list[tuple[str | None, float]] = []
-
-    def __call__(self, request: FakeRequest) -> float:
-        text = request.prompt
-        row = next((sid for sid, marks in self.markers if any(m in text for m in marks)), None)
-        self.seen.append((row, time.monotonic()))
-        return self.latency
-
-    def depth(self) -> int:
-        """Longest chain per row: a request extends a chain when it arrived after the previous one was answered."""
-        best = 0
-        rows: dict[str | None, list[float]] = {}
-        for row, t in self.seen:
-            rows.setdefault(row, []).append(t)
-        for row, starts in rows.items():
-            if row is None:
-                continue
-            starts.sort()
-            chain: list[int] = []
-            for i, t in enumerate(starts):
-                prev = [chain[j] for j in range(i) if starts[j] + self.latency <= t + 1e-3]
-                chain.append(1 + max(prev, default=0))
-            best = max(best, max(chain))
-        return best
+    return max((_chain_length(s) for s in scorers), default=1)
 
 
 def _run(server: FakeLLMServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:
@@ -171,34 +142,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--copies", type=int, default=4)
+    parser.add_argument("--rows", type=int, default=48)
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENAI_API_KEY", "fake-key-for-local-server")
 
-    samples = bench_samples(args.copies)
-    seed_rows = samples[: len(samples) // args.copies]
-    with tempfile.TemporaryDirectory() as tmp:
-        # Critical path: the distinct rows with a concurrency limit that never binds, every request timed.
-        recorder = ChainRecorder(args.latency, seed_rows)
-        with FakeLLMServer(latency=recorder, responder=task_responder) as server:
-            chain_wall, _, chain = _run(server, seed_rows, concurrency=len(seed_rows) * 8, home=Path(tmp) / "chain")
-        if any(r.value is None for r in chain.results):
-            print("warning: unscored results in the critical-path run; the chain depth may be short", file=sys.stderr)
-        depth = recorder.depth()
-        critical = depth * args.latency
-        with FakeLLMServer(latency=args.latency, responder=task_responder) as server:
-            wall, calls, result = _run(server, samples, args.concurrency, Path(tmp) / "main")
-            # The same evaluation twice with the response cache on: the second pass must cost nothing.
-            _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
-            cached_wall, cached_requests, cached = _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
+    samples = bench_samples(args.rows)
+    depth = chain_depth(_scorers())
+    critical = depth * args.latency
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(latency=args.latency, responder=task_responder) as server:
+        cpu0 = time.process_time()
+        wall, calls, result = _run(server, samples, args.concurrency, Path(tmp) / "main")
+        cpu = time.process_time() - cpu0
+        # The same evaluation twice with the response cache on: the second pass must cost nothing.
+        _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
+        cached_wall, cached_requests, cached = _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
+        stored = result.results
     ideal = calls * args.latency / args.concurrency
-    unscored = sum(1 for r in result.results if r.value is None)
+    unscored = sum(1 for r in stored if r.value is None)
     bound = max(ideal, critical)
-    print(f"rows={len(samples)} scorers={len(SEED_METRICS) + 1} tasks={result.total_tasks} results={len(result.results)} unscored={unscored}")
+    print(f"rows={len(samples)} (distinct) scorers={len(SEED_METRICS) + 1} tasks={result.total_tasks} results={len(stored)} unscored={unscored}")
     print(f"requests={calls} (chat {result.provider_calls}, embeddings {calls - result.provider_calls}) latency_s={args.latency} concurrency={args.concurrency}")
     print(f"ideal_s (requests x latency / concurrency) = {ideal:.2f}")
-    print(f"critical_path_s (deepest chain: {depth} dependent requests x latency; distinct rows unlimited took {chain_wall:.2f}s) = {critical:.2f}")
-    print(f"wall_s = {wall:.2f} ({len(samples) / wall:.1f} rows/s)")
+    print(f"critical_path_s (deepest chain in the task graph: {depth} dependent requests x latency) = {critical:.2f}")
+    print(f"wall_s = {wall:.2f} ({len(samples) / wall:.1f} rows/s; process CPU {cpu:.2f} s, {1000 * cpu / max(1, result.total_tasks):.2f} ms a task)")
     print(
         f"cached re-run: requests={cached_requests} cache_hits={cached.cache_hits} "
         f"wall_s={cached_wall:.2f} ({len(samples) / cached_wall:.1f} rows/s)"

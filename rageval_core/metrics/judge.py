@@ -374,6 +374,19 @@ def _present(sample: Sample, field_name: str) -> bool:
     return bool((getattr(sample, field_name) or "").strip())
 
 
+_ROW_VARIABLES = ("question", "contexts", "context", "ground_truth", "answer")
+
+
+def _row_tokens(sample: Sample) -> dict[str, int]:
+    """Tokens of each row text a judge prompt can hold (the no-reference phrase is in the fixed part)."""
+    contexts = _estimate_tokens("\n".join(sample.contexts)) if sample.contexts else 0
+    reference = sample.ground_truth if (sample.ground_truth or "").strip() else ""
+    return {
+        "question": _estimate_tokens(sample.question or ""), "contexts": contexts, "context": contexts,
+        "ground_truth": _estimate_tokens(reference) if reference else 0, "answer": _estimate_tokens(sample.answer or ""),
+    }
+
+
 def _estimate_tokens(text: str) -> int:
     """Rough token count: ~4 ASCII characters or ~1.3 other characters (kana, kanji) per token."""
     ascii_chars = sum(1 for ch in text if ord(ch) < 128)
@@ -566,17 +579,37 @@ class JudgeScorer:
 
     # ------------------------------------------------------------------ Scorer protocol
     def estimate(self, sample: Sample) -> CallEstimate:
+        """Calls and tokens for one row: the prompt's fixed part (template and rubric) is counted once per
+        rubric and criteria group, the row's own texts each row, so estimating 100,000 rows renders no prompt."""
         rubric = self.rubric_for(sample)
         groups, _ = self._groups(rubric, sample)
         total = CallEstimate()
+        row: dict[str, int] | None = None
         for group in groups:
-            request = self.build_request(rubric.subset(c.id for c in group), sample)
+            fixed, used = self._fixed_tokens(rubric.subset(c.id for c in group))
+            if row is None:
+                row = _row_tokens(sample)
             total = total + CallEstimate(
                 llm_calls=self.repeats,
-                input_tokens=self.repeats * _estimate_tokens(request.prompt_text),
+                input_tokens=self.repeats * (fixed + sum(row[v] for v in used)),
                 output_tokens=self.repeats * _OUTPUT_TOKENS_PER_CRITERION * len(group),
             )
         return total
+
+    def _fixed_tokens(self, rubric: Rubric) -> tuple[int, tuple[str, ...]]:
+        """Tokens of the prompt without the row's texts, and the row variables the template uses (cached)."""
+        template = self.template_for(rubric)
+        key = (template.sha256, rubric.content_hash, rubric.language)
+        cache = self.__dict__.setdefault("_fixed_cache", {})
+        found = cache.get(key)
+        if found is None:
+            blank = Sample("estimate", "", (), "")  # its no-reference phrase stays in the fixed part
+            values = {**prompt_values(rubric, blank), "question": "", "contexts": [], "context": "", "answer": ""}
+            messages = template.to_messages(**{k: v for k, v in values.items() if k in template.variables})
+            text = "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
+            found = (_estimate_tokens(text), tuple(v for v in _ROW_VARIABLES if v in template.variables))
+            cache[key] = found
+        return found
 
     def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:
         rubric = self.rubric_for(sample)

@@ -7,6 +7,8 @@ base class ``DecomposedScorer`` keeps the traces (raw prompts and responses) and
 
 from __future__ import annotations
 
+import functools
+
 import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -342,8 +344,10 @@ def approx_tokens(text: str) -> int:
     return int(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9) + 1
 
 
+@functools.lru_cache(maxsize=256)
 def template_tokens(task: str, language: str) -> int:
-    """Tokens of a template's fixed text (its instructions and examples)."""
+    """Tokens of a shipped template's fixed text (its instructions and examples), counted once per process:
+    estimates call this for every row and step (issue 14: re-counting it was most of estimate()'s time)."""
     try:
         return approx_tokens(load_template(task, language).text)
     except TemplateError:

@@ -354,7 +354,9 @@ def build_from_config(
     return llm, embedder
 
 
-def judge_stacks(scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: Store) -> dict[str, tuple[LLM, bool]]:
+def judge_stacks(
+    scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: Store, *, cancel: threading.Event | None = None
+) -> dict[str, tuple[LLM, bool]]:
     """The LLM each judge group answers with, and whether the runner logs its calls itself.
 
     Group "" is the run's own provider. A scorer bound to a judge configuration (``judges.BoundScorer``)
@@ -363,6 +365,9 @@ def judge_stacks(scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: St
     """
     from rageval_core.judges.bound import SamplingLLM, judge_group
     from rageval_core.llm import registry
+    from rageval_core.llm.clock import CancellableClock
+
+    clock = CancellableClock(cancel) if cancel is not None else None
 
     stacks: dict[str, tuple[LLM, bool]] = {"": (llm, log_calls)}
     for scorer in scorers:
@@ -374,7 +379,9 @@ def judge_stacks(scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: St
         if ready is not None:
             stacks[group] = (SamplingLLM(ready, sampling), True)
         else:
-            built = registry.build_llm(scorer.judge_config, db_path=store.path, call_hook=make_call_hook(store))  # type: ignore[attr-defined]
+            built = registry.build_llm(
+                scorer.judge_config, db_path=store.path, call_hook=make_call_hook(store), clock=clock  # type: ignore[attr-defined]
+            )
             stacks[group] = (SamplingLLM(built, sampling), False)
     return stacks
 
@@ -390,9 +397,12 @@ def embedding_settings(config: Any, embedder: Any) -> dict[str, Any]:
     return {"source": source, "model": model, "fallback": None, "summary": f"{source} {model}"}
 
 
-def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer]) -> bool:
-    """Whether any scorer expects an embedding request on any row (from the scorers' own estimates)."""
-    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples)
+def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer], max_rows: int = 2000) -> bool:
+    """Whether any scorer expects an embedding request (from the scorers' own estimates), on up to ``max_rows``
+    evenly spaced rows: at 100,000 rows asking every row's estimate delays the first request by seconds. A row
+    beyond them that embeds with an embedder that cannot be built fails that step with the reason."""
+    step = max(1, len(samples) // max_rows)
+    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples[::step])
 
 
 class UnavailableEmbedder:

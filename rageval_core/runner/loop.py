@@ -13,11 +13,12 @@ provider cache. Providers stay synchronous; there is no event loop anywhere.
 from __future__ import annotations
 
 import contextvars
+import queue
 import sqlite3
 import threading
 import time
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -191,7 +192,7 @@ def run(
         embedder = default_embedder()
     if log_calls is None:
         log_calls = True
-    stacks = judge_stacks(scorers, llm, bool(log_calls), store)
+    stacks = judge_stacks(scorers, llm, bool(log_calls), store, cancel=cancel)
     if gate_embeddings is None:
         gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
 
@@ -316,6 +317,10 @@ def run(
         rows_left = _row_tasks(samples, scorers, finished, repeats)
         priority = 0
         pending: set[Future] = set()
+        # Finished futures arrive on a queue (a done callback), so handling a completion costs O(1): no
+        # ``wait`` over every future in flight after each one (issue 14 measured 1.77 ms of main-thread CPU
+        # a task at 4,800 tasks that way).
+        completed: queue.SimpleQueue[Future] = queue.SimpleQueue()
 
         def fill() -> None:
             nonlocal priority
@@ -331,28 +336,34 @@ def run(
                     fut = pool.submit(contextvars.copy_context().run, work, priority, sample, scorer, rep, ctxs[group])
                     futures[fut] = (sample.id, rep, group)
                     pending.add(fut)
+                    fut.add_done_callback(completed.put)
                     priority += 1
+
+        def take(block: bool) -> Future | None:
+            try:
+                return completed.get(timeout=0.5) if block else completed.get_nowait()
+            except queue.Empty:
+                return None
 
         fill()
         cancelled_seen = False
         while pending:
-            finished_now, still = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            pending.clear()
-            pending.update(still)
             last = None
-            for fut in finished_now:
+            fut = take(block=True)
+            while fut is not None:
+                pending.discard(fut)
                 key = futures.pop(fut)
                 if fut.cancelled():
                     contexts.close_one(key)
-                    continue
-                if fut.result():
+                elif fut.result():
                     done += 1
                     last = key[0]
+                fut = take(block=False)
             sink.retry_due()
             if cancel.is_set() and not cancelled_seen:
                 cancelled_seen = True
-                for fut in pending:
-                    fut.cancel()
+                for other in list(pending):
+                    other.cancel()
                 gate.wake()
             fill()
             report(last)
