@@ -586,7 +586,7 @@ class JudgeScorer:
         total = CallEstimate()
         row: dict[str, int] | None = None
         for group in groups:
-            fixed, used = self._fixed_tokens(rubric.subset(c.id for c in group))
+            fixed, used = self._fixed_tokens(rubric, tuple(c.id for c in group))
             if row is None:
                 row = _row_tokens(sample)
             total = total + CallEstimate(
@@ -596,20 +596,23 @@ class JudgeScorer:
             )
         return total
 
-    def _fixed_tokens(self, rubric: Rubric) -> tuple[int, tuple[str, ...]]:
-        """Tokens of the prompt without the row's texts, and the row variables the template uses (cached)."""
-        template = self.template_for(rubric)
-        key = (template.sha256, rubric.content_hash, rubric.language)
+    def _fixed_tokens(self, rubric: Rubric, ids: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
+        """Tokens of the prompt for ``rubric``'s criteria ``ids`` without the row's texts, and the row variables
+        the template uses; cached per rubric object and group (the rubric is kept, so its id is never reused)."""
         cache = self.__dict__.setdefault("_fixed_cache", {})
-        found = cache.get(key)
-        if found is None:
+        found = cache.get((id(rubric), ids))
+        if found is None or found[2] is not rubric:
+            sub = rubric.subset(ids)
+            template = self.template_for(sub)
             blank = Sample("estimate", "", (), "")  # its no-reference phrase stays in the fixed part
-            values = {**prompt_values(rubric, blank), "question": "", "contexts": [], "context": "", "answer": ""}
+            values = {**prompt_values(sub, blank), "question": "", "contexts": [], "context": "", "answer": ""}
             messages = template.to_messages(**{k: v for k, v in values.items() if k in template.variables})
             text = "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
-            found = (_estimate_tokens(text), tuple(v for v in _ROW_VARIABLES if v in template.variables))
-            cache[key] = found
-        return found
+            found = (_estimate_tokens(text), tuple(v for v in _ROW_VARIABLES if v in template.variables), rubric)
+            if len(cache) > 64:
+                cache.clear()
+            cache[(id(rubric), ids)] = found
+        return found[0], found[1]
 
     def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:
         rubric = self.rubric_for(sample)

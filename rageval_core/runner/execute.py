@@ -397,7 +397,7 @@ def embedding_settings(config: Any, embedder: Any) -> dict[str, Any]:
     return {"source": source, "model": model, "fallback": None, "summary": f"{source} {model}"}
 
 
-def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer], max_rows: int = 2000) -> bool:
+def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer], max_rows: int = 200) -> bool:
     """Whether any scorer expects an embedding request (from the scorers' own estimates), on up to ``max_rows``
     evenly spaced rows: at 100,000 rows asking every row's estimate delays the first request by seconds. A row
     beyond them that embeds with an embedder that cannot be built fails that step with the reason."""

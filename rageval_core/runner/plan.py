@@ -113,8 +113,9 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
 
 
 # Above this many rows the estimate is measured on this many evenly spaced rows and scaled up: estimating
-# every row of 100,000 renders 500,000 prompts before the first progress line.
-ESTIMATE_ROWS = 2000
+# every row of 100,000 renders 500,000 prompts before the first progress line (and 2,000 rows still took
+# 14 s at 10,000 rows on the loaded 2-core machine, bench/stream_scale.py).
+ESTIMATE_ROWS = 500
 
 
 def estimate(
