@@ -36,7 +36,7 @@ def test_first_ctrl_c_sends_nothing_new_and_names_the_run(tmp_path):
     with FakeLLMServer() as server:
         def latency(_request) -> float:
             arrived.set()
-            return 1.0
+            return 5.0  # still in flight when the handler runs, even at high load (a 1 s call could end first)
 
         server.latency = latency
         proc = _start(tmp_path, server, "--rpm", "6", "--concurrency", "2", "--timeout", "20")
