@@ -485,3 +485,18 @@ def one_sided(frame_a: pd.DataFrame, frame_b: pd.DataFrame, methods: Mapping[str
     pb = {(m, mapping.get(meth, meth)) for m, meth in zip(frame_b["metric"], frame_b["method"])}
     fmt = lambda pairs: [f"{m} ({meth})" for m, meth in sorted(pairs)]  # noqa: E731
     return fmt(pa - pb), fmt(pb - pa)
+
+
+HEURISTIC_ONLY_NOTE = (
+    "both methods come from the offline heuristic (no LLM on either side), so agreement between them measures "
+    "nothing about an LLM judge: it compares the heuristic with itself. Judge with a real model, or replay a recording."
+)
+
+
+def heuristic_only(frame: pd.DataFrame, method_a: str, method_b: str) -> bool:
+    """True when every result of both methods was computed by the offline provider: their agreement is the
+    heuristic agreeing with itself (context precision 1.000, binary and binary-strict identical)."""
+    part = frame[frame["method"].isin([method_a, method_b])]
+    if part.empty or set(part["method"]) != {method_a, method_b}:
+        return False
+    return bool((part["provider"] == "offline").all())

@@ -465,6 +465,17 @@ class Store:
             out.setdefault(r["row_id"], {})[r["criterion"]] = r["label"]
         return out
 
+    def label_notes(self, dataset_hash: str) -> dict[str, dict[str, str]]:
+        """``{row_id: {criterion: note}}`` for one dataset: the free text a person wrote beside a label."""
+        out: dict[str, dict[str, str]] = {}
+        for r in self._conn().execute(
+            "SELECT row_id, criterion, note FROM human_labels WHERE dataset_hash = ? AND note IS NOT NULL AND note != ''"
+            " ORDER BY row_id, criterion",
+            (dataset_hash,),
+        ).fetchall():
+            out.setdefault(r["row_id"], {})[r["criterion"]] = r["note"]
+        return out
+
 
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring a database made by an older version up to this schema (idempotent, in place).

@@ -19,6 +19,7 @@ from rageval_core.compare import (
     pearson,
     results_frame,
     run_delta,
+    heuristic_only,
     side_by_side,
     summarize,
     summary_delta,
@@ -199,3 +200,16 @@ def test_a_judge_only_run_a_had_is_no_change_on_every_row(frame):
                         else r for r in RESULTS], CATS)
     changed = run_delta(a, b2, changed_only=True)
     assert list(zip(changed["sample_id"], changed["method"])) == [("2", J)]
+
+
+def test_heuristic_only_is_true_only_when_both_methods_are_offline():
+    offline = [R(r.sample_id, r.metric, r.method, r.value, r.unscored_reason) for r in RESULTS]
+    for r in offline:
+        r.provider = "offline"
+    frame = results_frame(offline, CATS)
+    assert heuristic_only(frame, "decomposed", J)
+    mixed = [*offline[:-1], R(offline[-1].sample_id, offline[-1].metric, offline[-1].method, offline[-1].value,
+                               offline[-1].unscored_reason)]
+    mixed[-1].provider = "replay"
+    assert not heuristic_only(results_frame(mixed, CATS), "decomposed", J)  # one real-model result: not heuristic-only
+    assert not heuristic_only(frame, "decomposed", "judge:absent")

@@ -365,7 +365,16 @@ def _metric_title(metric: str) -> str:
 def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
     """Seed 000's per-category tables (one per method) and, with a judge beside decomposed metrics, their
     agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``."""
-    from rageval_core.compare import DECOMPOSED, agreement, category_table, judge_methods, methods_in, results_frame
+    from rageval_core.compare import (
+        DECOMPOSED,
+        HEURISTIC_ONLY_NOTE,
+        agreement,
+        category_table,
+        heuristic_only,
+        judge_methods,
+        methods_in,
+        results_frame,
+    )
 
     categories = {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
     frame = results_frame(results, categories)
@@ -387,6 +396,8 @@ def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
         if stats.empty:
             continue
         echo(f"\nagreement, decomposed vs {judge} (rows scored by both; kappa at 0.5):")
+        if heuristic_only(frame, DECOMPOSED, judge):
+            echo(f"note: {HEURISTIC_ONLY_NOTE}")
         echo(table(
             ["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
             [[_metric_title(r.criterion), r.n, fmt(r.pearson), fmt(r.spearman), fmt(r.mad), fmt(r.kappa), r.note if isinstance(r.note, str) else ""]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rageval_core.llm.base import Embedder
-from rageval_core.llm.offline_reasons import PREFIX, claim_reason, msg, row_language, short, strings
+from rageval_core.llm.offline_reasons import claim_reason, msg, row_language, short, strings
 from rageval_core.offline import steps
 from rageval_core.offline.checks import faithfulness_precheck, is_blank, non_blank
 from rageval_core.offline.relevancy import relevancy_reason
@@ -187,7 +187,7 @@ class OfflineJudge:
             f"{len(scores)}文の支持度のソフト最小 {value:.2f}（支持 {supported}文）。"
             f"最も弱い文: {short(weakest.claim)} → {weakest.score:.2f}"
         )
-        extra = claim_reason(weakest, lang)[len(PREFIX[lang]) :]
+        extra = claim_reason(weakest, lang)
         return _scored(
             lang,
             value,

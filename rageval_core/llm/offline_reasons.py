@@ -1,6 +1,5 @@
-"""Reason texts of the offline provider, in English and Japanese: every reason says it is a heuristic
-that ignores the prompt, and a claim's reason lists what its score was made of (coverages, cosine,
-missing numbers, names and words) for the sample inspector. Also the small input readers the step
+"""Reason texts of the offline provider, in English and Japanese: a claim's reason lists what its score
+was made of (coverages, cosine, missing numbers, names and words) for the sample inspector. Also the small input readers the step
 handlers and the judge share.
 """
 
@@ -12,10 +11,8 @@ from typing import Any
 from rageval_core.offline.support import ClaimScore
 from rageval_core.text import Language, detect_language
 
-PREFIX = {
-    "en": "Offline heuristic (not an LLM; ignores the prompt text): ",
-    "ja": "オフラインのヒューリスティック判定（LLMではなく、プロンプト本文は使いません）: ",
-}
+# Offline reasons carry no disclaimer of their own: every result names its provider ("offline"), and the UI and
+# CLI label that once per place (a banner, a short tag per result) instead of a sentence in front of each reason.
 
 
 def lang_of(value: str | None) -> Language:
@@ -24,8 +21,8 @@ def lang_of(value: str | None) -> Language:
 
 
 def msg(lang: Language, en: str, ja: str) -> str:
-    """A reason in ``lang``, with the heuristic's prefix."""
-    return PREFIX[lang] + (ja if lang == "ja" else en)
+    """A reason in ``lang``."""
+    return ja if lang == "ja" else en
 
 
 def short(text: str, limit: int = 40) -> str:
