@@ -106,4 +106,6 @@ def test_every_page_follows_the_language_switch(tmp_path: Path, monkeypatch: pyt
 # Per page, strings that must show in Japanese once the switch says 日本語 (beyond the title and sidebar).
 PAGE_MARKERS: dict[str, tuple[str, ...]] = {
     "evaluate": ("evaluate.estimate", "evaluate.start"),
+    "compare": ("compare.no_runs",),
+    "inspect": ("inspect.no_runs",),
 }

@@ -115,7 +115,7 @@ def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, ho
     app.switch_page("app_pages/inspect_sample.py").run()
     thumbs = app.feedback
     assert thumbs, "no 👍/👎 widgets"
-    criterion = thumbs[0].key.rsplit(".", 1)[1]
+    criterion = thumbs[0].key.split(".")[-2]  # label.<hash>.<row>.<criterion>.<version>
     thumbs[0].set_value(0).run()
     assert_ok(app)
     assert Store().labels(home["hash"])["7"][criterion] == 0.0
@@ -197,14 +197,15 @@ def test_result_tables_lead_with_the_row_or_the_method() -> None:
     from rageval_core.types import MetricResult
     from ui import widgets
 
-    results = [MetricResult("4", "faithfulness", "judge:rubric5", 0.75, raw_score=4.0, reason="ok"),
-               MetricResult("4", "answer_relevancy", "decomposed", None, "no_claims")]
+    results = [MetricResult("4", "faithfulness", "judge:rubric5", 0.75, raw_score=4.0, reason="ok", provider="offline"),
+               MetricResult("4", "answer_relevancy", "decomposed", None, "no_claims", provider="gemini",
+                            model="gemini-2.5-flash")]
     by_row = widgets.results_frame(results, by="row")
-    assert list(by_row.columns) == ["row", "criterion", "score", "raw", "unscored", "reason"]
-    assert by_row.iloc[0].tolist() == ["4", "Faithfulness", "0.750", "4", "", "ok"]
+    assert list(by_row.columns) == ["row", "criterion", "score", "raw", "by", "unscored", "reason"]
+    assert by_row.iloc[0].tolist() == ["4", "Faithfulness", "0.750", "4", "🧮 offline", "", "ok"]  # a short tag, once
     by_method = widgets.results_frame(results, by="method")
-    assert list(by_method.columns) == ["criterion", "method", "score", "raw", "unscored", "reason"]
-    assert by_method.iloc[1].tolist() == ["Answer Relevancy", "decomposed", "-", "", "no_claims", ""]
+    assert list(by_method.columns) == ["criterion", "method", "score", "raw", "by", "unscored", "reason"]
+    assert by_method.iloc[1].tolist() == ["Answer Relevancy", "decomposed", "-", "", "gemini-2.5-flash", "no_claims", ""]
 
 
 def test_the_run_diff_note_names_left_out_rows_paired_judges_and_one_sided_results() -> None:
@@ -241,3 +242,101 @@ def test_inspect_evidence_tables_and_reading_order() -> None:
     assert classes[["class", "statement"]].values.tolist() == [["TP", "kept"], ["FN", "missed"]]
     assert classes["reason"].iloc[0] == "same"
     assert evidence.correctness_frame({}).empty
+
+
+def test_compare_says_offline_agreement_measures_nothing_and_a_judge_only_b_has_is_no_change(
+        app: AppTest, home: dict[str, str]) -> None:
+    app.switch_page("app_pages/compare.py").run()
+    assert_ok(app)
+    assert any("Offline heuristic results" in i.value for i in app.info)  # the banner, once
+    assert any("Both methods come from the offline heuristic" in w.value and "measures nothing" in w.value
+               for w in app.warning)
+    app.selectbox(key="compare.run_b").set_value(home["b"]).run()
+    changed_caption = next(c.value for c in app.caption if "results changed between A" in c.value)
+    changed = [d.value for d in app.dataframe if "method_b" in d.value.columns]
+    # B's extra binary judge is named once in the note ("Only B computed ..."), never as a change on every row.
+    assert "Only B computed" in " ".join(c.value for c in app.caption)
+    assert not changed or "judge:binary" not in set(changed[0]["method_b"])
+    assert int(changed_caption.split(" ", 1)[0]) == (len(changed[0]) if changed else 0)
+
+
+def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: dict[str, str]) -> None:
+    app.switch_page("app_pages/compare.py").run()
+    app.multiselect(key="filter.categories").set_value(["❌ ハルシネーション", "🔀 部分正解"]).run()
+    assert_ok(app)
+    assert list(app.table[0].value.index) == ["❌ ハルシネーション", "🔀 部分正解"]
+    assert any("Filtered: 2 of 4 rows." in i.value for i in app.info)
+    per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
+    assert list(per_row["sample_id"]) == ["4", "10"]
+    app.switch_page("app_pages/inspect_sample.py").run()
+    assert_ok(app)
+    assert app.multiselect(key="filter.categories").value == ["❌ ハルシネーション", "🔀 部分正解"]
+    row_box = next(s for s in app.selectbox if s.label == "Row")
+    assert [o.split()[0] for o in row_box.options] == ["#4", "#10"]
+    # A disagreement threshold no row reaches leaves nothing; clearing the filters brings every row back.
+    app.slider(key="filter.disagree").set_value(1.0).run()
+    assert any("No row matches the filters." in w.value for w in app.warning)
+    next(b for b in app.button if b.label == "Clear filters").click().run()
+    assert_ok(app)
+    assert len(next(s for s in app.selectbox if s.label == "Row").options) == 4
+    app.switch_page("app_pages/compare.py").run()
+    assert app.multiselect(key="filter.categories").value == []
+
+
+def test_score_range_and_label_filters_on_inspect(app: AppTest, home: dict[str, str]) -> None:
+    Store().set_label(home["hash"], "1", "faithfulness", 1.0)
+    app.switch_page("app_pages/inspect_sample.py").run()
+    app.radio(key="filter.labels").set_value("labelled").run()
+    labelled = [r for r in ROWS if any(v is not None for v in Store().labels(home["hash"]).get(r, {}).values())]
+    assert "1" in labelled and len(labelled) < len(ROWS)  # other tests of this module may have labelled a row
+    assert [o.split()[0] for o in next(s for s in app.selectbox if s.label == "Row").options] == [f"#{r}" for r in labelled]
+    app.radio(key="filter.labels").set_value("unlabelled").run()
+    assert "#1" not in [o.split()[0] for o in next(s for s in app.selectbox if s.label == "Row").options]
+    app.radio(key="filter.labels").set_value("all").run()
+    app.multiselect(key="filter.methods").set_value(["judge:rubric5"]).run()
+    app.slider(key="filter.score").set_value((0.0, 0.3)).run()
+    assert_ok(app)
+    shown = [o.split()[0][1:] for o in next(s for s in app.selectbox if s.label == "Row").options]
+    view_scores = Store().results(home["a"])
+    low = {r.sample_id for r in view_scores if r.method == "judge:rubric5" and r.value is not None and r.value <= 0.3}
+    assert shown and set(shown) == low
+    assert set(app.dataframe[0].value["method"]) == {"judge:rubric5"}  # the method filter narrows the results too
+    Store().set_label(home["hash"], "1", "faithfulness", None)
+
+
+def test_a_note_beside_a_label_and_bulk_labelling(app: AppTest, home: dict[str, str]) -> None:
+    app.session_state["inspect_sample"] = "10"
+    app.switch_page("app_pages/inspect_sample.py").run()
+    thumbs = app.feedback[0]
+    criterion = thumbs.key.split(".")[-2]
+    thumbs.set_value(0).run()
+    note = next(n for n in app.text_input if n.key.startswith(f"note.{home['hash'][:12]}.10.{criterion}."))
+    note.set_value("数値が文脈と合わない").run()
+    assert_ok(app)
+    assert Store().labels(home["hash"])["10"][criterion] == 0.0
+    assert Store().label_notes(home["hash"])["10"][criterion] == "数値が文脈と合わない"
+    # Bulk: every row the filters leave, two criteria, 👍 with a note.
+    next(b for b in app.button if b.label.startswith("Select all 4 rows")).click().run()
+    app.multiselect(key="labels.bulk_criteria").set_value(["faithfulness", "answer_relevancy"]).run()
+    app.text_input(key="labels.bulk_note").set_value("checked by hand").run()
+    next(b for b in app.button if b.label == "👍 Label selected").click().run()
+    assert_ok(app)
+    stored = Store().labels(home["hash"])
+    assert all(stored[row][c] == 1.0 for row in ROWS for c in ("faithfulness", "answer_relevancy"))
+    assert Store().label_notes(home["hash"])["4"]["answer_relevancy"] == "checked by hand"
+    # The row's own widgets show the bulk labels (they do not write back what they showed before).
+    app.run()
+    assert Store().labels(home["hash"])["10"]["faithfulness"] == 1.0
+    next(b for b in app.button if b.label == "Clear their labels").click().run()
+    assert not any(c in Store().labels(home["hash"]).get("4", {}) for c in ("faithfulness", "answer_relevancy"))
+    Store().set_label(home["hash"], "10", criterion, None)
+
+
+def test_section_names_stay_text_in_markdown_tables() -> None:
+    import pandas as pd
+
+    from ui import widgets
+
+    styled = widgets.score_table(pd.DataFrame({"Faithfulness": [0.5]}, index=["1. 適用範囲"]), markdown=True)
+    assert list(styled.data.index) == ["1\\. 適用範囲"]  # not a numbered list inside st.table
+    assert widgets.md_escape("- 注意") == "\\- 注意"

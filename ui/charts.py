@@ -12,6 +12,12 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
+from ui.i18n import t
+
+# Bars colour methods, the scatter colours categories: two meanings, so two palettes that share no colour.
+METHOD_SCHEME = "tableau10"
+CATEGORY_SCHEME = "dark2"
+
 PAGE_WIDTH = 900  # px the charts may use in the wide layout
 LABEL_WIDTH = 150  # px of the category labels left of the first panel
 
@@ -29,8 +35,8 @@ def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_or
         .encode(
             y=alt.Y("category:N", sort=list(category_order), title=None, axis=alt.Axis(labelLimit=LABEL_WIDTH)),
             yOffset=alt.YOffset("method:N"),
-            x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title="mean score"),
-            color=alt.Color("method:N", title="method"),
+            x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title=t("chart.mean")),
+            color=alt.Color("method:N", title=t("chart.method"), scale=alt.Scale(scheme=METHOD_SCHEME)),
             tooltip=["category", "criterion", "method", alt.Tooltip("mean:Q", format=".3f")],
         )
         .properties(width=width, height=height)
@@ -49,6 +55,8 @@ def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]])
         .mark_line(strokeDash=[4, 4], color="gray")
         .encode(x="decomposed:Q", y="judge:Q")
     )
+    categories = sorted({str(c) for c in points["category"].fillna("(none)")})
+    points = points.assign(category=points["category"].fillna("(none)").astype(str))
     panels = []
     for criterion, label in criteria:
         sub = points[points["criterion"] == criterion]
@@ -56,9 +64,11 @@ def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]])
             alt.Chart(sub)
             .mark_circle(size=90, opacity=0.8)
             .encode(
-                x=alt.X("decomposed:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title="decomposed"),
-                y=alt.Y("judge:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title="judge"),
-                color=alt.Color("category:N"),
+                x=alt.X("decomposed:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title=t("chart.decomposed")),
+                y=alt.Y("judge:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title=t("chart.judge")),
+                color=alt.Color("category:N", title=t("chart.category"), scale=alt.Scale(scheme=CATEGORY_SCHEME,
+                                domain=categories)),
+                shape=alt.Shape("category:N", title=t("chart.category"), scale=alt.Scale(domain=categories)),
                 tooltip=["sample_id", "category", alt.Tooltip("decomposed:Q", format=".3f"), alt.Tooltip("judge:Q", format=".3f")],
             )
         )

@@ -8,6 +8,7 @@ import streamlit as st
 
 from rageval_core.store import RunInfo, Store
 from ui import nav, runs, state
+from ui.i18n import t
 
 
 def stored_runs_or_stop(store: Store, empty_message: str, *, offer_evaluate: bool = False) -> list[RunInfo]:
@@ -15,7 +16,7 @@ def stored_runs_or_stop(store: Store, empty_message: str, *, offer_evaluate: boo
     infos = store.list_runs()
     if not infos:
         st.info(empty_message)
-        if offer_evaluate and st.button("Go to Evaluate"):
+        if offer_evaluate and st.button(t("common.go_evaluate")):
             st.switch_page(nav.EVALUATE.path)
         st.stop()
     return infos
@@ -29,7 +30,7 @@ def pick_run(infos: list[RunInfo]) -> str:
     """"Run" select box starting on the selected run; the choice becomes the session's selected run."""
     ids = [i.id for i in infos]
     selected = state.get(state.SELECTED_RUN)
-    run_id = st.selectbox("Run", ids, index=ids.index(selected) if selected in ids else 0,
+    run_id = st.selectbox(t("common.run"), ids, index=ids.index(selected) if selected in ids else 0,
                           format_func=run_labels(infos).get)
     st.session_state[state.SELECTED_RUN] = run_id
     return run_id

@@ -18,7 +18,8 @@ from rageval_core import compare, datasets, export, run_summary
 from rageval_core.store import CallEntry, RunInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
-from ui.widgets import metric_label, plural
+from ui.i18n import t
+from ui.widgets import counted, metric_label
 
 
 @dataclass
@@ -95,7 +96,8 @@ def store() -> Store:
 def run_label(info: RunInfo) -> str:
     when = datetime.fromtimestamp(info.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M")
     named = f"{info.name} · " if info.name else ""
-    return f"{named}{info.id} · {info.dataset_name or '?'} · {info.provider}/{info.model} · {info.n_rows} rows · {info.status} · {when} UTC"
+    return named + t("runs.label", id=info.id, dataset=info.dataset_name or "?", provider=info.provider, model=info.model,
+                     rows=info.n_rows, status=info.status, when=when)
 
 
 def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
@@ -221,18 +223,18 @@ def cached_diff(a: RunView, b: RunView) -> RunDiff:
 
 def diff_note(diff: RunDiff) -> str:
     """What run A vs run B compares: the shared rows (and the rows left out), paired judges, one-sided results."""
+    rows = lambda n: counted(n, t("unit.row"), t("unit.rows"))  # noqa: E731
     if diff.shared_rows:
-        notes = [f"Compared on the {plural(diff.shared_rows, 'row')} both runs scored."]
+        notes = [t("diff.shared", rows=rows(diff.shared_rows))]
         if diff.rows_only_a or diff.rows_only_b:
-            notes.append(f"Left out: {plural(len(diff.rows_only_a), 'row')} only in A, "
-                         f"{plural(len(diff.rows_only_b), 'row')} only in B.")
+            notes.append(t("diff.left_out", a=rows(len(diff.rows_only_a)), b=rows(len(diff.rows_only_b))))
     else:
-        notes = ["The runs share no row (different datasets?): every result is listed as in one run only."]
-    notes += [f"Judge `{b}` of B is compared with `{a}` of A." for b, a in diff.methods.items()]
+        notes = [t("diff.no_shared")]
+    notes += [t("diff.paired", b=b, a=a) for b, a in diff.methods.items()]
     if diff.only_a:
-        notes.append("Only A computed " + ", ".join(diff.only_a) + ".")
+        notes.append(t("diff.only_a", what=", ".join(diff.only_a)))
     if diff.only_b:
-        notes.append("Only B computed " + ", ".join(diff.only_b) + ".")
+        notes.append(t("diff.only_b", what=", ".join(diff.only_b)))
     return " ".join(notes)
 
 

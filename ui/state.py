@@ -95,16 +95,21 @@ def is_new_upload(uploaded: Any, seen_key: str) -> bool:
     return True
 
 
-def restore(key: str, default: Any, options: Any = None) -> None:
+def restore(key: str, default: Any, options: Any = None, *, shared: bool = False) -> None:
     """Before drawing the widget ``key``: bring back the value it had when its page was last shown.
 
     Streamlit drops a widget's value when a rerun does not draw it (another page was open), so a choice like
     Evaluate's judges would reset to the default. ``remember`` keeps a copy under a plain key; this puts it
     back, keeping only values still among ``options`` (a saved rubric may have been deleted since).
+
+    ``shared``: the same key is drawn on several pages (the row filters). Each page's widget is a widget of
+    its own, which starts from its default even when the key holds a value, so the kept value is always put
+    back; the widget must then keep it current with ``on_change=remember, args=(key,)``.
     """
-    if key in st.session_state:
+    kept = f"{key}.kept"
+    if key in st.session_state and not (shared and kept in st.session_state):
         return
-    value = st.session_state.get(f"{key}.kept", default)
+    value = st.session_state.get(kept, default)
     if options is not None:
         allowed = list(options)
         if isinstance(value, list):

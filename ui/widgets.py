@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,16 @@ def fmt_score(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return UNSCORED
     return f"{float(value):.3f}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters: whole when it fits, else cut at a word or the limit, with "…"."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut) + "…"
 
 
 def fmt_score_md(value: Any) -> str:
@@ -116,15 +127,43 @@ def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
     st.dataframe(data.issues_frame(issues), hide_index=True, width="stretch")
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<])")
+
+
+def md_escape(text: Any) -> str:
+    """Text shown literally where Streamlit renders Markdown: "1. 適用範囲" would become a numbered list and
+    "- x" a bullet. A backslash before ASCII punctuation is always literal in CommonMark."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
 def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:
     """A table of [0, 1] scores formatted with three decimals and "-" for unscored cells.
 
-    ``markdown=True`` for st.table (Markdown cells); st.dataframe needs ``placeholder=UNSCORED`` as well,
-    since it draws missing cells itself.
+    ``markdown=True`` for st.table (Markdown cells: the index and text cells are escaped so section names
+    such as "1. 適用範囲" stay text); st.dataframe needs ``placeholder=UNSCORED`` as well, since it draws
+    missing cells itself.
     """
     numeric = frame.select_dtypes("number").columns
-    fmt = fmt_score_md if markdown else fmt_score
-    return frame.style.format({c: fmt for c in numeric})
+    if not markdown:
+        return frame.style.format({c: fmt_score for c in numeric})
+    shown = frame.rename(index=lambda i: md_escape(i) if isinstance(i, str) else i)
+    text = [c for c in shown.columns if c not in numeric]
+    return shown.style.format({**{c: fmt_score_md for c in numeric}, **{c: md_escape for c in text}})
+
+
+def offline_banner(results: Sequence[Any]) -> None:
+    """Say once, above results, that some come from the offline heuristic (each result is tagged as well)."""
+    offline = sum(getattr(r, "provider", None) == "offline" for r in results)
+    if offline:
+        st.info(t("offline.banner") if offline == len(results) else t("offline.banner_some", n=offline, total=len(results)),
+                icon="🧮")
+
+
+def source_tag(result: Any) -> str:
+    """The short tag of who scored a result: "🧮 offline" for the heuristic, else the model."""
+    if getattr(result, "provider", None) == "offline":
+        return "🧮 " + t("offline.tag")
+    return str(getattr(result, "model", None) or getattr(result, "provider", None) or "")
 
 
 def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
@@ -140,6 +179,7 @@ def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
             **lead,
             t("col.score"): fmt_score(r.value),
             t("col.raw"): "" if r.raw_score is None else f"{r.raw_score:g}",
+            t("col.by"): source_tag(r),
             t("col.unscored"): r.unscored_reason or "",
             t("col.reason"): r.reason or "",
         }

@@ -1,0 +1,86 @@
+"""The row filters of Compare and Inspect, drawn the same way on both pages under the same keys, so what is
+set on one page is set on the other (``state.restore`` / ``state.remember`` keep it across the page change).
+
+The filtering itself is ``rageval_core.row_filter``; this module only draws the controls and narrows a
+``ui.runs.RunView`` to the rows (and methods) that pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from rageval_core.row_filter import LABEL_MODES, RowFilter, filter_rows, labelled_rows
+from rageval_core.store import Store
+from ui import state
+from ui.i18n import t
+from ui.runs import RunView
+
+CATEGORIES = "filter.categories"
+METHODS = "filter.methods"
+SCORE = "filter.score"
+DISAGREE = "filter.disagree"
+UNSCORED = "filter.unscored"
+LABELS = "filter.labels"
+KEYS = (CATEGORIES, METHODS, SCORE, DISAGREE, UNSCORED, LABELS)
+DEFAULTS = {CATEGORIES: [], METHODS: [], SCORE: (0.0, 1.0), DISAGREE: 0.0, UNSCORED: False, LABELS: "all"}
+
+
+def _reset() -> None:
+    for key in KEYS:
+        st.session_state[key] = DEFAULTS[key]
+        st.session_state[f"{key}.kept"] = DEFAULTS[key]
+
+
+def render(view: RunView, judge: str | None) -> RowFilter:
+    """The filter controls (in an expander, open while a filter is set); returns what they say."""
+    categories, methods = view.category_order(), view.methods()
+    state.restore(CATEGORIES, [], categories, shared=True)
+    state.restore(METHODS, [], methods, shared=True)
+    for key in (SCORE, DISAGREE, UNSCORED):
+        state.restore(key, DEFAULTS[key], shared=True)
+    state.restore(LABELS, "all", LABEL_MODES, shared=True)
+    current = _from_state()
+    with st.expander(t("filter.heading") + (" " + t("filter.on") if current.active() else ""), expanded=current.active()):
+        c1, c2, c3 = st.columns(3)
+        c1.multiselect(t("filter.category"), categories, key=CATEGORIES, on_change=state.remember, args=(CATEGORIES,), placeholder=t("filter.any"))
+        c2.multiselect(t("filter.method"), methods, key=METHODS, on_change=state.remember, args=(METHODS,), placeholder=t("filter.any"))
+        c3.slider(t("filter.score"), 0.0, 1.0, step=0.05, key=SCORE, on_change=state.remember, args=(SCORE,), help=t("filter.score_help"))
+        d1, d2, d3 = st.columns(3)
+        d1.slider(t("filter.disagree"), 0.0, 1.0, step=0.05, key=DISAGREE, on_change=state.remember, args=(DISAGREE,), disabled=judge is None,
+                  help=t("filter.disagree_help", judge=judge or "-"))
+        d2.checkbox(t("filter.unscored"), key=UNSCORED)
+        label_names = {"all": t("filter.labels_all"), "labelled": t("filter.labels_labelled"),
+                       "unlabelled": t("filter.labels_unlabelled")}
+        d3.radio(t("filter.labels"), LABEL_MODES, format_func=label_names.get, key=LABELS, on_change=state.remember, args=(LABELS,), horizontal=True)
+        st.button(t("filter.reset"), key="filter.reset", on_click=_reset, disabled=not _from_state().active())
+    return _from_state()
+
+
+def _from_state() -> RowFilter:
+    get = st.session_state.get
+    lo, hi = get(SCORE) or (0.0, 1.0)
+    return RowFilter(
+        categories=tuple(get(CATEGORIES) or ()),
+        methods=tuple(get(METHODS) or ()),
+        score_range=(float(lo), float(hi)),
+        min_disagreement=float(get(DISAGREE) or 0.0),
+        unscored_only=bool(get(UNSCORED)),
+        labels=get(LABELS) or "all",
+    )
+
+
+def apply(view: RunView, flt: RowFilter, judge: str | None, store: Store) -> tuple[RunView, int]:
+    """The view narrowed to the rows that pass (and to the chosen methods); also how many rows it had."""
+    total = len(view.sample_ids())
+    if not flt.active():
+        return view, total
+    labelled = labelled_rows(store.labels(view.info.dataset_hash or "")) if flt.labels != "all" else set()
+    keep = set(filter_rows(view.frame, flt, judge=judge, labelled=labelled, order=view.sample_ids()))
+    frame = view.frame[view.frame["sample_id"].isin(keep)]
+    results = [r for r in view.results if r.sample_id in keep]
+    if flt.methods:
+        frame = frame[frame["method"].isin(flt.methods)]
+        results = [r for r in results if r.method in flt.methods]
+    return replace(view, frame=frame, results=results), total
