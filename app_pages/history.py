@@ -50,7 +50,7 @@ if open_inspect.button("Open in Inspect"):
 
 st.subheader("Export")
 try:
-    files = runs.export_files(run_id, store)
+    files = runs.export_files(run_id, store, st.session_state.get(state.DATASET))
 except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
     widgets.show_error(f"Could not export run {run_id}", exc)
 else:

@@ -13,7 +13,7 @@ import dataclasses
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rageval_core.csvsafe import dumps_csv
 from rageval_core.redact import redact_data
@@ -195,9 +195,14 @@ def column_name(metric: str, method: str) -> str:
     return f"{method}/{metric}"
 
 
-def run_to_csv(store: Store, run_id: str) -> str:
-    """One line per sample: id, category, row_error, then a value column and an ``…/unscored`` column per metric and method."""
+def run_to_csv(store: Store, run_id: str, samples: Mapping[str, Sample] | None = None) -> str:
+    """One line per sample: id, category, row_error, question, answer, then per metric and method its value,
+    ``…/unscored`` and ``…/reason`` columns, so the file reads without the dataset beside it.
+
+    The store keeps no dataset texts: ``samples`` (id → Sample, the rows the run was made on) fills question and
+    answer; without it those columns stay empty. Cells go through ``csvsafe`` (no formula injection)."""
     data = run_to_dict(store, run_id)
+    texts = samples or {}
     pairs: list[tuple[str, str]] = []
     for row in data["rows"]:  # results already in the fixed export order
         for r in row["results"]:
@@ -206,26 +211,29 @@ def run_to_csv(store: Store, run_id: str) -> str:
                 pairs.append(key)
     order = result_order(data["scorers"])
     pairs.sort(key=lambda p: order(SimpleNamespace(method=base_method(p[0]), metric=p[1], details={'judge': p[0].partition('@')[2]})))
-    header = ["id", "category", "row_error"]
+    header = ["id", "category", "row_error", "question", "answer"]
     for method, metric in pairs:
-        header += [column_name(metric, method), column_name(metric, method) + "/unscored"]
+        name = column_name(metric, method)
+        header += [name, name + "/unscored", name + "/reason"]
     lines: list[list[Any]] = []
     for row in data["rows"]:
         cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
-        line: list[Any] = [row["id"], row["category"] or "", ""]
+        sample = texts.get(str(row["id"]))
+        line: list[Any] = [row["id"], row["category"] or "", "", sample.question if sample else "", sample.answer if sample else ""]
         for key in pairs:
             r = cells.get(key)
-            line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or "")]
+            line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or ""),
+                     "" if r is None else (r.get("reason") or "")]
         lines.append(line)
     for bad in data["invalid_rows"]:
-        lines.append([bad["id"], "", bad["error"] or "invalid"] + [""] * (2 * len(pairs)))
+        lines.append([bad["id"], "", bad["error"] or "invalid", "", ""] + [""] * (3 * len(pairs)))
     return dumps_csv(lines, header)
 
 
-def export_csv(store: Store, run_id: str, path: str | Path) -> Path:
+def export_csv(store: Store, run_id: str, path: str | Path, samples: Mapping[str, Sample] | None = None) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(run_to_csv(store, run_id), encoding="utf-8")
+    target.write_text(run_to_csv(store, run_id, samples), encoding="utf-8")
     return target
 
 
@@ -247,13 +255,14 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
     return target
 
 
-def export_run(store: Store, run_id: str, path: str | Path, *, include_details: bool = False) -> Path:
-    """Export by file extension: ``.json`` results, ``.csv`` wide table, ``.jsonl`` call log."""
+def export_run(store: Store, run_id: str, path: str | Path, *, include_details: bool = False,
+               samples: Mapping[str, Sample] | None = None) -> Path:
+    """Export by file extension: ``.json`` results, ``.csv`` wide table (texts from ``samples``), ``.jsonl`` call log."""
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
         return export_json(store, run_id, path, include_details=include_details)
     if suffix == ".csv":
-        return export_csv(store, run_id, path)
+        return export_csv(store, run_id, path, samples)
     if suffix == ".jsonl":
         return export_calls_jsonl(store, run_id, path)
     raise ValueError(f"unknown export format {suffix!r}: use .json, .csv or .jsonl (call log)")

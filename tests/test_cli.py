@@ -1,6 +1,8 @@
 """The CLI against the local fake server: exit codes, --fail-under, bad rows, cache hits, run history."""
 
 import importlib.util
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -115,7 +117,10 @@ def test_fail_under_missed_exits_1_including_all_unscored(server, home, capsys):
     assert evaluate(server, data, "--metrics", "faithfulness", "--judge", "binary", "--out", "o.csv",
                     "--fail-under", "faithfulness=1", "--fail-under", "judge:binary:faithfulness=1") == 0
     header = (home / "o.csv").read_text(encoding="utf-8").splitlines()[0]
-    assert header.startswith("id,category,row_error,decomposed/faithfulness,") and "judge:binary/faithfulness" in header
+    assert header.startswith("id,category,row_error,question,answer,decomposed/faithfulness,") and "judge:binary/faithfulness" in header
+    first = next(csv.DictReader(io.StringIO((home / "o.csv").read_text(encoding="utf-8"))))
+    assert first["question"] == rows[0]["question"] and first["answer"] == rows[0]["answer"]  # readable without the data
+    assert "judge:binary/faithfulness/reason" in first and first["judge:binary/faithfulness/reason"]
 
 
 def test_partly_bad_dataset_evaluates_good_rows_and_strict_exits_2(server, home, capsys):

@@ -92,7 +92,12 @@ def test_result_csv_export_and_the_ui_wide_csv_are_safe(stored):
     text = run_to_csv(store, rid)
     assert formula_cells(text) == []
     body = cells(text)[1:]
-    assert body[0][:2] == ["'" + LINK, "'@SUM(A1)"] and body[0][3] == "0.5"
+    assert body[0][:2] == ["'" + LINK, "'@SUM(A1)"] and body[0][5] == "0.5"
+    # Question, answer and reasons go through the same writer: a formula in the data stays text.
+    from rageval_core.types import Sample
+    with_texts = run_to_csv(store, rid, {LINK: Sample(id=LINK, question="=1+1", contexts=["c"], answer="+cmd|' /C calc'!A0")})
+    assert formula_cells(with_texts) == []
+    assert cells(with_texts)[1][3:5] == ["'=1+1", "'+cmd|' /C calc'!A0"]
     assert body[1][:3] == ["'-bad", "", "'=HYPERLINK(\"x\") missing answer"]
     wide = next(f for f in export_files(rid, store) if f.file_name.endswith(".csv"))
     assert formula_cells(wide.data) == []

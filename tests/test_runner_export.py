@@ -94,4 +94,5 @@ def test_results_and_csv_columns_have_a_fixed_order_whatever_finished_first(tmp_
         ("judge:binary", "faithfulness"), (J, "faithfulness"), (J, "answer_relevancy"),
     ]
     header = run_to_csv(store, rid).splitlines()[0].split(",")
-    assert [h for h in header if not h.endswith("/unscored")][3:] == [f"{m}/{x}" for m, x in order]
+    assert header[:5] == ["id", "category", "row_error", "question", "answer"]
+    assert [h for h in header if not h.endswith(("/unscored", "/reason"))][5:] == [f"{m}/{x}" for m, x in order]

@@ -262,8 +262,9 @@ class ExportFile:
         return self.make()
 
 
-def export_files(run_id: str, run_store: Store | None = None) -> list[ExportFile]:
-    """The run as the export contract's JSON, the wide CSV and the call log (JSON Lines), built on download."""
+def export_files(run_id: str, run_store: Store | None = None, current: data.Workset | None = None) -> list[ExportFile]:
+    """The run as the export contract's JSON, the wide CSV (with question, answer and reasons when the run's
+    rows can be found: the loaded dataset or a shipped sample) and the call log (JSON Lines), built on download."""
     s = run_store or store()
 
     def as_json() -> str:
@@ -272,8 +273,13 @@ def export_files(run_id: str, run_store: Store | None = None) -> list[ExportFile
     def calls() -> str:
         return "".join(export.call_lines(s, run_id))
 
+    def wide_csv() -> str:
+        info = s.get_run(run_id)
+        samples = find_samples(info.dataset_hash, current)[0] if info is not None else {}
+        return export.run_to_csv(s, run_id, samples)
+
     return [
         ExportFile("Results JSON", as_json, f"{run_id}.json", "application/json"),
-        ExportFile("Wide CSV", lambda: export.run_to_csv(s, run_id), f"{run_id}.csv", "text/csv"),
+        ExportFile("Wide CSV", wide_csv, f"{run_id}.csv", "text/csv"),
         ExportFile("Call log JSONL", calls, f"{run_id}-calls.jsonl", "application/jsonl"),
     ]

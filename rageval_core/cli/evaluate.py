@@ -117,7 +117,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     result = run_scorers(args, dataset, invalid, scorers, store, cfg)
     _add_juries(args, store, result)
 
-    export_run(store, result.run_id, out, include_details=args.details)
+    export_run(store, result.run_id, out, include_details=args.details, samples={s.id: s for s in dataset.samples})
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
