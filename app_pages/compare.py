@@ -6,7 +6,7 @@ import streamlit as st
 
 from rageval_core import compare, run_summary
 from rageval_core.types import DECOMPOSED
-from ui import charts, filters, judges_view, nav, report_button, run_picker, runs, state, widgets
+from ui import charts, demo, filters, judges_view, nav, report_button, run_picker, runs, state, widgets
 from ui.i18n import t
 
 st.title(nav.COMPARE.heading)
@@ -22,6 +22,7 @@ cost = compare.cost_frame(run_summary.method_costs(store, run_id))
 st.caption(t("compare.judged_by", provider=full.info.provider, model=full.info.model,
              dataset=full.info.dataset_name or "?", hash=str(full.info.dataset_hash or "")[:12]))
 widgets.offline_banner(full.results)
+demo.run_banner(full.info.provider, full.info.model)
 cols = st.columns(4)
 cols[0].metric(t("compare.rows"), len(full.sample_ids()))
 cols[1].metric(t("compare.methods"), len(full.methods()), help=", ".join(full.methods()))
@@ -70,6 +71,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     st.subheader(t("compare.row_by_row", judge=judge))
     if compare.heuristic_only(view.frame, DECOMPOSED, judge):
         st.warning(t("compare.heuristic_only"), icon="🧮")
+        demo.offer("compare")
     points = runs.scatter_frame(view.frame, judge)
     if not points.empty:
         criteria = [(c, widgets.metric_label(c)) for c in compare.shared_criteria(view.frame, DECOMPOSED, judge)]

@@ -8,7 +8,7 @@ from rageval_core import runner
 from rageval_core.metrics.registry import describe
 from rageval_core.repeats import repeat_note
 from rageval_core.types import ANSWER_RELEVANCY
-from ui import data, evaluation, jobs, judge_configs, nav, sidebar, state, widgets
+from ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, widgets
 from ui.i18n import lang, t
 
 st.title(nav.EVALUATE.heading)
@@ -17,6 +17,9 @@ pinned: set[str] = st.session_state[state.PINNED]
 config = sidebar.current_config()
 st.caption(t("evaluate.caption", name=ws.name, n=len(ws.samples), language=ws.language, judge=sidebar.provider_label()))
 
+if sidebar.is_offline() and demo.fits(ws):
+    st.info(t("demo.offer"), icon="📼")
+demo.offer("evaluate")
 pinned_rows = [s for s in ws.samples if s.id in pinned]
 # Choices survive a visit to another page (state.restore / state.remember): widgets forget them otherwise.
 ROWS, METRICS, JUDGES, ECONOMY, AR_N = "evaluate.rows", "evaluate.metrics", "evaluate.judges", "evaluate.economy", "evaluate.ar_n"

@@ -188,3 +188,33 @@ def test_choices_survive_a_visit_to_another_page(app: AppTest) -> None:
     assert app.toggle(key="evaluate.economy").value is True
     estimate = app.dataframe[0].value
     assert set(estimate["method"]) == {"decomposed", "judge:binary"}
+
+
+def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTest) -> None:
+    """No key: the demo button turns the provider into the recording of a real model, labelled as such."""
+    from ui import demo
+
+    rec = demo.recording()
+    assert rec is not None and rec.model == "qwen2.5-coder-1.5b"
+    assert any("compare something real" in i.value for i in app.info)
+    button(app, f"▶ Use the recording of {rec.model} ({rec.recorded_on})").click().run()
+    app.run()
+    assert_ok(app)
+    assert app.session_state["w.provider"] == "replay" and app.session_state["w.replay_log"] == rec.path
+    assert any("Recording" in i.value and rec.model in i.value and rec.recorded_on in i.value for i in app.sidebar.info)
+    assert app.radio(key="evaluate.rows").value == "all"
+    assert app.multiselect(key="evaluate.metrics").value == list(rec.metrics)
+    assert app.multiselect(key="evaluate.judges").value == ["preset:rubric5"]
+    button(app, "Start evaluation").click().run()
+    job = app.session_state["job"]
+    assert job.wait(180), "the replay did not finish"
+    app.run()
+    assert_ok(app)
+    assert job.error is None and job.result is not None
+    results = job.result.results
+    assert all(r.provider == "replay" for r in results)
+    assert sum(r.unscored_reason == "replay_miss" for r in results) == 0
+    app.switch_page("app_pages/compare.py").run()
+    assert_ok(app)
+    assert any("Recording replayed" in i.value and rec.model in i.value for i in app.info)
+    assert not any("Both methods come from the offline heuristic" in w.value for w in app.warning)

@@ -117,6 +117,14 @@ def _switch_fields(provider: str) -> None:
     st.session_state[_SHOWN] = provider
 
 
+def use_replay(log: str) -> None:
+    """Switch the sidebar to the replay provider reading ``log`` (call before the sidebar is drawn, e.g. from
+    a button's on_click): the log is put where ``_switch_fields`` brings the replay fields back from."""
+    kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
+    kept["replay"] = {**{key: "" for key in PER_PROVIDER}, state.REPLAY_LOG: log}
+    st.session_state[state.PROVIDER] = "replay"
+
+
 def render() -> None:
     """Draw the provider controls into the sidebar."""
     with st.sidebar:
@@ -166,6 +174,10 @@ def render() -> None:
             st.info(note, icon="🧭")
         if provider == "offline":
             st.info(t("sidebar.offline_notice"), icon="🧮")
+        elif provider == "replay":
+            from ui import demo  # demo imports this module
+
+            demo.label()
         elif not problems:
             model = (state.get(state.MODEL) or "").strip() or info.default_model
             st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))
