@@ -8,7 +8,7 @@ from rageval_core import runner
 from rageval_core.metrics.registry import describe
 from rageval_core.repeats import repeat_note
 from rageval_core.types import ANSWER_RELEVANCY
-from ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, widgets
+from ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, widgets
 from ui.i18n import lang, t
 
 st.title(nav.EVALUATE.heading)
@@ -53,6 +53,9 @@ with right:
     if repeats > 1:
         st.caption(repeat_note(config.provider))
 options = {"economy": economy, "answer_relevancy_n": int(n_questions)}
+step_overrides = step_edit.run_options(ws.language)
+if step_overrides and metric_ids:
+    st.caption(t("evaluate.edited_steps", names=", ".join(sorted(step_overrides))))
 
 problems = sidebar.config_problems()
 scorers = []
@@ -91,7 +94,8 @@ start = st.button(
 sidebar.show_problems(problems)
 if start:
     st.session_state[state.JOB] = jobs.start(
-        samples, scorers, config, dataset_name=ws.name, dataset_hash=ws.content_hash, options=options,
+        samples, scorers, config, dataset_name=ws.name, dataset_hash=ws.content_hash,
+        options={**options, "templates": step_overrides} if step_overrides else options,
         repeats=repeats,
     )
     st.rerun()

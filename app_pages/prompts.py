@@ -17,7 +17,8 @@ from rageval_core.metrics.judge import (
 from rageval_core.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
 from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
-from ui import data, evaluation, nav, rubric_edit, sidebar, state, widgets
+from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, widgets
+from ui.i18n import t
 
 CRITERIA = "prompts.criteria"
 LEVELS = "prompts.levels"
@@ -48,36 +49,28 @@ elif st.session_state[BASE].language != language:  # the data's language changed
     if current is not None and is_preset(current) and current.id in PRESET_IDS:
         _load(load_rubric(current.id, language))  # an untouched preset follows the data's language
     else:
-        st.warning(
-            f"The rubric was written for {st.session_state[BASE].language} data but the dataset is {language}: "
-            f"the prompt mixes languages. Load a preset in {language} from “Start from”, or translate your edits.",
-            icon="🌐",
-        )
+        st.warning(t("prompts.mixed", rubric=st.session_state[BASE].language, data=language), icon="🌐")
 if sidebar.is_offline():
-    st.info(
-        "The offline judge is a heuristic that ignores prompt text: edits here change the prompt, its hash and "
-        "cache keys, but not offline scores. Pick an API provider in the sidebar to see the effect of an edit.",
-        icon="🧮",
-    )
+    st.info(t("prompts.offline"), icon="🧮")
 
 saved = versions_store.versions("rubric")
-starts = {f"preset:{p}": f"{p} (preset, {language})" for p in PRESET_IDS}
-starts.update({f"version:{v.id}": f"{v.label} (saved)" for v in saved})
+starts = {f"preset:{p}": t("prompts.start_preset", id=p, language=language) for p in PRESET_IDS}
+starts.update({f"version:{v.id}": t("judge.saved", label=v.label) for v in saved})
 pick, load = st.columns([4, 1])
-start = pick.selectbox("Start from", list(starts), format_func=starts.get, key="prompts.start")
+start = pick.selectbox(t("prompts.start_from"), list(starts), format_func=starts.get, key="prompts.start")
 load.markdown("&nbsp;")
-if load.button("Load", key="prompts.load"):
+if load.button(t("prompts.load"), key="prompts.load"):
     kind, ref = start.split(":", 1)
     _load(load_rubric(ref, language) if kind == "preset" else versions_store.load_rubric(int(ref)))
     st.rerun()
 
-st.subheader("Rubric")
+st.subheader(t("prompts.rubric"))
 for widget_key in (RUBRIC_ID, INSTRUCTIONS):  # widget values are dropped while another page is shown
     if widget_key not in st.session_state:
         st.session_state[widget_key] = st.session_state.get(f"{widget_key}.kept", "")
 left, right = st.columns([1, 3])
-left.text_input("Rubric id", key=RUBRIC_ID, help="Saved and reported as judge:<id>. Rename an edited preset.")
-right.text_area("Instructions (the role line that opens the prompt)", key=INSTRUCTIONS, height=68)
+left.text_input(t("prompts.rubric_id"), key=RUBRIC_ID, help=t("prompts.rubric_id_help"))
+right.text_area(t("prompts.instructions"), key=INSTRUCTIONS, height=68)
 st.session_state[f"{RUBRIC_ID}.kept"] = st.session_state[RUBRIC_ID]
 st.session_state[f"{INSTRUCTIONS}.kept"] = st.session_state[INSTRUCTIONS]
 
@@ -97,17 +90,17 @@ def _table_editor(name: str, heading: str, column_config: dict) -> bool:
     return True
 
 
-changed = _table_editor(CRITERIA, "**Criteria**", {
+changed = _table_editor(CRITERIA, t("prompts.criteria"), {
     "min": st.column_config.NumberColumn("min", step=1, width="small"),
     "max": st.column_config.NumberColumn("max", step=1, width="small"),
-    "requires": st.column_config.TextColumn("requires", help="Comma-separated: question, contexts, ground_truth"),
+    "requires": st.column_config.TextColumn("requires", help=t("prompts.requires_help")),
     "description": st.column_config.TextColumn("description", width="large"),
 })
-changed |= _table_editor(LEVELS, "**Level descriptions** (every score of every scale needs one)", {
+changed |= _table_editor(LEVELS, t("prompts.levels"), {
     "score": st.column_config.NumberColumn("score", step=1, width="small"),
     "description": st.column_config.TextColumn("description", width="large"),
 })
-if st.button("Add rows for levels that have no description"):
+if st.button(t("prompts.add_levels")):
     st.session_state[LEVELS] = rubric_edit.add_missing_levels(st.session_state[CRITERIA], st.session_state[LEVELS])
     changed = True
 if changed:
@@ -124,16 +117,16 @@ try:
         instructions=st.session_state.get(INSTRUCTIONS) or "",
     )
 except RubricError as exc:
-    st.error("The rubric is not valid yet:\n\n" + "\n".join(f"- {p}" for p in exc.problems))
+    st.error(t("prompts.invalid") + "\n\n" + "\n".join(f"- {p}" for p in exc.problems))
 else:
     st.session_state[state.RUBRIC] = rubric
-    st.success(f"Rubric {rubric.id}: {len(rubric.criteria)} criteria, content hash `{rubric.short_hash}`.", icon="✅")
+    st.success(t("prompts.rubric_ok", id=rubric.id, n=len(rubric.criteria), hash=rubric.short_hash), icon="✅")
 
-st.subheader("Judge prompt template")
+st.subheader(t("prompts.judge_template"))
 shipped = judge_template(language).source or ""
 current_text = st.session_state.get(state.TEMPLATE_TEXT) or shipped
 text = st.text_area(
-    "Raw template (placeholders in {braces}; {{ and }} for literal braces)",
+    t("prompts.raw_template"),
     value=current_text,
     height=360,
     key=f"prompts.template.{version}",
@@ -143,71 +136,72 @@ template = None
 if rubric is not None:
     problems = check_template(text, rubric)
     if problems:
-        st.error("Placeholder check failed:\n\n" + "\n".join(f"- {p}" for p in problems))
+        st.error(t("prompts.placeholders_failed") + "\n\n" + "\n".join(f"- {p}" for p in problems))
     else:
         template = template_from_text(text, language)
-        st.success(
-            f"Placeholders OK: {', '.join('{' + p + '}' for p in template.placeholders)} · template hash `{template.short_hash}`"
-            + (" (shipped template)" if text == shipped else " (edited)"),
-            icon="✅",
-        )
+        st.success(t("prompts.placeholders_ok", placeholders=", ".join("{" + p + "}" for p in template.placeholders),
+                     hash=template.short_hash, state=t("steps.shipped") if text == shipped else t("steps.edited")), icon="✅")
         for note in template_notes(template, rubric):  # rubric edits this template does not send
             st.warning(note, icon="⚠️")
 
-st.subheader("Preview")
+st.subheader(t("prompts.preview"))
 pinned: set[str] = st.session_state[state.PINNED]
 ordered = sorted(ws.samples, key=lambda s: s.id not in pinned)
 if not ordered:
-    st.info("The dataset has no valid rows to preview.")
+    st.info(t("prompts.no_rows"))
 elif rubric is not None and template is not None:
     row = st.selectbox(
-        "Row", [s.id for s in ordered], key="prompts.preview_row",
+        t("inspect.row"), [s.id for s in ordered], key="prompts.preview_row",
         format_func=lambda sid: f"{'📌 ' if sid in pinned else ''}#{sid} {ws.by_id()[sid].question[:60]}",
     )
     try:
         st.code(render_judge_prompt(rubric, ws.by_id()[row], template), language=None, wrap_lines=True, height=420)
     except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
-        widgets.show_error("The prompt cannot be filled for this row", exc)
+        widgets.show_error(t("prompts.cannot_fill"), exc)
 
-    st.subheader("Run on pinned rows")
+    st.subheader(t("prompts.run_pinned"))
     targets = [s for s in ws.samples if s.id in pinned]
-    st.caption(f"{len(targets)} pinned rows · {sidebar.provider_label()} · the run is kept in History.")
+    st.caption(t("prompts.run_caption", n=len(targets), judge=sidebar.provider_label()))
     problems = sidebar.config_problems()
     sidebar.show_problems(problems)
-    if st.button("Run on pinned rows", type="primary", disabled=not targets or bool(problems)):
+    if st.button(t("prompts.run_pinned"), type="primary", disabled=not targets or bool(problems)):
         try:
             judges = evaluation.build_judges([evaluation.EDITED], edited=rubric, edited_template=st.session_state[state.TEMPLATE_TEXT])
-            with st.spinner(f"Judging {len(targets)} rows…"):
+            with st.spinner(t("prompts.judging", n=len(targets))):
                 result = runner.run(
                     targets, judges, config=sidebar.current_config(), store=Store(),
                     dataset_name=f"{ws.name} · prompt test", dataset_digest=ws.content_hash,
                 )
             st.session_state[state.PROMPT_RESULTS] = result
         except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
-            widgets.show_error("The judge could not run", exc)
+            widgets.show_error(t("prompts.judge_failed"), exc)
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:
-        st.caption(f"Run {result.run_id} ({result.status}) · {result.provider_calls} calls · {widgets.fmt_cost(result.cost_usd)}")
+        st.caption(t("prompts.run_done", run=result.run_id, status=result.status, calls=result.provider_calls,
+                     cost=widgets.fmt_cost(result.cost_usd)))
+        widgets.offline_banner(result.results)
         ordered_results = evaluation.in_rubric_order(result.results, ws.samples, rubric)
         st.dataframe(widgets.results_frame(ordered_results, by="row"), hide_index=True, width="stretch",
                      placeholder=widgets.UNSCORED)
 
-st.subheader("Versions")
-name = st.text_input("Version name", key="prompts.version_name", placeholder="e.g. strict-faithfulness-v2")
+step_edit.render(language, ws.samples, pinned, st.session_state.get("prompts.preview_row"), versions_store)
+
+st.subheader(t("prompts.versions"))
+name = st.text_input(t("prompts.version_name"), key="prompts.version_name", placeholder="strict-faithfulness-v2")
 save_rubric, save_template = st.columns(2)
-if save_rubric.button("Save rubric version", disabled=rubric is None):
+if save_rubric.button(t("prompts.save_rubric"), disabled=rubric is None):
     saved_version = versions_store.save_rubric(rubric, name or None)
-    st.toast(f"Saved {saved_version.label}")
-if save_template.button("Save template version", disabled=template is None):
+    st.toast(t("steps.saved", label=saved_version.label))
+if save_template.button(t("prompts.save_template"), disabled=template is None):
     saved_version = versions_store.save_template(text, name or None, language)
-    st.toast(f"Saved {saved_version.label}")
+    st.toast(t("steps.saved", label=saved_version.label))
 all_versions = versions_store.versions()
 if len(all_versions) >= 2:
     labels = {v.id: f"{v.kind}: {v.label} · {v.created_at_iso}" for v in all_versions}
     a, b = st.columns(2)
-    first = a.selectbox("Diff: version A", list(labels), index=1, format_func=labels.get, key="prompts.diff_a")
-    second = b.selectbox("Diff: version B", list(labels), index=0, format_func=labels.get, key="prompts.diff_b")
+    first = a.selectbox(t("prompts.diff_a"), list(labels), index=1, format_func=labels.get, key="prompts.diff_a")
+    second = b.selectbox(t("prompts.diff_b"), list(labels), index=0, format_func=labels.get, key="prompts.diff_b")
     diff = versions_store.diff(first, second)
-    st.code(diff or "(no difference)", language="diff")
+    st.code(diff or t("steps.no_diff"), language="diff")
 else:
-    st.caption("Save two versions to compare them here.")
+    st.caption(t("prompts.save_two"))

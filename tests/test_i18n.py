@@ -108,4 +108,5 @@ PAGE_MARKERS: dict[str, tuple[str, ...]] = {
     "evaluate": ("evaluate.estimate", "evaluate.start"),
     "compare": ("compare.no_runs",),
     "inspect": ("inspect.no_runs",),
+    "prompts": ("steps.heading", "prompts.rubric"),
 }

@@ -123,3 +123,75 @@ def test_the_preset_follows_the_data_language_and_an_edited_rubric_warns(app: Ap
     load_english()
     assert app.session_state["rubric"].language == "ja"
     assert any("mixes languages" in w.value for w in app.warning)
+
+
+def step_area(at: AppTest):
+    return next(a for a in at.text_area if a.key.startswith("prompts.step_text."))
+
+
+def test_a_step_template_is_edited_checked_previewed_run_and_versioned(app: AppTest) -> None:
+    """Claim extraction edited like the judge's template: check, preview on a row, run on pinned rows (the
+    edit changes the request key), save versions and diff them, back to the shipped text."""
+    from rageval_core.store import Store
+
+    app.selectbox(key="prompts.step").set_value("extract_claims").run()
+    area = step_area(app)
+    shipped = area.value
+    assert area.key.startswith("prompts.step_text.ja/extract_claims")
+    assert any(s.value.startswith("Step placeholders OK") and "{answer}" in s.value for s in app.success)
+    preview = next(c.value for c in app.code if "機械学習における過学習" in c.value and "あなたはRAG" not in c.value)
+    assert preview  # the step's own prompt, filled with the preview row
+
+    # An unknown placeholder is named before any call.
+    step_area(app).set_value(shipped + "\n{rubric}").run()
+    assert_ok(app)
+    assert any("unknown placeholder {rubric}" in e.value for e in app.error)
+    button_label = "Run this step's metrics on the 3 pinned rows"
+    assert button(app, button_label).disabled  # no run with an invalid template
+
+    # A valid edit: preview shows it, the run sends it, and its request keys differ from the shipped template's.
+    step_area(app).set_value(shipped.replace("{answer}", "（編集済みの指示）\n{answer}", 1)).run()
+    assert_ok(app)
+    assert any("（編集済みの指示）" in c.value for c in app.code)
+    assert app.session_state["prompts.step_templates"].keys() == {"ja/extract_claims"}
+    button(app, button_label).click().run()
+    assert_ok(app)
+    task, edited_run = app.session_state["prompts.step_results"]
+    assert task == "extract_claims" and {r.metric for r in edited_run.results} == {"faithfulness", "answer_correctness"}
+    edited_keys = {c.request_key for c in Store().calls(edited_run.run_id) if c.task == "extract_claims"}
+    edited_prompts = [c.prompt for c in Store().calls(edited_run.run_id) if c.task == "extract_claims"]
+    assert edited_keys and all("（編集済みの指示）" in p for p in edited_prompts)
+
+    # Versions: save the edit, diff it against the editor after a further change.
+    app.text_input(key="prompts.step_version_name").set_value("claims-v2").run()
+    button(app, "Save step version").click().run()
+    versions = RubricStore().versions("template", subject="ja/extract_claims")
+    assert [v.name for v in versions] == ["claims-v2"]
+    step_area(app).set_value(step_area(app).value + "\n短く。").run()
+    diff = next(c.value for c in app.code if c.language == "diff" and "短く。" in c.value)
+    assert "+短く。" in diff
+
+    # Back to the shipped template: no edit left, and a run now sends other request keys.
+    button(app, "Back to the shipped template").click().run()
+    assert_ok(app)
+    assert step_area(app).value == shipped and "ja/extract_claims" not in app.session_state["prompts.step_templates"]
+    button(app, button_label).click().run()
+    _, shipped_run = app.session_state["prompts.step_results"]
+    shipped_keys = {c.request_key for c in Store().calls(shipped_run.run_id) if c.task == "extract_claims"}
+    assert shipped_keys and shipped_keys.isdisjoint(edited_keys)
+
+
+def test_evaluate_runs_with_the_edited_step_template(app: AppTest) -> None:
+    from rageval_core.store import Store
+
+    app.selectbox(key="prompts.step").set_value("extract_claims").run()
+    step_area(app).set_value(step_area(app).value.replace("{answer}", "（評価でも使う）\n{answer}", 1)).run()
+    app.switch_page("app_pages/evaluate.py").run()
+    assert_ok(app)
+    assert any("ja/extract_claims" in c.value for c in app.caption)
+    button(app, "Start evaluation").click().run()
+    job = app.session_state["job"]
+    assert job.wait(180)
+    prompts = [c.prompt for c in Store().calls(job.run_id) if c.task == "extract_claims"]
+    assert prompts and all("（評価でも使う）" in p for p in prompts)
+    assert "ja/extract_claims" in (Store().get_run(job.run_id).versions or {}).get("_edited_templates", [])

@@ -107,3 +107,12 @@ def in_rubric_order(results: Sequence[MetricResult], samples: Sequence[Sample], 
     row = {s.id: i for i, s in enumerate(samples)}
     criterion = {c.id: i for i, c in enumerate(rubric.criteria)}
     return sorted(results, key=lambda r: (row.get(r.sample_id, len(row)), criterion.get(r.metric, len(criterion))))
+
+
+def in_dataset_order(results: Sequence[MetricResult], samples: Sequence[Sample]) -> list[MetricResult]:
+    """Results by dataset row, then metric in the usual order (not completion order)."""
+    from rageval_core.types import METRIC_IDS
+
+    row = {s.id: i for i, s in enumerate(samples)}
+    return sorted(results, key=lambda r: (row.get(r.sample_id, len(row)),
+                                          METRIC_IDS.index(r.metric) if r.metric in METRIC_IDS else len(METRIC_IDS)))

@@ -34,6 +34,7 @@ TEMPLATE_TEXT = "template_text"  # the judge template being edited
 PROMPT_RESULTS = "prompt_results"  # results of "run on pinned rows"
 EVALUATE_REPEATS = "evaluate.repeats"  # the Evaluate page's repeats control (the Trust page can preset it)
 LABEL_KEEP = "trust.label_keep"  # dataset label columns the Trust page uses: None = every row, k = a seeded random k
+STEP_TEMPLATES = "prompts.step_templates"  # {"ja/extract_claims": text}: decomposed step templates edited on Prompts
 PROBE_JOB = "trust.probe_job"  # ui.trust.ProbeJob of the probes running (or just finished) for a run
 
 DEFAULT_SAMPLE = "ml_qa_ja.json"
