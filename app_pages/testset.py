@@ -12,6 +12,7 @@ from rageval_core.synth import MAX_PER_SECTION, QUESTION_TYPES, TASK_OF, SynthEr
 from ui import data, nav, sidebar, state, widgets
 from ui import testset as ts_ui
 from ui import your_rag as yr_ui
+from ui.i18n import t
 
 
 def _set_document(doc) -> None:
@@ -277,17 +278,17 @@ def _builtin_rag(testset, doc, size, overlap, problems) -> None:
 
     use, evaluate, dl_json, dl_csv, dl_all = st.columns(5)
     name = ts_ui.dataset_name(testset)
-    if use.button("Use as dataset", type="primary"):
+    if use.button(t("testset.use"), type="primary"):
         ws = ts_ui.to_workset(run, name)
         state.use_dataset(ws)
-        st.success(f"Loaded {len(ws.samples)} rows as the dataset **{ws.name}**; evaluate them on the Evaluate page (e.g. the binary judge).")
-    if evaluate.button("Open Evaluate"):
+        st.success(t("testset.loaded", n=len(ws.samples), name=ws.name))
+    if evaluate.button(t("testset.open_evaluate")):
         st.switch_page(nav.EVALUATE.path)
-    dl_json.download_button("Download RAG outputs (JSON)", ts_ui.rag_download(run, "json"), file_name=f"{name}.json", mime="application/json")
-    dl_csv.download_button("Download RAG outputs (CSV)", ts_ui.rag_download(run, "csv"), file_name=f"{name}.csv", mime="text/csv")
+    dl_json.download_button(t("testset.outputs_json"), ts_ui.rag_download(run, "json"), file_name=f"{name}.json", mime="application/json")
+    dl_csv.download_button(t("testset.outputs_csv"), ts_ui.rag_download(run, "csv"), file_name=f"{name}.csv", mime="text/csv")
     dl_all.download_button(
-        "Download everything (JSON)", ts_ui.rag_summary_json(testset, run), file_name=f"{name}-all.json", mime="application/json",
-        help="Document, generator, per-section report, test set rows, RAG settings and outputs in one file",
+        t("testset.everything"), ts_ui.rag_summary_json(testset, run), file_name=f"{name}-all.json", mime="application/json",
+        help=t("testset.everything_help"),
     )
 
 

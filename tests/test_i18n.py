@@ -109,4 +109,6 @@ PAGE_MARKERS: dict[str, tuple[str, ...]] = {
     "compare": ("compare.no_runs",),
     "inspect": ("inspect.no_runs",),
     "prompts": ("steps.heading", "prompts.rubric"),
+    "dataset": ("dataset.rows",),
+    "history": ("compare.no_runs",),
 }

@@ -111,7 +111,7 @@ def test_human_labels_are_exported_only_on_request(app: AppTest) -> None:
     assert all("human_labels" not in row for row in plain)
     Store().set_label(ws.content_hash, "4", "faithfulness", 0.0)
     app.run()
-    assert any(b.label == "Download JSON with 1 human label" for b in app.get("download_button"))
+    assert any(b.label == "JSON + 1 human label" for b in app.get("download_button"))
     labelled = {row["id"]: row for row in json.loads(data.download_with_labels(ws))}
     assert labelled["4"]["human_labels"] == {"faithfulness": 0.0}
     assert "human_labels" not in labelled["1"]

@@ -279,7 +279,7 @@ def export_files(run_id: str, run_store: Store | None = None, current: data.Work
         return export.run_to_csv(s, run_id, samples)
 
     return [
-        ExportFile("Results JSON", as_json, f"{run_id}.json", "application/json"),
-        ExportFile("Wide CSV", wide_csv, f"{run_id}.csv", "text/csv"),
-        ExportFile("Call log JSONL", calls, f"{run_id}-calls.jsonl", "application/jsonl"),
+        ExportFile(t("runs.export_json"), as_json, f"{run_id}.json", "application/json"),
+        ExportFile(t("runs.export_csv"), wide_csv, f"{run_id}.csv", "text/csv"),
+        ExportFile(t("runs.export_calls"), calls, f"{run_id}-calls.jsonl", "application/jsonl"),
     ]

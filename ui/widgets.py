@@ -147,6 +147,8 @@ def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:
     if not markdown:
         return frame.style.format({c: fmt_score for c in numeric})
     shown = frame.rename(index=lambda i: md_escape(i) if isinstance(i, str) else i)
+    if shown.index.name == "category":
+        shown.index.name = t("chart.category")
     text = [c for c in shown.columns if c not in numeric]
     return shown.style.format({**{c: fmt_score_md for c in numeric}, **{c: md_escape for c in text}})
 

@@ -157,7 +157,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
 
     # The rubric editor with the filled judge prompt of the first pinned row.
     _go(page, "Prompts & rubric")
-    expect(page.get_by_text("Placeholders OK")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Placeholders OK"))).to_be_visible()
     expect(page.get_by_text("Preview", exact=True)).to_be_visible()
     _shot(page, "prompts.png")
 
@@ -197,7 +197,52 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
         expect(page.locator("#r1-ctx-0")).to_be_attached()
     expect(page.locator('a[href="#r1-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
-    assert all((SHOTS / name).stat().st_size > 10_000 for name in ("dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png"))
+
+    # 5. A note beside a label (saved at once), then the same pages in Japanese with a filter.
+    note = page.get_by_label("Note").first
+    note.fill("The year in the answer is not in the contexts")
+    note.press("Enter")
+    expect(page.get_by_text("(with note)")).to_be_visible()
+    _shot(page, "inspect-note.png", scroll_to=page.get_by_role("heading", name="Human labels"))
+    page.get_by_test_id("stSidebar").get_by_text("日本語", exact=True).click()
+    expect(page.get_by_role("heading", name="サンプルを調べる")).to_be_visible()
+    expect(page.get_by_role("heading", name="人手ラベル")).to_be_visible()
+    _go(page, "比較")
+    expect(page.get_by_text("カテゴリ別（元記事の RAGAS と判定の比較表）")).to_be_visible()
+    page.get_by_text("🔎 行の絞り込み（「サンプルを調べる」と共通）").click()
+    page.get_by_test_id("stMultiSelect").filter(has_text="カテゴリ").click()
+    page.get_by_role("option").filter(has_text="❌ ハルシネーション").click()
+    expect(page.get_by_text(re.compile(r"絞り込み中: \d+ 行中 1 行。"))).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("stTable").first).not_to_contain_text("✅ 正確な回答")
+    _shot(page, "compare-filter.png")
+    _go(page, "サンプルを調べる")  # the filter carries over
+    expect(page.get_by_text(re.compile(r"絞り込み中: \d+ 行中 1 行。"))).to_be_visible()
+    page.get_by_test_id("stSidebar").get_by_text("English", exact=True).click()
+    expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"Filtered: \d+ of \d+ rows\."))).to_be_visible()
+    page.get_by_role("button", name="Clear filters").click()  # the filter expander stays open while a filter is set
+    expect(page.get_by_text(re.compile(r"Filtered: "))).to_have_count(0)
+    assert all((SHOTS / name).stat().st_size > 10_000 for name in (
+        "dataset.png", "prompts.png", "evaluate.png", "compare.png", "compare-charts.png", "inspect.png",
+        "inspect-note.png", "compare-filter.png"))
+
+
+@pytest.mark.timeout(300)
+def test_a_japanese_browser_opens_in_japanese(server: str, page: Any) -> None:
+    """The language switch starts on the browser's language (navigator.language, st.context.locale)."""
+    from playwright.sync_api import expect
+
+    context = page.context.browser.new_context(viewport={"width": 1440, "height": 1000}, locale="ja-JP")
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(TEXT_TIMEOUT_MS)
+        tab.goto(server)
+        expect(tab.get_by_role("heading", name="データセット")).to_be_visible()
+        expect(tab.get_by_text("判定プロバイダ", exact=True)).to_be_visible()
+        expect(tab.get_by_test_id("stSidebarNav").get_by_text("評価", exact=True)).to_be_visible()
+    finally:
+        context.close()
 
 
 @pytest.mark.timeout(900)
