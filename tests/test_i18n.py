@@ -111,4 +111,5 @@ PAGE_MARKERS: dict[str, tuple[str, ...]] = {
     "prompts": ("steps.heading", "prompts.rubric"),
     "dataset": ("dataset.rows",),
     "history": ("compare.no_runs",),
+    "trust": ("trust.caption",),
 }
