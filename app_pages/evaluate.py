@@ -31,11 +31,11 @@ samples = pinned_rows if row_mode == "pinned" else list(ws.samples)
 left, right = st.columns(2)
 with left:
     state.restore(METRICS, evaluation.default_metrics(), evaluation.metric_choices())
-    metric_names = {m: widgets.metric_label(m) for m in evaluation.metric_choices()}
-    metric_ids = st.multiselect(t("evaluate.metrics"), evaluation.metric_choices(), format_func=metric_names.get, key=METRICS)
+    chips = {m: widgets.metric_short(m) for m in evaluation.metric_choices()}  # short: a chip cuts what does not fit
+    metric_ids = st.multiselect(t("evaluate.metrics"), evaluation.metric_choices(), format_func=chips.get, key=METRICS)
     for metric_id in metric_ids:
         offline_note = " " + t("evaluate.offline_relevancy") if metric_id == ANSWER_RELEVANCY and sidebar.is_offline() else ""
-        st.caption(f"**{metric_names[metric_id]}** — {describe(metric_id, lang())}{offline_note}")
+        st.caption(f"**{widgets.metric_label(metric_id)}** — {describe(metric_id, lang())}{offline_note}")
 with right:
     edited_rubric = st.session_state.get(state.RUBRIC)
     choices = evaluation.judge_choices(edited_rubric)

@@ -31,6 +31,11 @@ def metric_label(metric_id: str) -> str:
     return t_opt(f"metric.{metric_id}", METRIC_LABELS.get(metric_id, metric_id.replace("_", " ").title()))
 
 
+def metric_short(metric_id: str) -> str:
+    """A criterion's short name where space is tight (multiselect chips cut long ones): "Correctness"."""
+    return t_opt(f"metric.short.{metric_id}", metric_label(metric_id))
+
+
 UNSCORED = "-"  # what an unscored cell shows, as in the seed-000 tables (st.dataframe(placeholder=UNSCORED))
 
 
