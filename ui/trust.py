@@ -24,6 +24,7 @@ from rageval_core.trust.ranking import LabelCandidate
 from rageval_core.trust.report import TrustReport, scores_by
 from rageval_core.types import Sample
 from ui import nav, state
+from ui.i18n import t
 from ui.runs import RunView
 from ui.widgets import UNSCORED, fmt_score, metric_label
 
@@ -183,12 +184,13 @@ def confusion_grid(agreement: Any, run_id: str, key: str) -> None:
     """A 2 × 2 grid (score pass/fail × people pass/fail); each cell lists its rows as buttons that open
     the row in Inspect."""
     matrix = agreement.confusion
-    st.markdown(f"**{metric_label(agreement.metric)} · {agreement.method}** (pass = score ≥ {matrix.threshold:g})")
+    st.markdown(t("trust.matrix", criterion=metric_label(agreement.metric), method=agreement.method,
+                  threshold=f"{matrix.threshold:g}"))
     for pair in (CELLS[:2], CELLS[2:]):
         cols = st.columns(2)
         for col, (cell, title) in zip(cols, pair):
             ids = list(getattr(matrix, cell))
             with col.popover(f"{title}: {len(ids)}", width="stretch", disabled=not ids):
                 for rid in ids:
-                    if st.button(f"Inspect #{rid}", key=f"{key}.{cell}.{rid}"):
+                    if st.button(t("compare.inspect", row=rid), key=f"{key}.{cell}.{rid}"):
                         open_in_inspect(run_id, rid)

@@ -28,6 +28,7 @@ from rageval_core.types import Sample
 from ui import nav, sidebar, state
 from ui.runs import RunView
 from ui.trust import run_samples
+from ui.i18n import t
 from ui.widgets import UNSCORED, fmt_score, metric_label, show_error
 
 REPEATS_CLI = "python -m rageval_core trust DATA --repeats 3"
@@ -76,23 +77,22 @@ def _stability(store_path: str, run_id: str, n_results: int) -> dict[str, Any]:
 
 
 def stability_panel(view: RunView, run_store: Store) -> None:
-    st.subheader("Repeat stability")
+    st.subheader(t("stability.heading"))
     repeats = int((view.info.settings or {}).get("repeats", 1))
     if repeats < 2:
-        st.info("This run scored every row once, so there is no spread to show. Evaluate again with Repeats ≥ 2 "
-                f"(each repeat varies the seed and bypasses the cache), or `{REPEATS_CLI}`.")
-        if st.button("Set 3 repeats on Evaluate", key="trust.repeats"):
+        st.info(t("stability.once", cli=REPEATS_CLI))
+        if st.button(t("stability.set_repeats"), key="trust.repeats"):
             st.session_state[state.EVALUATE_REPEATS] = 3
             st.switch_page(nav.EVALUATE.path)
         return
     report = _stability(str(run_store.path), view.run_id, len(view.results))
-    st.caption(f"{report['repeats']} repeats; pass = score ≥ {report['threshold']:g}. {report['note']}")
+    st.caption(t("stability.caption", n=report["repeats"], threshold=f"{report['threshold']:g}", note=report["note"]))
     st.dataframe(stability_frame(report), hide_index=True, width="stretch")
     moving = unstable_rows_frame(report)
     if moving.empty:
-        st.caption("No row moved between repeats.")
+        st.caption(t("stability.none_moved"))
     else:
-        st.markdown("**Rows that moved most**")
+        st.markdown(t("stability.moved"))
         st.dataframe(moving, hide_index=True, width="stretch")
 
 
@@ -205,47 +205,44 @@ def saved_probes(run_store: Store, run_id: str) -> dict[str, Any] | None:
 
 
 def probes_panel(view: RunView, run_store: Store) -> None:
-    st.subheader("Probes")
-    st.caption("Rows changed in ways that should not move a trustworthy score (padding, context order, the other "
-               "language) or should not raise it (an answer or a context telling the judge to give full marks), "
-               "re-scored by the same metrics and judges.")
+    st.subheader(t("probes.heading"))
+    st.caption(t("probes.help"))
     job: ProbeJob | None = st.session_state.get(state.PROBE_JOB)
     if job is not None and job.run_id == view.run_id and job.running:
         _probe_progress()
         return
     if job is not None and job.run_id == view.run_id and job.error:
-        show_error(f"The probes of run {view.run_id} failed: {job.error}")
+        show_error(t("probes.failed", run=view.run_id, error=job.error))
     report = saved_probes(run_store, view.run_id)
     if report is not None:
         flagged = report.get("flagged") or []
         (st.warning if flagged else st.success)(
-            f"Flagged: {', '.join(flagged)}." if flagged else "No probe moved the scores beyond its tolerance.")
+            t("probes.flagged", names=", ".join(flagged)) if flagged else t("probes.none_flagged"))
         if report.get("note"):
             st.caption(report["note"])
         st.dataframe(probes_frame(report), hide_index=True, width="stretch")
-        with st.expander("What each probe changed and skipped"):
+        with st.expander(t("probes.notes")):
             for note in probe_notes(report):
                 st.markdown(note)
     else:
-        st.info(f"No probes run on this run yet. Run them here, or `{PROBES_CLI}`.")
+        st.info(t("probes.none_yet", cli=PROBES_CLI))
     _probe_controls(view, run_store, rerun=report is not None)
 
 
 def _probe_controls(view: RunView, run_store: Store, *, rerun: bool) -> None:
     scorers, left_out = scorers_of_run(view.info.scorers, (view.info.settings or {}).get("options"))
-    chosen = st.multiselect("Probes", list(PROBES), default=list(PROBES), key="trust.probes")
+    chosen = st.multiselect(t("probes.heading"), list(PROBES), default=list(PROBES), key="trust.probes")
     if left_out:
-        st.caption(f"Not re-scored by probes (their rubric is not stored with the run): {', '.join(left_out)}.")
+        st.caption(t("probes.left_out", names=", ".join(left_out)))
     problems = sidebar.config_problems()
     if view.info.provider != sidebar.current_config().provider:
-        st.caption(f"Probes score with the sidebar's provider ({sidebar.provider_label()}); this run used "
-                   f"{view.info.provider}.")
-    if st.button("Run the probes again" if rerun else "Run probes", key="trust.run_probes",
+        st.caption(t("probes.other_provider", judge=sidebar.provider_label(), provider=view.info.provider))
+    if st.button(t("probes.rerun") if rerun else t("probes.run"), key="trust.run_probes",
                  disabled=not chosen or not scorers or not view.samples or bool(problems)):
         st.session_state[state.PROBE_JOB] = start_probes(view, chosen, sidebar.current_config(), str(run_store.path))
         st.rerun()
     if not view.samples:
-        st.caption("The run's rows are not loaded: load its dataset on the Dataset page to run probes.")
+        st.caption(t("probes.no_rows"))
 
 
 @st.fragment(run_every=0.5)
