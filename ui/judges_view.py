@@ -14,6 +14,7 @@ from rageval_core.judges.jury_run import add_jury, default_members
 from rageval_core.judges.labels import is_jury
 from rageval_core.store import Store
 from ui import charts, widgets
+from ui.i18n import t
 from ui.runs import RunView
 
 
@@ -26,11 +27,12 @@ def judge_methods(view: RunView) -> list[str]:
 def show(view: RunView, store: Store) -> None:
     """The judges view of one run with two or more methods."""
     methods = judge_methods(view)
-    st.subheader("Judges side by side")
-    st.caption("Each judge configuration (and jury) is a method of its own: `<method>@<judge id>`, `jury:<rule>`.")
-    threshold = st.slider("Pass threshold (kappa, splits)", 0.05, 0.95, 0.5, 0.05, key="compare.judges.threshold")
+    st.subheader(t("judges.heading"))
+    st.caption(t("judges.help"))
+    threshold = st.slider(t("judges.threshold"), 0.05, 0.95, 0.5, 0.05, key="compare.judges.threshold")
     criteria = list(dict.fromkeys(view.frame["metric"]))
-    criterion = st.selectbox("Criterion", criteria, format_func=widgets.metric_label, key="compare.judges.criterion")
+    criterion = st.selectbox(t("filter.criterion"), criteria, format_func={c: widgets.metric_label(c) for c in criteria}.get,
+                             key="compare.judges.criterion")
     scores = agreement.judge_scores(view.frame, criterion, methods).dropna(how="all", axis=1)
     order = [s for s in view.sample_ids() if s in scores.index]
     scores = scores.reindex(order)
@@ -39,20 +41,20 @@ def show(view: RunView, store: Store) -> None:
     if not points.empty:
         st.altair_chart(charts.judge_rows(points, order))
 
-    st.markdown("**Pairwise agreement** (rows scored by both; Spearman and kappa with 95% bootstrap intervals)")
+    st.markdown(t("judges.pairwise"))
     pairs = agreement.pairwise(view.frame, list(scores.columns), threshold=threshold)
     pairs = pairs[pairs["criterion"] == criterion]
     st.dataframe(_fmt(pairs.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
     split = agreement.splits(view.frame, list(scores.columns), threshold=threshold)
     split = split[split["criterion"] == criterion]
-    st.markdown(f"**Rows where the judges split** at {threshold:g} ({len(split)})")
+    st.markdown(t("judges.splits", threshold=f"{threshold:g}", n=len(split)))
     if split.empty:
-        st.caption("No row where one judge passes and another fails.")
+        st.caption(t("judges.no_splits"))
     else:
         st.dataframe(_fmt(split.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
-    st.markdown("**Calls, tokens, cost and seconds per row, per judge**")
+    st.markdown(t("judges.cost"))
     cost = agreement.cost_per_judge(store.iter_calls(view.run_id), len(view.sample_ids()))
     st.dataframe(cost.style.format({"cost_usd": "{:.4f}", "seconds": "{:.2f}", "calls_per_row": "{:.2f}",
                                     "tokens_per_row": "{:.1f}", "cost_per_row": "{:.5f}", "seconds_per_row": "{:.3f}"}),
@@ -68,14 +70,14 @@ def _fmt(frame: pd.DataFrame) -> object:
 def _jury_form(view: RunView, store: Store, methods: list[str]) -> None:
     members_all = [m for m in methods if not is_jury(m)]
     with st.form("compare.jury", border=True):
-        st.markdown("**Add a jury** — stored as method `jury:<rule>`, listed everywhere a method is")
-        rule = st.selectbox("Rule", list(RULES), key="compare.jury.rule")
-        members = st.multiselect("Members", members_all, default=default_members(members_all), key="compare.jury.members")
-        if st.form_submit_button("Add jury"):
+        st.markdown(t("judges.jury"))
+        rule = st.selectbox(t("judges.rule"), list(RULES), key="compare.jury.rule")
+        members = st.multiselect(t("judges.members"), members_all, default=default_members(members_all), key="compare.jury.members")
+        if st.form_submit_button(t("judges.add_jury")):
             try:
                 add_jury(store, view.run_id, rule, members)
             except ValueError as exc:
                 st.error(str(exc))
             else:
-                st.toast(f"Added jury:{rule} over {len(members)} members.")
+                st.toast(t("judges.added", rule=rule, n=len(members)))
                 st.rerun()
