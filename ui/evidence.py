@@ -10,6 +10,7 @@ import pandas as pd
 
 from rageval_core.store import CallEntry
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
+from ui.i18n import t
 from ui.widgets import fmt_score
 
 
@@ -25,11 +26,11 @@ def asks_frame(offline_relevancy: Mapping[str, Any]) -> pd.DataFrame:
     """The offline answer-relevancy stand-in: each ask of the question, the answer types found, coverage, score."""
     return pd.DataFrame([
         {
-            "ask": a["text"],
-            "answer types": ", ".join(f"{k} {'✓' if ok else '✗'}" for k, ok in a["types_found"].items()),
-            "topic words": fmt_score(a["coverage"]),
-            "missing": ", ".join(a["missing"]),
-            "score": fmt_score(a["score"]),
+            t("evidence.ask"): a["text"],
+            t("evidence.answer_types"): ", ".join(f"{k} {'✓' if ok else '✗'}" for k, ok in a["types_found"].items()),
+            t("evidence.topic_words"): fmt_score(a["coverage"]),
+            t("evidence.missing"): ", ".join(a["missing"]),
+            t("col.score"): fmt_score(a["score"]),
         }
         for a in offline_relevancy["asks"]
     ])
@@ -48,15 +49,15 @@ def chunks_frame(details: Mapping[str, Any]) -> pd.DataFrame:
 def correctness_frame(details: Mapping[str, Any]) -> pd.DataFrame:
     """Answer correctness's statements by class (TP, then FP, then FN) with the classifier's reason."""
     rows = [
-        {"class": label, "statement": item.get("statement"), "reason": item.get("reason")}
+        {t("evidence.class"): label, t("evidence.statement"): item.get("statement"), t("col.reason"): item.get("reason")}
         for label in ("TP", "FP", "FN")
         for item in details.get(label) or []
     ]
-    return pd.DataFrame(rows, columns=["class", "statement", "reason"])
+    return pd.DataFrame(rows, columns=[t("evidence.class"), t("evidence.statement"), t("col.reason")])
 
 
 def call_title(n: int, call: CallEntry) -> str:
     """"3. faithfulness · verify · openai/gpt-4o-mini · 0.42 s": who called, the task, the model and the outcome."""
-    status = "cache hit" if call.cached else ("error" if call.error else f"{call.latency_s:.2f} s")
+    status = t("evidence.cache_hit") if call.cached else (t("evidence.error") if call.error else f"{call.latency_s:.2f} s")
     who = call.scorer if call.scorer and call.scorer != call.method else (call.method or call.scorer)
     return f"{n}. {who} · {call.task} · {call.provider}/{call.model} · {status}"
