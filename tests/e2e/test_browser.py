@@ -217,6 +217,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_test_id("stTable").first).not_to_contain_text("✅ 正確な回答")
     _shot(page, "compare-filter.png")
     _go(page, "サンプルを調べる")  # the filter carries over
+    expect(page.get_by_role("heading", name="サンプルを調べる")).to_be_visible()  # the page changed before reading it
     expect(page.get_by_text(re.compile(r"絞り込み中: \d+ 行中 1 行。"))).to_be_visible()
     page.get_by_test_id("stSidebar").get_by_text("English", exact=True).click()
     expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()
