@@ -48,9 +48,11 @@ st.caption(
 )
 if sidebar.is_offline():
     st.info(
-        "Offline provider: questions are **extractive** (a sentence's key phrase and the section heading; the sentence "
-        "is the ground truth) and RAG answers are the best-matching context sentences. Good for trying the pipeline; "
-        "choose an API provider for real questions and answers.",
+        "Offline provider: questions are **heuristic** shapes, no language model — facts are extractive (a sentence's key "
+        "phrase and the section heading; the sentence is the ground truth), reasoning applies a numeric rule to a case, "
+        "multi-chunk asks about two sections at once, out-of-scope asks about aspects the document never mentions. RAG "
+        "answers are the best-matching context sentences. Good for trying the pipeline; choose an API provider for real "
+        "questions and answers.",
         icon="🧮",
     )
 

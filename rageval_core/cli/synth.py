@@ -3,6 +3,7 @@
 Seed 003's pipeline from the command line, with the same exit codes as ``evaluate``::
 
     python -m rageval_core synth DOC.md --provider offline --per-section 3 --out testset.json
+    python -m rageval_core synth DOC.md --provider offline --types fact=0.4,reasoning=0.3,multi_chunk=0.2,out_of_scope=0.1 --out testset.json
     python -m rageval_core rag testset.json --docs DOC.md --provider offline --k 2 --out rag_outputs.json
     python -m rageval_core evaluate rag_outputs.json --provider offline --judge binary --out results.json
 
