@@ -83,4 +83,4 @@ def apply(view: RunView, flt: RowFilter, judge: str | None, store: Store) -> tup
     if flt.methods:
         frame = frame[frame["method"].isin(flt.methods)]
         results = [r for r in results if r.method in flt.methods]
-    return replace(view, frame=frame, results=results), total
+    return replace(view, frame=frame, results=results, scope=repr(flt), only_methods=tuple(flt.methods)), total

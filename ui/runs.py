@@ -33,6 +33,8 @@ class RunView:
     samples: dict[str, Sample] = field(default_factory=dict)
     samples_source: str | None = None
     store: Store | None = None  # where ``results_for`` reads one row's full results
+    scope: str = ""  # a filtered view's filter: part of its cached tables' keys, so they are not the whole run's
+    only_methods: tuple[str, ...] = ()  # a method filter ``results_for`` applies to the row it reads
 
     # ``results`` carry no details beyond the judge id (``run_summary.light_results``): the inspector's
     # claims, verdicts and prompts come from ``results_for``.
@@ -64,13 +66,16 @@ class RunView:
 
         if self.store is None:
             return build()
-        return run_summary.cached(self.store, self.run_id, f"category:{method}:{self.samples_source}", build).copy()
+        key = f"category:{method}:{self.samples_source}:{self.scope}"
+        return run_summary.cached(self.store, self.run_id, key, build).copy()
 
     def results_for(self, sample_id: str) -> list[MetricResult]:
         """One row's results with their details (read from the store: the run's list has none)."""
         if self.store is not None:
-            return run_summary.row_results(self.store, self.run_id, sample_id)
-        return [r for r in self.results if r.sample_id == sample_id]
+            rows = run_summary.row_results(self.store, self.run_id, sample_id)
+        else:
+            rows = [r for r in self.results if r.sample_id == sample_id]
+        return [r for r in rows if r.method in self.only_methods] if self.only_methods else rows
 
     def question_snippet(self, sample_id: str, limit: int) -> str:
         """The row's question cut to ``limit`` characters ("…" marks a cut); "" when its text is not loaded."""
