@@ -9,12 +9,10 @@ else makes only that criterion unscored (``parse_error``, raw text kept) — nev
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLMRequest, ProviderError
 from rageval_core.metrics.base import (
     CallEstimate,
@@ -22,7 +20,7 @@ from rageval_core.metrics.base import (
     EvalContext,
     summarize_traces,
 )
-from rageval_core.prompts import PromptTemplate, TemplateError, load_template
+from rageval_core.prompts import PromptTemplate, TemplateError
 from rageval_core.rubric import (
     PRESET_IDS,
     Criterion,
@@ -36,173 +34,30 @@ from rageval_core.rubric import (
     rubric_record,
 )
 from rageval_core.tasks import JUDGE, judge_schema
+from rageval_core.metrics.judge_parse import (  # noqa: F401 - re-exported: callers read the parser from here
+    DECLARABLE_REASONS,
+    UNSCORED_KEY,
+    UNSUPPORTED_KEY,
+    CriterionVerdict,
+    JudgeParse,
+    parse_judge_output,
+)
+from rageval_core.metrics.judge_template import (  # noqa: F401 - re-exported: callers read the templates from here
+    JUDGE_VARIABLES,
+    TemplateMismatchError,
+    check_template,
+    judge_template,
+    literal_output_keys,
+    literal_score_ranges,
+    template_from_text,
+    template_notes,
+)
 from rageval_core.metrics.scoring import AGGREGATES, aggregate_repeats
 from rageval_core.metrics.steps import reask_limit, reask_request, sample_language
 from rageval_core.types import MetricResult, Sample, Unscored, judge_method
 
-# Everything a judge template may use. ``context`` is the seed-000 name (contexts joined by newlines), so
-# the article's prompt can be pasted into the raw-template editor unchanged.
-JUDGE_VARIABLES: tuple[str, ...] = (
-    "instructions",
-    "overview",
-    "rubric",
-    "output_format",
-    "question",
-    "contexts",
-    "context",
-    "ground_truth",
-    "answer",
-)
-UNSUPPORTED_KEY = "_unsupported"
-# ``{"_unscored": {id: reason}}``: the offline judge's way to say a row is beyond its heuristic (a bare
-# yes / no answer, ...). Only these reasons are taken; anything else a model writes there is ignored.
-UNSCORED_KEY = "_unscored"
-_DECLARABLE_REASONS = frozenset(
-    {Unscored.NO_CLAIMS, Unscored.EMPTY_ANSWER, Unscored.MISSING_FIELD, Unscored.UNCHECKABLE, Unscored.OFFLINE_UNSUPPORTED}
-)
 Aggregate = Literal["mean", "median", "majority", "majority_or_median"]
 _OUTPUT_TOKENS_PER_CRITERION = 80  # a score and a 1–2 sentence reason
-
-
-class TemplateMismatchError(ValueError):
-    """A judge template that cannot serve its rubric; raised before any call. ``problems`` lists them all."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = list(problems)
-
-
-# ---------------------------------------------------------------------------------------- templates
-
-
-def judge_template(language: str) -> PromptTemplate:
-    """The shipped judge template of a language (``prompts/templates/<lang>/judge.txt``)."""
-    return load_template("judge", language)
-
-
-def template_from_text(text: str, language: str, name: str = "judge-custom") -> PromptTemplate:
-    """A raw template edited by the user; placeholders are checked against ``JUDGE_VARIABLES`` now."""
-    return PromptTemplate.from_text(text, name=name, language=language, variables=JUDGE_VARIABLES)
-
-
-_UNBRACE = re.compile(r"\{\{|\}\}")
-_FLAT_KEY = re.compile(r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)*?)_(score|reason)"\s*:')
-_NESTED_KEY = re.compile(r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)*)"\s*:\s*\{\s*"(score|reason)"')
-
-
-def literal_output_keys(template: PromptTemplate) -> dict[str, set[str]]:
-    """Criterion ids whose keys a template writes out literally, with the fields asked (``score``/``reason``).
-
-    Reads both shapes the parser accepts: ``"<id>_score":`` and ``"<id>": {"score": ...}``.
-    """
-    text = _UNBRACE.sub(lambda m: m.group(0)[0], template.text)
-    found: dict[str, set[str]] = {}
-    for pattern in (_FLAT_KEY, _NESTED_KEY):
-        for match in pattern.finditer(text):
-            found.setdefault(match.group(1), set()).add(match.group(2))
-    return found
-
-
-# A score written out literally with its range: ``"faithfulness_score": <1-5の整数>`` or, nested,
-# ``"faithfulness": {"score": <integer 1-5>``. The range is what the template asks the model for.
-_LITERAL_SCORE = re.compile(
-    r'"([a-z][a-z0-9]*(?:_[a-z0-9]+)*?)(?:_score"|"\s*:\s*\{\s*"score")\s*:\s*([^\n,}]*)'
-)
-_RANGE = re.compile(r"(-?\d+)\s*(?:-|–|〜|~|to|から)\s*(-?\d+)")
-
-
-def literal_score_ranges(template: PromptTemplate) -> dict[str, tuple[int, int]]:
-    """Score ranges a template writes out literally per criterion id (``<1-5の整数>`` → (1, 5))."""
-    text = _UNBRACE.sub(lambda m: m.group(0)[0], template.text)
-    found: dict[str, tuple[int, int]] = {}
-    for match in _LITERAL_SCORE.finditer(text):
-        bounds = _RANGE.search(match.group(2))
-        if bounds:
-            found.setdefault(match.group(1), (int(bounds.group(1)), int(bounds.group(2))))
-    return found
-
-
-def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criterion: bool = False) -> list[str]:
-    """Problems that would make a judge template fail its rubric, found before any call.
-
-    Placeholders must be judge variables; the answer must be shown; the inputs the criteria require
-    (question, contexts, ground truth) must be shown; and the output keys the template asks for must
-    match the rubric's criteria, either through ``{output_format}`` or written out literally.
-    """
-    if isinstance(template, str):
-        try:
-            template = template_from_text(template, rubric.language)
-        except TemplateError as exc:
-            return [str(exc)]
-    problems: list[str] = []
-    unknown = [v for v in template.variables if v not in JUDGE_VARIABLES]
-    if unknown:
-        problems.append(f"unknown variable(s) {unknown}; a judge template can use {', '.join(JUDGE_VARIABLES)}")
-    used = set(template.placeholders)
-    if "answer" not in used:
-        problems.append("the template never shows the answer: add {answer}")
-    shown = {"question": "question" in used, "ground_truth": "ground_truth" in used,
-             "contexts": bool(used & {"contexts", "context"})}
-    for c in rubric.criteria:
-        for need in c.requires:
-            if not shown[need]:
-                placeholder = "{contexts}" if need == "contexts" else "{" + need + "}"
-                problems.append(f"criterion {c.id!r} needs {need} but the template has no {placeholder}")
-    literal = literal_output_keys(template)
-    rubric_ids = set(rubric.ids)
-    for cid in sorted(set(literal) - rubric_ids):
-        problems.append(
-            f"the template asks for {cid}_{max(literal[cid])} but the rubric has no criterion {cid!r}"
-        )
-    if "output_format" not in used:
-        missing = [cid for cid in rubric.ids if "score" not in literal.get(cid, set())]
-        if missing:
-            problems.append(
-                f"the template never asks for {', '.join(f'{cid}_score' for cid in missing)}:"
-                " add {output_format} or write those keys into the JSON block"
-            )
-    else:
-        partial = [cid for cid in rubric.ids if cid in literal and "score" not in literal[cid]]
-        problems.extend(f"the template asks for {cid}_reason but not {cid}_score" for cid in partial)
-    ranges = literal_score_ranges(template)
-    for c in rubric.criteria:
-        if c.id in ranges and ranges[c.id] != (c.min, c.max):
-            low, high = ranges[c.id]
-            problems.append(
-                f"the template asks for {c.id}_score on {low}-{high} but the rubric scores {c.id} on"
-                f" {c.min}..{c.max}: every answer outside {c.min}..{c.max} would be a parse_error"
-            )
-    if per_criterion and len(rubric.criteria) > 1 and literal and "output_format" not in used:
-        problems.append(
-            "per-criterion mode sends one criterion a call, but this template's JSON block asks for every"
-            " criterion at once: use {output_format} (and {rubric}) instead of writing the keys out"
-        )
-    return problems
-
-
-def template_notes(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
-    """What a working template leaves out of the rubric: edits there will not change the prompt.
-
-    Not errors (the seed-000 prompt pasted verbatim writes its levels out and is valid), but a user who
-    edits a level description while such a template is active must be told the edit is not sent.
-    """
-    if isinstance(template, str):
-        try:
-            template = template_from_text(template, rubric.language)
-        except TemplateError:
-            return []
-    used = set(template.placeholders)
-    notes: list[str] = []
-    if "rubric" not in used:
-        notes.append(
-            "the template has no {rubric}: criterion and level descriptions edited in the rubric are not sent;"
-            " the prompt shows only the criteria the template writes out itself"
-        )
-    if "instructions" not in used and rubric.instructions:
-        notes.append("the template has no {instructions}: the rubric's role line is not sent")
-    if "overview" not in used and "rubric" in used:
-        notes.append("the template has no {overview}: the number of criteria and their scale are not stated")
-    return notes
 
 
 def prompt_values(rubric: Rubric, sample: Sample) -> dict[str, Any]:
@@ -238,126 +93,6 @@ def judge_output_schema(rubric: Rubric) -> dict[str, Any]:
     for c in rubric.criteria:
         schema["properties"][f"{c.id}_score"] = {"type": "integer", "minimum": c.min, "maximum": c.max}
     return schema
-
-
-# ---------------------------------------------------------------------------------------- parsing
-
-
-@dataclass(frozen=True)
-class CriterionVerdict:
-    """What one response said about one criterion: a raw score and reason, or why it is unscored."""
-
-    criterion: str
-    score: int | None
-    reason: str | None = None
-    unscored_reason: str | None = None
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "criterion": self.criterion,
-            "score": self.score,
-            "reason": self.reason,
-            "unscored_reason": self.unscored_reason,
-            "error": self.error,
-        }
-
-
-@dataclass
-class JudgeParse:
-    """A parsed judge response: one verdict per criterion plus the raw text and the JSON object read."""
-
-    raw: str
-    parsed: dict[str, Any] | None
-    verdicts: dict[str, CriterionVerdict]
-    error: str | None = None
-
-
-_INT_TEXT = re.compile(r"^\s*[+-]?\d+\s*$")
-
-
-def _as_int(value: Any) -> int | None:
-    """An integer score as written: int, a float with no fraction (JSON ``4.0``) or a digit string ``"4"``."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _INT_TEXT.match(value):
-        return int(value)
-    return None
-
-
-def _reason_text(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else str(value)
-
-
-def _find(parsed: Mapping[str, Any], cid: str) -> tuple[bool, Any, Any]:
-    """(found, score, reason) from the flat or the nested shape; flat wins when both are present."""
-    if f"{cid}_score" in parsed:
-        return True, parsed[f"{cid}_score"], parsed.get(f"{cid}_reason")
-    nested = parsed.get(cid)
-    if isinstance(nested, Mapping) and "score" in nested:
-        return True, nested["score"], nested.get("reason")
-    return False, None, parsed.get(f"{cid}_reason")
-
-
-def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> JudgeParse:
-    """Read one judge response. Each criterion is scored or unscored on its own; nothing is clamped.
-
-    - no JSON object → every criterion ``parse_error``;
-    - ``"_unsupported": [ids]`` (the offline judge) → those criteria ``offline_unsupported``;
-    - ``"_unscored": {id: reason}`` with a known reason (``uncheckable``, ...) and no score → that reason;
-    - a missing criterion, a non-integer or an out-of-range score → that criterion ``parse_error``.
-    """
-    raw = text or ""
-    try:
-        parsed = parse_json_object(raw)
-    except ParseError as exc:
-        message = f"{exc}: no JSON object could be read"
-        verdicts = {c.id: CriterionVerdict(c.id, None, None, Unscored.PARSE_ERROR, message) for c in criteria}
-        return JudgeParse(raw, None, verdicts, str(exc))
-    unsupported_raw = parsed.get(UNSUPPORTED_KEY) or []
-    unsupported = {str(x) for x in unsupported_raw} if isinstance(unsupported_raw, (list, tuple)) else set()
-    declared_raw = parsed.get(UNSCORED_KEY) or {}
-    declared = {
-        str(k): str(v) for k, v in (declared_raw.items() if isinstance(declared_raw, Mapping) else ())
-        if str(v) in _DECLARABLE_REASONS
-    }
-    verdicts: dict[str, CriterionVerdict] = {}
-    for c in criteria:
-        found, value, reason_value = _find(parsed, c.id)
-        reason = _reason_text(reason_value)
-        if c.id in unsupported and _as_int(value) is None:
-            verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.OFFLINE_UNSUPPORTED, "the offline heuristic judge cannot score this criterion"
-            )
-            continue
-        if c.id in declared and not found:
-            verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, declared[c.id], f"the judge declared this row {declared[c.id]} for {c.id}"
-            )
-            continue
-        if not found:
-            verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score is missing from the response"
-            )
-            continue
-        score = _as_int(value)
-        if score is None:
-            verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score {value!r} is not an integer"
-            )
-        elif not (c.min <= score <= c.max):
-            verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score {score} is outside {c.min}..{c.max}"
-            )
-        else:
-            verdicts[c.id] = CriterionVerdict(c.id, score, reason)
-    return JudgeParse(raw, parsed, verdicts)
 
 
 def aggregate_scores(scores: Sequence[int], how: Aggregate) -> float | None:
@@ -707,7 +442,7 @@ class JudgeScorer:
             failure = verdicts[0]
             details["error"] = failure.error
             # Unscored: the reason says why (the offline judge's own explanation when it gave one).
-            offline_reason = failure.unscored_reason in _DECLARABLE_REASONS and failure.reason
+            offline_reason = failure.unscored_reason in DECLARABLE_REASONS and failure.reason
             return MetricResult(
                 sample_id=sample.id, metric=c.id, method=self.method, value=None,
                 unscored_reason=failure.unscored_reason or Unscored.PARSE_ERROR,
