@@ -1,4 +1,4 @@
-"""LLM requests, embedding requests and tokens per row of the four seed-000 metrics, beside RAGAS.
+"""LLM requests, embedding requests and tokens per row of the four metrics of the RAGAS-vs-judge article, beside RAGAS.
 
     python bench/calls_per_row.py                      # sample_data/ml_qa_ja.json, offline provider
     python bench/calls_per_row.py --data sample_data/ml_qa_en.json

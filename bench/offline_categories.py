@@ -1,4 +1,4 @@
-"""All six decomposed metrics on the offline provider, averaged per category like seed 000's tables.
+"""All six decomposed metrics on the offline provider, averaged per category like the RAGAS-vs-judge article's tables.
 
     python bench/offline_categories.py                  # sample_data/ml_qa_ja.json
     python bench/offline_categories.py --data sample_data/ml_qa_en.json --economy

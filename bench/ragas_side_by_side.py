@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "rows.json"
         data.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-        print(f"{n} seed rows, metrics {', '.join(SEED_METRICS)}, fake server latency {args.latency:g}s")
+        print(f"{n} sample rows, metrics {', '.join(SEED_METRICS)}, fake server latency {args.latency:g}s")
         print("system  conc  llm/row  embed/row  prompt_tokens  unscored  wall_s  ideal_s  wall/ideal")
         for conc in args.concurrency:
             for name in ("ours", "ragas"):

@@ -1,4 +1,4 @@
-"""Print the judge prompt the workbench sends for one row (default: seed-000 row 4, rubric5, Japanese).
+"""Print the judge prompt the workbench sends for one row (default: sample row 4, rubric5, Japanese).
 
     python bench/render_judge_prompt.py [--rubric rubric5|binary|binary-strict|PATH] [--row 4]
                                         [--data sample_data/ml_qa_ja.json] [--language ja|en]

@@ -1,4 +1,4 @@
-"""Figures of the seed-003 pipeline on a document: questions generated, retrieval hit rate per k, binary judges.
+"""Figures of the synthetic-QA article's pipeline on a document: questions generated, retrieval hit rate per k, binary judges.
 
     python bench/synth_pipeline.py                                  # offline, sample_data/company_policy_ja.md
     python bench/synth_pipeline.py DOC.md --provider gemini --per-section 2 --k 1 2 3
@@ -6,7 +6,7 @@
 Prints one line per k: questions, retrieval hit rate (share of questions whose source section's chunk is in
 the top k) and the mean faithfulness / answer correctness of the lenient ``binary`` and ``binary-strict``
 judges. With ``--changed OLD=NEW`` (repeatable) it also answers the same test set over a copy of the document
-with those replacements (seed 003's regression check on a document change) and prints the same line.
+with those replacements (the synthetic-QA article's regression check on a document change) and prints the same line.
 The README's synth section quotes the offline figures. State goes to a temporary RAGEVAL_HOME.
 """
 

@@ -204,7 +204,7 @@ def run_embedders(args: argparse.Namespace) -> int:
             sentences += [s for c in row["contexts"] for s in split_sentences(c)]
     sentences = sentences[:300] or [a for pair in JA_PARAPHRASES for a in pair] * 10
     print(
-        f"{'encoder':<8} {'load s':>6} {'sent/s':>7} {'para AUC':>8} {'para top1':>9} {'pos cos':>7} {'neg cos':>7} {'para>near':>9} {'seed Q>A AUC':>12} {'seed top1':>9}"
+        f"{'encoder':<8} {'load s':>6} {'sent/s':>7} {'para AUC':>8} {'para top1':>9} {'pos cos':>7} {'neg cos':>7} {'para>near':>9} {'Q>A AUC':>12} {'Q>A top1':>9}"
     )
     for name in ENCODERS:
         try:

@@ -1,7 +1,7 @@
 """Comparison analytics over results: pure functions of MetricResult lists and pandas frames, no I/O.
 
 What the UI and the CLI show side by side: per-row decomposed vs judge values for each shared criterion,
-the seed-000 per-category table, agreement statistics per criterion, the rows that disagree most, run A
+the per-category table of the RAGAS-vs-judge article, agreement statistics per criterion, the rows that disagree most, run A
 vs run B deltas, and calls / tokens / cost / latency per method (from the call log).
 """
 
@@ -201,7 +201,7 @@ def judge_methods(frame: pd.DataFrame) -> list[str]:
 
 
 def shared_criteria(frame: pd.DataFrame, method_a: str, method_b: str) -> list[str]:
-    """Criteria both methods produced, seed-000 order first."""
+    """Criteria both methods produced, the article's order first."""
     a = set(frame.loc[frame["method"] == method_a, "metric"])
     b = set(frame.loc[frame["method"] == method_b, "metric"])
     shared = a & b
@@ -251,7 +251,7 @@ def side_by_side(frame: pd.DataFrame, judge: str | None = None, decomposed: str 
 
 
 def category_table(frame: pd.DataFrame, method: str, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Seed-000 layout for one method: a row per category (first-seen order), a column per criterion.
+    """The RAGAS-vs-judge article's layout for one method: a row per category (first-seen order), a column per criterion.
 
     Cells are means over scored rows; NaN ("-" in the article) when no row of the category was scored.
     """
@@ -267,7 +267,7 @@ def category_table(frame: pd.DataFrame, method: str, metrics: Sequence[str] | No
 
 
 def category_comparison(frame: pd.DataFrame, metric: str, methods: Sequence[str] | None = None) -> pd.DataFrame:
-    """Seed-000's comparison tables: one criterion, a row per category, a column per method."""
+    """The RAGAS-vs-judge article's comparison tables: one criterion, a row per category, a column per method."""
     methods = list(methods) if methods is not None else methods_in(frame)
     cols = {m: category_table(frame, m, [metric])[metric] for m in methods}
     table = pd.DataFrame(cols)

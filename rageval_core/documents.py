@@ -65,7 +65,7 @@ class Chunk:
     text: str
 
     def embed_text(self, with_heading: bool = True) -> str:
-        """What is embedded for retrieval: the heading line in front of the text (as seed 003 kept
+        """What is embedded for retrieval: the heading line in front of the text (as the synthetic-QA article kept
         "## heading" in each chunk), so a chunk of bullets still matches questions about its topic.
         The context itself stays heading-free so sentence-level judges see only the section's sentences."""
         return f"{self.heading}\n{self.text}" if with_heading and self.heading else self.text

@@ -1,8 +1,8 @@
-"""A small retrieve-and-answer pipeline to evaluate (seed 003's SimpleRAG without a vector database).
+"""A small retrieve-and-answer pipeline to evaluate (the synthetic-QA article's SimpleRAG without a vector database).
 
 Chunks are embedded once with the active embedder (kept in a small in-process index cache keyed by the
 embedder and the chunk texts; API embedders also cache vectors in SQLite), each question is embedded,
-the top-k chunks by cosine similarity are retrieved (k = 2 as in seed 003) and the ``rag_answer`` task
+the top-k chunks by cosine similarity are retrieved (k = 2 as in the synthetic-QA article) and the ``rag_answer`` task
 answers from them. The result is a list of evaluation ``Sample`` rows: question, retrieved contexts,
 answer, ground truth = the synthetic answer, and metadata with the retrieved chunk ids, their scores and
 whether the question's source section came back (the retrieval hit).

@@ -100,7 +100,7 @@ class Criterion:
             problems.append(f"{where}: unknown requirement(s) {unknown}; known: {', '.join(REQUIREMENTS)}")
         if problems:
             raise RubricError(problems)
-        # Highest level first, as the seed-000 prompt lists them.
+        # Highest level first, as the RAGAS-vs-judge article's prompt lists them.
         object.__setattr__(self, "levels", {s: levels[s].strip() for s in sorted(levels, reverse=True)})
         object.__setattr__(self, "requires", tuple(dict.fromkeys(self.requires)))
         object.__setattr__(self, "name", self.name.strip())
@@ -147,7 +147,7 @@ class Criterion:
 class Rubric:
     """A named list of criteria judged in one prompt, in one language.
 
-    ``instructions`` is the role line that opens the prompt (the seed-000 "あなたは…専門家です。");
+    ``instructions`` is the role line that opens the prompt (the RAGAS-vs-judge article's "あなたは…専門家です。");
     ``description`` explains the rubric to people (UI, README) and is not sent to the model.
     """
 
@@ -366,8 +366,8 @@ def judge_phrases(language: str) -> dict[str, str]:
 
 
 def render_overview(rubric: Rubric) -> str:
-    """The line under the role line: how many criteria, on which scale (seed-000 wording; a 0/1 scale is
-    worded as the seed-003 pass / fail judgement)."""
+    """The line under the role line: how many criteria, on which scale (the RAGAS-vs-judge article's wording; a 0/1 scale is
+    worded as the synthetic-QA article's pass / fail judgement)."""
     p = judge_phrases(rubric.language)
     scale = rubric.uniform_scale
     if len(rubric.criteria) == 1 and scale is not None:  # per-criterion calls: no "each of 1 criteria"
@@ -397,7 +397,7 @@ def render_rubric(rubric: Rubric) -> str:
 
 
 def render_output_format(rubric: Rubric) -> str:
-    """The JSON answer block of the seed-000 prompt: flat ``<id>_score`` and ``<id>_reason`` keys."""
+    """The JSON answer block of the RAGAS-vs-judge article's prompt: flat ``<id>_score`` and ``<id>_reason`` keys."""
     p = judge_phrases(rubric.language)
     lines = []
     for c in rubric.criteria:

@@ -26,7 +26,7 @@ METRIC_IDS: tuple[str, ...] = (
     CONTEXT_RELEVANCE,
     ANSWER_CORRECTNESS,
 )
-# The four metrics the seed-000 article compares.
+# The four metrics the RAGAS-vs-judge article compares.
 SEED_METRICS: tuple[str, ...] = (FAITHFULNESS, ANSWER_RELEVANCY, CONTEXT_PRECISION, ANSWER_CORRECTNESS)
 
 DECOMPOSED = "decomposed"

@@ -24,7 +24,7 @@ from ui.widgets import counted, metric_label
 
 @dataclass
 class RunView:
-    """One run with its results as a frame (categories as the seed-000 labels when the data has them)."""
+    """One run with its results as a frame (categories as the sample data's labels when the data has them)."""
 
     info: RunInfo
     results: list[MetricResult]
@@ -55,7 +55,7 @@ class RunView:
         return [sid for sid in self.categories if sid in present]
 
     def category_order(self) -> list[str]:
-        """Categories in dataset order, as the seed-000 tables list them."""
+        """Categories in dataset order, as the RAGAS-vs-judge article's tables list them."""
         return list(dict.fromkeys((self.categories.get(sid) or "(none)") for sid in self.sample_ids()))
 
     def category_table(self, method: str) -> pd.DataFrame:
@@ -149,7 +149,7 @@ def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> li
 
 
 def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The seed-000 category tables of every method in long form (category, criterion, method, mean)."""
+    """The category tables (as in the RAGAS-vs-judge article) of every method in long form (category, criterion, method, mean)."""
     parts = []
     for method in compare.methods_in(frame) if not frame.empty else []:
         table = compare.category_table(frame, method).reset_index()

@@ -36,11 +36,11 @@ def metric_short(metric_id: str) -> str:
     return t_opt(f"metric.short.{metric_id}", metric_label(metric_id))
 
 
-UNSCORED = "-"  # what an unscored cell shows, as in the seed-000 tables (st.dataframe(placeholder=UNSCORED))
+UNSCORED = "-"  # what an unscored cell shows, as in the RAGAS-vs-judge article's tables (st.dataframe(placeholder=UNSCORED))
 
 
 def fmt_score(value: Any) -> str:
-    """Three decimals like the seed-000 tables; "-" for unscored."""
+    """Three decimals like the RAGAS-vs-judge article's tables; "-" for unscored."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return UNSCORED
     return f"{float(value):.3f}"

@@ -363,7 +363,7 @@ def _metric_title(metric: str) -> str:
 
 
 def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
-    """Seed 000's per-category tables (one per method) and, with a judge beside decomposed metrics, their
+    """The per-category tables of the RAGAS-vs-judge article (one per method) and, with a judge beside decomposed metrics, their
     agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``."""
     from rageval_core.compare import (
         DECOMPOSED,

@@ -1,6 +1,6 @@
 """CLI: ``synth`` (document → synthetic QA test set) and ``rag`` (test set + documents → RAG outputs).
 
-Seed 003's pipeline from the command line, with the same exit codes as ``evaluate``::
+The synthetic-QA article's pipeline from the command line, with the same exit codes as ``evaluate``::
 
     python -m rageval_core synth DOC.md --provider offline --per-section 3 --out testset.json
     python -m rageval_core synth DOC.md --provider offline --types fact=0.4,reasoning=0.3,multi_chunk=0.2,out_of_scope=0.1 --out testset.json
@@ -280,14 +280,14 @@ def add_commands(sub: Any) -> None:
         "--header 'Authorization: Bearer $MY_RAG_TOKEN' reads $NAME from the environment at call time, never stored) "
         "or --callable package.module:function. Or the built-in retrieve-and-answer pipeline: --docs DOC --provider P.",
     )
-    rg.add_argument("testset", help="test set from 'synth' (or a JSON list of {question, answer} as in seed 003)")
+    rg.add_argument("testset", help="test set from 'synth' (or a JSON list of {question, answer} as in the synthetic-QA article)")
     rg.add_argument("--endpoint", metavar="URL", help="your RAG server: each question is POSTed as JSON")
     rg.add_argument("--header", action="append", metavar="'NAME: VALUE'",
                     help="request header for --endpoint (repeatable); $NAME in the value is read from the environment")
     rg.add_argument("--map", metavar="FILE", help="JSON (or YAML) mapping of request and reply paths (README: Your RAG)")
     rg.add_argument("--callable", metavar="MOD:FN", help="your RAG as Python: fn(question[, metadata]) -> dict or (answer, contexts)")
     rg.add_argument("--docs", action="append", help="built-in pipeline: document to retrieve from (repeatable)")
-    rg.add_argument("--k", type=int, default=2, help="chunks retrieved per question (default 2, as in seed 003)")
+    rg.add_argument("--k", type=int, default=2, help="chunks retrieved per question (default 2, as in the synthetic-QA article)")
     rg.add_argument("--no-heading", action="store_true", help="embed chunks without their section heading")
     rg.add_argument("--out", required=True, help="RAG outputs as a dataset (.json, .jsonl, .csv) for 'evaluate'")
     rg.add_argument("--quiet", action="store_true", help="no progress lines")

@@ -1,4 +1,4 @@
-"""The one-call rubric judge (seed-000 LLM-as-a-judge): one prompt, every criterion, a score and a reason each.
+"""The one-call rubric judge (LLM-as-a-judge as in the RAGAS-vs-judge article): one prompt, every criterion, a score and a reason each.
 
 The prompt is rendered from a ``Rubric`` into the ``judge`` template of the rubric's language (or a raw
 template the user edited), so editing a level description changes the prompt and with it the request

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rageval_core.prompts import PromptTemplate, TemplateError, load_template
 from rageval_core.rubric import Rubric
 
-# Everything a judge template may use. ``context`` is the seed-000 name (contexts joined by newlines), so
+# Everything a judge template may use. ``context`` is the RAGAS-vs-judge article's name (contexts joined by newlines), so
 # the article's prompt can be pasted into the raw-template editor unchanged.
 JUDGE_VARIABLES: tuple[str, ...] = (
     "instructions",
@@ -144,7 +144,7 @@ def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criter
 def template_notes(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
     """What a working template leaves out of the rubric: edits there will not change the prompt.
 
-    Not errors (the seed-000 prompt pasted verbatim writes its levels out and is valid), but a user who
+    Not errors (the RAGAS-vs-judge article's prompt pasted verbatim writes its levels out and is valid), but a user who
     edits a level description while such a template is active must be told the edit is not sent.
     """
     if isinstance(template, str):

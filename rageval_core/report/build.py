@@ -1,6 +1,6 @@
 """What the report shows, gathered from the store: plain tables and rows, no HTML here.
 
-Per run: the dataset summary, the seed-000 per-category table of every method, decomposed vs single-prompt
+Per run: the dataset summary, the per-category table (as in the RAGAS-vs-judge article) of every method, decomposed vs single-prompt
 agreement per judge, judge vs judge agreement with intervals, trust figures when the Trust page or CLI saved
 them, cost per method, and a few chosen rows (the most disagreeing by default) with their claims and every
 method's reasons. Row texts come from the samples given, the run's dataset file when unchanged, or a shipped

@@ -1,4 +1,4 @@
-"""Synthetic QA test sets from documents (seed 003's "data preparation" phase), with question types.
+"""Synthetic QA test sets from documents (the synthetic-QA article's "data preparation" phase), with question types.
 
 Each call sends one section (two passages for multi-chunk) to the LLM through its type's task and template
 in the document's language, asking for ``n`` question/answer pairs; the answer is the ground truth. How many

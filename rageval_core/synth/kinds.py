@@ -2,11 +2,11 @@
 
 Four types, each its own task and template per language:
 
-- ``fact``: a simple lookup answerable from one chunk (``synth_qa``, the seed-003 shape);
+- ``fact``: a simple lookup answerable from one chunk (``synth_qa``, the synthetic-QA article's shape);
 - ``reasoning``: needs one step beyond a lookup, e.g. applying a rule or threshold to a case (``synth_reasoning``);
 - ``multi_chunk``: needs two chunks from two sections, both kept as sources (``synth_multi_chunk``);
 - ``out_of_scope``: on the document's topic but not answered by it; the right answer is "not in the
-  documents" (``synth_out_of_scope``), which is what seed 003's one failure was about.
+  documents" (``synth_out_of_scope``), which is what the synthetic-QA article's one failure was about.
 
 The user sets shares (``fact=0.4,reasoning=0.3,multi_chunk=0.2,out_of_scope=0.1``); the total is
 ``per_section`` × sections, split by largest remainder and spread over sections (pairs of neighbouring

@@ -138,7 +138,7 @@ def _item(row: Any, n: int, name: str) -> TestItem:
     question = row.get("question", row.get("user_input"))
     truth = row.get("ground_truth", row.get("reference"))
     if truth is None and "ground_truth" not in row:
-        truth = row.get("answer")  # seed 003 synthetic_qa.json: the generated answer is the ground truth
+        truth = row.get("answer")  # the synthetic-QA article's synthetic_qa.json: the generated answer is the ground truth
     if not isinstance(question, str) or not question.strip():
         raise SynthError(f"{name} row {n}: missing question")
     if not isinstance(truth, str) or not truth.strip():
@@ -154,7 +154,7 @@ def _item(row: Any, n: int, name: str) -> TestItem:
 
 
 def parse_testset(data: Any, name: str = "testset") -> TestSet:
-    """A test set from parsed JSON: this module's format, a dataset-like ``rows`` list, or seed 003's
+    """A test set from parsed JSON: this module's format, a dataset-like ``rows`` list, or the synthetic-QA article's
     ``[{"question", "answer"}]`` list (there the answer is the synthetic ground truth). A row whose status is
     ``rejected`` goes to ``rejected`` wherever it was written."""
     header: Mapping[str, Any] = data if isinstance(data, Mapping) else {}

@@ -258,7 +258,7 @@ def parallel_id(row_id: str) -> str:
 def language(samples: Sequence[Sample], parallel: Sequence[Sample] = ()) -> ProbeSet:
     """Each row paired with its parallel row in the other language, found among ``samples`` or in
     ``parallel`` (a second file). A pair inside ``samples`` is counted once, from the row without the
-    suffix, so the shift reads "English − Japanese" for the seed-000 files."""
+    suffix, so the shift reads "English − Japanese" for the sample files."""
     own = {s.id: s for s in samples}
     pool = {**{s.id: s for s in parallel}, **own}
     cases: list[ProbeCase] = []
