@@ -5,10 +5,10 @@ answer, ground_truth) or the ragas ones (user_input, retrieved_contexts, respons
 everything else in a row is kept in ``metadata``. Validation never stops at the first problem: each
 one becomes an ``Issue`` with file, 1-based row and field, good rows load and bad rows are listed,
 so a partly broken file can still be evaluated and the user sees exactly what to fix. Loading never
-raises; the limits (``MAX_FILE_BYTES``, ``MAX_DEPTH``) are in the README.
+raises; the limits (``MAX_FILE_BYTES``, ``MAX_STREAM_BYTES``, ``MAX_DEPTH``) are in the README.
 
 One module per job: ``decoding`` (bytes → text), ``formats`` (text → records per format), ``rows``
-(records → samples and issues), ``hashing`` (the content hash), ``writers`` (samples → files),
+(records → samples and issues), ``streaming`` (large JSONL / CSV files read row by row), ``hashing`` (the content hash), ``writers`` (samples → files),
 ``tables`` (the editor's table and back), ``loader`` (the entry point that ties them together).
 
 The content hash is computed from the normalised samples, so loading the same data twice (or after a
@@ -23,6 +23,7 @@ from rageval_core.datasets.loader import detect_dataset_language, load_dataset, 
 from rageval_core.datasets.model import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
+    MAX_STREAM_BYTES,
     DatasetError,
     Format,
     Issue,
@@ -48,6 +49,7 @@ __all__ = [
     "FIELD_ALIASES",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "MAX_STREAM_BYTES",
     "RAGAS_NAMES",
     "TABLE_COLUMNS",
     "WRAPPER_KEYS",

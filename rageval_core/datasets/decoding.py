@@ -94,3 +94,21 @@ def _plausibly_japanese(text: str) -> bool:
     if not non_ascii:
         return True
     return len(_JAPANESE.findall(text)) >= 0.5 * non_ascii and len(_HALFWIDTH_KANA.findall(text)) < 0.5 * non_ascii
+
+
+def head_is_plain_utf8(head: bytes, *, complete: bool) -> bool:
+    """Whether a file starting with ``head`` reads as plain UTF-8 text (BOM optional) by the rules of ``decode``:
+    no binary signature, no UTF-16/32 byte order mark, not UTF-16 without one, not full of control bytes.
+    ``complete`` when ``head`` is the whole file (else a character cut at its end is not an error)."""
+    if any(head.startswith(magic) for magic, _ in _MAGIC) or _utf16_without_bom(head):
+        return False
+    if head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        return False
+    controls = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
+    if controls > max(8, len(head) // 50):
+        return False
+    try:
+        head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return not complete and exc.start >= len(head) - 3 and exc.reason == "unexpected end of data"
+    return True

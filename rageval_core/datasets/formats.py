@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from rageval_core.csvsafe import restore_cell
@@ -101,13 +101,17 @@ def _columnar_records(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
 
 
 def jsonl_records(text: str, file: str, issues: list[Issue]) -> list[Any]:
-    records: list[Any] = []
-    for lineno, line in enumerate(text.split("\n"), 1):
+    return list(iter_jsonl(text.split("\n")))
+
+
+def iter_jsonl(lines: Iterable[str]) -> Iterator[Any]:
+    """One record per non-blank line (a ``BadRecord`` naming the line when it is not JSON), read lazily so a
+    file can be read row by row."""
+    for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         value, problem = _parse_json(line)
-        records.append(BadRecord(f"line {lineno}: {problem}") if problem else value)
-    return records
+        yield BadRecord(f"line {lineno}: {problem}") if problem else value
 
 
 def _delimiter(first_line: str) -> str:
@@ -120,15 +124,31 @@ def _delimiter(first_line: str) -> str:
     return ","
 
 
+class CsvAbort(Exception):
+    """Raised by ``iter_csv`` after it recorded a file-level error: nothing of the file may load."""
+
+
 def csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
-    """Rows of a CSV with a header. Quoting is read strictly: an unterminated quote (which would swallow
-    every later line into one cell) or text after a closing quote stops the read with the row and line."""
+    """Rows of a CSV with a header (see ``iter_csv``); None when the file cannot be read (the issue says why)."""
+    try:
+        return list(iter_csv(text.split("\n", 1)[0], io.StringIO(text, newline=""), file, issues))
+    except CsvAbort:
+        return None
+
+
+def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issue]) -> Iterator[Any]:
+    """Records of a CSV with a header, read lazily from ``lines`` (the whole text, first line included).
+
+    Quoting is read strictly: an unterminated quote (which would swallow every later line into one cell) or
+    text after a closing quote stops the read with the row and line, as does a header without a question
+    column; then the issue is recorded and ``CsvAbort`` raised, so the caller loads nothing."""
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))  # one big context cell is legitimate
-    delimiter = _delimiter(text.split("\n", 1)[0])
+    delimiter = _delimiter(first_line)
     if delimiter == ";":
         issues.append(Issue(file, None, None, "columns separated by semicolons (no comma in the header)", "warning"))
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows: list[list[str]] = []
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    seen = 0  # non-blank CSV rows read, the header included
     while True:
         start_line = reader.line_num + 1
         try:
@@ -136,19 +156,27 @@ def csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
         except StopIteration:
             break
         except csv.Error as exc:
-            where = f"data row {len(rows)}, line {start_line}" if rows else f"header, line {start_line}"
+            where = f"data row {seen}, line {start_line}" if seen else f"header, line {start_line}"
             hint = (
                 "a quote opens a cell and never closes, so every later line would shift into it"
                 if "end of data" in str(exc) else f"malformed quoting ({exc})"
             )
             issues.append(Issue(file, None, None, f"CSV {where}: {hint}; fix the quotes (a \" inside a quoted cell is written \"\"). Nothing loaded"))
-            return None
-        if any(cell.strip() for cell in cells):
-            rows.append(cells)
-    if not rows:
+            raise CsvAbort from None
+        if not any(cell.strip() for cell in cells):
+            continue
+        seen += 1
+        if header is None:
+            header = _csv_header(cells, file, issues)
+            continue
+        yield _csv_record(header, cells, seen - 1, file, issues)
+    if header is None:
         issues.append(Issue(file, None, None, "the file has no header row"))
-        return None
-    header = [restore_cell(h.strip()) for h in rows[0]]
+        raise CsvAbort
+
+
+def _csv_header(cells: list[str], file: str, issues: list[Issue]) -> list[str]:
+    header = [restore_cell(h.strip()) for h in cells]
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
         issues.append(Issue(file, None, dupes[0], f"column {dupes[0]!r} appears more than once; the last one is used", "warning"))
@@ -156,17 +184,17 @@ def csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
     if not lowered & set(FIELD_ALIASES["question"]):
         shown = ", ".join(repr(h) for h in header[:8]) + (" …" if len(header) > 8 else "")
         issues.append(Issue(file, None, "question", f"no question column: the header is {shown}; name one column question (or user_input, query)"))
-        return None
-    records: list[Any] = []
-    for row, cells in enumerate(rows[1:], 1):
-        if len(cells) > len(header):
-            records.append(BadRecord(f"{len(cells)} cells but the header has {len(header)} columns (an unquoted comma?)"))
-            continue
-        record: dict[str, Any] = {h: restore_cell(c) for h, c in zip(header, cells) if h}  # undo the export's formula guard
-        unnamed = [i + 1 for i, (h, c) in enumerate(zip(header, cells)) if not h and c.strip()]
-        if unnamed:
-            issues.append(Issue(file, row, None, f"cells under a column with no header name (column {unnamed[0]}) are ignored", "warning"))
-        if len(cells) < len(header):
-            issues.append(Issue(file, row, None, f"{len(cells)} cells but the header has {len(header)} columns; the missing cells are empty", "warning"))
-        records.append(record)
-    return records
+        raise CsvAbort
+    return header
+
+
+def _csv_record(header: list[str], cells: list[str], row: int, file: str, issues: list[Issue]) -> Any:
+    if len(cells) > len(header):
+        return BadRecord(f"{len(cells)} cells but the header has {len(header)} columns (an unquoted comma?)")
+    record: dict[str, Any] = {h: restore_cell(c) for h, c in zip(header, cells) if h}  # undo the export's formula guard
+    unnamed = [i + 1 for i, (h, c) in enumerate(zip(header, cells)) if not h and c.strip()]
+    if unnamed:
+        issues.append(Issue(file, row, None, f"cells under a column with no header name (column {unnamed[0]}) are ignored", "warning"))
+    if len(cells) < len(header):
+        issues.append(Issue(file, row, None, f"{len(cells)} cells but the header has {len(header)} columns; the missing cells are empty", "warning"))
+    return record

@@ -26,8 +26,22 @@ def sample_payload(sample: Sample) -> dict[str, Any]:
 def dataset_hash(samples: Iterable[Sample]) -> str:
     """SHA-256 of the samples in order (sorted keys, unicode kept): the dataset's identity.
 
+    The digest is of the compact JSON list of the samples' payloads, fed to the hash a thousand rows at a
+    time so a large dataset is never one string in memory (the bytes are those of ``json.dumps(list)``).
     ``surrogatepass`` so a lone surrogate in rows built outside the loader (which replaces them) hashes
     instead of raising; every other text hashes exactly as plain UTF-8."""
-    payload = [sample_payload(s) for s in samples]
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = hashlib.sha256(b"[")
+    chunk: list[str] = []
+    separator = ""  # "," once anything was hashed
+    for sample in samples:
+        chunk.append(_ENCODER.encode(sample_payload(sample)))
+        if len(chunk) == 1000:
+            digest.update((separator + ",".join(chunk)).encode("utf-8", "surrogatepass"))
+            separator, chunk = ",", []
+    if chunk:
+        digest.update((separator + ",".join(chunk)).encode("utf-8", "surrogatepass"))
+    digest.update(b"]")
+    return digest.hexdigest()
+
+
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)

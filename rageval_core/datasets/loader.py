@@ -4,15 +4,16 @@ becomes an ``Issue`` naming the file (and the row and field where there is one).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from rageval_core.datasets.decoding import decode
 from rageval_core.datasets.formats import EXTENSIONS, csv_records, json_records, jsonl_records, sniff_format
 from rageval_core.datasets.hashing import dataset_hash
-from rageval_core.datasets.model import MAX_FILE_BYTES, Format, Issue, LoadedDataset
-from rageval_core.datasets.rows import RowReader
+from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, LoadedDataset
+from rageval_core.datasets.rows import RowReader, counted
+from rageval_core.datasets.streaming import NotStreamable, stream_rows, streamable
 from rageval_core.types import Sample
 
 
@@ -33,10 +34,12 @@ def detect_dataset_language(samples: Sequence[Sample]) -> str:
     return str(detect_language(text))
 
 
-def read_records(records: Sequence[Any], file: str = "dataset", *, text_cells: bool = False) -> tuple[list[Sample], list[Issue]]:
+def read_records(
+    records: Sequence[Any], file: str = "dataset", *, text_cells: bool = False, on_row: Callable[[int], None] | None = None
+) -> tuple[list[Sample], list[Issue]]:
     """Validate already-parsed rows (dicts). ``text_cells`` for CSV-like sources where every cell is text."""
     reader = RowReader(file, text_cells=text_cells)
-    samples = reader.read(records)
+    samples = reader.read(counted(records, on_row))
     return samples, reader.issues
 
 
@@ -57,8 +60,8 @@ def finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, tota
     )
 
 
-def _too_big(size: int, file: str, max_bytes: int) -> Issue:
-    return Issue(file, None, None, f"the file is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit; split it into smaller files")
+def _too_big(size: int, file: str, max_bytes: int, hint: str = "split it into smaller files") -> Issue:
+    return Issue(file, None, None, f"the file is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit; {hint}")
 
 
 def load_dataset(
@@ -67,16 +70,20 @@ def load_dataset(
     *,
     fmt: Format | None = None,
     max_bytes: int = MAX_FILE_BYTES,
+    max_stream_bytes: int = MAX_STREAM_BYTES,
+    on_row: Callable[[int], None] | None = None,
 ) -> LoadedDataset:
     """Read a dataset file (path), bytes or a binary file object (e.g. an upload); the format comes from
     ``fmt``, the extension of the path or ``name``, or the content.
 
     Never raises for bad content: problems are in ``.issues`` and the good rows in ``.samples``.
-    Files over ``max_bytes`` are refused before they are read.
+    Data over ``max_bytes`` is refused before it is read, except a JSON Lines or CSV file on disk in UTF-8,
+    which is read row by row up to ``max_stream_bytes`` (uploads and JSON documents are read whole, so
+    they keep the lower limit). ``on_row(n)`` hears every 1,000 rows how many were read.
     """
     file = name or "dataset"
     try:
-        return _load(source, name, fmt, max_bytes)
+        return _load(source, name, fmt, max_bytes, max_stream_bytes, on_row)
     except Exception as exc:  # noqa: BLE001 - the contract: a loader bug is reported, never raised at the caller
         if isinstance(source, (str, Path)):
             file = Path(source).name
@@ -84,7 +91,10 @@ def load_dataset(
         return finish([], [issue], Path(file).stem, fmt or "json", 0)
 
 
-def _load(source: str | Path | bytes | BinaryIO, name: str | None, fmt: Format | None, max_bytes: int) -> LoadedDataset:
+def _load(
+    source: str | Path | bytes | BinaryIO, name: str | None, fmt: Format | None, max_bytes: int, max_stream_bytes: int,
+    on_row: Callable[[int], None] | None,
+) -> LoadedDataset:
     issues: list[Issue] = []
     if hasattr(source, "read"):  # an open binary file or Streamlit's UploadedFile
         upload_name = getattr(source, "name", None)
@@ -99,18 +109,19 @@ def _load(source: str | Path | bytes | BinaryIO, name: str | None, fmt: Format |
         try:
             size = path.stat().st_size
             if size > max_bytes:
-                return finish([], [_too_big(size, file, max_bytes)], name or path.stem, fmt or "json", 0)
+                return _load_large(path, size, name, fmt, max_bytes, max_stream_bytes, on_row)
             data = path.read_bytes()
         except OSError as exc:
             issues.append(Issue(file, None, None, f"cannot read the file: {exc.strerror or exc}"))
             return finish([], issues, name or path.stem, fmt or "json", 0)
-    display = Path(name).stem if name and Path(name).suffix.lower() in EXTENSIONS else (name or Path(file).stem)
+    display = _display_name(name, file)
     if len(data) > max_bytes:
         return finish([], [_too_big(len(data), file, max_bytes)], display, fmt or "json", 0)
     if not data.strip():
         issues.append(Issue(file, None, None, "the file is empty"))
         return finish([], issues, display, fmt or "json", 0, file)
     text = decode(data, file, issues)
+    del data
     if text is None:
         return finish([], issues, display, fmt or "json", 0)
     if not text.strip():
@@ -123,7 +134,44 @@ def _load(source: str | Path | bytes | BinaryIO, name: str | None, fmt: Format |
         records = jsonl_records(text, file, issues)
     else:
         records = json_records(text, file, issues)
+    del text
     if records is None:
         return finish([], issues, display, fmt, 0, file)
-    samples, row_issues = read_records(records, file, text_cells=(fmt == "csv"))
+    samples, row_issues = read_records(records, file, text_cells=(fmt == "csv"), on_row=on_row)
     return finish(samples, issues + row_issues, display, fmt, len(records), file)
+
+
+def _display_name(name: str | None, file: str) -> str:
+    return Path(name).stem if name and Path(name).suffix.lower() in EXTENSIONS else (name or Path(file).stem)
+
+
+def _load_large(
+    path: Path, size: int, name: str | None, fmt: Format | None, max_bytes: int, max_stream_bytes: int,
+    on_row: Callable[[int], None] | None,
+) -> LoadedDataset:
+    """A file over the whole-read limit: JSON Lines / CSV in UTF-8 are read row by row (up to
+    ``max_stream_bytes``); anything else is refused unread, saying what would load."""
+    file = path.name
+    display = _display_name(name, file)
+    fmt = fmt or EXTENSIONS.get(path.suffix.lower())
+    limit_mb = f"{max_stream_bytes / 2**20:g} MB"
+    if fmt not in ("jsonl", "csv"):
+        hint = (f"a JSON document is read whole; save the rows as JSON Lines (.jsonl, one row a line), which is read "
+                f"row by row up to {limit_mb}, or split the file")
+        return finish([], [_too_big(size, file, max_bytes, hint)], display, fmt or "json", 0)
+    if size > max_stream_bytes:
+        return finish([], [_too_big(size, file, max_stream_bytes)], display, fmt, 0)
+    if not streamable(path, fmt):
+        hint = f"files this large are read row by row and must be UTF-8 text; save it as UTF-8 (up to {limit_mb}) or split it"
+        return finish([], [_too_big(size, file, max_bytes, hint)], display, fmt, 0)
+    issues: list[Issue] = []
+    try:
+        read = stream_rows(path, fmt, file, issues, on_row)
+    except NotStreamable as exc:
+        issues.append(Issue(file, None, None, f"line {exc.line} is not UTF-8 text; a file over "
+                            f"{max_bytes / 2**20:g} MB is read row by row and must be UTF-8: save it as UTF-8"))
+        return finish([], issues, display, fmt, 0)
+    if read is None:
+        return finish([], issues, display, fmt, 0, file)
+    samples, row_issues, total = read
+    return finish(samples, issues + row_issues, display, fmt, total, file)

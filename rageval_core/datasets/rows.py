@@ -7,8 +7,9 @@ cannot be read as the field it sits in either becomes a warning that says what w
 
 from __future__ import annotations
 
+import math
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rageval_core.datasets.formats import FIELD_ALIASES
@@ -22,6 +23,7 @@ from rageval_core.datasets.values import (
     flatten_contexts,
     id_text,
     is_blank,
+    is_clean_text,
     is_missing,
     is_non_finite,
     scrub,
@@ -54,6 +56,105 @@ def _control_char(text: str) -> str | None:
     return None
 
 
+def counted(records: Iterable[Any], on_row: Callable[[int], None] | None, every: int = 1000) -> Iterator[Any]:
+    """``records`` as they are, telling ``on_row(n)`` every ``every`` records how many were read (progress)."""
+    for n, record in enumerate(records, 1):
+        if on_row is not None and n % every == 0:
+            on_row(n)
+        yield record
+
+
+def _plain(value: Any) -> bool:
+    """A value ``scrub`` would leave as it is and that cannot nest too deep: clean text, a list of clean texts,
+    a finite number, a boolean or null."""
+    kind = type(value)
+    if kind is str:
+        return is_clean_text(value)
+    if kind is list:
+        return all(type(v) is str and is_clean_text(v) for v in value)
+    if kind is float:
+        return not math.isinf(value)
+    return kind is int or kind is bool or value is None
+
+
+def _alias_index(record: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The record's keys under each core field they name, in the aliases' order of preference (one pass over
+    the keys instead of one per field)."""
+    index: dict[str, list[str]] = {}
+    for key in record:
+        canonical = _CORE.get(str(key).strip().lower())
+        if canonical is not None:
+            index.setdefault(canonical, []).append(key)
+    for canonical, keys in index.items():
+        if len(keys) > 1:
+            keys.sort(key=lambda k: FIELD_ALIASES[canonical].index(str(k).strip().lower()))
+    return index
+
+
+_FAST_TEXT = ("question", "answer", "ground_truth")
+
+
+def _fast_row(row: int, record: dict[Any, Any]) -> Sample | None:
+    """The sample of a row with nothing to report, or None to read it the careful way (``RowReader.read_row``).
+
+    A row qualifies when every key is clean text naming at most one alias per core field, the id is text or
+    a whole number without control characters, question and answer are non-blank text, the ground truth absent
+    or non-blank text, the contexts a non-empty list of non-blank texts, and every other value a clean scalar
+    (no ``label_*`` field, no NaN / Infinity): then the careful path would produce the same sample and no issue,
+    at a fifth of the cost (a 100,000-row file spent most of its load time there)."""
+    core: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    for key, value in record.items():
+        if type(key) is not str or not is_clean_text(key) or key != key.strip():
+            return None
+        canonical = _CORE.get(key.lower())
+        if canonical is None:
+            if value is None:
+                continue  # dropped, as the careful path drops a null
+            if key.startswith("label_") or not _plain(value) or type(value) is list or (type(value) is float and value != value):
+                return None
+            metadata[key] = value
+        elif canonical in core:
+            return None  # two aliases of one field
+        else:
+            core[canonical] = value
+    raw_id = core.get("id")
+    if raw_id is None:
+        sample_id = f"row-{row}"
+    elif type(raw_id) is str or type(raw_id) is int:
+        sample_id = id_text(raw_id)
+        if not is_clean_text(sample_id) or _control_char(sample_id):
+            return None
+    else:
+        return None
+    texts: dict[str, str] = {}
+    for name in _FAST_TEXT:
+        value = core.get(name)
+        if value is None and name == "ground_truth":
+            continue
+        if type(value) is not str or not is_clean_text(value):
+            return None
+        text = clean_text(value)
+        if not text:
+            return None
+        texts[name] = text
+    contexts = core.get("contexts")
+    if type(contexts) is not list or not contexts:
+        return None
+    cleaned = []
+    for item in contexts:
+        if type(item) is not str or not is_clean_text(item):
+            return None
+        text = clean_text(item)
+        if not text:
+            return None
+        cleaned.append(text)
+    return Sample(
+        id=sample_id, question=texts["question"], contexts=tuple(cleaned), answer=texts["answer"],
+        ground_truth=texts.get("ground_truth"), metadata=metadata,
+    )
+
+
 class RowReader:
     """Turns raw records into samples and issues (shared by every format)."""
 
@@ -63,16 +164,20 @@ class RowReader:
         self.issues: list[Issue] = []
         self._row_errors = 0
         self._errored: set[str] = set()  # core fields of the current row already reported as errors
+        self._aliases: dict[str, list[str]] = {}  # the current row's keys per core field
+        self.rows_read = 0
 
     def issue(self, row: int, field_name: str | None, message: str, severity: Severity = "error") -> None:
         self.issues.append(Issue(self.file, row, field_name, message, severity))
         if severity == "error":
             self._row_errors += 1
 
-    def read(self, records: Sequence[Any]) -> list[Sample]:
+    def read(self, records: Iterable[Any]) -> list[Sample]:
+        """The samples of ``records`` (read once, in order; a generator is fine); ``rows_read`` counts them all."""
         samples: list[Sample] = []
         seen: dict[str, int] = {}
         for row, record in enumerate(records, 1):
+            self.rows_read = row
             before, first = self._row_errors, len(self.issues)
             sample = self.read_row(row, record)
             if sample is None or self._row_errors != before:
@@ -88,6 +193,14 @@ class RowReader:
 
     # ------------------------------------------------------------------ one row
     def read_row(self, row: int, record: Any) -> Sample | None:
+        if type(record) is dict and not self.text_cells:
+            sample = _fast_row(row, record)
+            if sample is not None:
+                return sample
+        return self.careful_row(row, record)
+
+    def careful_row(self, row: int, record: Any) -> Sample | None:
+        """One row with every check and fix-up (each an issue); ``read_row`` comes here unless the row is plain."""
         if record is BLANK:
             return None
         if isinstance(record, BadRecord):
@@ -100,6 +213,7 @@ class RowReader:
         if record is None:
             return None
         consumed: set[str] = set()
+        self._aliases = _alias_index(record)
 
         raw_id, keys = self._pick(row, record, "id")
         consumed |= keys
@@ -152,6 +266,9 @@ class RowReader:
         deep = False
         self._errored = set()
         for key, value in record.items():
+            if type(key) is str and is_clean_text(key) and key == key.strip() and _plain(value):
+                out[key] = list(value) if type(value) is list else value  # nothing to scrub (the common case)
+                continue
             key_fix = scrub(str(key))
             name = key_fix.value.strip()
             if key_fix.changed:
@@ -179,8 +296,7 @@ class RowReader:
 
     def _pick(self, row: int, record: Mapping[str, Any], canonical: str) -> tuple[Any, set[str]]:
         """Value of a field under any accepted name; returns (value or None, keys consumed)."""
-        present = [k for k in record if str(k).strip().lower() in FIELD_ALIASES[canonical]]
-        present.sort(key=lambda k: FIELD_ALIASES[canonical].index(str(k).strip().lower()))
+        present = self._aliases.get(canonical, [])
         usable = [k for k in present if not is_blank(record[k])]
         if not usable:
             return None, set(present)

@@ -1,0 +1,85 @@
+"""JSON Lines and CSV files read from disk row by row, so a large dataset never sits in memory three times
+over (the bytes, the text and the parsed records) and may be larger than what is read whole.
+
+The loader streams only files over its whole-read limit (``MAX_FILE_BYTES``): smaller ones keep every
+check of the whole-text path. Only plain UTF-8 text (with or without BOM) is streamed, since the encoding
+of a file cannot be told safely from its first bytes alone; a byte that is not UTF-8 further on refuses the
+file naming the line.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from rageval_core.datasets.decoding import head_is_plain_utf8
+from rageval_core.datasets.formats import CsvAbort, iter_csv, iter_jsonl
+from rageval_core.datasets.model import Format, Issue
+from rageval_core.datasets.rows import RowReader, counted
+from rageval_core.types import Sample
+
+HEAD_BYTES = 65536
+
+
+class NotStreamable(Exception):
+    """The file turned out not to be UTF-8 after its head (``line``: the first line that is not)."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"line {line} is not UTF-8")
+        self.line = line
+
+
+def streamable(path: Path, fmt: Format) -> bool:
+    """True for a JSONL or CSV file whose head is plain UTF-8 text."""
+    if fmt not in ("jsonl", "csv"):
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    return head_is_plain_utf8(head, complete=len(head) < HEAD_BYTES)
+
+
+def stream_rows(
+    path: Path, fmt: Format, file: str, issues: list[Issue], on_row: Callable[[int], None] | None = None
+) -> tuple[list[Sample], list[Issue], int] | None:
+    """(samples, row issues, rows read) of a JSONL / CSV file, reading one line at a time; None when the file
+    cannot be read at all (the file-level issue is in ``issues``). Raises ``NotStreamable`` on a byte that is
+    not UTF-8. ``on_row(n)`` is told every 1,000 rows how many have been read (for a progress line)."""
+    reader = RowReader(file, text_cells=(fmt == "csv"))
+    line_no, text = [0], [False]  # lines read; whether any was not blank
+    with path.open("rb") as fh:
+
+        def lines() -> Iterator[str]:
+            # Decoded a line at a time, so a byte that is not UTF-8 is named by its line; line endings become
+            # "\n" as in the whole-text reader (CRLF and a lone CR too). CSV keeps each line's newline (a quoted
+            # cell may span lines); JSONL lines are split as the whole-text reader splits them.
+            keep = fmt == "csv"
+            for raw in fh:
+                try:
+                    line = raw.decode("utf-8-sig" if line_no[0] == 0 else "utf-8")
+                except UnicodeDecodeError:
+                    raise NotStreamable(line_no[0] + 1) from None
+                if "\r" in line:
+                    line = line.replace("\r\n", "\n").replace("\r", "\n")
+                for part in line.split("\n")[:-1] if line.endswith("\n") else line.split("\n"):
+                    line_no[0] += 1
+                    text[0] = text[0] or bool(part.strip())
+                    yield part + "\n" if keep else part
+
+        records: Iterator[Any]
+        try:
+            if fmt == "csv":
+                source = lines()
+                first = next(source, "")
+                records = iter_csv(first.removesuffix("\n"), itertools.chain([first], source), file, issues)
+            else:
+                records = iter_jsonl(lines())
+            samples = reader.read(counted(records, on_row))
+        except CsvAbort:
+            if not text[0]:  # only blank lines: say so, as the whole-text reader does
+                issues[-1:] = [Issue(file, None, None, "the file is empty")]
+            return None
+    if not text[0]:
+        issues.append(Issue(file, None, None, "the file is empty"))
+    return samples, reader.issues, reader.rows_read
