@@ -21,7 +21,7 @@ if full is None or full.frame.empty:
 cost = compare.cost_frame(run_summary.method_costs(store, run_id))
 st.caption(t("compare.judged_by", provider=full.info.provider, model=full.info.model,
              dataset=full.info.dataset_name or "?", hash=str(full.info.dataset_hash or "")[:12]))
-widgets.offline_banner(full.results)
+widgets.offline_banner_of(full.frame)
 demo.run_banner(full.info.provider, full.info.model)
 cols = st.columns(4)
 cols[0].metric(t("compare.rows"), len(full.sample_ids()))

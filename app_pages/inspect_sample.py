@@ -29,7 +29,7 @@ if row_filter.active():
 if not view.sample_ids():
     st.warning(t("compare.nothing_matches"))
     st.stop()
-widgets.offline_banner(full.results)
+widgets.offline_banner_of(full.frame)
 
 sample_ids = view.sample_ids()
 wanted = state.get(state.INSPECT_SAMPLE)

@@ -3,8 +3,9 @@
 Per run: name and note (editable), dataset, provider and model(s) (every judge configuration's), the mean of
 each metric per method over scored rows (``<method>/<metric>`` columns; several judge configurations and
 juries are methods of their own, see ``judges.labels``), the unscored share, provider calls, cost and wall
-time. Two aggregate queries cover every run (results and call log grouped by run), so the table stays cheap
-with many runs of 1,000 rows; no result details or prompts are read beyond the judge id.
+time. Two aggregate queries cover every run, over the narrow copies of the results and the call log
+(``rageval_core.light_tables``), so the table stays cheap with many runs of 10,000 rows: no result details,
+prompts or responses are read.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ def leader_rows(store: Store, infos: Sequence[RunInfo] | None = None) -> list[Le
     ids = list(rows)
     marks = ",".join("?" * len(ids))
     cur = conn.execute(
-        "SELECT run_id, method, json_extract(details, '$.judge') AS judge, metric, AVG(value), COUNT(value), COUNT(*)"
-        f" FROM results WHERE repeat_index = 0 AND run_id IN ({marks}) GROUP BY run_id, method, judge, metric",
+        "SELECT run_id, method, judge, metric, AVG(value), COUNT(value), COUNT(*)"
+        f" FROM result_light WHERE repeat_index = 0 AND run_id IN ({marks}) GROUP BY run_id, method, judge, metric",
         ids,
     )
     for run_id, method, judge, metric, mean, scored, total in cur:
@@ -75,7 +76,7 @@ def leader_rows(store: Store, infos: Sequence[RunInfo] | None = None) -> list[Le
         row.scored += int(scored)
         row.unscored += int(total) - int(scored)
     cur = conn.execute(
-        "SELECT run_id, SUM(CASE WHEN cached = 0 AND error IS NULL THEN 1 ELSE 0 END), SUM(cost_usd) FROM call_log"
+        "SELECT run_id, SUM(CASE WHEN cached = 0 AND error IS NULL THEN 1 ELSE 0 END), SUM(cost_usd) FROM call_light"
         f" WHERE run_id IN ({marks}) GROUP BY run_id",
         ids,
     )

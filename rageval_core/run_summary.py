@@ -1,23 +1,26 @@
-"""A stored run as the Compare, Inspect and History pages read it: the results without their details, the
+"""A stored run as the Compare, Inspect and History pages read it: the results frame without details, the
 call log summed per method, one row's full results, each read with SQL and the first two cached per run.
 
 The pages rerun on every click, and a 1,000-row run holds about 10,000 results whose details (claims,
-verdicts, prompts and responses) are most of the database: reading and parsing all of them on every rerun
-took 7-13 s. Here the frame-building fields come from one query (the judge id, the only detail a frame
-needs, extracted by SQLite), the call log is summed by SQLite, and both are kept per run until the run's
-results change (``stamp``: status, end time, result count and last result id), so a rerun of a finished run
-reads four integers. The inspector reads one row's results with details (``row_results``).
+verdicts, prompts and responses) are most of the database. Everything here except one row's results reads
+the narrow copies of ``rageval_core.light_tables`` (no details, prompts or responses), orders and joins in
+SQLite, and keeps what it built per run until the run's results change (``stamp``: status, end time, result
+and call counts and last ids), so a rerun of a finished run reads a few integers. The inspector reads one
+row's results with details (``row_results``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from rageval_core.compare import MethodCost
-from rageval_core.store import CallEntry, RunInfo, Store, _call_entry, _metric_result
+import pandas as pd
+
+from rageval_core.call_log import CallEntry, call_entry
+from rageval_core.compare import RESULT_COLUMNS, MethodCost, results_frame
+from rageval_core.store import RunInfo, Store, _metric_result
 from rageval_core.types import DECOMPOSED, MetricResult, Usage
 
 T = TypeVar("T")
@@ -25,9 +28,17 @@ CACHED_RUNS = 8  # runs kept per process (a 10,000-row run's light results are a
 
 _LIGHT_COLUMNS = (
     "sample_id, metric, method, value, unscored_reason, reason, raw_score, provider, model, calls, cached_calls,"
-    " input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s,"
-    # a substring test first: parsing every result's details JSON was most of the query's time
-    " CASE WHEN instr(details, '\"judge\"') > 0 THEN json_extract(details, '$.judge') END"
+    " input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, judge"
+)
+# ``judges.labels.result_method`` in SQL: ``<method>@<judge id>`` when the result names a (truthy) judge.
+_DISPLAY_METHOD = "CASE WHEN h.judge IS NULL OR h.judge = '' OR h.judge = 0 THEN h.method ELSE h.method || '@' || h.judge END"
+# ``compare.results_frame``'s columns but the category (mapped in Python: it may come from the dataset's texts),
+# rows in dataset order (the run's row positions; rows without one last), in the order written within a row.
+_FRAME_SQL = (
+    f"SELECT h.sample_id, h.metric, {_DISPLAY_METHOD}, h.value, h.unscored_reason, h.reason, h.provider, h.model,"
+    " h.calls, h.cached_calls, h.input_tokens, h.output_tokens, h.cost_usd, h.latency_s"
+    " FROM result_light h LEFT JOIN run_rows r ON r.run_id = h.run_id AND r.sample_id = h.sample_id"
+    " WHERE h.run_id = ? AND h.repeat_index = 0 ORDER BY r.position IS NULL, r.position, h.id"
 )
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
@@ -37,8 +48,8 @@ def stamp(store: Store, run_id: str) -> tuple[Any, ...]:
     """What changes whenever the run's stored results or calls do: status, end time, result count, last ids."""
     conn = store._conn()
     run = conn.execute("SELECT status, finished_at FROM runs WHERE id = ?", (run_id,)).fetchone()
-    res = conn.execute("SELECT COUNT(*), MAX(id) FROM results WHERE run_id = ?", (run_id,)).fetchone()
-    calls = conn.execute("SELECT COUNT(*), MAX(id) FROM call_log WHERE run_id = ?", (run_id,)).fetchone()
+    res = conn.execute("SELECT COUNT(*), MAX(id) FROM result_light WHERE run_id = ?", (run_id,)).fetchone()
+    calls = conn.execute("SELECT COUNT(*), MAX(id) FROM call_light WHERE run_id = ?", (run_id,)).fetchone()
     return (None if run is None else (run[0], run[1]), tuple(res), tuple(calls))
 
 
@@ -73,11 +84,24 @@ def light_results(store: Store, run_id: str) -> list[MetricResult]:
     Treat the list as read-only: every page of the process shares it."""
     def build() -> list[MetricResult]:
         rows = store._conn().execute(
-            f"SELECT {_LIGHT_COLUMNS} FROM results WHERE run_id = ? AND repeat_index = 0 ORDER BY id", (run_id,)
+            f"SELECT {_LIGHT_COLUMNS} FROM result_light WHERE run_id = ? AND repeat_index = 0 ORDER BY id", (run_id,)
         )
         return [_light(r) for r in rows]
 
     return cached(store, run_id, "results", build)
+
+
+def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None]) -> pd.DataFrame:
+    """``compare.results_frame`` of the run's results (repeat 0) in dataset order, with ``categories`` mapping
+    sample id → category: the same frame, built from columns read in SQL instead of result objects."""
+    rows = store._conn().execute(_FRAME_SQL, (run_id,)).fetchall()
+    if not rows:
+        return results_frame([], categories)
+    columns = dict(zip([c for c in RESULT_COLUMNS if c != "category"], map(list, zip(*rows))))
+    columns["category"] = [categories.get(sid) for sid in columns["sample_id"]]
+    frame = pd.DataFrame(columns, columns=RESULT_COLUMNS)
+    frame["value"] = frame["value"].astype(float)
+    return frame
 
 
 def row_results(store: Store, run_id: str, sample_id: str) -> list[MetricResult]:
@@ -90,10 +114,11 @@ def row_results(store: Store, run_id: str, sample_id: str) -> list[MetricResult]
 
 def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
     """One row's logged calls (prompts and responses), in the order made."""
-    rows = store._conn().execute(
-        "SELECT * FROM call_log WHERE run_id = ? AND sample_id = ? ORDER BY id", (run_id, sample_id)
+    rows = store._conn().execute(  # the row's call ids from the narrow copy: no other call's prompt is read
+        "SELECT * FROM call_log WHERE id IN (SELECT id FROM call_light WHERE run_id = ? AND sample_id = ?) ORDER BY id",
+        (run_id, sample_id),
     ).fetchall()
-    return [_call_entry(r) for r in rows]
+    return [call_entry(r) for r in rows]
 
 
 def method_costs(store: Store, run_id: str) -> dict[str, MethodCost]:
@@ -106,7 +131,7 @@ def method_costs(store: Store, run_id: str) -> dict[str, MethodCost]:
             " SUM(CASE WHEN error IS NULL AND cached = 0 THEN output_tokens ELSE 0 END),"
             " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cost_usd ELSE 0 END),"
             " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END)"
-            " FROM call_log WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
+            " FROM call_light WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
             (DECOMPOSED, run_id),
         )
         return {

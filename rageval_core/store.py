@@ -21,7 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core import db, paths
+from rageval_core import db, light_tables, paths
+from rageval_core.call_log import CallEntry, call_entry, call_insert
+from rageval_core.human_labels import HumanLabels
+from rageval_core.human_labels import rows_with_labels as rows_with_labels  # re-exported
 from rageval_core.llm.clock import Clock
 from rageval_core.redact import redact_data, redact_optional, redact_url
 from rageval_core.types import MetricResult, Usage
@@ -168,36 +171,7 @@ class RowInfo:
     error: str | None = None
 
 
-@dataclass
-class CallEntry:
-    """One provider call (or cache hit) in the call log."""
-
-    run_id: str | None
-    sample_id: str | None
-    scorer: str | None
-    method: str | None
-    task: str | None
-    request_key: str | None
-    provider: str | None = None
-    model: str | None = None
-    prompt: str | None = None
-    response: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    cached: bool = False
-    error: str | None = None
-    ts: float = field(default_factory=time.time)
-    reask: int = 0  # k for the k-th re-ask of a step after an unusable answer
-    structured_output: str | None = None  # the structured-output level the request was sent with
-
-    def to_dict(self) -> dict[str, Any]:
-        data = dict(self.__dict__)
-        data["usage"] = self.usage.to_dict()
-        return data
-
-
-class Store:
+class Store(HumanLabels):
     """Run history in SQLite. Thread-safe: each thread gets its own connection from ``rageval_core.db``."""
 
     def __init__(
@@ -217,6 +191,7 @@ class Store:
         db.ensure_schema(conn, _DDL)
         _migrate(conn)
         db.add_column(conn, "runs", "warnings", "TEXT")
+        light_tables.ensure(conn)  # the pages' narrow copies of results and calls (rageval_core.light_tables)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
@@ -429,52 +404,16 @@ class Store:
             if not chunk:
                 return
             for row in chunk:
-                yield _call_entry(row)
+                yield call_entry(row)
 
     # ---- call log ---------------------------------------------------------------------------------
     def log_call(self, entry: CallEntry) -> None:
         """Append one call to the log at once (its own transaction)."""
-        self._write(lambda conn: conn.execute(*_call_insert(entry)), "log call")
+        self._write(lambda conn: conn.execute(*call_insert(entry)), "log call")
 
     def calls(self, run_id: str) -> list[CallEntry]:
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
-        return [_call_entry(r) for r in rows]
-
-    # ---- human labels -----------------------------------------------------------------------------
-    def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None) -> None:
-        """Store (or with ``label=None`` and no note, remove) one human label for a dataset row."""
-        if label is None and note is None:
-            sql = "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?"
-            args: tuple[Any, ...] = (dataset_hash, row_id, criterion)
-        else:
-            sql = (
-                "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
-                " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
-                " note = excluded.note, ts = excluded.ts"
-            )
-            args = (dataset_hash, row_id, criterion, label, redact_optional(note), time.time())
-        self._write(lambda conn: conn.execute(sql, args), "save label")
-
-    def labels(self, dataset_hash: str) -> dict[str, dict[str, float | None]]:
-        """``{row_id: {criterion: label}}`` for one dataset."""
-        out: dict[str, dict[str, float | None]] = {}
-        for r in self._conn().execute(
-            "SELECT row_id, criterion, label FROM human_labels WHERE dataset_hash = ? ORDER BY row_id, criterion",
-            (dataset_hash,),
-        ).fetchall():
-            out.setdefault(r["row_id"], {})[r["criterion"]] = r["label"]
-        return out
-
-    def label_notes(self, dataset_hash: str) -> dict[str, dict[str, str]]:
-        """``{row_id: {criterion: note}}`` for one dataset: the free text a person wrote beside a label."""
-        out: dict[str, dict[str, str]] = {}
-        for r in self._conn().execute(
-            "SELECT row_id, criterion, note FROM human_labels WHERE dataset_hash = ? AND note IS NOT NULL AND note != ''"
-            " ORDER BY row_id, criterion",
-            (dataset_hash,),
-        ).fetchall():
-            out.setdefault(r["row_id"], {})[r["criterion"]] = r["note"]
-        return out
+        return [call_entry(r) for r in rows]
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -497,59 +436,6 @@ def _result_row(run_id: str, sample_id: str, scorer: str, r: MetricResult, now: 
         _dumps(redact_data(r.details)), r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
         u.cached_input_tokens, r.cost_usd, r.latency_s, now,
     )
-
-
-def _call_insert(entry: CallEntry) -> tuple[str, tuple[Any, ...]]:
-    """The INSERT of one call-log entry and its parameters."""
-    sql = (
-        "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt,"
-        " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts,"
-        " reask, structured_output) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-    )
-    u = entry.usage
-    return sql, (
-        entry.run_id, entry.sample_id, entry.scorer, entry.method, entry.task, entry.request_key, entry.provider,
-        entry.model, redact_optional(entry.prompt), redact_optional(entry.response), u.input_tokens, u.output_tokens, u.cached_input_tokens,
-        entry.cost_usd, entry.latency_s, int(entry.cached), redact_optional(entry.error), entry.ts, int(entry.reask),
-        entry.structured_output,
-    )
-
-
-def _call_entry(r: sqlite3.Row) -> CallEntry:
-    return CallEntry(
-        run_id=r["run_id"],
-        sample_id=r["sample_id"],
-        scorer=r["scorer"],
-        method=r["method"],
-        task=r["task"],
-        request_key=r["request_key"],
-        provider=r["provider"],
-        model=r["model"],
-        prompt=r["prompt"],
-        response=r["response"],
-        usage=Usage(r["input_tokens"], r["output_tokens"], r["cached_input_tokens"]),
-        cost_usd=r["cost_usd"],
-        latency_s=r["latency_s"],
-        cached=bool(r["cached"]),
-        error=r["error"],
-        ts=r["ts"],
-        reask=int(r["reask"] or 0),
-        structured_output=r["structured_output"],
-    )
-
-
-def rows_with_labels(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Dataset rows with their stored human labels under ``human_labels`` (only when the user asks to export)."""
-    out = []
-    for row in rows:
-        copy = dict(row)
-        got = labels.get(str(row.get("id")))
-        if got:
-            merged = dict(copy.get("human_labels") or {})
-            merged.update(got)
-            copy["human_labels"] = merged
-        out.append(copy)
-    return out
 
 
 def new_run_id() -> str:

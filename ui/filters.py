@@ -79,8 +79,7 @@ def apply(view: RunView, flt: RowFilter, judge: str | None, store: Store) -> tup
     labelled = labelled_rows(store.labels(view.info.dataset_hash or "")) if flt.labels != "all" else set()
     keep = set(filter_rows(view.frame, flt, judge=judge, labelled=labelled, order=view.sample_ids()))
     frame = view.frame[view.frame["sample_id"].isin(keep)]
-    results = [r for r in view.results if r.sample_id in keep]
     if flt.methods:
         frame = frame[frame["method"].isin(flt.methods)]
-        results = [r for r in results if r.method in flt.methods]
-    return replace(view, frame=frame, results=results, scope=repr(flt), only_methods=tuple(flt.methods)), total
+    # ``results`` narrows the same way when asked for (to these rows, and to the methods by their base name)
+    return replace(view, frame=frame, keep_rows=frozenset(keep), scope=repr(flt), only_methods=tuple(flt.methods)), total

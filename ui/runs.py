@@ -27,7 +27,6 @@ class RunView:
     """One run with its results as a frame (categories as the sample data's labels when the data has them)."""
 
     info: RunInfo
-    results: list[MetricResult]
     frame: pd.DataFrame
     categories: dict[str, str | None]
     samples: dict[str, Sample] = field(default_factory=dict)
@@ -35,9 +34,24 @@ class RunView:
     store: Store | None = None  # where ``results_for`` reads one row's full results
     scope: str = ""  # a filtered view's filter: part of its cached tables' keys, so they are not the whole run's
     only_methods: tuple[str, ...] = ()  # a method filter ``results_for`` applies to the row it reads
+    keep_rows: frozenset[str] | None = None  # a filtered view's rows (``results`` narrows to them)
+    base_results: list[MetricResult] | None = None  # the run's results when there is no store to read them from
+    _memo: dict[str, list[MetricResult]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    # ``results`` carry no details beyond the judge id (``run_summary.light_results``): the inspector's
-    # claims, verdicts and prompts come from ``results_for``.
+    @property
+    def results(self) -> list[MetricResult]:
+        """The view's results in dataset order, details cut to the judge id (``run_summary.light_results``),
+        built on first use: the pages draw from ``frame``, and a 10,000-row run has 100,000 results. The
+        inspector's claims, verdicts and prompts come from ``results_for``."""
+        if "results" not in self._memo:
+            rows = self.base_results if self.base_results is not None or self.store is None else _ordered_results(self)
+            rows = rows or []
+            if self.keep_rows is not None:
+                rows = [r for r in rows if r.sample_id in self.keep_rows]
+            if self.only_methods:
+                rows = [r for r in rows if r.method in self.only_methods]
+            self._memo["results"] = rows
+        return self._memo["results"]
 
     @property
     def run_id(self) -> str:
@@ -74,7 +88,7 @@ class RunView:
         if self.store is not None:
             rows = run_summary.row_results(self.store, self.run_id, sample_id)
         else:
-            rows = [r for r in self.results if r.sample_id == sample_id]
+            rows = [r for r in self.base_results or [] if r.sample_id == sample_id]
         return [r for r in rows if r.method in self.only_methods] if self.only_methods else rows
 
     def question_snippet(self, sample_id: str, limit: int) -> str:
@@ -120,28 +134,35 @@ def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tupl
 
 
 def load(run_id: str, current: data.Workset | None = None, run_store: Store | None = None) -> RunView | None:
-    """A stored run with results frame and row texts, or None when it no longer exists. The results (without
-    details) and the frame are kept per run until its results change (``run_summary.cached``): the pages
-    rerun on every click."""
+    """A stored run with results frame and row texts, or None when it no longer exists. The frame is kept per
+    run until its results change (``run_summary.cached``): the pages rerun on every click."""
     s = run_store or store()
     info = s.get_run(run_id)
     if info is None:
         return None
     samples, source = find_samples(info.dataset_hash, current)
 
-    def build() -> tuple[list[MetricResult], pd.DataFrame, dict[str, str | None]]:
+    def build() -> tuple[pd.DataFrame, dict[str, str | None]]:
         categories: dict[str, str | None] = {}
-        for row in s.rows(info.id):
+        for row in s.rows(info.id):  # in dataset order
             sample = samples.get(row.sample_id)
             categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
-        position = {sid: i for i, sid in enumerate(categories)}  # the store's rows come in dataset order
-        results = sorted(run_summary.light_results(s, info.id),
-                         key=lambda r: position.get(r.sample_id, len(position)))  # not completion order
-        return results, compare.results_frame(results, categories), categories
+        return run_summary.run_frame(s, info.id, categories), categories
 
-    results, frame, categories = run_summary.cached(s, info.id, f"view:{source}", build)
-    return RunView(info=info, results=results, frame=frame.copy(), categories=categories, samples=samples,
-                   samples_source=source, store=s)
+    frame, categories = run_summary.cached(s, info.id, f"view:{source}", build)
+    return RunView(info=info, frame=frame.copy(), categories=categories, samples=samples, samples_source=source, store=s)
+
+
+def _ordered_results(view: RunView) -> list[MetricResult]:
+    """The run's light results in dataset order (the store's row positions), not completion order; cached."""
+    assert view.store is not None
+    store = view.store
+
+    def build() -> list[MetricResult]:
+        position = {r.sample_id: i for i, r in enumerate(store.rows(view.run_id))}
+        return sorted(run_summary.light_results(store, view.run_id), key=lambda r: position.get(r.sample_id, len(position)))
+
+    return run_summary.cached(store, view.run_id, "results:ordered", build)
 
 
 def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> list[CallEntry]:

@@ -78,7 +78,7 @@ def _signature(view: RunView, run_store: Store, keep: int | None) -> str:
     """What the report depends on: the run (and how far it got), the kept label rows, the stored 👍 / 👎."""
     stored = run_store.labels(view.info.dataset_hash or "")
     return json.dumps(
-        [view.run_id, view.info.status, len(view.results), view.info.dataset_hash, keep, sorted(view.samples), stored],
+        [view.run_id, view.info.status, len(view.frame), view.info.dataset_hash, keep, sorted(view.samples), stored],
         sort_keys=True, default=str,
     )
 

@@ -85,7 +85,7 @@ def stability_panel(view: RunView, run_store: Store) -> None:
             st.session_state[state.EVALUATE_REPEATS] = 3
             st.switch_page(nav.EVALUATE.path)
         return
-    report = _stability(str(run_store.path), view.run_id, len(view.results))
+    report = _stability(str(run_store.path), view.run_id, len(view.frame))
     st.caption(t("stability.caption", n=report["repeats"], threshold=f"{report['threshold']:g}", note=report["note"]))
     st.dataframe(stability_frame(report), hide_index=True, width="stretch")
     moving = unstable_rows_frame(report)

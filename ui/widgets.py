@@ -160,10 +160,17 @@ def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:
 
 def offline_banner(results: Sequence[Any]) -> None:
     """Say once, above results, that some come from the offline heuristic (each result is tagged as well)."""
-    offline = sum(getattr(r, "provider", None) == "offline" for r in results)
+    _offline_banner(sum(getattr(r, "provider", None) == "offline" for r in results), len(results))
+
+
+def offline_banner_of(frame: pd.DataFrame) -> None:
+    """``offline_banner`` of a results frame (``compare.results_frame``: one line per result)."""
+    _offline_banner(int((frame["provider"] == "offline").sum()) if not frame.empty else 0, len(frame))
+
+
+def _offline_banner(offline: int, total: int) -> None:
     if offline:
-        st.info(t("offline.banner") if offline == len(results) else t("offline.banner_some", n=offline, total=len(results)),
-                icon="🧮")
+        st.info(t("offline.banner") if offline == total else t("offline.banner_some", n=offline, total=total), icon="🧮")
 
 
 def source_tag(result: Any) -> str:
