@@ -79,7 +79,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     stats = compare.agreement(view.frame, DECOMPOSED, judge)
     stats["criterion"] = stats["criterion"].map(widgets.metric_label)
     st.markdown(t("compare.agreement"))
-    st.dataframe(
+    widgets.table(
         stats.style.format({c: widgets.fmt_score for c in ("pearson", "spearman", "mad", "kappa", "threshold")}),
         hide_index=True, width="stretch", placeholder=widgets.UNSCORED,
     )
@@ -102,7 +102,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
             st.switch_page(nav.INSPECT.path)
 
 st.subheader(t("compare.per_row"))
-st.dataframe(widgets.score_table(widgets.readable_columns(view.per_row(judge if judge in view.methods() else None))),
+widgets.table(widgets.score_table(widgets.readable_columns(view.per_row(judge if judge in view.methods() else None))),
              hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 if len(view.judges()) >= 2:
@@ -132,20 +132,20 @@ else:
         diff = runs.cached_diff(full, view_b)
         st.caption(runs.diff_note(diff))
         summary = diff.summary.assign(metric=diff.summary["metric"].map(widgets.metric_label))  # the diff is cached
-        st.dataframe(
+        widgets.table(
             summary.style.format({c: widgets.fmt_score for c in ("mean_a", "mean_b", "delta")}),
             hide_index=True, width="stretch", placeholder=widgets.UNSCORED,
         )
         with st.expander(t("compare.setups", n=len(diff.differences))):
             if diff.differences:
-                st.dataframe(runs.differences_frame(diff.differences), hide_index=True, width="stretch")
+                widgets.table(runs.differences_frame(diff.differences), hide_index=True, width="stretch")
             else:
                 st.caption(t("compare.same_setup"))
         changed = diff.changed
         st.caption(t("compare.changed", n=len(changed), a=run_id, b=other))
         if not changed.empty:
             changed = changed.assign(metric=changed["metric"].map(widgets.metric_label))
-            st.dataframe(
+            widgets.table(
                 changed[["sample_id", "category", "metric", "method", "method_b", "value_a", "value_b", "delta",
                          "present", "unscored_reason_a", "unscored_reason_b"]]
                 .style.format({c: widgets.fmt_score for c in ("value_a", "value_b", "delta")}),

@@ -80,7 +80,7 @@ if samples and scorers:
     cols[1].metric(t("evaluate.embedding_calls"), est.embedding_calls)
     cols[2].metric(t("evaluate.tokens"), widgets.fmt_tokens(est.input_tokens, est.output_tokens))
     cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(est.cost_usd))
-    st.dataframe(widgets.estimate_frame(est), hide_index=True, width="stretch")
+    widgets.table(widgets.estimate_frame(est), hide_index=True, width="stretch")
     if config.provider == "offline":
         st.caption(t("evaluate.offline_estimate"))
 else:
@@ -136,9 +136,9 @@ if job is not None and job.done:
         if note is not None:
             (st.error if note[0] == "error" else st.warning)(note[1], icon="⚠️")
         st.session_state[state.SELECTED_RUN] = result.run_id
-        st.dataframe(widgets.summary_frame(result.summary), hide_index=True, width="stretch")
+        widgets.table(widgets.summary_frame(result.summary), hide_index=True, width="stretch")
         if result.cost:
             st.markdown(t("evaluate.cost_per_method"))
-            st.dataframe(widgets.cost_frame(result.cost), hide_index=True, width="stretch")
+            widgets.table(widgets.cost_frame(result.cost), hide_index=True, width="stretch")
         if st.button(t("common.open_compare"), type="primary"):
             st.switch_page(nav.COMPARE.path)

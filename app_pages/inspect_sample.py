@@ -90,7 +90,7 @@ else:
         st.html(inspector.contexts_html(sample.contexts, claims, prefix))
 
 st.subheader(t("inspect.scores"))
-st.dataframe(widgets.results_frame(results, by="method"), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+widgets.table(widgets.results_frame(results, by="method"), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 if faith is not None:
     with st.expander(t("inspect.claims"), expanded=True):
@@ -101,31 +101,31 @@ if faith is not None:
 relevancy = by_key.get(("answer_relevancy", DECOMPOSED))
 if relevancy is not None and relevancy.details.get("questions"):
     with st.expander(t("inspect.generated")):
-        st.dataframe(pd.DataFrame(relevancy.details["questions"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        widgets.table(pd.DataFrame(relevancy.details["questions"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 if relevancy is not None and relevancy.details.get("offline_relevancy"):
     offline_rel = relevancy.details["offline_relevancy"]
     with st.expander(t("inspect.asks")):
-        st.caption(relevancy.details.get("offline_note") or t("inspect.offline_no_questions"))
-        st.dataframe(evidence.asks_frame(offline_rel), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        st.caption(t("inspect.offline_asks") if relevancy.details.get("offline_note") else t("inspect.offline_no_questions"))
+        widgets.table(evidence.asks_frame(offline_rel), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
         st.caption(t("inspect.best_sentence", sentence=offline_rel.get("best_sentence") or "-",
                      cosine=widgets.fmt_score(offline_rel.get("cosine")),
                      share=widgets.fmt_score(offline_rel.get("noncommittal_share"))))
 precision = by_key.get(("context_precision", DECOMPOSED))
 if precision is not None and precision.details.get("verdicts"):
     with st.expander(t("inspect.chunks")):
-        st.dataframe(evidence.chunks_frame(precision.details), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        widgets.table(evidence.chunks_frame(precision.details), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 recall = by_key.get(("context_recall", DECOMPOSED))
 if recall is not None and recall.details.get("reference_sentences"):
     with st.expander(t("inspect.recall")):
-        st.dataframe(pd.DataFrame(recall.details["reference_sentences"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        widgets.table(pd.DataFrame(recall.details["reference_sentences"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 relevance = by_key.get(("context_relevance", DECOMPOSED))
 if relevance is not None and relevance.details.get("extracted_sentences"):
     with st.expander(t("inspect.relevance")):
-        st.dataframe(pd.DataFrame(relevance.details["extracted_sentences"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        widgets.table(pd.DataFrame(relevance.details["extracted_sentences"]), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 correctness = by_key.get(("answer_correctness", DECOMPOSED))
 if correctness is not None and any(k in correctness.details for k in ("TP", "FP", "FN")):
     with st.expander(t("inspect.correctness")):
-        st.dataframe(evidence.correctness_frame(correctness.details), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        widgets.table(evidence.correctness_frame(correctness.details), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 for judge in view.judges():
     judged = [r for r in results if r.method == judge]

@@ -18,7 +18,7 @@ from rageval_core.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
 from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
 from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, widgets
-from ui.i18n import t
+from ui.i18n import header, headers, t
 
 CRITERIA = "prompts.criteria"
 LEVELS = "prompts.levels"
@@ -82,7 +82,8 @@ def _table_editor(name: str, heading: str, column_config: dict) -> bool:
     st.markdown(heading)
     frame: pd.DataFrame = st.session_state[name]
     key = f"{name}_editor.{version}"  # a new version starts the editor with no pending edits
-    st.data_editor(frame, key=key, num_rows="dynamic", hide_index=True, width="stretch", column_config=column_config)
+    st.data_editor(frame, key=key, num_rows="dynamic", hide_index=True, width="stretch",
+                   column_config={**headers(frame), **column_config})
     edits = st.session_state.get(key)
     if not data.has_edits(edits):
         return False
@@ -91,14 +92,14 @@ def _table_editor(name: str, heading: str, column_config: dict) -> bool:
 
 
 changed = _table_editor(CRITERIA, t("prompts.criteria"), {
-    "min": st.column_config.NumberColumn("min", step=1, width="small"),
-    "max": st.column_config.NumberColumn("max", step=1, width="small"),
-    "requires": st.column_config.TextColumn("requires", help=t("prompts.requires_help")),
-    "description": st.column_config.TextColumn("description", width="large"),
+    "min": st.column_config.NumberColumn(header("min"), step=1, width="small"),
+    "max": st.column_config.NumberColumn(header("max"), step=1, width="small"),
+    "requires": st.column_config.TextColumn(header("requires"), help=t("prompts.requires_help")),
+    "description": st.column_config.TextColumn(header("description"), width="large"),
 })
 changed |= _table_editor(LEVELS, t("prompts.levels"), {
-    "score": st.column_config.NumberColumn("score", step=1, width="small"),
-    "description": st.column_config.TextColumn("description", width="large"),
+    "score": st.column_config.NumberColumn(header("score"), step=1, width="small"),
+    "description": st.column_config.TextColumn(header("description"), width="large"),
 })
 if st.button(t("prompts.add_levels")):
     st.session_state[LEVELS] = rubric_edit.add_missing_levels(st.session_state[CRITERIA], st.session_state[LEVELS])
@@ -181,7 +182,7 @@ elif rubric is not None and template is not None:
                      cost=widgets.fmt_cost(result.cost_usd)))
         widgets.offline_banner(result.results)
         ordered_results = evaluation.in_rubric_order(result.results, ws.samples, rubric)
-        st.dataframe(widgets.results_frame(ordered_results, by="row"), hide_index=True, width="stretch",
+        widgets.table(widgets.results_frame(ordered_results, by="row"), hide_index=True, width="stretch",
                      placeholder=widgets.UNSCORED)
 
 step_edit.render(language, ws.samples, pinned, st.session_state.get("prompts.preview_row"), versions_store)

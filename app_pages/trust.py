@@ -59,14 +59,14 @@ if not rep.coverage:
     st.info(t("trust.no_labels", run=view.run_id))
     offer_labelled_sample("nolabels")
 else:
-    st.dataframe(trust_ui.coverage_frame(rep), hide_index=True, width="stretch")
+    widgets.table(trust_ui.coverage_frame(rep), hide_index=True, width="stretch")
     if rep.conflicts:
         st.warning(t("trust.conflicts", conflicts=widgets.counted(len(rep.conflicts), t("unit.conflict"), t("unit.conflicts"))))
 
 if rep.agreement:
     st.subheader(t("trust.agreement"))
     st.caption(t("trust.agreement_help"))
-    st.dataframe(trust_ui.agreement_frame(rep), hide_index=True, width="stretch")
+    widgets.table(trust_ui.agreement_frame(rep), hide_index=True, width="stretch")
 
     st.subheader(t("trust.confusion"))
     criteria = list(dict.fromkeys(a.metric for a in rep.agreement))
@@ -81,7 +81,7 @@ if rep.estimates:
     st.subheader(t("trust.estimate"))
     st.caption(t("trust.estimate_help"))
     st.altair_chart(charts.estimates(trust_ui.estimate_points(rep)))
-    st.dataframe(trust_ui.estimate_frame(rep), hide_index=True, width="stretch")
+    widgets.table(trust_ui.estimate_frame(rep), hide_index=True, width="stretch")
 
 trust_checks.stability_panel(view, store)
 trust_checks.probes_panel(view, store)
@@ -91,7 +91,7 @@ if not rep.label_next:
     st.info(t("trust.all_labelled"))
 else:
     st.caption(t("trust.label_next_help"))
-    st.dataframe(trust_ui.label_next_frame(rep.label_next[:10], view), hide_index=True, width="stretch")
+    widgets.table(trust_ui.label_next_frame(rep.label_next[:10], view), hide_index=True, width="stretch")
     top = rep.label_next[0]
     if st.button(t("trust.label_top", row=top.row_id, criterion=widgets.metric_label(top.criterion)), type="primary",
                  key="trust.label_top"):

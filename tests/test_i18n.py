@@ -19,7 +19,7 @@ CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((RO
 # t("key", ...) and t('key'): the literal keys the code asks for.
 CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
 # Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
-DYNAMIC_PREFIXES = ("provider.", "metric.", "method.")
+DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.")
 
 
 def load(language: str) -> dict[str, str]:

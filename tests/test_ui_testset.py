@@ -142,7 +142,7 @@ def test_question_types_flags_first_and_bulk_reject(app: AppTest) -> None:
     assert set(editor["type"]) == {"fact", "reasoning", "multi_chunk", "out_of_scope"}
     assert any("pairs in use" in c.value and "reasoning" in c.value for c in app.caption)
     # reject every out-of-scope pair in bulk: they leave the pairs in use but stay in the file as rejected
-    app.selectbox(key="testset.bulk_choice").set_value("all out_of_scope pairs").run()
+    app.selectbox(key="testset.bulk_choice").set_value("type:out_of_scope").run()
     button(app, "Reject these").click().run()
     assert_ok(app)
     assert any("pair(s) rejected: all out_of_scope pairs" in s.value for s in app.success)
@@ -169,7 +169,7 @@ def test_flagged_pairs_are_listed_first_with_duplicates_beside_their_twin() -> N
     frame = ts_ui.items_frame(ts)
     assert list(frame["id"]) == ["a", "c", "b"] and list(frame["twin"]) == ["", "a", ""]
     assert ts_ui.flag_notes(ts) == ["c: near_duplicate — ", "b: unsupported — low"]
-    accepted, n = ts_ui.bulk(ts, "near-duplicates", "accepted")
+    accepted, n = ts_ui.bulk(ts, "near_duplicate", "accepted")
     assert n == 1 and [i.id for i in accepted.items] == ["a", "b", "c"] and accepted.rejected == []
     edited, _ = ts_ui.apply_item_edits(ts, frame, {"edited_rows": {2: {"question": "Q2 better?"}}, "added_rows": [], "deleted_rows": []})
     assert edited.items[1].status == "edited" and edited.rejected[0].id == "c"

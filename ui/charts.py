@@ -1,18 +1,19 @@
 """Altair charts of the Compare page: grouped bars (category × criterion × method) and the decomposed vs
 judge scatter per criterion.
 
-Bars are horizontal so category labels (Japanese, with the seed's emoji) read without rotation; each
+Bars are horizontal so category labels (Japanese, with the sample data's emoji) read without rotation; each
 criterion is one panel, wrapped so six criteria still fit the page width.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 
-from ui.i18n import t
+from ui.i18n import header, t
 
 # Bars colour methods, the scatter colours categories: two meanings, so two palettes that share no colour.
 METHOD_SCHEME = "tableau10"
@@ -20,6 +21,11 @@ CATEGORY_SCHEME = "dark2"
 
 PAGE_WIDTH = 900  # px the charts may use in the wide layout
 LABEL_WIDTH = 150  # px of the category labels left of the first panel
+
+
+def _label_expr(labels: dict[str, str]) -> str:
+    """A Vega label expression showing each data value under its UI-language name (the data keeps its values)."""
+    return "".join(f"datum.label === {json.dumps(k)} ? {json.dumps(v, ensure_ascii=False)} : " for k, v in labels.items()) + "datum.label"
 
 
 def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_order: Sequence[str]) -> alt.FacetChart:
@@ -80,13 +86,14 @@ def estimates(points: pd.DataFrame) -> alt.LayerChart:
     """Score mean, labels only and corrected per scorer, each a point with its 95% interval
     (``ui.trust.estimate_points`` rows); the interval widths are the story, so they share one axis."""
     order = list(dict.fromkeys(points["scorer"]))
-    kinds = ["score mean", "labels only", "corrected"]
+    kinds = ["score mean", "labels only", "corrected"]  # the ``estimate`` values; the legend names them in the UI language
     base = alt.Chart(points).encode(
         y=alt.Y("scorer:N", sort=order, title=None, axis=alt.Axis(labelLimit=260)),
         yOffset=alt.YOffset("estimate:N", sort=kinds),
-        color=alt.Color("estimate:N", sort=kinds, title="estimate"),
+        color=alt.Color("estimate:N", sort=kinds, title=t("chart.estimate"),
+                        legend=alt.Legend(labelExpr=_label_expr({k: header(k) for k in kinds}))),
     )
-    rules = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", scale=alt.Scale(domain=[0, 1]), title="share that passes"), x2="high:Q")
+    rules = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", scale=alt.Scale(domain=[0, 1]), title=t("chart.share_passes")), x2="high:Q")
     dots = base.mark_point(filled=True, size=50).encode(
         x="value:Q",
         tooltip=["scorer", "estimate", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("low:Q", format=".3f"),
@@ -102,10 +109,10 @@ def judge_rows(points: pd.DataFrame, row_order: Sequence[str]) -> alt.Chart:
         alt.Chart(points)
         .mark_point(filled=True, size=80, opacity=0.85)
         .encode(
-            y=alt.Y("sample_id:N", sort=list(row_order), title="row"),
-            x=alt.X("value:Q", scale=alt.Scale(domain=[-0.02, 1.02]), title="score"),
-            color=alt.Color("judge:N", title="judge"),
-            shape=alt.Shape("judge:N", title="judge"),
+            y=alt.Y("sample_id:N", sort=list(row_order), title=t("chart.row")),
+            x=alt.X("value:Q", scale=alt.Scale(domain=[-0.02, 1.02]), title=t("chart.score")),
+            color=alt.Color("judge:N", title=t("chart.judge")),
+            shape=alt.Shape("judge:N", title=t("chart.judge")),
             tooltip=["sample_id", "judge", alt.Tooltip("value:Q", format=".3f")],
         )
         .properties(width=PAGE_WIDTH - LABEL_WIDTH, height=max(120, 18 * len(row_order)))

@@ -9,6 +9,8 @@ both catalogues have the same keys and placeholders and that every key the code 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,3 +67,22 @@ def t_opt(key: str, default: str, **kw: Any) -> str:
     """Like ``t`` for keys built at run time (a provider id, a metric id): ``default`` when no catalogue has it."""
     text = catalogue(lang()).get(key) or catalogue(FALLBACK).get(key)
     return default if text is None else text.format(**kw)
+
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def header(column: str) -> str:
+    """A table column's heading in the UI language: ``th.<slug>`` ("created (UTC)" → ``th.created_utc``), else the
+    column name itself. Frames keep their column names (tests, selections and edits key on them); only the shown
+    heading changes, through ``column_config``."""
+    slug = _NOT_SLUG.sub("_", str(column).lower()).strip("_")
+    return t_opt(f"th.{slug}", str(column)) if slug else str(column)
+
+
+def headers(table: Any) -> dict[str, str]:
+    """``column_config`` for st.dataframe: every column's heading in the UI language. ``table`` is a frame, a
+    Styler of one, or the column names."""
+    frame = getattr(table, "data", table)  # a pandas Styler keeps its frame in .data
+    columns: Iterable[Any] = getattr(frame, "columns", frame)
+    return {str(c): header(str(c)) for c in columns}

@@ -50,7 +50,7 @@ def _editor(by_id: dict[str, JudgeConfig]) -> None:
             provider = cols[1].selectbox(t("evaluate.jc_provider"), [p for p in PROVIDERS if p != "replay"], key="evaluate.jc.provider")
             model = cols[2].text_input(t("evaluate.jc_model"), key="evaluate.jc.model")
             cols = st.columns(3)
-            base_url = cols[0].text_input("Base URL", key="evaluate.jc.base_url")
+            base_url = cols[0].text_input(t("evaluate.jc_base_url"), key="evaluate.jc.base_url")
             method = cols[1].text_input(t("evaluate.jc_method"), value="rubric5", key="evaluate.jc.method")
             metrics = cols[2].text_input(t("evaluate.jc_metrics"), key="evaluate.jc.metrics")
             cols = st.columns(3)

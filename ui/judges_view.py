@@ -36,7 +36,7 @@ def show(view: RunView, store: Store) -> None:
     scores = agreement.judge_scores(view.frame, criterion, methods).dropna(how="all", axis=1)
     order = [s for s in view.sample_ids() if s in scores.index]
     scores = scores.reindex(order)
-    st.dataframe(widgets.score_table(scores.reset_index()), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+    widgets.table(widgets.score_table(scores.reset_index()), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
     points = scores.reset_index().melt(id_vars="sample_id", var_name="judge", value_name="value").dropna(subset=["value"])
     if not points.empty:
         st.altair_chart(charts.judge_rows(points, order))
@@ -44,7 +44,7 @@ def show(view: RunView, store: Store) -> None:
     st.markdown(t("judges.pairwise"))
     pairs = agreement.pairwise(view.frame, list(scores.columns), threshold=threshold)
     pairs = pairs[pairs["criterion"] == criterion]
-    st.dataframe(_fmt(pairs.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+    widgets.table(_fmt(pairs.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
     split = agreement.splits(view.frame, list(scores.columns), threshold=threshold)
     split = split[split["criterion"] == criterion]
@@ -52,11 +52,11 @@ def show(view: RunView, store: Store) -> None:
     if split.empty:
         st.caption(t("judges.no_splits"))
     else:
-        st.dataframe(_fmt(split.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+        widgets.table(_fmt(split.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
     st.markdown(t("judges.cost"))
     cost = agreement.cost_per_judge(store.iter_calls(view.run_id), len(view.sample_ids()))
-    st.dataframe(cost.style.format({"cost_usd": "{:.4f}", "seconds": "{:.2f}", "calls_per_row": "{:.2f}",
+    widgets.table(cost.style.format({"cost_usd": "{:.4f}", "seconds": "{:.2f}", "calls_per_row": "{:.2f}",
                                     "tokens_per_row": "{:.1f}", "cost_per_row": "{:.5f}", "seconds_per_row": "{:.3f}"}),
                  hide_index=True, width="stretch")
     _jury_form(view, store, methods)

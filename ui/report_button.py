@@ -7,24 +7,24 @@ import streamlit as st
 from rageval_core.report import report_html
 from rageval_core.report.build import choose_rows
 from rageval_core.store import Store
+from ui.i18n import t
 from ui.runs import RunView
 
 BUILT = "compare.report"  # (run id, html) of the last report built on this page
 
 
 def show(view: RunView, store: Store) -> None:
-    st.subheader("Report for stakeholders")
-    st.caption("One HTML file that opens with no network: dataset summary, per-category tables, agreement "
-               "(decomposed vs judge, judge vs judge), trust figures where computed, cost, and the rows you pick.")
+    st.subheader(t("report.heading"))
+    st.caption(t("report.caption"))
     ranked = [sid for sid, _ in choose_rows(view.frame, None, len(view.sample_ids()))]
-    picked = st.multiselect("Rows to show in full (most disagreeing first)", ranked, default=ranked[:3],
+    picked = st.multiselect(t("report.rows"), ranked, default=ranked[:3],
                             key=f"compare.report.rows.{view.run_id}")
-    if st.button("Build report", key="compare.report.build"):
-        with st.spinner("Building the report…"):
+    if st.button(t("report.build"), key="compare.report.build"):
+        with st.spinner(t("report.building")):
             html = report_html(store, [view.run_id], samples=list(view.samples.values()) or None, sample_ids=picked or None)
         st.session_state[BUILT] = (view.run_id, html)
     built = st.session_state.get(BUILT)
     if built and built[0] == view.run_id:
         data = built[1].encode("utf-8")
-        st.download_button(f"Download report (HTML, {len(data) // 1024} KB)", data, file_name=f"report-{view.run_id}.html",
+        st.download_button(t("report.download", kb=len(data) // 1024), data, file_name=f"report-{view.run_id}.html",
                            mime="text/html", key="compare.report.download")

@@ -98,7 +98,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
         result = shown[1]
         st.caption(t("steps.run_done", run=result.run_id, status=result.status, calls=result.provider_calls))
         widgets.offline_banner(result.results)
-        st.dataframe(widgets.results_frame(evaluation.in_dataset_order(result.results, samples), by="row"),
+        widgets.table(widgets.results_frame(evaluation.in_dataset_order(result.results, samples), by="row"),
                      hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
     save_col, name_col = st.columns([1, 3])

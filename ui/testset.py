@@ -21,6 +21,7 @@ from rageval_core.documents import DOCUMENT_EXTENSIONS, Document, chunk_document
 from rageval_core.rag import RagRun
 from rageval_core.synth import EDITED, QUESTION_TYPES, REJECTED, STATUSES, TestItem, TestSet, review_order, select, set_status
 from ui import data
+from ui.i18n import t
 
 # Session-state keys of this page (plain keys, set by the page).
 DOCUMENT = "testset.document"  # rageval_core.documents.Document being worked on
@@ -31,15 +32,30 @@ UPLOAD_SEEN = "testset.upload_seen"
 
 DEFAULT_DOCUMENT = "company_policy_ja.md"
 EDIT_COLUMNS = ("id", "type", "status", "flags", "twin", "section", "question", "ground_truth", "grounding")
-# What the bulk accept / reject acts on: label → (flag, question type) for curation.select
+# What the bulk accept / reject acts on: choice id → (flag, question type) for curation.select; ``bulk_label``
+# names a choice in the UI language.
 BULK_CHOICES: dict[str, tuple[str | None, str | None]] = {
-    "all flagged pairs": ("any", None),
-    "near-duplicates": ("near_duplicate", None),
-    "unsupported ground truths": ("unsupported", None),
-    "answerable out-of-scope questions": ("answerable_out_of_scope", None),
-    **{f"all {t} pairs": (None, t) for t in QUESTION_TYPES},
-    "every pair": (None, None),
+    "flagged": ("any", None),
+    "near_duplicate": ("near_duplicate", None),
+    "unsupported": ("unsupported", None),
+    "answerable_out_of_scope": ("answerable_out_of_scope", None),
+    **{f"type:{qt}": (None, qt) for qt in QUESTION_TYPES},
+    "every": (None, None),
 }
+
+
+def bulk_label(choice: str) -> str:
+    """A bulk choice as the select box shows it ("all flagged pairs", "all reasoning pairs")."""
+    if choice.startswith("type:"):
+        return t("bulk.type", type=choice.removeprefix("type:"))
+    return {"flagged": t("bulk.flagged"), "near_duplicate": t("bulk.near_duplicate"), "unsupported": t("bulk.unsupported"),
+            "answerable_out_of_scope": t("bulk.answerable_out_of_scope"), "every": t("bulk.every")}.get(choice, choice)
+
+
+def type_labels() -> dict[str, str]:
+    """Each question type's name in the UI language (the share inputs and the prompt tabs)."""
+    return {"fact": t("qtype.fact"), "reasoning": t("qtype.reasoning"), "multi_chunk": t("qtype.multi_chunk"),
+            "out_of_scope": t("qtype.out_of_scope")}
 
 
 def shipped_prompt(task: str, language: str) -> str:
@@ -98,7 +114,7 @@ def report_frame(ts: TestSet) -> pd.DataFrame:
         [
             {
                 "#": s.index,
-                "section": s.heading or f"part {s.index + 1}",
+                "section": s.heading or t("testset.part", n=s.index + 1),
                 "status": s.status,
                 "generated": s.generated,
                 "kept": s.kept,
@@ -187,7 +203,7 @@ def apply_item_edits(ts: TestSet, frame: pd.DataFrame, edits: Mapping[str, Any] 
 
 
 def bulk(ts: TestSet, choice: str, status: str) -> tuple[TestSet, int]:
-    """Accept or reject every pair ``choice`` (a ``BULK_CHOICES`` label) names; returns how many."""
+    """Accept or reject every pair ``choice`` (a ``BULK_CHOICES`` id) names; returns how many."""
     flag, qtype = BULK_CHOICES[choice]
     ids = select(ts, flag=flag, qtype=qtype)
     return set_status(ts, ids, status), len(ids)
@@ -196,9 +212,9 @@ def bulk(ts: TestSet, choice: str, status: str) -> tuple[TestSet, int]:
 def review_summary(ts: TestSet) -> str:
     """"N in use (fact 10, reasoning 7, …), M set aside; flagged: …" for the review caption."""
     counts = ts.counts()
-    types = ", ".join(f"{t} {n}" for t, n in counts["type"].items()) or "none"
-    flags = ", ".join(f"{f} {n}" for f, n in counts["flag"].items()) or "none"
-    return f"{len(ts.items)} pairs in use ({types}), {len(ts.rejected)} set aside as rejected; flagged: {flags}"
+    types = ", ".join(f"{qt} {n}" for qt, n in counts["type"].items()) or t("common.none")
+    flags = ", ".join(f"{f} {n}" for f, n in counts["flag"].items()) or t("common.none")
+    return t("testset.review_summary", n=len(ts.items), types=types, rejected=len(ts.rejected), flags=flags)
 
 
 def shares_from_percent(values: Mapping[str, float]) -> dict[str, float] | None:
@@ -234,7 +250,7 @@ def dataset_name(ts: TestSet) -> str:
 def to_workset(run: RagRun, name: str) -> data.Workset:
     """The RAG outputs as the Dataset page's working dataset (validated like any loaded file)."""
     ws = data.load_upload(f"{name}.json", datasets.dumps_dataset(run.samples, "json"))
-    ws.source = f"test set: {name} (RAG top-{run.k}, {run.provider}/{run.model})"
+    ws.source = t("testset.source", name=name, k=run.k, model=f"{run.provider}/{run.model}")
     return ws
 
 

@@ -29,7 +29,7 @@ from ui import nav, sidebar, state
 from ui.runs import RunView
 from ui.trust import run_samples
 from ui.i18n import t
-from ui.widgets import UNSCORED, fmt_score, metric_label, show_error
+from ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
 
 REPEATS_CLI = "python -m rageval_core trust DATA --repeats 3"
 PROBES_CLI = "python -m rageval_core trust RUN_ID --probes all"
@@ -87,13 +87,13 @@ def stability_panel(view: RunView, run_store: Store) -> None:
         return
     report = _stability(str(run_store.path), view.run_id, len(view.frame))
     st.caption(t("stability.caption", n=report["repeats"], threshold=f"{report['threshold']:g}", note=report["note"]))
-    st.dataframe(stability_frame(report), hide_index=True, width="stretch")
+    table(stability_frame(report), hide_index=True, width="stretch")
     moving = unstable_rows_frame(report)
     if moving.empty:
         st.caption(t("stability.none_moved"))
     else:
         st.markdown(t("stability.moved"))
-        st.dataframe(moving, hide_index=True, width="stretch")
+        table(moving, hide_index=True, width="stretch")
 
 
 # ----------------------------------------------------------------------------------------- probes
@@ -183,7 +183,7 @@ def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
                 "probe": probe["probe"], "criterion": metric_label(s["metric"]), "method": s["method"], "pairs": s["n"],
                 "mean shift [95% CI]": _interval(s["mean_shift"], s["low"], s["high"], signed=True),
                 "largest row shift": _signed(s["max_shift"]), "flagged when": bound,
-                "flag": "⚠️ flagged" if s["flagged"] else "ok",
+                "flag": "⚠️ " + t("probes.flag") if s["flagged"] else "ok",
                 "moved most": ", ".join(f"{r['row_id']} {r['shift']:+.2f}" for r in s.get("top", [])),
             })
     return pd.DataFrame(rows, columns=["probe", "criterion", "method", "pairs", "mean shift [95% CI]",
@@ -194,8 +194,8 @@ def probe_notes(report: Mapping[str, Any]) -> list[str]:
     """Per probe: its cases, what it skipped and why (a probe with nothing to score says so)."""
     notes = []
     for probe in report.get("probes", []):
-        skipped = ", ".join(f"{k} {v}" for k, v in (probe.get("skipped") or {}).items()) or "none"
-        notes.append(f"**{probe['probe']}**: {probe['n_cases']} probe rows ({probe.get('note', '')}); skipped: {skipped}")
+        skipped = ", ".join(f"{k} {v}" for k, v in (probe.get("skipped") or {}).items()) or t("common.none")
+        notes.append(t("probes.note_line", probe=probe["probe"], n=probe["n_cases"], note=probe.get("note", ""), skipped=skipped))
     return notes
 
 
@@ -220,7 +220,7 @@ def probes_panel(view: RunView, run_store: Store) -> None:
             t("probes.flagged", names=", ".join(flagged)) if flagged else t("probes.none_flagged"))
         if report.get("note"):
             st.caption(report["note"])
-        st.dataframe(probes_frame(report), hide_index=True, width="stretch")
+        table(probes_frame(report), hide_index=True, width="stretch")
         with st.expander(t("probes.notes")):
             for note in probe_notes(report):
                 st.markdown(note)
@@ -252,6 +252,6 @@ def _probe_progress() -> None:
         return
     if job.running:
         share = job.done_tasks / job.total_tasks if job.total_tasks else 0.0
-        st.progress(share, text=f"Probe {job.current or '…'}: {job.done_tasks} of {job.total_tasks} tasks")
+        st.progress(share, text=t("probes.progress", probe=job.current or "…", done=job.done_tasks, total=job.total_tasks))
         return
     st.rerun(scope="app")

@@ -14,7 +14,7 @@ import streamlit as st
 from rageval_core.datasets import Issue
 from rageval_core.types import Unscored
 from ui import data
-from ui.i18n import t, t_opt
+from ui.i18n import headers, t, t_opt
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -96,7 +96,7 @@ FAILURE_REASONS = (
     Unscored.PROVIDER_ERROR, Unscored.PROVIDER_UNREACHABLE, Unscored.TIMEOUT, Unscored.PARSE_ERROR, Unscored.REPLAY_MISS,
 )
 
-PAGE_ERROR = "This page hit an unexpected error"  # English on purpose: tests and logs look for it
+PAGE_ERROR = "This page hit an unexpected error"  # kept in every language (in brackets): tests and logs look for it
 _log = logging.getLogger("rageval.ui")
 
 
@@ -106,7 +106,7 @@ def run_page(page: Any) -> None:
         page.run()
     except Exception as exc:  # noqa: BLE001 - Streamlit's rerun/stop signals are BaseException and pass through
         _log.exception("page %s failed", getattr(page, "title", "?"))
-        show_error(f"{PAGE_ERROR}; {t('common.see_log')}", exc)
+        show_error(t("common.page_error", english=PAGE_ERROR, log=t("common.see_log")), exc)
 
 
 def show_error(message: str, exc: BaseException | None = None) -> None:
@@ -116,6 +116,13 @@ def show_error(message: str, exc: BaseException | None = None) -> None:
 
     detail = f" — {type(exc).__name__}: {exc}" if exc is not None else ""
     st.error(redact(f"{message}{detail}"), icon="⚠️")
+
+
+def table(data: Any, **kwargs: Any) -> Any:
+    """``st.dataframe`` with every column heading in the UI language (``i18n.headers``); the frame keeps its column
+    names, so selections and tests still key on them. A ``column_config`` given here wins over the headings."""
+    config = {**headers(data), **(kwargs.pop("column_config", None) or {})}
+    return st.dataframe(data, column_config=config, **kwargs)
 
 
 def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
@@ -129,7 +136,7 @@ def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
                 errors=counted(len(errors), t("unit.error"), t("unit.errors")),
                 warnings=counted(len(warnings), t("unit.warning"), t("unit.warnings")))
     (st.error if errors else st.warning)(summary)
-    st.dataframe(data.issues_frame(issues), hide_index=True, width="stretch")
+    table(data.issues_frame(issues), hide_index=True, width="stretch")
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<])")

@@ -33,8 +33,9 @@ from rageval_core.your_rag import (
 )
 from rageval_core.your_rag.mapping import mapping_from_dict
 from ui import data, state, widgets
+from ui.i18n import t
 
-ENDPOINT, CALLABLE = "HTTP endpoint", "Python callable"
+ENDPOINT, CALLABLE = "endpoint", "callable"  # the kind radio's values; ``_kind_label`` names them
 TRY = "testset.yr.try_result"  # the last "try one question" result (reply and what the mapping read)
 RUN = "testset.yr.run"  # SystemRun of the current test set
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -58,8 +59,7 @@ def header_lines(text: str) -> list[str]:
         except ValueError as exc:
             raise SetupError(str(exc)) from None
         if _SECRET_NAME.search(name) and not _VAR.search(value):
-            raise SetupError(f"header {name}: write the secret as an environment variable, e.g. "
-                             f"'{name}: Bearer $MY_RAG_TOKEN' (the page never holds a token)")
+            raise SetupError(t("yr.header_secret", name=name))
     return lines
 
 
@@ -77,7 +77,7 @@ def mapping_from_text(text: str) -> RagMapping:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SetupError(f"mapping: not valid JSON ({exc})") from None
+        raise SetupError(t("yr.mapping_json", error=exc)) from None
     try:
         return mapping_from_dict(raw, "mapping")
     except MappingError as exc:
@@ -88,7 +88,7 @@ def build_system(kind: str, target: str, mapping_text: str, headers_text: str, t
     """The system the tab describes: ``EndpointRAG`` (URL, headers) or ``CallableRAG`` (``module:function``)."""
     mapping = mapping_from_text(mapping_text)
     if not (target or "").strip():
-        raise SetupError("give the endpoint URL" if kind == ENDPOINT else "give the callable as package.module:function")
+        raise SetupError(t("yr.need_url") if kind == ENDPOINT else t("yr.need_callable"))
     try:
         if kind == ENDPOINT:
             return EndpointRAG(target.strip(), mapping=mapping, headers=header_lines(headers_text), timeout_s=timeout_s)
@@ -115,7 +115,7 @@ def run_frame(run: SystemRun) -> pd.DataFrame:
 def to_workset(run: SystemRun, name: str) -> data.Workset:
     """Your system's answers as the Dataset page's working dataset."""
     ws = data.load_upload(f"{name}.json", datasets.dumps_dataset(run.samples, "json"))
-    ws.source = f"test set: {name} (your RAG: {run.system} {run.name})"
+    ws.source = t("yr.source", name=name, system=run.system, target=run.name)
     return ws
 
 
@@ -123,80 +123,84 @@ def _seconds(value: Any) -> str:
     return "-" if value is None else f"{value:.3f} s"
 
 
+def _kind_label(kind: str) -> str:
+    return t("yr.endpoint") if kind == ENDPOINT else t("yr.callable_kind")
+
+
 def render(items: Sequence[TestItem], name: str) -> None:
     """The tab: system, mapping, headers, "try one question", then answer the whole test set."""
-    st.caption("Your own RAG system answers every question: an HTTP endpoint (each question POSTed as JSON) or a "
-               "Python function. Calls go through the same timeout, retries and response cache as judge calls.")
-    kind = st.radio("Your system", [ENDPOINT, CALLABLE], horizontal=True, key="testset.yr.kind")
+    st.caption(t("yr.caption"))
+    kind = st.radio(t("yr.system"), [ENDPOINT, CALLABLE], format_func={k: _kind_label(k) for k in (ENDPOINT, CALLABLE)}.get, horizontal=True, key="testset.yr.kind")
     if kind == ENDPOINT:
-        target = st.text_input("Endpoint URL", key="testset.yr.url", placeholder="http://127.0.0.1:8000/query")
+        target = st.text_input(t("yr.url"), key="testset.yr.url", placeholder="http://127.0.0.1:8000/query")
         headers_text = st.text_area(
-            "Headers, one per line (`Name: value`; secrets only as `$ENV_VAR`, read when each call is sent)",
+            t("yr.headers"),
             key="testset.yr.headers", placeholder="Authorization: Bearer $MY_RAG_TOKEN", height=80)
     else:
-        target = st.text_input("Callable (package.module:function)", key="testset.yr.callable",
+        target = st.text_input(t("yr.callable"), key="testset.yr.callable",
                                placeholder="my_rag.api:answer")
         headers_text = ""
     mapping_text = st.text_area(
-        "Mapping (JSON dotted paths: where the question goes, where answer, contexts and ids come back)",
+        t("yr.mapping"),
         default_mapping_text(), key="testset.yr.mapping", height=200)
-    timeout_s = float(st.number_input("Timeout per question (s)", min_value=1, max_value=600, value=30,
+    timeout_s = float(st.number_input(t("yr.timeout"), min_value=1, max_value=600, value=30,
                                       key="testset.yr.timeout"))
     try:
         system = build_system(kind, target, mapping_text, headers_text, timeout_s)
     except SetupError as exc:
         system = None
         if (target or "").strip():
-            widgets.show_error("Your RAG is not set up yet", exc)
+            widgets.show_error(t("yr.not_set_up"), exc)
     if kind == ENDPOINT and headers_text.strip():
         try:
             status = env_status(header_lines(headers_text))
         except (SetupError, ValueError):
             status = {}
         if status:
-            st.caption("Environment: " + ", ".join(f"`${n}` {'set' if ok else 'NOT SET'}" for n, ok in status.items()))
+            st.caption(t("yr.environment", status=", ".join(
+                f"`${n}` {t('yr.env_set') if ok else t('yr.env_not_set')}" for n, ok in status.items())))
 
-    st.markdown("**Try one question**")
-    question = st.text_input("Question", items[0].question if items else "", key="testset.yr.question")
-    if st.button("Try one question", disabled=system is None or not question.strip()):
+    st.markdown(t("yr.try_heading"))
+    question = st.text_input(t("yr.question"), items[0].question if items else "", key="testset.yr.question")
+    if st.button(t("yr.try"), disabled=system is None or not question.strip()):
         st.session_state[TRY] = try_one(system, question.strip(), system.descriptor)
     shown = st.session_state.get(TRY)
     if shown is not None:
         if shown["ok"]:
             raw_col, read_col = st.columns(2)
             with raw_col:
-                st.caption("Raw reply")
+                st.caption(t("yr.raw_reply"))
                 st.json(shown["reply"])
             with read_col:
-                st.caption("What the mapping read")
+                st.caption(t("yr.read"))
                 st.json(shown["read"])
         else:
-            st.error(f"The system did not answer: {shown['error']}")
+            st.error(t("yr.no_answer", error=shown["error"]))
 
-    if st.button("Answer the test set with your system", type="primary", disabled=system is None or not items):
-        bar = st.progress(0.0, text="Asking your system…")
+    if st.button(t("yr.answer_all"), type="primary", disabled=system is None or not items):
+        bar = st.progress(0.0, text=t("yr.asking"))
         cfg = ProviderConfig(concurrency=4, cache=True, timeout_s=timeout_s, max_retries=1)
         llm = system_stack(system, cfg)
         st.session_state[RUN] = answer_with_system(
             items, llm, system.descriptor, concurrency=4,
-            progress=lambda done, total: bar.progress(done / total, text=f"Answered {done}/{total}"))
+            progress=lambda done, total: bar.progress(done / total, text=t("testset.answered", done=done, total=total)))
         bar.empty()
     run: SystemRun | None = st.session_state.get(RUN)
     if run is None:
         return
     cols = st.columns(5)
-    cols[0].metric("Answers", len(run.samples))
-    cols[1].metric("Failed questions", run.errors)
-    cols[2].metric("Latency median", _seconds(run.latency.get("median_s")))
-    cols[3].metric("Latency p95", _seconds(run.latency.get("p95_s")))
-    cols[4].metric("From the cache", run.cached)
-    st.caption(f"System: {run.system} `{run.name}` · failed questions keep an empty answer and their error, so "
-               "evaluation marks them empty_answer while the others are scored")
-    st.dataframe(run_frame(run), hide_index=True, width="stretch")
+    cols[0].metric(t("testset.answers"), len(run.samples))
+    cols[1].metric(t("yr.failed_questions"), run.errors)
+    cols[2].metric(t("yr.latency_median"), _seconds(run.latency.get("median_s")))
+    cols[3].metric(t("yr.latency_p95"), _seconds(run.latency.get("p95_s")))
+    cols[4].metric(t("yr.cached"), run.cached)
+    st.caption(t("yr.run_caption", system=run.system, name=run.name))
+    answers = run_frame(run)
+    widgets.table(answers, hide_index=True, width="stretch")
     use, download = st.columns(2)
-    if use.button("Use your system's answers as dataset", type="primary"):
+    if use.button(t("yr.use"), type="primary"):
         ws = to_workset(run, f"{name}-yours")
         state.use_dataset(ws)
-        st.success(f"Loaded {len(ws.samples)} rows as the dataset **{ws.name}**; evaluate them on the Evaluate page.")
-    download.download_button("Download your system's answers (JSON)", datasets.dumps_dataset(run.samples, "json"),
+        st.success(t("yr.loaded", n=len(ws.samples), name=ws.name))
+    download.download_button(t("yr.download"), datasets.dumps_dataset(run.samples, "json"),
                              file_name=f"{name}-yours.json", mime="application/json")
