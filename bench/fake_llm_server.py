@@ -4,7 +4,9 @@ OpenAI (``/v1/chat/completions``, ``/v1/embeddings``) and Gemini (``:generateCon
 wire formats; schema-driven answers (a valid instance of the response schema, or of the schema ragas writes
 into its prompt after "JSON Schema:"); fixed latency; fault rates (429 with Retry-After, 500, malformed
 bodies, hangs); a request log with the sha256 of each body. ``start`` is what the benches call;
-run this file to serve it on loopback by hand:
+``ChildServer`` runs it in its own process, so that its CPU (parsing, answering from the schema) does not
+compete with the client's for one interpreter, as a real provider's never does. Run this file to serve it
+on loopback by hand:
 
     python bench/fake_llm_server.py --latency 0.2 --rate-limit 0.2 --server-error 0.05 --malformed 0.05 --hang 0.02
 """
@@ -12,6 +14,9 @@ run this file to serve it on loopback by hand:
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -87,6 +92,51 @@ def outcome_counts(log: Iterable[LoggedRequest]) -> Counter:
     return Counter("ok" if clean_success(e) else (e.fault or str(e.status)) for e in log)
 
 
+class ChildServer:
+    """The fake server in a child process (``responder`` as ``module:function``, importable from the repo
+    root). ``total_requests`` asks the child; ``stop()`` (or leaving the ``with``) ends it."""
+
+    def __init__(self, *, latency: float = 0.2, responder: str | None = None, serve_s: float = 1800.0) -> None:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--latency", str(latency), "--serve-s", str(serve_s), "--control"]
+        if responder:
+            cmd += ["--responder", responder]
+        self._proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        words = (self._proc.stdout.readline() if self._proc.stdout else "").split()
+        if "OpenAI" not in words:
+            self.stop()
+            raise RuntimeError("the fake server's child process did not start")
+        self.openai_base_url = words[words.index("OpenAI") + 2]
+        self.gemini_base_url = words[words.index("Gemini") + 2]
+
+    @property
+    def total_requests(self) -> int:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write("count\n")
+        self._proc.stdin.flush()
+        return int(json.loads(self._proc.stdout.readline())["total"])
+
+    def stop(self) -> None:
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            self._proc.stdin.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+
+    def __enter__(self) -> ChildServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _responder(spec: str | None) -> Callable[[FakeRequest], Any] | None:
+    if not spec:
+        return None
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.2)
@@ -96,19 +146,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hang-s", type=float, default=30.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--serve-s", type=float, default=600.0, help="stop after this many seconds")
+    parser.add_argument("--responder", help="module:function answering each request (default: a schema instance)")
+    parser.add_argument("--control", action="store_true", help="read commands from stdin ('count'); stop at its end")
     args = parser.parse_args(argv)
     server = start(
         latency=args.latency, rate_limit=args.rate_limit, server_error=args.server_error, malformed=args.malformed,
         hang=args.hang, retry_after=args.retry_after, hang_s=args.hang_s, seed=args.seed,
-        max_lifetime_s=args.serve_s + 5,
+        max_lifetime_s=args.serve_s + 5, responder=_responder(args.responder),
     )
     print(f"serving OpenAI at {server.openai_base_url} and Gemini at {server.gemini_base_url}", flush=True)
     try:
-        time.sleep(args.serve_s)
+        if args.control:
+            for line in sys.stdin:
+                if line.strip() == "count":
+                    print(json.dumps({"total": server.total_requests}), flush=True)
+        else:
+            time.sleep(args.serve_s)
     except KeyboardInterrupt:
         pass
     finally:
-        print(dict(outcome_counts(server.requests)), f"repeated_after_success={repeated_after_success(server.requests)}")
+        if not args.control:
+            print(dict(outcome_counts(server.requests)), f"repeated_after_success={repeated_after_success(server.requests)}")
         server.stop()
     return 0
 

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.fake_llm_server import ChildServer  # noqa: E402
 from tests.support.fake_server import FakeLLMServer, FakeRequest, schema_instance  # noqa: E402
 
 SEED_METRICS = ["faithfulness", "answer_relevancy", "context_precision", "answer_correctness"]
@@ -123,7 +124,7 @@ def chain_depth(scorers: list[Any]) -> int:
     return max((_chain_length(s) for s in scorers), default=1)
 
 
-def _run(server: FakeLLMServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:
+def _run(server: FakeLLMServer | ChildServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:
     from rageval_core.llm.registry import ProviderConfig
     from rageval_core.runner import run
     from rageval_core.store import Store
@@ -143,13 +144,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rows", type=int, default=48)
+    parser.add_argument(
+        "--in-process", action="store_true",
+        help="serve from this process (its CPU then competes with the client's for the interpreter)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENAI_API_KEY", "fake-key-for-local-server")
 
     samples = bench_samples(args.rows)
     depth = chain_depth(_scorers())
     critical = depth * args.latency
-    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(latency=args.latency, responder=task_responder) as server:
+    server_cm = (
+        FakeLLMServer(latency=args.latency, responder=task_responder) if args.in_process
+        else ChildServer(latency=args.latency, responder="bench.runner:task_responder")
+    )
+    with tempfile.TemporaryDirectory() as tmp, server_cm as server:
         cpu0 = time.process_time()
         wall, calls, result = _run(server, samples, args.concurrency, Path(tmp) / "main")
         cpu = time.process_time() - cpu0
@@ -161,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     unscored = sum(1 for r in stored if r.value is None)
     bound = max(ideal, critical)
     print(f"rows={len(samples)} (distinct) scorers={len(SEED_METRICS) + 1} tasks={result.total_tasks} results={len(stored)} unscored={unscored}")
+    print(f"server: {'in this process' if args.in_process else 'its own process'}")
     print(f"requests={calls} (chat {result.provider_calls}, embeddings {calls - result.provider_calls}) latency_s={args.latency} concurrency={args.concurrency}")
     print(f"ideal_s (requests x latency / concurrency) = {ideal:.2f}")
     print(f"critical_path_s (deepest chain in the task graph: {depth} dependent requests x latency) = {critical:.2f}")

@@ -117,9 +117,11 @@ def redact(text: Any, extra: Iterable[str | None] = ()) -> str:
     """``text`` with known secrets, ``extra`` and anything secret-shaped replaced by ``***``. ``extra`` are
     values the caller knows to be secrets right here (a header value it just sent), searched for from
     ``MIN_EXTRA_LENGTH`` characters."""
-    out = str(text)
     given = {str(s).strip() for s in extra if s and len(str(s).strip()) >= MIN_EXTRA_LENGTH}
-    values = _values_pattern(frozenset(given | set(known_secrets())))
+    return _redact_with(str(text), _values_pattern(frozenset(given | set(known_secrets()))))
+
+
+def _redact_with(out: str, values: re.Pattern[str] | None) -> str:
     if values is not None:
         out = values.sub(REDACTED, out)
     lowered = out.lower()
@@ -147,18 +149,24 @@ def redact_optional(text: str | None) -> str | None:
 def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
     """A JSON-like value with every string (keys included) redacted; tuples become lists. With
     ``drop_secret_fields`` (run settings and versions, where a field named ``api_key`` can only be a
-    mistake) credential-named entries are dropped; not elsewhere, where such a name may be data."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, Mapping):
-        return {
-            redact(k) if isinstance(k, str) else k: redact_data(v, drop_secret_fields=drop_secret_fields)
-            for k, v in value.items()
-            if not drop_secret_fields or not _secret_field(str(k))
-        }
-    if isinstance(value, (list, tuple)):
-        return [redact_data(v, drop_secret_fields=drop_secret_fields) for v in value]
-    return value
+    mistake) credential-named entries are dropped; not elsewhere, where such a name may be data. The known
+    secrets are read once for the whole value (a stored result's details hold hundreds of strings)."""
+    values = _values_pattern(frozenset(known_secrets()))
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return _redact_with(item, values)
+        if isinstance(item, Mapping):
+            return {
+                _redact_with(k, values) if isinstance(k, str) else k: walk(v)
+                for k, v in item.items()
+                if not drop_secret_fields or not _secret_field(str(k))
+            }
+        if isinstance(item, (list, tuple)):
+            return [walk(v) for v in item]
+        return item
+
+    return walk(value)
 
 
 def _secret_field(name: str) -> bool:

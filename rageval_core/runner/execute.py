@@ -153,39 +153,65 @@ def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
 
 # ---- slot gate: bounded model concurrency, oldest task first -------------------------------------------
 class PriorityGate:
-    """At most ``limit`` calls at once; a waiting call of an older task goes first."""
+    """At most ``limit`` calls at once; a waiting call of an older task goes first.
+
+    A released slot is handed to the best waiter alone (each waits on its own event): a shared condition
+    woke all 30-odd waiting workers on every release, and their fight for the interpreter cost the run
+    more CPU than the requests did."""
 
     def __init__(self, limit: int, cancel: threading.Event) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._free = max(1, int(limit))
-        self._heap: list[tuple[int, int]] = []
+        self._heap: list[tuple[int, int, _Waiter]] = []
         self._seq = itertools.count()
         self._cancel = cancel
 
     def acquire(self, priority: int) -> None:
-        with self._cond:
-            ticket = (priority, next(self._seq))
-            heapq.heappush(self._heap, ticket)
-            while not (self._free > 0 and self._heap[0] == ticket):
-                if self._cancel.is_set():
-                    self._heap.remove(ticket)
-                    heapq.heapify(self._heap)
-                    self._cond.notify_all()
+        with self._lock:
+            if self._free > 0 and not self._heap:
+                self._free -= 1
+                return
+            waiter = _Waiter()
+            heapq.heappush(self._heap, (priority, next(self._seq), waiter))
+        while True:
+            waiter.event.wait(0.5)
+            with self._lock:
+                if waiter.granted:
+                    if not self._cancel.is_set():
+                        return
+                    self._release_locked()  # granted just as the run was cancelled: pass the slot on
                     raise ProviderError("run cancelled", kind="cancelled")
-                self._cond.wait(0.5)
-            heapq.heappop(self._heap)
-            self._free -= 1
-            if self._free > 0 and self._heap:
-                self._cond.notify_all()
+                if self._cancel.is_set():
+                    self._heap = [entry for entry in self._heap if entry[2] is not waiter]
+                    heapq.heapify(self._heap)
+                    raise ProviderError("run cancelled", kind="cancelled")
+                waiter.event.clear()
 
     def release(self) -> None:
-        with self._cond:
+        with self._lock:
+            self._release_locked()
+
+    def _release_locked(self) -> None:
+        if self._heap:
+            waiter = heapq.heappop(self._heap)[2]
+            waiter.granted = True
+            waiter.event.set()
+        else:
             self._free += 1
-            self._cond.notify_all()
 
     def wake(self) -> None:
-        with self._cond:
-            self._cond.notify_all()
+        """Let every waiter look at the cancel flag now rather than at its next half-second check."""
+        with self._lock:
+            for _, _, waiter in self._heap:
+                waiter.event.set()
+
+
+class _Waiter:
+    __slots__ = ("event", "granted")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.granted = False
 
 
 @dataclass
