@@ -20,6 +20,7 @@ import pandas as pd
 
 from rageval_core.call_log import CallEntry, call_entry
 from rageval_core.compare import RESULT_COLUMNS, MethodCost, results_frame
+from rageval_core.runner.persist import stream_cost
 from rageval_core.store import RunInfo, Store, _metric_result
 from rageval_core.types import DECOMPOSED, MetricResult, Usage
 
@@ -122,24 +123,8 @@ def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
 
 
 def method_costs(store: Store, run_id: str) -> dict[str, MethodCost]:
-    """``compare.cost_by_method`` of the run's call log, summed by SQLite; cached."""
-    def build() -> dict[str, MethodCost]:
-        rows = store._conn().execute(
-            "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
-            " SUM(error IS NULL AND cached = 0), SUM(error IS NULL AND cached != 0), SUM(error IS NOT NULL),"
-            " SUM(CASE WHEN error IS NULL AND cached = 0 THEN input_tokens ELSE 0 END),"
-            " SUM(CASE WHEN error IS NULL AND cached = 0 THEN output_tokens ELSE 0 END),"
-            " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cost_usd ELSE 0 END),"
-            " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END)"
-            " FROM call_light WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
-            (DECOMPOSED, run_id),
-        )
-        return {
-            m: MethodCost(m, int(calls), int(cached), int(errors), int(inp), int(out), float(cost), float(lat))
-            for m, calls, cached, errors, inp, out, cost, lat in rows
-        }
-
-    return cached(store, run_id, "costs", build)
+    """``compare.cost_by_method`` of the run's call log, summed by SQLite (``persist.stream_cost``); cached."""
+    return cached(store, run_id, "costs", lambda: stream_cost(store, run_id))
 
 
 def run_b_choices(infos: Sequence[RunInfo], a: RunInfo) -> list[str]:

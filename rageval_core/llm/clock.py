@@ -19,6 +19,8 @@ class Clock(Protocol):
 class SystemClock:
     """Monotonic wall time."""
 
+    wall = True  # now() is time.monotonic(): a thread may wait on an event for the time left, not poll
+
     def now(self) -> float:
         return time.monotonic()
 
@@ -33,6 +35,8 @@ class CancellableClock:
     Pass it as ``build_llm(..., clock=CancellableClock(cancel_event))`` so a Cancel button does not wait
     out a 60-second Retry-After or a slow rate limit.
     """
+
+    wall = True
 
     def __init__(self, cancel: threading.Event) -> None:
         self.cancel = cancel
