@@ -22,7 +22,7 @@ from rageval_core.call_log import CallEntry, call_entry
 from rageval_core.compare import RESULT_COLUMNS, MethodCost, results_frame
 from rageval_core.runner.persist import stream_cost
 from rageval_core.store import RunInfo, Store, _metric_result
-from rageval_core.types import DECOMPOSED, MetricResult, Usage
+from rageval_core.types import MetricResult, Usage
 
 T = TypeVar("T")
 CACHED_RUNS = 8  # runs kept per process (a 10,000-row run's light results are about 100 MB of objects at most)
