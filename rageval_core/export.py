@@ -201,22 +201,27 @@ def run_to_csv(store: Store, run_id: str, samples: Mapping[str, Sample] | None =
 
     The store keeps no dataset texts: ``samples`` (id → Sample, the rows the run was made on) fills question and
     answer; without it those columns stay empty. Cells go through ``csvsafe`` (no formula injection)."""
-    data = run_to_dict(store, run_id)
+    return "".join(csv_lines(store, run_id, samples))
+
+
+def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = None) -> Iterator[str]:
+    """``run_to_csv`` a line at a time: the columns come from one query over the run's (method, metric)
+    pairs, then the rows are streamed from the store (one row's results in memory at a time)."""
+    from rageval_core.runner.readback import result_pairs
+
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
     texts = samples or {}
-    pairs: list[tuple[str, str]] = []
-    for row in data["rows"]:  # results already in the fixed export order
-        for r in row["results"]:
-            key = (display_method(r["method"], r.get("judge")), r["metric"])
-            if key not in pairs:
-                pairs.append(key)
-    order = result_order(data["scorers"])
-    pairs.sort(key=lambda p: order(SimpleNamespace(method=base_method(p[0]), metric=p[1], details={'judge': p[0].partition('@')[2]})))
+    order = result_order(info.scorers)
+    pairs = sorted(result_pairs(store, info.id), key=lambda p: order(
+        SimpleNamespace(method=base_method(p[0]), metric=p[1], details={"judge": p[0].partition("@")[2]})))
     header = ["id", "category", "row_error", "question", "answer"]
     for method, metric in pairs:
         name = column_name(metric, method)
         header += [name, name + "/unscored", name + "/reason"]
-    lines: list[list[Any]] = []
-    for row in data["rows"]:
+    yield dumps_csv([], header)
+    for row in _rows(store, info, False):
         cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
         sample = texts.get(str(row["id"]))
         line: list[Any] = [row["id"], row["category"] or "", "", sample.question if sample else "", sample.answer if sample else ""]
@@ -224,16 +229,18 @@ def run_to_csv(store: Store, run_id: str, samples: Mapping[str, Sample] | None =
             r = cells.get(key)
             line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or ""),
                      "" if r is None else (r.get("reason") or "")]
-        lines.append(line)
-    for bad in data["invalid_rows"]:
-        lines.append([bad["id"], "", bad["error"] or "invalid", "", ""] + [""] * (3 * len(pairs)))
-    return dumps_csv(lines, header)
+        yield dumps_csv([line])
+    for bad in store.rows(info.id):
+        if not bad.valid:
+            yield dumps_csv([[redact_data(bad.sample_id), "", redact_data(bad.error) or "invalid", "", ""] + [""] * (3 * len(pairs))])
 
 
 def export_csv(store: Store, run_id: str, path: str | Path, samples: Mapping[str, Sample] | None = None) -> Path:
+    """Write the wide CSV a line at a time (memory stays flat however many rows the run has)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(run_to_csv(store, run_id, samples), encoding="utf-8")
+    with target.open("w", encoding="utf-8") as fh:
+        fh.writelines(csv_lines(store, run_id, samples))
     return target
 
 

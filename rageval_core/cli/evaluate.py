@@ -97,7 +97,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for t in thresholds:
         if (t.method, t.metric) not in produced:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
-    dataset, invalid = load_rows(args.data)
+    dataset, invalid = load_rows(args.data, quiet=args.quiet)
     cfg = provider_config(args)
     store = open_store(args)
 
@@ -122,12 +122,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
     echo(_actual_table(est, store.iter_calls(result.run_id)))
-    _print_analysis(result.results, dataset.samples)
+    _print_analysis(store, result.run_id, dataset.samples)
     _print_call_totals(result)
     if args.batch:
         _print_batch(store.get_run(result.run_id))
     _print_store_warnings(result)
-    _print_failures(result.results)
+    _print_failures(store, result.run_id)
     if result.repeats > 1:
         from rageval_core.cli.trust_checks import print_stability_report
         from rageval_core.trust_checks import stability_for_run
@@ -260,12 +260,20 @@ def print_embedding_fallback(cfg: Any) -> None:
             "pass --embedding-model NAME for the server's embeddings, or --embeddings provider to refuse without one")
 
 
-def load_rows(path: str) -> tuple[Any, list[Any]]:
+LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
+
+
+def load_rows(path: str, *, quiet: bool = True) -> tuple[Any, list[Any]]:
     """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
-    evaluate is a usage error (exit 2) after the reasons are printed."""
+    evaluate is a usage error (exit 2) after the reasons are printed. Unless ``quiet``, a large file says
+    how far its reading got every 10,000 rows (a 100,000-row file takes seconds to read and check)."""
     from rageval_core.datasets import load_dataset
 
-    dataset = load_dataset(path)
+    def on_row(n: int) -> None:
+        if n % LOADING_EVERY == 0:
+            err(f"loading {Path(path).name}: {n:,} rows read")
+
+    dataset = load_dataset(path, on_row=None if quiet else on_row)
     invalid = invalid_rows(dataset)
     report_dataset(dataset, invalid)
     if not dataset.samples:
@@ -273,11 +281,13 @@ def load_rows(path: str) -> tuple[Any, list[Any]]:
     return dataset, invalid
 
 
-def _print_failures(results: Sequence[Any]) -> None:
-    """Per unscored reason, the count and the first distinct messages (the actual causes), on stdout."""
+def _print_failures(store: Any, run_id: str) -> None:
+    """Per unscored reason, the count and the first distinct messages (the actual causes), on stdout; read
+    from the store one unscored result at a time."""
     from rageval_core.failures import failure_lines, summarize_failures
+    from rageval_core.runner.readback import unscored_results
 
-    lines = failure_lines(summarize_failures(results))
+    lines = failure_lines(summarize_failures(unscored_results(store, run_id)))
     if lines:
         echo("\nunscored results, by reason:")
         for line in lines:
@@ -362,9 +372,10 @@ def _metric_title(metric: str) -> str:
     return metric.replace("_", " ").title()
 
 
-def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
+def _print_analysis(store: Any, run_id: str, samples: Sequence[Any]) -> None:
     """The per-category tables of the RAGAS-vs-judge article (one per method) and, with a judge beside decomposed metrics, their
-    agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``."""
+    agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``. The results
+    are read as a lean frame (no details), so a 100,000-row run is not loaded whole for them."""
     from rageval_core.compare import (
         DECOMPOSED,
         HEURISTIC_ONLY_NOTE,
@@ -373,11 +384,11 @@ def _print_analysis(results: Sequence[Any], samples: Sequence[Any]) -> None:
         heuristic_only,
         judge_methods,
         methods_in,
-        results_frame,
     )
+    from rageval_core.runner.readback import analysis_frame
 
     categories = {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
-    frame = results_frame(results, categories)
+    frame = analysis_frame(store, run_id, categories)
     if frame.empty:
         return
     # Results are stored as they finish; the tables list categories in dataset order, whatever finished first.

@@ -192,9 +192,8 @@ def scorer_versions(
     overrides it (listed under ``_edited_templates``). Anything a scorer reports through ``describe()``
     is added as is.
     """
-    from rageval_core.metrics.steps import sample_language
-
-    languages = sorted({sample_language(s) for s in samples}) or ["ja", "en"]
+    firsts = _one_per_language(samples)  # one pass over the rows for every scorer (it is 100,000 rows long)
+    languages = sorted({lang for lang, _ in firsts}) or ["ja", "en"]
     out: dict[str, Any] = {}
     for s in scorers:
         info: dict[str, Any] = {"method": s.method, "metrics": list(s.metrics)}
@@ -210,7 +209,7 @@ def scorer_versions(
         template_for = getattr(s, "template_for", None)
         if callable(rubric_for):
             by_lang: dict[str, Any] = {}
-            for sample in _one_per_language(samples):
+            for sample_lang, sample in firsts:
                 try:
                     rubric = rubric_for(sample)
                     entry = {"rubric_id": rubric.id, "rubric_hash": rubric.content_hash}
@@ -219,7 +218,7 @@ def scorer_versions(
                         entry["template_hash"] = template.sha256
                     by_lang[rubric.language] = entry
                 except Exception as exc:
-                    by_lang[sample_language(sample)] = {"error": str(exc)}
+                    by_lang[sample_lang] = {"error": str(exc)}
             info["rubrics"] = by_lang
         out[s.name] = info
     decomposed = [s for s in scorers if s.method == "decomposed"]
@@ -232,13 +231,16 @@ def scorer_versions(
     return out
 
 
-def _one_per_language(samples: Sequence[Sample]) -> list[Sample]:
+def _one_per_language(samples: Sequence[Sample]) -> list[tuple[str, Sample]]:
+    """The first row of each language (ja, en) with its language, in the order found; stops once both are."""
     from rageval_core.metrics.steps import sample_language
 
     seen: dict[str, Sample] = {}
     for s in samples:
         seen.setdefault(sample_language(s), s)
-    return list(seen.values())
+        if len(seen) == 2:
+            break
+    return list(seen.items())
 
 
 # The tasks decomposed metrics send (synthetic QA and the RAG answer are not metric steps).
