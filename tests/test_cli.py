@@ -381,6 +381,19 @@ def test_progress_off_a_terminal_is_a_plain_line_per_tenth():
     assert lines[-1].startswith("progress 100%  20/20 tasks")
 
 
+def test_progress_off_a_terminal_also_prints_every_half_minute_that_saw_progress():
+    now = [0.0]
+    stream = _Stream(tty=False)
+    bar = cli.ProgressBar(stream, clock=lambda: now[0])
+    total = 1000
+    for done in (0, 1, 2):
+        bar(_progress(done, total=total))
+        now[0] += 20.0  # 0 at 0 s (the first line), 1 at 20 s (not due), 2 at 40 s (due)
+    bar(_progress(2, total=total))  # due again at 60 s but no progress since: no line
+    lines = stream.text.splitlines()
+    assert [line.split("%  ")[1].split("  ")[0] for line in lines] == ["0/1000 tasks", "2/1000 tasks"]
+
+
 def test_an_ambiguous_run_prefix_says_so(home, capsys):
     from rageval_core.store import Store
 

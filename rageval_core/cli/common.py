@@ -24,15 +24,21 @@ class UsageError(Exception):
 
 
 class ProgressBar:
-    """A one-line bar on a TTY (redrawn at most 10×/s), or a line per 10 % when stderr is a file or pipe."""
+    """A one-line bar on a TTY (redrawn at most 10×/s), or a line per 10 % when stderr is a file or pipe — and,
+    there, also a line every ``every_s`` seconds that saw progress, since a 10 % step of a 100,000-row run can
+    take an hour."""
 
-    def __init__(self, stream: TextIO, width: int = 28, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO, width: int = 28, clock: Callable[[], float] = time.monotonic, every_s: float = 30.0
+    ) -> None:
         self.stream = stream
         self.width = width
         self.clock = clock
+        self.every_s = every_s
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self._last_draw = 0.0
         self._last_step = -1
+        self._last_line: tuple[float, int] | None = None  # (when, done) of the last plain line
 
     def __call__(self, p: Any) -> None:
         frac = p.fraction
@@ -54,9 +60,12 @@ class ProgressBar:
                 self.stream.write("\n")
         else:
             step = int(frac * 10)
-            if step == self._last_step:
+            now = self.clock()
+            due = self._last_line is not None and now - self._last_line[0] >= self.every_s and p.done != self._last_line[1]
+            if step == self._last_step and not due:
                 return
             self._last_step = step
+            self._last_line = (now, p.done)
             self.stream.write(f"progress {frac * 100:3.0f}%  {text}\n")
         self.stream.flush()
 
