@@ -166,3 +166,17 @@ def test_the_runner_keeps_no_result_once_stored_and_reports_before_planning_ever
     assert seen[0] == (0, 0)  # the first progress line comes before any task is planned
     first_done = next(s for d, s in seen if d > 0)
     assert first_done < 600  # and the first finished task is reported long before the last one is planned
+
+
+def test_the_cli_summary_never_loads_every_result(tmp_path, monkeypatch, capsys) -> None:
+    from rageval_core import cli
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    refuse = lambda *a, **k: (_ for _ in ()).throw(AssertionError("every result loaded"))  # noqa: E731
+    for name in ("results", "results_with_scorer", "calls"):
+        monkeypatch.setattr(Store, name, refuse)
+    code = cli.main(["evaluate", "sample_data/ml_qa_ja.json", "--provider", "offline", "--metrics", "faithfulness",
+                     "--judge", "rubric5", "--out", str(tmp_path / "o.csv"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0 and "per category, decomposed" in out and "agreement, decomposed vs judge:rubric5" in out
+    assert (tmp_path / "o.csv").read_text(encoding="utf-8").count("\n") == 13

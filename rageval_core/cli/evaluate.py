@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Mapping, Sequence
 
 from rageval_core.cli.common import (
     EXIT_BAD_INPUT,
@@ -75,6 +75,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from rageval_core.export import export_calls_jsonl, export_run
     from rageval_core.judges.labels import display_method
     from rageval_core.runner import estimate
+    from rageval_core.runner.persist import stream_cost_by_scorer
 
     if args.data is None:
         # `--fail-under a=0.8 data.json` lets the flag's list swallow the dataset: take it back from there.
@@ -121,7 +122,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
-    echo(_actual_table(est, store.iter_calls(result.run_id)))
+    echo(_actual_table(est, stream_cost_by_scorer(store, result.run_id)))
     _print_analysis(store, result.run_id, dataset.samples)
     _print_call_totals(result)
     if args.batch:
@@ -344,15 +345,13 @@ def _estimate_table(est: Any) -> str:
     return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
 
 
-def _actual_table(est: Any, calls: Iterable[Any]) -> str:
-    """Estimate next to the actual figures of this run, per scorer (metric or judge) and method.
+def _actual_table(est: Any, actual: Mapping[str, Any]) -> str:
+    """Estimate next to the actual figures of this run (``actual``: cost per scorer), per scorer (metric or
+    judge) and method.
 
     Actual figures cover every session of the run (a resumed run includes the calls before the
     interruption); cache hits cost nothing and are counted apart from provider calls.
     """
-    from rageval_core.compare import cost_by_scorer
-
-    actual = cost_by_scorer(calls)
     rows = []
     for r in est.rows:
         a = actual.get(r.scorer)

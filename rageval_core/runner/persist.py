@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from rageval_core import db
-from rageval_core.compare import MethodCost, summarize
+from rageval_core.compare import MethodCost, cost_by_scorer, summarize
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 from rageval_core.redact import redact_data
 from rageval_core.store import RowInfo, Store
@@ -249,6 +249,25 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
         m: MethodCost(m, int(calls), int(cached), int(errors), int(inp or 0), int(out or 0), float(cost or 0), float(lat or 0))
         for m, calls, cached, errors, inp, out, cost, lat in rows
     }
+
+
+def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
+    """``compare.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
+    return cost_by_scorer(lean_calls(store, run_id))
+
+
+def lean_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
+    """The run's call-log entries with only what the cost tables read (no prompt, response or request)."""
+    cur = store._conn().execute(
+        "SELECT scorer, method, input_tokens, output_tokens, cost_usd, latency_s, cached, error FROM call_light"
+        " WHERE run_id = ? ORDER BY id",
+        (run_id,),
+    )
+    for r in cur:
+        yield {
+            "scorer": r[0], "method": r[1], "usage": {"input_tokens": r[2], "output_tokens": r[3]},
+            "cost_usd": r[4], "latency_s": r[5], "cached": r[6], "error": r[7],
+        }
 
 
 @dataclass
