@@ -111,13 +111,13 @@ def test_the_call_log_export_converts_entries_as_it_writes_them(tmp_path, monkey
     total = len(store.calls(result.run_id))
     assert total >= 120
     made = [0]
-    real = store_module._call_entry
+    real = store_module.call_entry
 
     def counting(row):
         made[0] += 1
         return real(row)
 
-    monkeypatch.setattr(store_module, "_call_entry", counting)
+    monkeypatch.setattr(store_module, "call_entry", counting)
     monkeypatch.setattr(Store, "calls", lambda *a, **k: (_ for _ in ()).throw(AssertionError("loaded whole")))
     original = Store.iter_calls
     monkeypatch.setattr(Store, "iter_calls", lambda self, run_id, batch=500: original(self, run_id, 25))  # small batches
