@@ -19,6 +19,7 @@ from rageval_core.llm.registry import ProviderConfig
 from rageval_core.metrics.base import CallEstimate
 from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
+from rageval_core.runner.persist import MAX_QUEUED
 from rageval_core.runner.readback import analysis_frame, result_pairs, unscored_results
 from rageval_core.store import RowInfo, Store
 from rageval_core.types import MetricResult, Sample
@@ -155,17 +156,19 @@ class _Tracked:
 def test_the_runner_keeps_no_result_once_stored_and_reports_before_planning_every_task(tmp_path) -> None:
     refs, alive, started = [], [], [0]
     scorers = [_Tracked("faithfulness", refs, alive, started), _Tracked("answer_correctness", refs, alive, started)]
-    rows = [Sample(str(i), f"q{i}", ("c",), "a") for i in range(300)]
+    rows = [Sample(str(i), f"q{i}", ("c",), "a") for i in range(600)]
     seen: list[tuple[int, int]] = []
     result = run(rows, scorers, ScriptedLLM(), HashEmbedder(), store=Store(tmp_path / "r.sqlite"), concurrency=2, workers=4,
                  progress=lambda p: seen.append((p.done, started[0])))
-    assert result.done_tasks == 600 and len(refs) == 600
-    assert max(alive[99::100]) <= 16  # after a collection: results of tasks in flight at most, every stored one let go
+    assert result.done_tasks == 1200 and len(refs) == 1200
+    # after a collection: results of the tasks in flight, of the batch being written and of those waiting for the
+    # next group commit (at most MAX_QUEUED each), no more
+    assert max(alive[99::100]) <= 2 * MAX_QUEUED + 16
     gc.collect()
     assert sum(1 for r in refs if r() is not None) == 0
     assert seen[0] == (0, 0)  # the first progress line comes before any task is planned
     first_done = next(s for d, s in seen if d > 0)
-    assert first_done < 600  # and the first finished task is reported long before the last one is planned
+    assert first_done < 1200  # and the first finished task is reported long before the last one is planned
 
 
 def test_the_cli_summary_never_loads_every_result(tmp_path, monkeypatch, capsys) -> None:

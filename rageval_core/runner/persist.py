@@ -39,17 +39,23 @@ def spill_path(store: Store, run_id: str) -> Path | None:
     return Path(store.path).parent / "unsaved" / f"{run_id}.jsonl"
 
 
+MAX_QUEUED = 256  # finished tasks waiting for the group commit before a worker waits for the writer (so at most
+# twice this many are held: the batch being written and the next one)
+
+
 class ResultSink:
     """Writes finished tasks of one run; what the store refuses after its retries is kept and written later."""
 
     def __init__(
-        self, store: Store, run_id: str, *, clock: Clock | None = None, max_kept: int = 1000, patience_s: float = 600.0
+        self, store: Store, run_id: str, *, clock: Clock | None = None, max_kept: int = 1000, patience_s: float = 600.0,
+        max_queued: int = MAX_QUEUED,
     ) -> None:
         self.store = store
         self.patience_s = patience_s
         self.run_id = run_id
         self.clock = clock or store.clock or SYSTEM_CLOCK
         self.max_kept = max_kept
+        self.max_queued = max_queued
         self._kept: deque[Task] = deque()
         self._queued: list[Task] = []  # finished, being written by whichever worker holds the write lock
         self._lock = threading.Lock()
@@ -87,7 +93,9 @@ class ResultSink:
         (one transaction per task, each worker waiting its turn, kept 16 workers off the provider for a third
         of their time). After releasing, the writer looks again, so no task is left behind."""
         while True:
-            if not self._write_lock.acquire(blocking=False):
+            with self._lock:  # a writer slower than the workers: wait for it rather than hold results unbounded
+                crowded = len(self._queued) > self.max_queued
+            if not self._write_lock.acquire(blocking=crowded):
                 return
             try:
                 with self._lock:
