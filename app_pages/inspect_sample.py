@@ -9,7 +9,7 @@ import streamlit as st
 from rageval_core.types import DECOMPOSED, MetricResult
 from ui import evidence, filters, inspector, labels, nav, run_picker, runs, state, widgets
 from ui import trust as trust_ui
-from ui.i18n import t
+from ui.i18n import core, t
 
 st.title(nav.INSPECT.heading)
 store = runs.store()
@@ -61,7 +61,7 @@ if label_next.button(t("inspect.label_next"), key="inspect.label_next", width="s
 sample_id = pick.selectbox(t("inspect.row"), sample_ids, index=position, format_func={sid: _row_label(sid) for sid in sample_ids}.get)
 hint = st.session_state.get("inspect.label_hint")
 if hint is not None and hint.row_id == sample_id:
-    st.info(t("inspect.suggested", criterion=widgets.metric_label(hint.criterion), reason=hint.reason))
+    st.info(t("inspect.suggested", criterion=widgets.metric_label(hint.criterion), reason=core(hint.reason)))
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
 results = evidence.reading_order(view.results_for(sample_id))
@@ -95,7 +95,7 @@ widgets.table(widgets.results_frame(results, by="method"), hide_index=True, widt
 if faith is not None:
     with st.expander(t("inspect.claims"), expanded=True):
         if faith.unscored_reason and not claims:  # e.g. the provider failed: say why, not "no claims"
-            st.warning(t("inspect.unscored", why=faith.unscored_reason, reason=faith.reason or t("inspect.no_reason")))
+            st.warning(t("inspect.unscored", why=widgets.unscored_label(faith.unscored_reason), reason=core(faith.reason) or t("inspect.no_reason")))
         else:
             st.html(inspector.claims_html(claims, prefix))
 relevancy = by_key.get(("answer_relevancy", DECOMPOSED))

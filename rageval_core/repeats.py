@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest
+from rageval_core.messages import say
 
 SEED_STRIDE = 1000
 
@@ -50,19 +51,8 @@ class RepeatLLM:
 def repeat_note(provider: str | None, temperature: float | None = None) -> str:
     """What repeats mean on this provider, printed with every stability report (honesty over a bare 0)."""
     if provider in DETERMINISTIC_PROVIDERS:
-        return (
-            "offline heuristic: deterministic (it ignores seed and temperature), so every repeat gives the same "
-            "score and the spread is 0 by construction; this says nothing about an LLM judge's stability"
-        )
+        return say("repeats.offline")
     if provider == "replay":
-        return (
-            "replay: answers come from the recorded log; repeats 1+ carry new seeds and are unscored replay_miss "
-            "unless the log was recorded with the same repeats"
-        )
-    temp = (
-        f"temperature {temperature:g} on every repeat"
-        if temperature is not None
-        else "each request's own temperature (0 by default: many providers then repeat themselves; "
-        "set a repeat temperature to measure sampling spread)"
-    )
-    return f"repeats 1+ send seed + {SEED_STRIDE}·repeat and bypass the response cache; {temp}"
+        return say("repeats.replay")
+    temp = say("repeats.temperature", temperature=f"{temperature:g}") if temperature is not None else say("repeats.own_temperature")
+    return say("repeats.seeds", stride=SEED_STRIDE, temperature=temp)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rageval_core.metrics.base import Scorer
+from rageval_core.messages import say
 from rageval_core.repeats import DETERMINISTIC_PROVIDERS, repeat_note
 from rageval_core.runner import Progress, RunError, run
 from rageval_core.store import Store
@@ -42,7 +43,7 @@ def stability_for_run(
     by_repeat = store.results_by_repeat(info.id)
     note = repeat_note(info.provider, (info.settings or {}).get("repeat_temperature"))
     if len(by_repeat) < 2:
-        note = f"one repeat only (run with repeats=K, K >= 2, to measure spread); {note}"
+        note = say("stability.one_repeat", note=note)
     return stability(
         by_repeat, threshold=threshold, aggregate=aggregate, iterations=iterations, seed=seed,
         note=note, deterministic=info.provider in DETERMINISTIC_PROVIDERS,
@@ -141,7 +142,7 @@ def run_probes(
         correct_ids = correct_rows(samples)
     report = ProbeReport(info.id, seed, iterations, provider=info.provider)
     if info.provider in DETERMINISTIC_PROVIDERS:
-        report.note = "offline heuristic: deterministic and prompt-blind; shifts show how its heuristics react, not an LLM judge"
+        report.note = say("probes.offline")
     for name in names:
         made = build_probe(name, samples, seed=seed, parallel=parallel, correct_ids=correct_ids)
         if not made.cases:

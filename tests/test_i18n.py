@@ -11,6 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from rageval_core import messages
+from rageval_core.store import STATUSES
+from rageval_core.types import Unscored
 from tests.support.apptest import assert_ok, start_app
 from ui import i18n, nav
 
@@ -19,7 +22,8 @@ CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((RO
 # t("key", ...) and t('key'): the literal keys the code asks for.
 CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
 # Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
-DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.")
+# core.* (rageval_core.messages codes), unscored.*, status.* and severity.* are checked against the core below.
+DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.", "core.", "unscored.", "status.", "severity.")
 
 
 def load(language: str) -> dict[str, str]:
@@ -61,6 +65,40 @@ def test_every_key_used_in_code_exists_and_none_is_dead() -> None:
     assert sorted(used - set(en)) == [], "t() asks for keys no catalogue has"
     dead = sorted(k for k in set(en) - used if not k.startswith(DYNAMIC_PREFIXES))
     assert dead == [], "catalogue keys no code uses"
+
+
+def test_every_core_message_code_has_its_english_and_a_translation() -> None:
+    """core.<code> for exactly the core's codes: English word for word as the core says it, Japanese with the same
+    placeholders; every unscored reason and run status has a label too."""
+    ja, en = load("ja"), load("en")
+    assert {k.removeprefix("core.") for k in en if k.startswith("core.")} == set(messages.ENGLISH)
+    assert {k: en[f"core.{k}"] for k in messages.ENGLISH} == messages.ENGLISH
+    assert {k: placeholders(ja[f"core.{k}"]) for k in messages.ENGLISH} == {k: messages.placeholders(v) for k, v in messages.ENGLISH.items()}
+    assert {k.removeprefix("unscored.") for k in en if k.startswith("unscored.")} == {
+        v for k, v in vars(Unscored).items() if k.isupper()}
+    assert {k.removeprefix("status.") for k in en if k.startswith("status.")} == set(STATUSES)
+
+
+def test_every_core_message_is_recognised_again_from_its_english_text() -> None:
+    """What the UI relies on for a message read back from disk: the plain English finds its code and parameters."""
+    for code, template in messages.ENGLISH.items():
+        params = {name: f"<{n}>" for n, name in enumerate(sorted(messages.placeholders(template)))}
+        said = messages.say(code, **params)
+        assert messages.parse(said) == (code, params)
+        assert messages.parse(str(said)) == (code, params), code
+    assert messages.parse("the judge said no") is None
+
+
+def test_core_messages_show_in_the_ui_language_nested_parameters_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    said = messages.say("row.not_object", kind=messages.say("kind.list"))
+    assert said == "row is a list, expected an object with question, contexts, answer; row skipped"  # the CLI's text
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    expected = "行がリストです。question、contexts、answer を持つオブジェクトが必要です。この行を飛ばしました"
+    assert i18n.core(said) == expected
+    assert i18n.core(str(said)) == expected  # read back from disk: a plain string
+    assert i18n.core("an LLM's own reason") == "an LLM's own reason"
+    monkeypatch.setattr(i18n, "lang", lambda: "en")
+    assert i18n.core(str(said)) == str(said)
 
 
 def test_japanese_strings_are_japanese() -> None:

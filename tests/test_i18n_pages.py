@@ -169,3 +169,25 @@ def test_streamlit_calls_take_catalogue_strings_not_english_literals() -> None:
 def test_the_lint_sees_literals_f_strings_and_tab_lists() -> None:
     source = 'st.button("Run RAG")\nst.caption(f"Answered {n} rows")\nst.tabs(["Simple RAG", "Yours"])\nst.button(t("x"))\n'
     assert [line for line, _ in english_literals(source)] == [1, 2, 3, 3]
+
+
+def test_validation_messages_from_the_core_show_in_japanese(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A file with bad rows on the Dataset page in Japanese: the report names file, row and field, and its messages
+    (written by rageval_core in English, with a code) are the catalogue's Japanese."""
+    from ui import data, state
+
+    bad = (b'{"id": "a", "question": "q?", "contexts": ["c"], "answer": "x"}\n[1, 2]\n'
+           b'{"id": "b", "question": "q2?", "contexts": "one", "answer": "y"}\n'
+           b'{"id": "c", "question": "", "contexts": ["c"], "answer": "z"}\n')
+    at = start_app(monkeypatch, tmp_path / "home")
+    at.session_state[state.DATASET] = data.load_upload("bad.jsonl", bad)
+    at.sidebar.radio(key=i18n.LANG).set_value("ja").run()
+    assert_ok(at)
+    report = next(d for d in at.dataframe if "message" in d.value.columns).value
+    ja = i18n.catalogue("ja")
+    assert set(report["severity"]) <= {ja["severity.error"], ja["severity.warning"]}
+    assert sorted(report["row"].dropna().astype(int)) == [2, 3, 4]
+    messages = list(report["message"])
+    assert ja["core.row.not_object"].format(kind=ja["core.kind.list"]) in messages
+    assert ja["core.row.missing_question"] in messages and ja["core.row.contexts_string"] in messages
+    assert all(CJK.search(m) for m in messages), messages

@@ -18,6 +18,7 @@ import pandas as pd
 from rageval_core import datasets
 from rageval_core.datasets import Issue, LoadedDataset
 from rageval_core.types import Sample
+from ui.i18n import core, t_opt
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 PIN_COLUMN = "📌"
@@ -187,7 +188,8 @@ def _as_table_issue(issue: Issue) -> Issue:
 def issues_frame(issues: Sequence[Issue]) -> pd.DataFrame:
     """The validation report as a table: severity, file, row, field, message."""
     return pd.DataFrame(
-        [{"severity": i.severity, "file": i.file, "row": i.row, "field": i.field or "", "message": i.message} for i in issues],
+        [{"severity": t_opt(f"severity.{i.severity}", i.severity), "file": i.file, "row": i.row, "field": i.field or "",
+          "message": core(i.message)} for i in issues],
         columns=["severity", "file", "row", "field", "message"],
     )
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import streamlit as st
 
+from rageval_core import messages
+
 LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES = {"ja": "日本語", "en": "English"}
 FALLBACK = "en"
@@ -86,3 +88,16 @@ def headers(table: Any) -> dict[str, str]:
     frame = getattr(table, "data", table)  # a pandas Styler keeps its frame in .data
     columns: Iterable[Any] = getattr(frame, "columns", frame)
     return {str(c): header(str(c)) for c in columns}
+
+
+def core(text: Any) -> str:
+    """A message from rageval_core (``messages.say``, or the plain string it became on disk) in the UI language:
+    the catalogue's ``core.<code>`` filled with its parameters, each of them shown the same way; any other text,
+    and a code no catalogue has, as it is (the core's English)."""
+    if not isinstance(text, str):
+        return "" if text is None else str(text)
+    found = messages.parse(text)
+    template = None if found is None else catalogue(lang()).get(f"core.{found[0]}")
+    if template is None:
+        return str(text)
+    return template.format(**{k: core(v) if isinstance(v, str) else v for k, v in found[1].items()})

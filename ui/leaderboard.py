@@ -8,6 +8,7 @@ import streamlit as st
 from rageval_core import leaderboard
 from rageval_core.store import RunInfo, Store
 from ui import widgets
+from ui.runs import run_status
 from ui.i18n import header, t
 
 RUN_B = "compare.run_b"  # Compare's "run B" select box
@@ -26,8 +27,9 @@ def filtered_table(store: Store, infos: list[RunInfo]) -> pd.DataFrame:
     sortable = ["created (UTC)", "name", "unscored share", "calls", "cost ($)", "wall (s)", *leaderboard.metric_columns(frame)]
     sort_by = right.selectbox(t("leader.sort"), sortable, format_func={c: column_label(c) for c in sortable}.get, key="history.sort")
     descending = order.toggle(t("leader.descending"), value=True, key="history.desc")
-    return leaderboard.filter_sort(frame, text=text, dataset=None if dataset == ALL else dataset,
-                                   sort_by=sort_by, descending=descending)
+    table = leaderboard.filter_sort(frame, text=text, dataset=None if dataset == ALL else dataset,
+                                    sort_by=sort_by, descending=descending)
+    return table.assign(status=table["status"].map(run_status)) if "status" in table else table
 
 
 def column_label(column: str) -> str:

@@ -18,7 +18,7 @@ from rageval_core import compare, datasets, export, run_summary
 from rageval_core.store import CallEntry, RunInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
-from ui.i18n import t
+from ui.i18n import t, t_opt
 from ui.widgets import counted, metric_label
 
 
@@ -112,11 +112,16 @@ def store() -> Store:
     return Store()
 
 
+def run_status(status: str) -> str:
+    """A run's status ("done", "cancelled", "running", ...) in the UI language."""
+    return t_opt(f"status.{status}", status)
+
+
 def run_label(info: RunInfo) -> str:
     when = datetime.fromtimestamp(info.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M")
     named = f"{info.name} · " if info.name else ""
     return named + t("runs.label", id=info.id, dataset=info.dataset_name or "?", provider=info.provider, model=info.model,
-                     rows=info.n_rows, status=info.status, when=when)
+                     rows=info.n_rows, status=run_status(info.status), when=when)
 
 
 def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:

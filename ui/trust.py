@@ -24,7 +24,7 @@ from rageval_core.trust.ranking import LabelCandidate
 from rageval_core.trust.report import TrustReport, scores_by
 from rageval_core.types import Sample
 from ui import nav, state
-from ui.i18n import t
+from ui.i18n import core, t
 from ui.runs import RunView
 from ui.widgets import UNSCORED, fmt_score, metric_label
 
@@ -173,7 +173,7 @@ def estimate_points(rep: TrustReport) -> pd.DataFrame:
 def label_next_frame(candidates: Sequence[LabelCandidate], view: RunView) -> pd.DataFrame:
     return pd.DataFrame(
         [{"row": c.row_id, "criterion": metric_label(c.criterion), "question": view.question_snippet(c.row_id, 40),
-          "priority": round(c.priority, 3), "why": c.reason, "near threshold": round(c.uncertainty, 3), "methods disagree": round(c.disagreement, 3),
+          "priority": round(c.priority, 3), "why": core(c.reason), "near threshold": round(c.uncertainty, 3), "methods disagree": round(c.disagreement, 3),
           "repeat spread": round(c.spread, 3)} for c in candidates],
         columns=["row", "criterion", "question", "priority", "why", "near threshold", "methods disagree", "repeat spread"],
     )

@@ -28,7 +28,7 @@ from rageval_core.types import Sample
 from ui import nav, sidebar, state
 from ui.runs import RunView
 from ui.trust import run_samples
-from ui.i18n import t
+from ui.i18n import core, t
 from ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
 
 REPEATS_CLI = "python -m rageval_core trust DATA --repeats 3"
@@ -86,7 +86,7 @@ def stability_panel(view: RunView, run_store: Store) -> None:
             st.switch_page(nav.EVALUATE.path)
         return
     report = _stability(str(run_store.path), view.run_id, len(view.frame))
-    st.caption(t("stability.caption", n=report["repeats"], threshold=f"{report['threshold']:g}", note=report["note"]))
+    st.caption(t("stability.caption", n=report["repeats"], threshold=f"{report['threshold']:g}", note=core(report["note"])))
     table(stability_frame(report), hide_index=True, width="stretch")
     moving = unstable_rows_frame(report)
     if moving.empty:
@@ -195,7 +195,7 @@ def probe_notes(report: Mapping[str, Any]) -> list[str]:
     notes = []
     for probe in report.get("probes", []):
         skipped = ", ".join(f"{k} {v}" for k, v in (probe.get("skipped") or {}).items()) or t("common.none")
-        notes.append(t("probes.note_line", probe=probe["probe"], n=probe["n_cases"], note=probe.get("note", ""), skipped=skipped))
+        notes.append(t("probes.note_line", probe=probe["probe"], n=probe["n_cases"], note=core(probe.get("note", "")), skipped=skipped))
     return notes
 
 
@@ -219,7 +219,7 @@ def probes_panel(view: RunView, run_store: Store) -> None:
         (st.warning if flagged else st.success)(
             t("probes.flagged", names=", ".join(flagged)) if flagged else t("probes.none_flagged"))
         if report.get("note"):
-            st.caption(report["note"])
+            st.caption(core(report["note"]))
         table(probes_frame(report), hide_index=True, width="stretch")
         with st.expander(t("probes.notes")):
             for note in probe_notes(report):

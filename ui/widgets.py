@@ -14,7 +14,7 @@ import streamlit as st
 from rageval_core.datasets import Issue
 from rageval_core.types import Unscored
 from ui import data
-from ui.i18n import headers, t, t_opt
+from ui.i18n import core, headers, t, t_opt
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -187,6 +187,12 @@ def source_tag(result: Any) -> str:
     return str(getattr(result, "model", None) or getattr(result, "provider", None) or "")
 
 
+def unscored_label(code: str | None) -> str:
+    """Why a result is unscored, in the UI language: the reason code itself in English ("parse_error"), a short
+    translation with the code in Japanese."""
+    return t_opt(f"unscored.{code}", code) if code else ""
+
+
 def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
     """Results one per line with their score, raw judge score, why unscored and reason.
 
@@ -201,8 +207,8 @@ def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
             t("col.score"): fmt_score(r.value),
             t("col.raw"): "" if r.raw_score is None else f"{r.raw_score:g}",
             t("col.by"): source_tag(r),
-            t("col.unscored"): r.unscored_reason or "",
-            t("col.reason"): r.reason or "",
+            t("col.unscored"): unscored_label(r.unscored_reason),
+            t("col.reason"): core(r.reason) if r.unscored_reason else r.reason or "",
         }
 
     return pd.DataFrame([line(r) for r in results])
@@ -269,8 +275,8 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
     counts: dict[str, int] = {}
     for r in failed:
         counts[r.unscored_reason] = counts.get(r.unscored_reason, 0) + 1
-    reasons = ", ".join(f"{k} × {v}" for k, v in counts.items())
-    first = next((r.reason for r in failed if r.reason), "")
+    reasons = ", ".join(f"{unscored_label(k)} × {v}" for k, v in counts.items())
+    first = core(next((r.reason for r in failed if r.reason), ""))
     scored = sum(r.value is not None for r in results)
     kind = "error" if scored == 0 else "warning"
     head = t("outcome.none_scored") if scored == 0 else t("outcome.some_failed", failed=len(failed), total=len(results))
@@ -290,7 +296,7 @@ def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame
     rows = []
     for method, metrics in summary.items():
         for metric_id, s in metrics.items():
-            reasons = ", ".join(f"{k} × {v}" for k, v in (s.get("unscored_reasons") or {}).items())
+            reasons = ", ".join(f"{unscored_label(k)} × {v}" for k, v in (s.get("unscored_reasons") or {}).items())
             values = [method, metric_label(metric_id), fmt_score(s.get("mean")), s.get("scored", 0), s.get("unscored", 0), reasons]
             rows.append(dict(zip(columns, values)))
     return pd.DataFrame(rows, columns=columns)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from rageval_core.datasets.model import Issue
+from rageval_core.messages import say
 
 # Leading bytes of binary formats people upload by mistake, with what to tell them.
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -46,7 +47,7 @@ def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
     Japanese CSV) with a warning; ``None`` with an error issue for binary files and undecodable bytes."""
     for magic, what in _MAGIC:
         if data.startswith(magic):
-            issues.append(Issue(file, None, None, f"not a text dataset: this is {what}"))
+            issues.append(Issue(file, None, None, say("file.not_text", what=what)))
             return None
     boms = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
     for bom, codec in boms:
@@ -54,7 +55,7 @@ def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
             try:
                 return _newlines(data[len(bom):].decode(codec))
             except UnicodeDecodeError as exc:
-                issues.append(Issue(file, None, None, f"starts with a {codec.upper()} byte order mark but byte {exc.start} is not {codec.upper()}"))
+                issues.append(Issue(file, None, None, say("file.bad_bom", codec=codec.upper(), byte=exc.start)))
                 return None
     codec = _utf16_without_bom(data)
     if codec:
@@ -63,12 +64,12 @@ def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
         except UnicodeDecodeError:
             text = None
         if text is not None:
-            issues.append(Issue(file, None, None, f"read as {codec.upper()} without a byte order mark — please save as UTF-8", "warning"))
+            issues.append(Issue(file, None, None, say("file.no_bom", codec=codec.upper()), "warning"))
             return _newlines(text)
     head = data[:65536]
     controls = sum(head.count(bytes([b])) for b in _BINARY_BYTES)
     if controls > max(8, len(head) // 50):
-        issues.append(Issue(file, None, None, "not a text file (it is full of control bytes): expected JSON, JSONL or CSV text"))
+        issues.append(Issue(file, None, None, say("file.control_bytes")))
         return None
     try:
         return _newlines(data.decode("utf-8-sig"))
@@ -79,11 +80,9 @@ def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
     except UnicodeDecodeError:
         text = None
     if text is not None and _plausibly_japanese(text):
-        issues.append(Issue(file, None, None, "not UTF-8; read as Shift_JIS (cp932) — please save as UTF-8", "warning"))
+        issues.append(Issue(file, None, None, say("file.shift_jis"), "warning"))
         return _newlines(text)
-    issues.append(
-        Issue(file, None, None, f"not UTF-8 text (byte {utf8_error.start} is invalid) and not Shift_JIS either; save the file as UTF-8")
-    )
+    issues.append(Issue(file, None, None, say("file.not_utf8", byte=utf8_error.start)))
     return None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from rageval_core.csvsafe import restore_cell
 from rageval_core.datasets.model import MAX_DEPTH, MAX_FILE_BYTES, Format, Issue
 from rageval_core.datasets.values import BadRecord, json_value
+from rageval_core.messages import say
 
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id", "sample_id"),
@@ -45,11 +46,11 @@ def _parse_json(text: str) -> tuple[Any, str | None]:
     try:
         return json_value(text), None
     except json.JSONDecodeError as exc:
-        return None, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        return None, say("json.invalid_at", line=exc.lineno, column=exc.colno, error=exc.msg)
     except RecursionError:
-        return None, f"JSON nested far deeper than the limit of {MAX_DEPTH} levels"
+        return None, say("json.too_deep", depth=MAX_DEPTH)
     except ValueError as exc:  # e.g. an integer literal over Python's 4300-digit limit
-        return None, f"invalid JSON: {str(exc).split(';')[0]}"
+        return None, say("json.invalid", error=str(exc).split(";")[0])
 
 
 def json_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
@@ -73,10 +74,10 @@ def json_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
         if any(str(k).strip().lower() in FIELD_ALIASES["question"] for k in data):
             return [data]  # a single sample
         issues.append(
-            Issue(file, None, None, f"JSON object holds no list of rows (expected a list or a key like {', '.join(WRAPPER_KEYS[:3])})")
+            Issue(file, None, None, say("json.no_rows", keys=", ".join(WRAPPER_KEYS[:3])))
         )
         return None
-    issues.append(Issue(file, None, None, f"JSON top level is a {_kind(data)}, expected a list of rows"))
+    issues.append(Issue(file, None, None, say("json.top_level", kind=_kind(data))))
     return None
 
 
@@ -111,7 +112,7 @@ def iter_jsonl(lines: Iterable[str]) -> Iterator[Any]:
         if not line.strip():
             continue
         value, problem = _parse_json(line)
-        yield BadRecord(f"line {lineno}: {problem}") if problem else value
+        yield BadRecord(say("json.line", line=lineno, problem=problem)) if problem else value
 
 
 def _delimiter(first_line: str) -> str:
@@ -145,7 +146,7 @@ def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issu
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))  # one big context cell is legitimate
     delimiter = _delimiter(first_line)
     if delimiter == ";":
-        issues.append(Issue(file, None, None, "columns separated by semicolons (no comma in the header)", "warning"))
+        issues.append(Issue(file, None, None, say("csv.semicolons"), "warning"))
     reader = csv.reader(lines, delimiter=delimiter, strict=True)
     header: list[str] | None = None
     seen = 0  # non-blank CSV rows read, the header included
@@ -156,12 +157,9 @@ def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issu
         except StopIteration:
             break
         except csv.Error as exc:
-            where = f"data row {seen}, line {start_line}" if seen else f"header, line {start_line}"
-            hint = (
-                "a quote opens a cell and never closes, so every later line would shift into it"
-                if "end of data" in str(exc) else f"malformed quoting ({exc})"
-            )
-            issues.append(Issue(file, None, None, f"CSV {where}: {hint}; fix the quotes (a \" inside a quoted cell is written \"\"). Nothing loaded"))
+            where = say("csv.data_row", row=seen, line=start_line) if seen else say("csv.header_line", line=start_line)
+            hint = say("csv.open_quote") if "end of data" in str(exc) else say("csv.bad_quoting", error=exc)
+            issues.append(Issue(file, None, None, say("csv.quotes", where=where, hint=hint)))
             raise CsvAbort from None
         if not any(cell.strip() for cell in cells):
             continue
@@ -171,7 +169,7 @@ def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issu
             continue
         yield _csv_record(header, cells, seen - 1, file, issues)
     if header is None:
-        issues.append(Issue(file, None, None, "the file has no header row"))
+        issues.append(Issue(file, None, None, say("csv.no_header")))
         raise CsvAbort
 
 
@@ -179,22 +177,22 @@ def _csv_header(cells: list[str], file: str, issues: list[Issue]) -> list[str]:
     header = [restore_cell(h.strip()) for h in cells]
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
-        issues.append(Issue(file, None, dupes[0], f"column {dupes[0]!r} appears more than once; the last one is used", "warning"))
+        issues.append(Issue(file, None, dupes[0], say("csv.duplicate_column", column=repr(dupes[0])), "warning"))
     lowered = {h.lower() for h in header}
     if not lowered & set(FIELD_ALIASES["question"]):
         shown = ", ".join(repr(h) for h in header[:8]) + (" …" if len(header) > 8 else "")
-        issues.append(Issue(file, None, "question", f"no question column: the header is {shown}; name one column question (or user_input, query)"))
+        issues.append(Issue(file, None, "question", say("csv.no_question", header=shown)))
         raise CsvAbort
     return header
 
 
 def _csv_record(header: list[str], cells: list[str], row: int, file: str, issues: list[Issue]) -> Any:
     if len(cells) > len(header):
-        return BadRecord(f"{len(cells)} cells but the header has {len(header)} columns (an unquoted comma?)")
+        return BadRecord(say("csv.too_many_cells", cells=len(cells), columns=len(header)))
     record: dict[str, Any] = {h: restore_cell(c) for h, c in zip(header, cells) if h}  # undo the export's formula guard
     unnamed = [i + 1 for i, (h, c) in enumerate(zip(header, cells)) if not h and c.strip()]
     if unnamed:
-        issues.append(Issue(file, row, None, f"cells under a column with no header name (column {unnamed[0]}) are ignored", "warning"))
+        issues.append(Issue(file, row, None, say("csv.unnamed_column", column=unnamed[0]), "warning"))
     if len(cells) < len(header):
-        issues.append(Issue(file, row, None, f"{len(cells)} cells but the header has {len(header)} columns; the missing cells are empty", "warning"))
+        issues.append(Issue(file, row, None, say("csv.too_few_cells", cells=len(cells), columns=len(header)), "warning"))
     return record

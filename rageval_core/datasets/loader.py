@@ -15,6 +15,7 @@ from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format
 from rageval_core.datasets.rows import RowReader, counted
 from rageval_core.datasets.streaming import NotStreamable, stream_rows, streamable
 from rageval_core.types import Sample
+from rageval_core.messages import say
 
 
 def _fallback_language(text: str) -> str:
@@ -46,9 +47,9 @@ def read_records(
 def finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, total: int, file: str | None = None) -> LoadedDataset:
     """The ``LoadedDataset``, with a file-level error when there is nothing to evaluate."""
     if total == 0 and not any(i.row is None and i.severity == "error" for i in issues):
-        issues.append(Issue(file or name, None, None, "the dataset has no rows"))
+        issues.append(Issue(file or name, None, None, say("file.no_rows")))
     elif total and not samples:
-        issues.append(Issue(file or name, None, None, f"none of the {total} row(s) could be loaded (see the row errors)"))
+        issues.append(Issue(file or name, None, None, say("file.none_loaded", total=total)))
     return LoadedDataset(
         samples=samples,
         issues=issues,
@@ -60,8 +61,9 @@ def finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, tota
     )
 
 
-def _too_big(size: int, file: str, max_bytes: int, hint: str = "split it into smaller files") -> Issue:
-    return Issue(file, None, None, f"the file is {size / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB limit; {hint}")
+def _too_big(size: int, file: str, max_bytes: int, hint: str | None = None) -> Issue:
+    return Issue(file, None, None, say("file.too_big", size=f"{size / 2**20:.1f}", limit=f"{max_bytes / 2**20:g}",
+                                       hint=hint or say("file.split")))
 
 
 def load_dataset(
@@ -87,7 +89,7 @@ def load_dataset(
     except Exception as exc:  # noqa: BLE001 - the contract: a loader bug is reported, never raised at the caller
         if isinstance(source, (str, Path)):
             file = Path(source).name
-        issue = Issue(file, None, None, f"could not be read: unexpected {type(exc).__name__} in the loader (please report this file)")
+        issue = Issue(file, None, None, say("file.loader_bug", error=type(exc).__name__))
         return finish([], [issue], Path(file).stem, fmt or "json", 0)
 
 
@@ -112,20 +114,20 @@ def _load(
                 return _load_large(path, size, name, fmt, max_bytes, max_stream_bytes, on_row)
             data = path.read_bytes()
         except OSError as exc:
-            issues.append(Issue(file, None, None, f"cannot read the file: {exc.strerror or exc}"))
+            issues.append(Issue(file, None, None, say("file.unreadable", error=exc.strerror or exc)))
             return finish([], issues, name or path.stem, fmt or "json", 0)
     display = _display_name(name, file)
     if len(data) > max_bytes:
         return finish([], [_too_big(len(data), file, max_bytes)], display, fmt or "json", 0)
     if not data.strip():
-        issues.append(Issue(file, None, None, "the file is empty"))
+        issues.append(Issue(file, None, None, say("file.empty")))
         return finish([], issues, display, fmt or "json", 0, file)
     text = decode(data, file, issues)
     del data
     if text is None:
         return finish([], issues, display, fmt or "json", 0)
     if not text.strip():
-        issues.append(Issue(file, None, None, "the file is empty"))
+        issues.append(Issue(file, None, None, say("file.empty")))
         return finish([], issues, display, fmt or "json", 0, file)
     fmt = fmt or EXTENSIONS.get(Path(file).suffix.lower()) or sniff_format(text)
     if fmt == "csv":
@@ -154,22 +156,20 @@ def _load_large(
     file = path.name
     display = _display_name(name, file)
     fmt = fmt or EXTENSIONS.get(path.suffix.lower())
-    limit_mb = f"{max_stream_bytes / 2**20:g} MB"
+    limit_mb = f"{max_stream_bytes / 2**20:g}"
     if fmt not in ("jsonl", "csv"):
-        hint = (f"a JSON document is read whole; save the rows as JSON Lines (.jsonl, one row a line), which is read "
-                f"row by row up to {limit_mb}, or split the file")
+        hint = say("file.json_whole", limit=limit_mb)
         return finish([], [_too_big(size, file, max_bytes, hint)], display, fmt or "json", 0)
     if size > max_stream_bytes:
         return finish([], [_too_big(size, file, max_stream_bytes)], display, fmt, 0)
     if not streamable(path, fmt):
-        hint = f"files this large are read row by row and must be UTF-8 text; save it as UTF-8 (up to {limit_mb}) or split it"
+        hint = say("file.stream_utf8", limit=limit_mb)
         return finish([], [_too_big(size, file, max_bytes, hint)], display, fmt, 0)
     issues: list[Issue] = []
     try:
         read = stream_rows(path, fmt, file, issues, on_row)
     except NotStreamable as exc:
-        issues.append(Issue(file, None, None, f"line {exc.line} is not UTF-8 text; a file over "
-                            f"{max_bytes / 2**20:g} MB is read row by row and must be UTF-8: save it as UTF-8"))
+        issues.append(Issue(file, None, None, say("file.stream_not_utf8", line=exc.line, limit=f"{max_bytes / 2**20:g}")))
         return finish([], issues, display, fmt, 0)
     if read is None:
         return finish([], issues, display, fmt, 0, file)

@@ -30,6 +30,7 @@ from rageval_core.datasets.values import (
     split_contexts_cell,
 )
 from rageval_core.types import Sample
+from rageval_core.messages import say
 
 _CONTEXT_TEXT_KEYS = ("text", "content", "page_content")
 _CORE = {alias: canonical for canonical, aliases in FIELD_ALIASES.items() for alias in aliases}
@@ -38,14 +39,14 @@ _CORE = {alias: canonical for canonical, aliases in FIELD_ALIASES.items() for al
 def _kind(value: Any) -> str:
     """The JSON word for ``value``'s type, with its article ("a number", "an object")."""
     if isinstance(value, bool):
-        return "a boolean"
+        return say("kind.boolean")
     if isinstance(value, (int, float)):
-        return "a number"
+        return say("kind.number")
     if isinstance(value, Mapping):
-        return "an object"
+        return say("kind.object")
     if isinstance(value, (list, tuple)):
-        return "a list"
-    return "a " + type(value).__name__
+        return say("kind.list")
+    return say("kind.other", type=type(value).__name__)
 
 
 def _control_char(text: str) -> str | None:
@@ -167,8 +168,9 @@ class RowReader:
         self._aliases: dict[str, list[str]] = {}  # the current row's keys per core field
         self.rows_read = 0
 
-    def issue(self, row: int, field_name: str | None, message: str, severity: Severity = "error") -> None:
-        self.issues.append(Issue(self.file, row, field_name, message, severity))
+    def issue(self, row: int, field_name: str | None, code: str, severity: Severity = "error", **params: Any) -> None:
+        """Report message ``code`` (``rageval_core.messages``) filled with ``params`` on ``row``."""
+        self.issues.append(Issue(self.file, row, field_name, say(code, **params), severity))
         if severity == "error":
             self._row_errors += 1
 
@@ -185,7 +187,7 @@ class RowReader:
                 self.issues[first:] = [i for i in self.issues[first:] if i.severity == "error"]
                 continue
             if sample.id in seen:
-                self.issue(row, "id", f"duplicate id {sample.id!r} (first used on row {seen[sample.id]}); row skipped")
+                self.issue(row, "id", "row.duplicate_id", id=repr(sample.id), first=seen[sample.id])
                 continue
             seen[sample.id] = row
             samples.append(sample)
@@ -204,10 +206,10 @@ class RowReader:
         if record is BLANK:
             return None
         if isinstance(record, BadRecord):
-            self.issue(row, None, record.message + "; row skipped")
+            self.issue(row, None, "row.bad_record", problem=record.message)
             return None
         if not isinstance(record, Mapping):
-            self.issue(row, None, f"row is {_kind(record)}, expected an object with question, contexts, answer; row skipped")
+            self.issue(row, None, "row.not_object", kind=_kind(record))
             return None
         record = self._scrubbed(row, record)
         if record is None:
@@ -223,9 +225,9 @@ class RowReader:
         consumed |= keys
         question_text = self._text(row, "question", question)
         if question is None and "question" not in self._errored:
-            self.issue(row, "question", "missing question; row skipped")
+            self.issue(row, "question", "row.missing_question")
         elif question_text == "":
-            self.issue(row, "question", "the question is empty; row skipped")
+            self.issue(row, "question", "row.empty_question")
 
         contexts, keys = self._pick(row, record, "contexts")
         consumed |= keys
@@ -234,7 +236,7 @@ class RowReader:
         answer, keys = self._pick(row, record, "answer")
         consumed |= keys
         if answer is None:
-            self.issue(row, "answer", "no answer; answer metrics will be unscored (empty_answer)", "warning")
+            self.issue(row, "answer", "row.no_answer", "warning")
         answer_text = self._text(row, "answer", answer) or ""
 
         ground_truth, keys = self._pick(row, record, "ground_truth")
@@ -243,7 +245,7 @@ class RowReader:
             flat, _ = flatten_contexts(ground_truth)
             items = [clean_text(str(g)) for g in flat if not is_blank(g)]
             if len(items) > 1:
-                self.issue(row, "ground_truth", f"{len(items)} references given; joined with newlines", "warning")
+                self.issue(row, "ground_truth", "row.references_joined", "warning", n=len(items))
             ground_truth = "\n".join(items) or None
         gt_text = self._text(row, "ground_truth", ground_truth) or None
 
@@ -272,25 +274,25 @@ class RowReader:
             key_fix = scrub(str(key))
             name = key_fix.value.strip()
             if key_fix.changed:
-                self.issue(row, name, "the field name held invalid characters (lone surrogates / NUL); replaced", "warning")
+                self.issue(row, name, "row.bad_field_name", "warning")
             result = scrub(value, depth=2)  # the row object is level 1
             if result.too_deep:
-                self.issue(row, name, f"nested deeper than {MAX_DEPTH} levels (the limit); row skipped")
+                self.issue(row, name, "row.too_deep", depth=MAX_DEPTH)
                 deep = True
                 continue
             if result.surrogates:
-                self.issue(row, name, f"{result.surrogates} invalid character(s) (lone UTF-16 surrogates) replaced with U+FFFD", "warning")
+                self.issue(row, name, "row.surrogates", "warning", n=result.surrogates)
             if result.nuls:
-                self.issue(row, name, f"{result.nuls} NUL character(s) removed", "warning")
+                self.issue(row, name, "row.nuls", "warning", n=result.nuls)
             if result.non_finite:
                 core = _CORE.get(name.lower())
                 if core:
-                    self.issue(row, name, f"NaN / Infinity is not a valid {core} value; row skipped")
+                    self.issue(row, name, "row.non_finite_core", field=core)
                     self._errored.add(core)
                 elif name.startswith("label_") and isinstance(value, NonFinite):
-                    self.issue(row, name, f"label {value.word} is not a score (0/1 or a number); label dropped", "warning")
+                    self.issue(row, name, "row.label_not_score", "warning", word=value.word)
                 else:
-                    self.issue(row, name, f"{result.non_finite} NaN / Infinity value(s) replaced with null", "warning")
+                    self.issue(row, name, "row.non_finite", "warning", n=result.non_finite)
             out[name] = result.value
         return None if deep else out
 
@@ -303,7 +305,7 @@ class RowReader:
         chosen = usable[0]
         for other in usable[1:]:
             if record[other] != record[chosen]:
-                self.issue(row, canonical, f"both {chosen!r} and {other!r} are given; using {chosen!r}, {other!r} kept in metadata", "warning")
+                self.issue(row, canonical, "row.both_aliases", "warning", chosen=repr(chosen), other=repr(other))
                 return record[chosen], {k for k in present if k != other}
         return record[chosen], set(present)
 
@@ -311,12 +313,12 @@ class RowReader:
         if raw_id is None:
             return f"row-{row}"
         if isinstance(raw_id, (Mapping, list, bool)):
-            self.issue(row, "id", f"id must be a string or number, got {_kind(raw_id)}; row skipped")
+            self.issue(row, "id", "row.bad_id", kind=_kind(raw_id))
             return None
         sample_id = id_text(raw_id)
         bad = _control_char(sample_id)
         if bad:
-            self.issue(row, "id", f"id contains a control character ({bad}); row skipped")
+            self.issue(row, "id", "row.id_control", char=bad)
             return None
         return sample_id
 
@@ -326,15 +328,15 @@ class RowReader:
         if isinstance(value, str):
             return clean_text(value)
         if isinstance(value, (Mapping, list, tuple, bool)):
-            self.issue(row, name, f"{name} must be text, got {_kind(value)}; row skipped")
+            self.issue(row, name, "row.not_text", field=name, kind=_kind(value))
             return None
-        self.issue(row, name, f"{name} is {_kind(value)}; read as text", "warning")
+        self.issue(row, name, "row.read_as_text", "warning", field=name, kind=_kind(value))
         return clean_text(id_text(value))
 
     def _contexts(self, row: int, value: Any) -> list[str] | None:
         """The row's contexts (``[]`` when absent, with a warning); None (with an error) when unreadable."""
         if value is None:
-            self.issue(row, "contexts", "no contexts; context metrics will be unscored (missing_field)", "warning")
+            self.issue(row, "contexts", "row.no_contexts", "warning")
             return []
         if isinstance(value, str):
             if self.text_cells:
@@ -343,21 +345,21 @@ class RowReader:
             if stripped.startswith("["):
                 items = split_contexts_cell(stripped)
                 if items is not None and stripped.endswith("]") and (items or stripped == "[]"):
-                    self.issue(row, "contexts", "contexts given as a JSON string; parsed as a list", "warning")
+                    self.issue(row, "contexts", "row.contexts_json", "warning")
                     return self._context_items(row, items)
-            self.issue(row, "contexts", "contexts is a plain string; loaded as a one-element list", "warning")
+            self.issue(row, "contexts", "row.contexts_string", "warning")
             return [clean_text(value)]
         if isinstance(value, (list, tuple)):
             return self._context_items(row, value)
         if isinstance(value, Mapping):
             text = self._context_object_text(value)
             if text is not None:
-                self.issue(row, "contexts", "contexts is one object, not a list; loaded as a one-element list", "warning")
+                self.issue(row, "contexts", "row.contexts_object", "warning")
                 return [clean_text(text)]
             keys = ", ".join(repr(str(k)) for k in list(value)[:5])
-            self.issue(row, "contexts", f"contexts must be a list of strings, got an object (keys {keys or 'none'}); row skipped")
+            self.issue(row, "contexts", "row.contexts_keys", keys=keys or say("kind.none"))
             return None
-        self.issue(row, "contexts", f"contexts must be a list of strings, got {_kind(value)}; row skipped")
+        self.issue(row, "contexts", "row.contexts_type", kind=_kind(value))
         return None
 
     @staticmethod
@@ -367,21 +369,21 @@ class RowReader:
     def _context_items(self, row: int, value: Sequence[Any]) -> list[str]:
         items, opened = flatten_contexts(value)
         if opened:
-            self.issue(row, "contexts", f"{opened} nested list(s) in contexts flattened into {len(items)} contexts", "warning")
+            self.issue(row, "contexts", "row.contexts_flattened", "warning", lists=opened, n=len(items))
         out: list[str] = []
         for i, item in enumerate(items, 1):
             if is_blank(item):
-                self.issue(row, "contexts", f"context {i} is empty; dropped", "warning")
+                self.issue(row, "contexts", "row.context_empty", "warning", i=i)
             elif isinstance(item, str):
                 out.append(clean_text(item))
             elif isinstance(item, Mapping):
                 text = self._context_object_text(item)
                 if text is None:
-                    self.issue(row, "contexts", f"context {i} is an object without text/content/page_content; dropped", "warning")
+                    self.issue(row, "contexts", "row.context_no_text", "warning", i=i)
                 else:
                     out.append(clean_text(text))
             else:
-                self.issue(row, "contexts", f"context {i} is {_kind(item)}; read as text", "warning")
+                self.issue(row, "contexts", "row.context_as_text", "warning", i=i, kind=_kind(item))
                 out.append(clean_text(id_text(item)))
         return out
 
@@ -396,10 +398,10 @@ class RowReader:
             value = cell_value(value) if self.text_cells else value
             if name.startswith("label_"):
                 if is_non_finite(value):
-                    self.issue(row, name, f"label {str(value).strip()} is not a score (0/1 or a number); label dropped", "warning")
+                    self.issue(row, name, "row.label_not_score", "warning", word=str(value).strip())
                     continue
                 if not isinstance(value, (int, float, bool)):
-                    self.issue(row, name, f"label {value!r} is not a number (0/1 or a score); kept as text", "warning")
+                    self.issue(row, name, "row.label_text", "warning", value=repr(value))
             if self.text_cells:
                 value = scrub(value).value  # a JSON cell may hold NaN
             metadata[name] = value

@@ -19,6 +19,7 @@ from rageval_core.datasets.formats import CsvAbort, iter_csv, iter_jsonl
 from rageval_core.datasets.model import Format, Issue
 from rageval_core.datasets.rows import RowReader, counted
 from rageval_core.types import Sample
+from rageval_core.messages import say
 
 HEAD_BYTES = 65536
 
@@ -78,8 +79,8 @@ def stream_rows(
             samples = reader.read(counted(records, on_row))
         except CsvAbort:
             if not text[0]:  # only blank lines: say so, as the whole-text reader does
-                issues[-1:] = [Issue(file, None, None, "the file is empty")]
+                issues[-1:] = [Issue(file, None, None, say("file.empty"))]
             return None
     if not text[0]:
-        issues.append(Issue(file, None, None, "the file is empty"))
+        issues.append(Issue(file, None, None, say("file.empty")))
     return samples, reader.issues, reader.rows_read

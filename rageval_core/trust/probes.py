@@ -22,6 +22,8 @@ import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from rageval_core.messages import say
+
 from rageval_core.metrics.steps import sample_language
 from rageval_core.types import Sample
 
@@ -168,13 +170,13 @@ def verbosity(samples: Sequence[Sample], correct_ids: Collection[str] | None = N
     labels); without it, rows whose category is ``correct`` / ``faithful``; with neither, every row."""
     if correct_ids is not None:
         chosen = set(correct_ids)
-        note = "rows labelled correct (human labels)"
+        note = say("probes.labelled_correct")
     else:
         chosen = {s.id for s in samples if (s.category or "").lower() in CORRECT_CATEGORIES}
-        note = "rows of category correct / faithful"
+        note = say("probes.category_correct")
         if not chosen:
             chosen = {s.id for s in samples}
-            note = "every row (no labels or categories say which answers are correct)"
+            note = say("probes.every_row")
     cases: list[ProbeCase] = []
     skipped: dict[str, list[str]] = {}
     for s in samples:
@@ -211,7 +213,7 @@ def context_order(samples: Sequence[Sample], seed: int = 0) -> ProbeSet:
             _skip(skipped, SKIP_SAME_CONTEXTS, s)
         else:
             cases.append(ProbeCase(s.id, replace(s, contexts=shuffled(contexts, f"{seed}:{s.id}"))))
-    return ProbeSet(ORDER, tuple(cases), _frozen(skipped), f"contexts shuffled with seed {seed}")
+    return ProbeSet(ORDER, tuple(cases), _frozen(skipped), say("probes.shuffled", seed=seed))
 
 
 def inject_answer(answer: str, language: str) -> str:
@@ -234,7 +236,7 @@ def answer_injection(samples: Sequence[Sample]) -> ProbeSet:
             _skip(skipped, SKIP_EMPTY_ANSWER, s)
         else:
             cases.append(ProbeCase(s.id, replace(s, answer=inject_answer(s.answer, _lang(s)))))
-    return ProbeSet(ANSWER_INJECTION, tuple(cases), _frozen(skipped), "instruction appended to the answer")
+    return ProbeSet(ANSWER_INJECTION, tuple(cases), _frozen(skipped), say("probes.answer_injection"))
 
 
 def context_injection(samples: Sequence[Sample]) -> ProbeSet:
@@ -247,7 +249,7 @@ def context_injection(samples: Sequence[Sample]) -> ProbeSet:
         else:
             extra = injected_context(s.answer, _lang(s))
             cases.append(ProbeCase(s.id, replace(s, contexts=tuple(s.contexts) + (extra,))))
-    return ProbeSet(CONTEXT_INJECTION, tuple(cases), _frozen(skipped), "a context quoting the answer, added last")
+    return ProbeSet(CONTEXT_INJECTION, tuple(cases), _frozen(skipped), say("probes.context_injection"))
 
 
 def parallel_id(row_id: str) -> str:
@@ -272,7 +274,7 @@ def language(samples: Sequence[Sample], parallel: Sequence[Sample] = ()) -> Prob
             continue  # the pair is already a case from its unsuffixed row
         else:
             cases.append(ProbeCase(s.id, partner))
-    return ProbeSet(LANGUAGE, tuple(cases), _frozen(skipped), f"rows paired by id with their '{PARALLEL_SUFFIX}' parallel row")
+    return ProbeSet(LANGUAGE, tuple(cases), _frozen(skipped), say("probes.language", suffix=PARALLEL_SUFFIX))
 
 
 def build_probe(

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from rageval_core.messages import say
+
 
 @dataclass(frozen=True)
 class LabelCandidate:
@@ -70,9 +72,9 @@ def label_next(
                 reps = per_method.get(rid)
                 if reps is not None and len(reps) > 1:
                     s = max(s, min(1.0, 2.0 * float(np.std(np.asarray(reps, dtype=float)))))
-            parts = {"near the threshold": w_u * u, "methods disagree": w_d * d, "repeats differ": w_s * s}
+            parts = {"rank.near_threshold": w_u * u, "rank.methods_disagree": w_d * d, "rank.repeats_differ": w_s * s}
             priority = sum(parts.values())
-            reason = max(parts, key=lambda k: parts[k]) if priority > 0 else "settled (far from the threshold, methods agree)"
+            reason = say(max(parts, key=lambda k: parts[k]) if priority > 0 else "rank.settled")
             cand = LabelCandidate(rid, criterion, round(priority, 6), round(u, 6), round(d, 6), round(s, 6), reason)
             out.append((-priority, order, cand))
             order += 1

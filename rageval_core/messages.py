@@ -1,0 +1,170 @@
+"""Messages the core shows people (validation issues, trust notes), each with a stable code and parameters.
+
+The core speaks English: ``say(code, **params)`` returns the English text, a ``str`` (so the CLI prints it,
+JSON stores it and old callers compare it as before) that also carries ``code`` and ``params``. A UI in another
+language looks the code up in its own catalogue and fills in the same parameters; a message read back from
+disk (a plain string again) is recognised by ``parse``, which matches it against the English templates. No
+UI code lives here: the UI keeps its catalogue (ui/locales), the core only the English and the codes.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+# code → English template (``str.format``: placeholders in braces). A code, once shipped, keeps its meaning
+# and placeholders: UI catalogues translate it under "core.<code>".
+ENGLISH: dict[str, str] = {
+    # datasets: whole-file problems
+    "file.not_text": "not a text dataset: this is {what}",
+    "file.bad_bom": "starts with a {codec} byte order mark but byte {byte} is not {codec}",
+    "file.no_bom": "read as {codec} without a byte order mark — please save as UTF-8",
+    "file.control_bytes": "not a text file (it is full of control bytes): expected JSON, JSONL or CSV text",
+    "file.shift_jis": "not UTF-8; read as Shift_JIS (cp932) — please save as UTF-8",
+    "file.not_utf8": "not UTF-8 text (byte {byte} is invalid) and not Shift_JIS either; save the file as UTF-8",
+    "file.no_rows": "the dataset has no rows",
+    "file.none_loaded": "none of the {total} row(s) could be loaded (see the row errors)",
+    "file.too_big": "the file is {size} MB, over the {limit} MB limit; {hint}",
+    "file.split": "split it into smaller files",
+    "file.json_whole": "a JSON document is read whole; save the rows as JSON Lines (.jsonl, one row a line), which is read row by row up to {limit} MB, or split the file",
+    "file.stream_utf8": "files this large are read row by row and must be UTF-8 text; save it as UTF-8 (up to {limit} MB) or split it",
+    "file.stream_not_utf8": "line {line} is not UTF-8 text; a file over {limit} MB is read row by row and must be UTF-8: save it as UTF-8",
+    # JSON and CSV
+    "json.invalid_at": "invalid JSON at line {line}, column {column}: {error}",
+    "json.too_deep": "JSON nested far deeper than the limit of {depth} levels",
+    "json.invalid": "invalid JSON: {error}",
+    "json.no_rows": "JSON object holds no list of rows (expected a list or a key like {keys})",
+    "json.top_level": "JSON top level is a {kind}, expected a list of rows",
+    "json.line": "line {line}: {problem}",
+    "csv.semicolons": "columns separated by semicolons (no comma in the header)",
+    "csv.data_row": "data row {row}, line {line}",
+    "csv.header_line": "header, line {line}",
+    "csv.open_quote": "a quote opens a cell and never closes, so every later line would shift into it",
+    "csv.bad_quoting": "malformed quoting ({error})",
+    "csv.quotes": "CSV {where}: {hint}; fix the quotes (a \" inside a quoted cell is written \"\"). Nothing loaded",
+    "csv.no_header": "the file has no header row",
+    "csv.duplicate_column": "column {column} appears more than once; the last one is used",
+    "csv.no_question": "no question column: the header is {header}; name one column question (or user_input, query)",
+    "csv.too_many_cells": "{cells} cells but the header has {columns} columns (an unquoted comma?)",
+    "csv.unnamed_column": "cells under a column with no header name (column {column}) are ignored",
+    "csv.too_few_cells": "{cells} cells but the header has {columns} columns; the missing cells are empty",
+    "file.loader_bug": "could not be read: unexpected {error} in the loader (please report this file)",
+    "file.unreadable": "cannot read the file: {error}",
+    "file.empty": "the file is empty",
+    # datasets: one row
+    "row.duplicate_id": "duplicate id {id} (first used on row {first}); row skipped",
+    "row.bad_record": "{problem}; row skipped",
+    "row.not_object": "row is {kind}, expected an object with question, contexts, answer; row skipped",
+    "row.missing_question": "missing question; row skipped",
+    "row.empty_question": "the question is empty; row skipped",
+    "row.no_answer": "no answer; answer metrics will be unscored (empty_answer)",
+    "row.references_joined": "{n} references given; joined with newlines",
+    "row.bad_field_name": "the field name held invalid characters (lone surrogates / NUL); replaced",
+    "row.too_deep": "nested deeper than {depth} levels (the limit); row skipped",
+    "row.surrogates": "{n} invalid character(s) (lone UTF-16 surrogates) replaced with U+FFFD",
+    "row.nuls": "{n} NUL character(s) removed",
+    "row.non_finite_core": "NaN / Infinity is not a valid {field} value; row skipped",
+    "row.label_not_score": "label {word} is not a score (0/1 or a number); label dropped",
+    "row.label_text": "label {value} is not a number (0/1 or a score); kept as text",
+    "row.contexts_flattened": "{lists} nested list(s) in contexts flattened into {n} contexts",
+    "row.context_empty": "context {i} is empty; dropped",
+    "row.context_no_text": "context {i} is an object without text/content/page_content; dropped",
+    "row.context_as_text": "context {i} is {kind}; read as text",
+    "row.non_finite": "{n} NaN / Infinity value(s) replaced with null",
+    "row.both_aliases": "both {chosen} and {other} are given; using {chosen}, {other} kept in metadata",
+    "row.bad_id": "id must be a string or number, got {kind}; row skipped",
+    "row.id_control": "id contains a control character ({char}); row skipped",
+    "row.not_text": "{field} must be text, got {kind}; row skipped",
+    "row.read_as_text": "{field} is {kind}; read as text",
+    "row.no_contexts": "no contexts; context metrics will be unscored (missing_field)",
+    "row.contexts_json": "contexts given as a JSON string; parsed as a list",
+    "row.contexts_string": "contexts is a plain string; loaded as a one-element list",
+    "row.contexts_object": "contexts is one object, not a list; loaded as a one-element list",
+    "row.contexts_keys": "contexts must be a list of strings, got an object (keys {keys}); row skipped",
+    "row.contexts_type": "contexts must be a list of strings, got {kind}; row skipped",
+    # trust: repeats, stability, probes, which row to label next
+    "repeats.offline": "offline heuristic: deterministic (it ignores seed and temperature), so every repeat gives the same score and the spread is 0 by construction; this says nothing about an LLM judge's stability",
+    "repeats.replay": "replay: answers come from the recorded log; repeats 1+ carry new seeds and are unscored replay_miss unless the log was recorded with the same repeats",
+    "repeats.temperature": "temperature {temperature} on every repeat",
+    "repeats.own_temperature": "each request's own temperature (0 by default: many providers then repeat themselves; set a repeat temperature to measure sampling spread)",
+    "repeats.seeds": "repeats 1+ send seed + {stride}·repeat and bypass the response cache; {temperature}",
+    "stability.one_repeat": "one repeat only (run with repeats=K, K >= 2, to measure spread); {note}",
+    "probes.offline": "offline heuristic: deterministic and prompt-blind; shifts show how its heuristics react, not an LLM judge",
+    "probes.labelled_correct": "rows labelled correct (human labels)",
+    "probes.category_correct": "rows of category correct / faithful",
+    "probes.every_row": "every row (no labels or categories say which answers are correct)",
+    "probes.shuffled": "contexts shuffled with seed {seed}",
+    "probes.answer_injection": "instruction appended to the answer",
+    "probes.context_injection": "a context quoting the answer, added last",
+    "probes.language": "rows paired by id with their '{suffix}' parallel row",
+    "rank.near_threshold": "near the threshold",
+    "rank.methods_disagree": "methods disagree",
+    "rank.repeats_differ": "repeats differ",
+    "rank.settled": "settled (far from the threshold, methods agree)",
+    # JSON words for a value's type
+    "kind.boolean": "a boolean",
+    "kind.number": "a number",
+    "kind.object": "an object",
+    "kind.list": "a list",
+    "kind.other": "a {type}",
+    "kind.none": "none",
+}
+
+
+class Text(str):
+    """An English message that remembers its ``code`` and ``params`` (see ``say``)."""
+
+    code: str
+    params: Mapping[str, Any]
+
+    def __new__(cls, code: str, params: Mapping[str, Any]) -> Text:
+        self = super().__new__(cls, ENGLISH[code].format(**params))
+        self.code, self.params = code, dict(params)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling (st.cache_data, multiprocessing) keeps code and params
+        return (Text, (self.code, self.params))
+
+
+def say(code: str, **params: Any) -> Text:
+    """The English message ``code`` filled with ``params``; a KeyError for a code not in ``ENGLISH``."""
+    return Text(code, params)
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def _literal(template: str) -> str:
+    return "".join(literal for literal, _, _, _ in string.Formatter().parse(template))
+
+
+@cache
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Each template as an anchored regex with a named group per placeholder, the most literal text first (so
+    "a list" is ``kind.list``, not ``kind.other`` with type "list")."""
+    out = []
+    for code, template in sorted(ENGLISH.items(), key=lambda kv: -len(_literal(kv[1]))):
+        seen: set[str] = set()
+        regex = ""
+        for literal, name, _, _ in string.Formatter().parse(template):
+            regex += re.escape(literal)
+            if name:
+                regex += f"(?P={name})" if name in seen else f"(?P<{name}>.+?)"
+                seen.add(name)
+        out.append((code, re.compile(f"^{regex}$", re.S)))
+    return out
+
+
+def parse(text: str) -> tuple[str, dict[str, str]] | None:
+    """``(code, params)`` of a message the core wrote (a ``Text``, or the plain string it became on disk), else None."""
+    if isinstance(text, Text):
+        return text.code, dict(text.params)
+    for code, pattern in _patterns():
+        match = pattern.match(text)
+        if match:
+            return code, match.groupdict()
+    return None
