@@ -29,7 +29,7 @@ cols[1].metric(t("compare.methods"), len(full.methods()), help=", ".join(full.me
 cols[2].metric(t("compare.calls"), f"{int(cost['calls'].sum())} ({int(cost['cached_calls'].sum())})" if not cost.empty else "0")
 cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(float(cost["cost_usd"].sum()) if not cost.empty else 0.0))
 if full.info.status != "done":
-    st.warning(t("compare.partial", status=full.info.status, n=len(full.sample_ids())))
+    st.warning(t("compare.partial", status=runs.run_status(full.info.status), n=len(full.sample_ids())))
 
 judges = full.judges()
 judge = st.selectbox(t("compare.judge"), judges, key="compare.judge") if len(judges) > 1 else (judges[0] if judges else None)

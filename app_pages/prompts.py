@@ -18,6 +18,7 @@ from rageval_core.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
 from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
 from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, widgets
+from ui.runs import run_status
 from ui.i18n import header, headers, t
 
 CRITERIA = "prompts.criteria"
@@ -178,7 +179,7 @@ elif rubric is not None and template is not None:
             widgets.show_error(t("prompts.judge_failed"), exc)
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:
-        st.caption(t("prompts.run_done", run=result.run_id, status=result.status, calls=result.provider_calls,
+        st.caption(t("prompts.run_done", run=result.run_id, status=run_status(result.status), calls=result.provider_calls,
                      cost=widgets.fmt_cost(result.cost_usd)))
         widgets.offline_banner(result.results)
         ordered_results = evaluation.in_rubric_order(result.results, ws.samples, rubric)

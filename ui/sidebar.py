@@ -11,7 +11,7 @@ import streamlit as st
 
 from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
 from ui import state
-from ui.i18n import t, t_opt
+from ui.i18n import core, t, t_opt
 
 
 def sidebar_names() -> dict[str, str | None]:
@@ -54,7 +54,7 @@ def config_problems() -> list[str]:
         problems = list(check_config(config, names=sidebar_names()))
     except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
         return [t("sidebar.check_failed", error=exc)]
-    return problems
+    return [core(p) for p in problems]
 
 
 def embedding_note() -> str | None:

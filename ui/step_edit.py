@@ -19,6 +19,7 @@ from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
 from rageval_core.types import Sample
 from ui import evaluation, sidebar, state, widgets
+from ui.runs import run_status
 from ui.i18n import t
 
 STEP = "prompts.step"
@@ -96,7 +97,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
     shown = st.session_state.get(RESULTS)
     if shown is not None and shown[0] == task:
         result = shown[1]
-        st.caption(t("steps.run_done", run=result.run_id, status=result.status, calls=result.provider_calls))
+        st.caption(t("steps.run_done", run=result.run_id, status=run_status(result.status), calls=result.provider_calls))
         widgets.offline_banner(result.results)
         widgets.table(widgets.results_frame(evaluation.in_dataset_order(result.results, samples), by="row"),
                      hide_index=True, width="stretch", placeholder=widgets.UNSCORED)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core import redact
+from rageval_core.messages import say
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache
 from rageval_core.llm.clock import Clock
@@ -172,41 +173,38 @@ def check_config(
     problems: list[str] = []
     info = PROVIDERS.get(cfg.provider)
     if info is None:
-        return [f"Unknown provider '{cfg.provider}'. Choose one of: {', '.join(PROVIDERS)}."]
+        return [say("config.unknown_provider", provider=cfg.provider, choices=", ".join(PROVIDERS))]
     env = os.environ if environ is None else environ
     if cfg.provider == "offline" and importlib.util.find_spec("rageval_core.llm.offline") is None:
-        problems.append("The offline provider is not available in this installation (rageval_core.llm.offline is missing).")
+        problems.append(say("config.no_offline"))
     if info.needs_key and not resolve_api_key(cfg.provider, cfg.api_key, env):
         problems.append(missing_key_message(cfg.provider, info.label, key_field=n["api_key"]))
     if cfg.provider == "openai-compatible":
         if not cfg.base_url:
-            problems.append(
-                f"OpenAI-compatible needs a base URL ({n['base_url']}), e.g. http://localhost:11434/v1 "
-                "(Ollama) or http://127.0.0.1:8000/v1 (llama.cpp server)."
-            )
+            problems.append(say("config.need_base_url", field=n["base_url"]))
         if not cfg.model:
-            problems.append(f"OpenAI-compatible needs the model name your server serves ({n['model']}), e.g. qwen2.5:7b.")
+            problems.append(say("config.need_model", field=n["model"]))
     if cfg.base_url and not str(cfg.base_url).startswith(("http://", "https://")):
-        problems.append(f"{n['base_url']} must start with http:// or https:// (got '{redact.redact_url(cfg.base_url)}').")
+        problems.append(say("config.bad_url", field=n["base_url"], url=redact.redact_url(cfg.base_url)))
     if cfg.provider == "replay":
         if not cfg.replay_log:
-            problems.append(f"Replay needs a replay log ({n['replay_log']}): a JSON Lines call log recorded earlier.")
+            problems.append(say("config.need_replay_log", field=n["replay_log"]))
         elif not Path(cfg.replay_log).is_file():
-            problems.append(f"Replay log not found: {cfg.replay_log}")
+            problems.append(say("config.no_replay_log", path=cfg.replay_log))
     if cfg.timeout_s is None or cfg.timeout_s <= 0:
-        problems.append(f"{n['timeout']} must be a positive number of seconds.")
+        problems.append(say("config.bad_timeout", field=n["timeout"]))
     if cfg.max_retries < 0:
-        problems.append(f"{n['max_retries']} cannot be negative.")
+        problems.append(say("config.bad_retries", field=n["max_retries"]))
     if cfg.concurrency < 1:
-        problems.append(f"{n['concurrency']} must be at least 1.")
+        problems.append(say("config.bad_concurrency", field=n["concurrency"]))
     for name in ("rpm", "tpm", "embedding_rpm", "embedding_tpm"):
         value = getattr(cfg, name)
         if value is not None and value <= 0:
-            problems.append(f"{n[name]} must be positive (leave it empty for no limit).")
+            problems.append(say("config.bad_limit", field=n[name]))
     if cfg.embeddings not in EMBEDDING_MODES:
-        problems.append(f"embeddings must be one of {', '.join(EMBEDDING_MODES)} (got {cfg.embeddings!r}).")
+        problems.append(say("config.bad_embeddings", choices=", ".join(EMBEDDING_MODES), got=repr(cfg.embeddings)))
     if cfg.fail_fast < 1:
-        problems.append(f"{n['fail_fast']} must be at least 1 (connection failures in a row before a host is given up).")
+        problems.append(say("config.bad_fail_fast", field=n["fail_fast"]))
     return problems
 
 
