@@ -118,6 +118,16 @@ ENGLISH: dict[str, str] = {
     "config.bad_limit": "{field} must be positive (leave it empty for no limit).",
     "config.bad_embeddings": "embeddings must be one of {choices} (got {got}).",
     "config.bad_fail_fast": "{field} must be at least 1 (connection failures in a row before a host is given up).",
+    # why a result is unscored (stored with the result: the CLI and exports keep this English)
+    "judge.blank_answer": "the answer is blank",
+    "judge.needs": "{criterion} needs {fields}, which this row lacks",
+    "judge.offline_unsupported": "the offline heuristic judge cannot score this criterion",
+    "judge.declared": "the judge declared this row {reason} for {criterion}",
+    "judge.score_missing": "{criterion}_score is missing from the response",
+    "judge.not_integer": "{criterion}_score {value} is not an integer",
+    "judge.out_of_range": "{criterion}_score {score} is outside {min}..{max}",
+    "claims.none": "no claims could be extracted from the answer",
+    "claims.no_reference": "the ground truth has no sentences",
     # JSON words for a value's type
     "kind.boolean": "a boolean",
     "kind.number": "a number",

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core import redact
-from rageval_core.messages import say
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.cache import CachedLLM, ResponseCache
 from rageval_core.llm.clock import Clock
@@ -51,6 +50,7 @@ from rageval_core.llm.wrappers import (
     TimeoutLLM,
     UsageMeter,
 )
+from rageval_core.messages import say
 
 __all__ = [
     "PROVIDERS",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rageval_core.messages import say
 from rageval_core.metrics.base import CallTrace, EvalContext
 from rageval_core.metrics.steps import (
     Unscorable,
@@ -150,10 +151,10 @@ def economy_verdicts(
     call shared by faithfulness and answer correctness (reference claims = ground-truth sentences)."""
     claims = answer_claims(sample, ctx, language, trace, details)
     if not claims:
-        raise Unscorable(Unscored.NO_CLAIMS, "no claims could be extracted from the answer")
+        raise Unscorable(Unscored.NO_CLAIMS, say("claims.none"))
     ref_claims = reference_sentences(sample, language)
     if not ref_claims:
-        raise Unscorable(Unscored.MISSING_FIELD, "the ground truth has no sentences")
+        raise Unscorable(Unscored.MISSING_FIELD, say("claims.no_reference"))
     contexts = list(sample.contexts)
 
     def compute(calls: list[CallTrace]) -> EconomyVerdicts:

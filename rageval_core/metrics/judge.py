@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rageval_core.llm.base import LLMRequest, ProviderError
+from rageval_core.messages import say
 from rageval_core.metrics.base import (
     CallEstimate,
     CallTrace,
@@ -274,13 +275,13 @@ class JudgeScorer:
     def _groups(self, rubric: Rubric, sample: Sample) -> tuple[list[list[Criterion]], dict[str, tuple[str, str]]]:
         """Criteria to send, grouped per call, and those left unscored before any call (reason, message)."""
         if not (sample.answer or "").strip():
-            return [], {c.id: (Unscored.EMPTY_ANSWER, "the answer is blank") for c in rubric.criteria}
+            return [], {c.id: (Unscored.EMPTY_ANSWER, say("judge.blank_answer")) for c in rubric.criteria}
         skipped: dict[str, tuple[str, str]] = {}
         active: list[Criterion] = []
         for c in rubric.criteria:
             missing = [need for need in c.requires if not _present(sample, need)]
             if missing:
-                skipped[c.id] = (Unscored.MISSING_FIELD, f"{c.id} needs {', '.join(missing)}, which this row lacks")
+                skipped[c.id] = (Unscored.MISSING_FIELD, say("judge.needs", criterion=c.id, fields=", ".join(missing)))
             else:
                 active.append(c)
         if not active:

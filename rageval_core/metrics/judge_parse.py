@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rageval_core.jsonparse import ParseError, parse_json_object
+from rageval_core.messages import say
 from rageval_core.rubric import Criterion
 from rageval_core.types import Unscored
 
@@ -115,27 +116,27 @@ def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> Judge
         reason = _reason_text(reason_value)
         if c.id in unsupported and _as_int(value) is None:
             verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.OFFLINE_UNSUPPORTED, "the offline heuristic judge cannot score this criterion"
+                c.id, None, reason, Unscored.OFFLINE_UNSUPPORTED, say("judge.offline_unsupported")
             )
             continue
         if c.id in declared and not found:
             verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, declared[c.id], f"the judge declared this row {declared[c.id]} for {c.id}"
+                c.id, None, reason, declared[c.id], say("judge.declared", reason=declared[c.id], criterion=c.id)
             )
             continue
         if not found:
             verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score is missing from the response"
+                c.id, None, reason, Unscored.PARSE_ERROR, say("judge.score_missing", criterion=c.id)
             )
             continue
         score = _as_int(value)
         if score is None:
             verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score {value!r} is not an integer"
+                c.id, None, reason, Unscored.PARSE_ERROR, say("judge.not_integer", criterion=c.id, value=repr(value))
             )
         elif not (c.min <= score <= c.max):
             verdicts[c.id] = CriterionVerdict(
-                c.id, None, reason, Unscored.PARSE_ERROR, f"{c.id}_score {score} is outside {c.min}..{c.max}"
+                c.id, None, reason, Unscored.PARSE_ERROR, say("judge.out_of_range", criterion=c.id, score=score, min=c.min, max=c.max)
             )
         else:
             verdicts[c.id] = CriterionVerdict(c.id, score, reason)
