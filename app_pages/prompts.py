@@ -19,7 +19,7 @@ from rageval_core.rubric_store import RubricStore
 from rageval_core.store import Store
 from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, widgets
 from ui.runs import run_status
-from ui.i18n import header, headers, t
+from ui.i18n import core, header, headers, t
 
 CRITERIA = "prompts.criteria"
 LEVELS = "prompts.levels"
@@ -119,7 +119,7 @@ try:
         instructions=st.session_state.get(INSTRUCTIONS) or "",
     )
 except RubricError as exc:
-    st.error(t("prompts.invalid") + "\n\n" + "\n".join(f"- {p}" for p in exc.problems))
+    st.error(t("prompts.invalid") + "\n\n" + "\n".join(f"- {core(p)}" for p in exc.problems))
 else:
     st.session_state[state.RUBRIC] = rubric
     st.success(t("prompts.rubric_ok", id=rubric.id, n=len(rubric.criteria), hash=rubric.short_hash), icon="✅")
@@ -138,7 +138,7 @@ template = None
 if rubric is not None:
     problems = check_template(text, rubric)
     if problems:
-        st.error(t("prompts.placeholders_failed") + "\n\n" + "\n".join(f"- {p}" for p in problems))
+        st.error(t("prompts.placeholders_failed") + "\n\n" + "\n".join(f"- {core(p)}" for p in problems))
     else:
         template = template_from_text(text, language)
         st.success(t("prompts.placeholders_ok", placeholders=", ".join("{" + p + "}" for p in template.placeholders),

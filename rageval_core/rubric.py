@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rageval_core.messages import say
+
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 RUBRICS_DIR = PRESETS_DIR / "rubrics"
 PRESET_IDS: tuple[str, ...] = ("rubric5", "binary", "binary-strict")
@@ -65,39 +67,39 @@ class Criterion:
 
     def __post_init__(self) -> None:
         problems: list[str] = []
-        where = f"criterion {self.id!r}"
+        where = say("rubric.criterion", id=repr(self.id))
         if not isinstance(self.id, str) or not _CRITERION_ID.match(self.id):
-            problems.append(f"{where}: id must be snake_case (a-z, 0-9, single underscores, starting with a letter)")
+            problems.append(say("rubric.bad_id", where=where))
         if not str(self.name or "").strip():
-            problems.append(f"{where}: name is empty")
+            problems.append(say("rubric.no_name", where=where))
         for bound in ("min", "max"):
             value = getattr(self, bound)
             if isinstance(value, bool) or not isinstance(value, int):
-                problems.append(f"{where}: {bound} must be an integer, not {value!r}")
+                problems.append(say("rubric.bound_not_int", where=where, bound=bound, value=repr(value)))
         levels: dict[int, str] = {}
         for key, text in dict(self.levels or {}).items():
             try:
                 score = _int_key(key)
             except ValueError:
-                problems.append(f"{where}: level {key!r} is not an integer")
+                problems.append(say("rubric.level_not_int", where=where, level=repr(key)))
                 continue
             levels[score] = str(text if text is not None else "")
         if not problems:
             if self.min >= self.max:
-                problems.append(f"{where}: min ({self.min}) must be below max ({self.max})")
+                problems.append(say("rubric.min_max", where=where, min=self.min, max=self.max))
             elif self.max - self.min > 100:
-                problems.append(f"{where}: a scale of {self.max - self.min + 1} levels is too long to describe")
+                problems.append(say("rubric.too_long", where=where, n=self.max - self.min + 1))
             else:
                 scale = range(self.min, self.max + 1)
                 undescribed = [s for s in scale if not levels.get(s, "").strip()]
                 if undescribed:
-                    problems.append(f"{where}: describe every level of the scale; missing {undescribed}")
+                    problems.append(say("rubric.undescribed", where=where, levels=undescribed))
                 outside = sorted(s for s in levels if s not in scale)
                 if outside:
-                    problems.append(f"{where}: levels {outside} are outside {self.min}..{self.max}")
+                    problems.append(say("rubric.outside", where=where, levels=outside, min=self.min, max=self.max))
         unknown = [r for r in self.requires if r not in REQUIREMENTS]
         if unknown:
-            problems.append(f"{where}: unknown requirement(s) {unknown}; known: {', '.join(REQUIREMENTS)}")
+            problems.append(say("rubric.unknown_requirement", where=where, unknown=unknown, known=", ".join(REQUIREMENTS)))
         if problems:
             raise RubricError(problems)
         # Highest level first, as the RAGAS-vs-judge article's prompt lists them.
@@ -164,18 +166,18 @@ class Rubric:
     def __post_init__(self) -> None:
         problems: list[str] = []
         if not isinstance(self.id, str) or not _RUBRIC_ID.match(self.id):
-            problems.append(f"rubric id {self.id!r}: use letters, digits, '_', '-' or '.' (no spaces or ':')")
+            problems.append(say("rubric.bad_rubric_id", id=repr(self.id)))
         if self.language not in LANGUAGES:
             problems.append(f"rubric {self.id!r}: language must be one of {', '.join(LANGUAGES)}, not {self.language!r}")
         criteria = tuple(self.criteria)
         if not criteria:
-            problems.append(f"rubric {self.id!r}: add at least one criterion")
+            problems.append(say("rubric.no_criteria", id=repr(self.id)))
         seen: set[str] = set()
         for c in criteria:
             if not isinstance(c, Criterion):
                 problems.append(f"rubric {self.id!r}: {c!r} is not a Criterion")
             elif c.id in seen:
-                problems.append(f"rubric {self.id!r}: criterion id {c.id!r} appears twice")
+                problems.append(say("rubric.twice", id=repr(self.id), criterion=repr(c.id)))
             else:
                 seen.add(c.id)
         if problems:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rageval_core.messages import say
 from rageval_core.prompts import PromptTemplate, TemplateError, load_template
 from rageval_core.rubric import Rubric
 
@@ -98,17 +99,17 @@ def check_template(template: PromptTemplate | str, rubric: Rubric, *, per_criter
     problems: list[str] = []
     unknown = [v for v in template.variables if v not in JUDGE_VARIABLES]
     if unknown:
-        problems.append(f"unknown variable(s) {unknown}; a judge template can use {', '.join(JUDGE_VARIABLES)}")
+        problems.append(say("template.unknown_variables", unknown=unknown, known=", ".join(JUDGE_VARIABLES)))
     used = set(template.placeholders)
     if "answer" not in used:
-        problems.append("the template never shows the answer: add {answer}")
+        problems.append(say("template.no_answer"))
     shown = {"question": "question" in used, "ground_truth": "ground_truth" in used,
              "contexts": bool(used & {"contexts", "context"})}
     for c in rubric.criteria:
         for need in c.requires:
             if not shown[need]:
                 placeholder = "{contexts}" if need == "contexts" else "{" + need + "}"
-                problems.append(f"criterion {c.id!r} needs {need} but the template has no {placeholder}")
+                problems.append(say("template.needs", criterion=repr(c.id), need=need, placeholder=placeholder))
     literal = literal_output_keys(template)
     rubric_ids = set(rubric.ids)
     for cid in sorted(set(literal) - rubric_ids):
