@@ -12,7 +12,7 @@ from rageval_core.synth import MAX_PER_SECTION, QUESTION_TYPES, TASK_OF, SynthEr
 from ui import data, nav, sidebar, state, widgets
 from ui import testset as ts_ui
 from ui import your_rag as yr_ui
-from ui.i18n import header, t
+from ui.i18n import core, header, t
 
 
 def _set_document(doc) -> None:
@@ -157,7 +157,7 @@ st.caption(t("testset.generated_by", generator=f"{gen.get('provider')}/{gen.get(
 failed = [s for s in testset.sections if s.status != "ok"]
 if failed:
     st.warning(t("testset.failed_sections", n=len(failed),
-                 detail="; ".join(f"{s.heading or s.index}: {s.status} — {s.reason}" for s in failed)), icon="⚠️")
+                 detail="; ".join(f"{s.heading or s.index}: {s.status} — {core(s.reason)}" for s in failed)), icon="⚠️")
 with st.expander(t("testset.report", ok=len(testset.sections) - len(failed), total=len(testset.sections))):
     report = ts_ui.report_frame(testset)
     widgets.table(report, hide_index=True, width="stretch")

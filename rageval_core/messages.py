@@ -145,6 +145,12 @@ ENGLISH: dict[str, str] = {
     "template.unknown_variables": "unknown variable(s) {unknown}; a judge template can use {known}",
     "template.no_answer": "the template never shows the answer: add {{answer}}",
     "template.needs": "criterion {criterion} needs {need} but the template has no {placeholder}",
+    # synthetic test sets: why a pair is flagged, why a section has none
+    "synth.answerable": "chunk {chunk} holds {share} of the question's content words (heuristic)",
+    "synth.unsupported": "claim support {support} < {threshold} against its source chunks (heuristic)",
+    "synth.repeats": "repeats {twin}: {question}",
+    "synth.cancelled": "cancelled before this section was sent",
+    "synth.empty": "the model returned no usable question/answer pair",
     # JSON words for a value's type
     "kind.boolean": "a boolean",
     "kind.number": "a number",

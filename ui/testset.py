@@ -21,7 +21,7 @@ from rageval_core.documents import DOCUMENT_EXTENSIONS, Document, chunk_document
 from rageval_core.rag import RagRun
 from rageval_core.synth import EDITED, QUESTION_TYPES, REJECTED, STATUSES, TestItem, TestSet, review_order, select, set_status
 from ui import data
-from ui.i18n import t
+from ui.i18n import core, t
 
 # Session-state keys of this page (plain keys, set by the page).
 DOCUMENT = "testset.document"  # rageval_core.documents.Document being worked on
@@ -120,7 +120,7 @@ def report_frame(ts: TestSet) -> pd.DataFrame:
                 "kept": s.kept,
                 "duplicates": s.duplicates,
                 "types (kept/asked)": ", ".join(f"{t} {s.by_type.get(t, 0)}/{n}" for t, n in s.asked.items()),
-                "reason": s.reason or "",
+                "reason": core(s.reason),
             }
             for s in ts.sections
         ],
@@ -152,7 +152,7 @@ def items_frame(ts: TestSet) -> pd.DataFrame:
 
 def flag_notes(ts: TestSet) -> list[str]:
     """One line per flagged pair: what the check saw (for the review's "why flagged" list)."""
-    return [f"{i.id}: " + "; ".join(f"{flag} — {(i.metadata.get('flag_notes') or {}).get(flag, '')}" for flag in i.flags)
+    return [f"{i.id}: " + "; ".join(f"{flag} — {core((i.metadata.get('flag_notes') or {}).get(flag, ''))}" for flag in i.flags)
             for i in review_order(ts) if i.flags]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from rageval_core.messages import say
 from rageval_core.documents import Chunk
 from rageval_core.offline.support import faithfulness_score, support_threshold
 from rageval_core.synth.kinds import OUT_OF_SCOPE, REASONING
@@ -140,8 +141,7 @@ def flag_item(item: TestItem, chunks: Sequence[Chunk]) -> TestItem:
         chunk, share = answering_chunk(item.question, chunks)
         if chunk is not None and share >= ANSWERABLE_COVERAGE:
             item.metadata["answered_by"] = chunk.id
-            _add_flag(item, ANSWERABLE_OUT_OF_SCOPE,
-                      f"chunk {chunk.id} holds {share:.0%} of the question's content words (heuristic)")
+            _add_flag(item, ANSWERABLE_OUT_OF_SCOPE, say("synth.answerable", chunk=chunk.id, share=f"{share:.0%}"))
         return item
     sources = [by_id[c].text for c in item.metadata.get("source_chunk_ids") or [] if c in by_id]
     if not sources:
@@ -150,8 +150,7 @@ def flag_item(item: TestItem, chunks: Sequence[Chunk]) -> TestItem:
     language = detect_language(item.ground_truth)
     item.metadata["support"] = None if support is None else round(support, 3)
     if support is not None and support < support_threshold(language):
-        _add_flag(item, UNSUPPORTED,
-                  f"claim support {support:.2f} < {support_threshold(language)} against its source chunks (heuristic)")
+        _add_flag(item, UNSUPPORTED, say("synth.unsupported", support=f"{support:.2f}", threshold=support_threshold(language)))
     return item
 
 
@@ -159,7 +158,7 @@ def mark_duplicate(item: TestItem, twin: TestItem) -> TestItem:
     """``item`` set aside as a near-duplicate of ``twin`` (in place)."""
     item.metadata["status"] = REJECTED
     item.metadata["duplicate_of"] = twin.id
-    _add_flag(item, NEAR_DUPLICATE, f"repeats {twin.id}: {twin.question}")
+    _add_flag(item, NEAR_DUPLICATE, say("synth.repeats", twin=twin.id, question=twin.question))
     return item
 
 

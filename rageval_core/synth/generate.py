@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from rageval_core.messages import say
 from rageval_core.documents import Chunk, Document, Section, chunk_document
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
@@ -264,9 +265,9 @@ def _settle(report: SectionReport, results: list[str]) -> None:
     if failed:
         report.status, report.reason = "failed", "; ".join(failed)
     elif results and all(r == "cancelled" for r in results):
-        report.status, report.reason = "cancelled", "cancelled before this section was sent"
+        report.status, report.reason = "cancelled", say("synth.cancelled")
     elif results and not any(r == "ok" for r in results):
-        report.status, report.reason = "empty", "the model returned no usable question/answer pair"
+        report.status, report.reason = "empty", say("synth.empty")
 
 
 def _draft_item(
