@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rageval_core.messages import say
 from rageval_core.text import Language, detect_language, split_sentences
 
 DOCUMENT_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".txt")
@@ -106,18 +107,18 @@ def decode_text(data: bytes, name: str = "document") -> str:
             return data.decode(encoding)
         except UnicodeDecodeError:
             continue
-    raise DocumentError(f"{name}: not UTF-8 or CP932 text")
+    raise DocumentError(say("document.encoding", name=name))
 
 
 def read_document(path: str | Path) -> Document:
     """Read and parse a .md / .markdown / .txt file; unreadable or empty files raise ``DocumentError``."""
     p = Path(path)
     if p.suffix.lower() not in DOCUMENT_EXTENSIONS:
-        raise DocumentError(f"{p.name}: expected a Markdown or text file ({', '.join(DOCUMENT_EXTENSIONS)})")
+        raise DocumentError(say("document.kind", name=p.name, extensions=", ".join(DOCUMENT_EXTENSIONS)))
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise DocumentError(f"{p.name}: cannot read the file: {exc.strerror or exc}") from None
+        raise DocumentError(say("document.unreadable", name=p.name, error=exc.strerror or exc)) from None
     return parse_document(decode_text(data, p.name), p.stem)
 
 
@@ -187,7 +188,7 @@ def parse_document(text: str, name: str = "document") -> Document:
     """Sections of a Markdown or plain-text document. Raises ``DocumentError`` when there is no text."""
     text = (text or "").replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise DocumentError(f"{name}: the document is empty")
+        raise DocumentError(say("document.empty", name=name))
     language = detect_language(text)
     blocks = _heading_blocks(text.split("\n"))
     headed = [b for b in blocks if b.level > 0]
@@ -221,7 +222,7 @@ def parse_document(text: str, name: str = "document") -> Document:
             )
         )
     if not sections:
-        raise DocumentError(f"{name}: the document has headings but no text under them")
+        raise DocumentError(say("document.no_text", name=name))
     return Document(name, title, language, sections, text)
 
 

@@ -151,6 +151,12 @@ ENGLISH: dict[str, str] = {
     "synth.repeats": "repeats {twin}: {question}",
     "synth.cancelled": "cancelled before this section was sent",
     "synth.empty": "the model returned no usable question/answer pair",
+    # documents for synthetic test sets
+    "document.encoding": "{name}: not UTF-8 or CP932 text",
+    "document.kind": "{name}: expected a Markdown or text file ({extensions})",
+    "document.unreadable": "{name}: cannot read the file: {error}",
+    "document.empty": "{name}: the document is empty",
+    "document.no_text": "{name}: the document has headings but no text under them",
     # JSON words for a value's type
     "kind.boolean": "a boolean",
     "kind.number": "a number",

@@ -101,6 +101,17 @@ def test_core_messages_show_in_the_ui_language_nested_parameters_too(monkeypatch
     assert i18n.core(str(said)) == str(said)
 
 
+def test_a_coded_core_error_shows_in_the_ui_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exceptions raised with a coded message (an empty document) read in Japanese on the page (show_error)."""
+    from rageval_core.documents import DocumentError, parse_document
+
+    with pytest.raises(DocumentError) as caught:
+        parse_document("   \n", "memo")
+    assert str(caught.value) == "memo: the document is empty"
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    assert i18n.core(str(caught.value)) == "memo: 文書が空です"
+
+
 def test_japanese_strings_are_japanese() -> None:
     """A ja entry copied from English by mistake: most ja strings must hold kana or kanji."""
     ja, en = load("ja"), load("en")

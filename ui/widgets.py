@@ -114,7 +114,7 @@ def show_error(message: str, exc: BaseException | None = None) -> None:
     redaction step (an exception may quote a key, a header token or a credentialed URL)."""
     from rageval_core.redact import redact
 
-    detail = f" — {type(exc).__name__}: {exc}" if exc is not None else ""
+    detail = f" — {type(exc).__name__}: {core(str(exc))}" if exc is not None else ""  # a coded core message, translated
     st.error(redact(f"{message}{detail}"), icon="⚠️")
 
 
