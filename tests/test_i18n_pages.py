@@ -191,3 +191,19 @@ def test_validation_messages_from_the_core_show_in_japanese(monkeypatch: pytest.
     assert ja["core.row.not_object"].format(kind=ja["core.kind.list"]) in messages
     assert ja["core.row.missing_question"] in messages and ja["core.row.contexts_string"] in messages
     assert all(CJK.search(m) for m in messages), messages
+
+
+def test_provider_setting_problems_from_the_core_show_in_japanese(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """An OpenAI-compatible provider with no base URL and no model: the sidebar's warnings (rageval_core's
+    check_config, coded) read in Japanese and name the sidebar's own fields."""
+    from ui import state
+
+    at = start_app(monkeypatch, tmp_path / "home")
+    at.sidebar.radio(key=i18n.LANG).set_value("ja").run()
+    at.sidebar.selectbox(key=state.PROVIDER).set_value("openai-compatible").run()
+    assert_ok(at)
+    ja = i18n.catalogue("ja")
+    warnings = [w.value for w in at.sidebar.warning]
+    assert ja["core.config.need_base_url"].format(field=ja["sidebar.name.base_url"]) in warnings
+    assert ja["core.config.need_model"].format(field=ja["sidebar.name.model"]) in warnings
+    assert not [w for w in warnings if english(w)]
