@@ -152,24 +152,26 @@ def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
     mistake) credential-named entries are dropped; not elsewhere, where such a name may be data. The known
     secrets are read once for the whole value (a stored result's details hold hundreds of strings)."""
     values = _values_pattern(frozenset(known_secrets()))
-    keys = _key_memo(values)
+    memo = _memo(values)
 
-    def key(k: Any) -> Any:
-        if not isinstance(k, str):
-            return k
-        done = keys.get(k)
+    def text(t: str) -> str:
+        if len(t) > _MEMO_MAX_CHARS:
+            return _redact_with(t, values)
+        done = memo.get(t)
         if done is None:
-            done = _redact_with(k, values)
-            if len(keys) < _KEY_MEMO_SIZE:
-                keys[k] = done
+            done = _redact_with(t, values)
+            if len(memo) < _MEMO_SIZE:
+                memo[t] = done
         return done
 
     def walk(item: Any) -> Any:
         if isinstance(item, str):
-            return _redact_with(item, values)
+            return text(item)
         if isinstance(item, Mapping):
             return {
-                key(k): walk(v) for k, v in item.items() if not drop_secret_fields or not _secret_field(str(k))
+                text(k) if isinstance(k, str) else k: walk(v)
+                for k, v in item.items()
+                if not drop_secret_fields or not _secret_field(str(k))
             }
         if isinstance(item, (list, tuple)):
             return [walk(v) for v in item]
@@ -178,12 +180,14 @@ def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
     return walk(value)
 
 
-_KEY_MEMO_SIZE = 4096
+_MEMO_SIZE = 16384
+_MEMO_MAX_CHARS = 256
 
 
 @functools.lru_cache(maxsize=8)
-def _key_memo(values: re.Pattern[str] | None) -> dict[str, str]:
-    """Redacted dict keys for one set of known secrets: a result's details repeat the same few dozen keys."""
+def _memo(values: re.Pattern[str] | None) -> dict[str, str]:
+    """Redacted short strings for one set of known secrets: a result's details repeat the same few dozen
+    keys, labels and verdicts, and the rows' evidence sentences recur across metrics."""
     return {}
 
 
