@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import charts  # noqa: F401 - altair (about 0.5 s to import) once per process on the first page, not on Compare
 from ui import i18n, nav, sidebar, state, widgets
 
 st.set_page_config(page_title="RAG Eval Workbench", page_icon="🔎", layout="wide")

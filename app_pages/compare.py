@@ -54,12 +54,11 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     with st.expander(t("compare.criterion_by_criterion"), expanded=False):
         for criterion in shared:
             st.markdown(f"**{widgets.metric_label(criterion)}**")
-            side = compare.category_comparison(view.frame, criterion, [DECOMPOSED, judge])
-            side = side.reindex([c for c in view.category_order() if c in side.index])
+            side = view.cached(f"side:{criterion}:{judge}", lambda c=criterion: runs.category_comparison(view, c, judge))
             st.table(widgets.score_table(side, markdown=True))
 
 st.subheader(t("compare.bars"))
-bars = runs.chart_frame(view.frame)
+bars = view.cached("bars", lambda: runs.chart_frame(view.frame)).copy()
 if bars.empty:
     st.info(t("compare.no_category_scored"))
 else:
@@ -69,14 +68,14 @@ else:
 
 if judge and DECOMPOSED in view.methods() and judge in view.methods():
     st.subheader(t("compare.row_by_row", judge=judge))
-    if compare.heuristic_only(view.frame, DECOMPOSED, judge):
+    if view.cached(f"heuristic:{judge}", lambda: compare.heuristic_only(view.frame, DECOMPOSED, judge)):
         st.warning(t("compare.heuristic_only"), icon="🧮")
         demo.offer("compare")
-    points = runs.scatter_frame(view.frame, judge)
+    points = view.cached(f"scatter:{judge}", lambda: runs.scatter_frame(view.frame, judge))
     if not points.empty:
         criteria = [(c, widgets.metric_label(c)) for c in compare.shared_criteria(view.frame, DECOMPOSED, judge)]
         st.altair_chart(charts.agreement_scatter(points, criteria))
-    stats = compare.agreement(view.frame, DECOMPOSED, judge)
+    stats = view.cached(f"agreement:{judge}", lambda: compare.agreement(view.frame, DECOMPOSED, judge)).copy()
     stats["criterion"] = stats["criterion"].map(widgets.metric_label)
     st.markdown(t("compare.agreement"))
     widgets.table(
@@ -85,7 +84,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     )
 
     st.subheader(t("compare.disagree"))
-    worst = compare.disagreements(view.frame, DECOMPOSED, judge, top=8)
+    worst = view.cached(f"worst:{judge}", lambda: compare.disagreements(view.frame, DECOMPOSED, judge, top=8))
     if worst.empty:
         st.info(t("compare.none_both"))
     for i, row in worst.iterrows():
@@ -102,8 +101,9 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
             st.switch_page(nav.INSPECT.path)
 
 st.subheader(t("compare.per_row"))
-widgets.table(widgets.score_table(widgets.readable_columns(view.per_row(judge if judge in view.methods() else None))),
-             hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+per_row = view.cached(f"per_row:{judge}", lambda: widgets.readable_columns(view.per_row(judge if judge in view.methods() else None)))
+widgets.table(per_row, column_config=widgets.score_columns(per_row), hide_index=True, width="stretch",
+              placeholder=widgets.UNSCORED)
 
 if len(view.judges()) >= 2:
     judges_view.show(view, store)
@@ -145,11 +145,8 @@ else:
         st.caption(t("compare.changed", n=len(changed), a=run_id, b=other))
         if not changed.empty:
             changed = changed.assign(metric=changed["metric"].map(widgets.metric_label))
-            widgets.table(
-                changed[["sample_id", "category", "metric", "method", "method_b", "value_a", "value_b", "delta",
-                         "present", "unscored_reason_a", "unscored_reason_b"]]
-                .style.format({c: widgets.fmt_score for c in ("value_a", "value_b", "delta")}),
-                hide_index=True,
-                width="stretch",
-                placeholder=widgets.UNSCORED,
-            )
+            shown = changed[["sample_id", "category", "metric", "method", "method_b", "value_a", "value_b", "delta",
+                             "present", "unscored_reason_a", "unscored_reason_b"]]
+            scores = {c: f for c, f in widgets.score_columns(shown).items() if c in ("value_a", "value_b", "delta")}
+            widgets.table(shown, column_config=scores,
+                          hide_index=True, width="stretch", placeholder=widgets.UNSCORED)

@@ -60,7 +60,7 @@ def filter_rows(
     score range when one of those results is scored inside it (the full range [0, 1] tests nothing, so
     unscored rows stay). ``labelled`` is the set of rows with a stored human label.
     """
-    ids = order if order is not None else list(dict.fromkeys(frame["sample_id"].tolist()))
+    ids = order if order is not None else frame["sample_id"].unique().tolist()
     if not flt.active() or frame.empty:
         return list(ids)
     part = frame[frame["method"].isin(flt.methods)] if flt.methods else frame

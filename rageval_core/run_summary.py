@@ -11,11 +11,13 @@ row's results with details (``row_results``).
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from rageval_core.call_log import CallEntry, call_entry
@@ -34,12 +36,11 @@ _LIGHT_COLUMNS = (
 # ``judges.labels.result_method`` in SQL: ``<method>@<judge id>`` when the result names a (truthy) judge.
 _DISPLAY_METHOD = "CASE WHEN h.judge IS NULL OR h.judge = '' OR h.judge = 0 THEN h.method ELSE h.method || '@' || h.judge END"
 # ``compare.results_frame``'s columns but the category (mapped in Python: it may come from the dataset's texts),
-# rows in dataset order (the run's row positions; rows without one last), in the order written within a row.
+# in the order written (the table's key order: no sort in SQLite).
 _FRAME_SQL = (
     f"SELECT h.sample_id, h.metric, {_DISPLAY_METHOD}, h.value, h.unscored_reason, h.reason, h.provider, h.model,"
     " h.calls, h.cached_calls, h.input_tokens, h.output_tokens, h.cost_usd, h.latency_s"
-    " FROM result_light h LEFT JOIN run_rows r ON r.run_id = h.run_id AND r.sample_id = h.sample_id"
-    " WHERE h.run_id = ? AND h.repeat_index = 0 ORDER BY r.position IS NULL, r.position, h.id"
+    " FROM result_light h WHERE h.run_id = ? AND h.repeat_index = 0 ORDER BY h.id"
 )
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
@@ -54,10 +55,11 @@ def stamp(store: Store, run_id: str) -> tuple[Any, ...]:
     return (None if run is None else (run[0], run[1]), tuple(res), tuple(calls))
 
 
-def cached(store: Store, run_id: str, what: str, build: Callable[[], T]) -> T:
-    """``build()`` for this run, kept until the run's ``stamp`` changes (``what`` names the value)."""
+def cached(store: Store, run_id: str, what: str, build: Callable[[], T], *, at: tuple[Any, ...] | None = None) -> T:
+    """``build()`` for this run, kept until the run's ``stamp`` changes (``what`` names the value; ``at`` is
+    the stamp when the caller has just read it: a page asks for a dozen values of the run it loaded)."""
     key = (str(store.path), run_id, what)
-    now = stamp(store, run_id)
+    now = stamp(store, run_id) if at is None else at
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0] == now:
@@ -66,7 +68,7 @@ def cached(store: Store, run_id: str, what: str, build: Callable[[], T]) -> T:
     value = build()
     with _lock:
         _cache[key] = (now, value)
-        while len(_cache) > CACHED_RUNS * 16:  # a run's results, costs, view, tables and diffs
+        while len(_cache) > CACHED_RUNS * 32:  # a run's frames, costs, tables, charts and diffs
             _cache.popitem(last=False)
     return value
 
@@ -93,12 +95,20 @@ def light_results(store: Store, run_id: str) -> list[MetricResult]:
 
 
 def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None]) -> pd.DataFrame:
-    """``compare.results_frame`` of the run's results (repeat 0) in dataset order, with ``categories`` mapping
-    sample id → category: the same frame, built from columns read in SQL instead of result objects."""
-    rows = store._conn().execute(_FRAME_SQL, (run_id,)).fetchall()
+    """``compare.results_frame`` of the run's results (repeat 0) in dataset order (``categories``' order: the
+    run's rows; results of rows not in it last, each row's in the order written), ``categories`` mapping sample
+    id → category: the same frame, built from columns read in SQL instead of result objects."""
+    cur = store._conn().cursor()
+    cur.row_factory = None  # plain tuples
+    rows = cur.execute(_FRAME_SQL, (run_id,)).fetchall()
     if not rows:
         return results_frame([], categories)
-    columns = dict(zip([c for c in RESULT_COLUMNS if c != "category"], map(list, zip(*rows))))
+    position = {sid: i for i, sid in enumerate(categories)}
+    sample_ids = [r[0] for r in rows]
+    order = np.argsort(np.fromiter((position.get(s, len(position)) for s in sample_ids), int, len(rows)), kind="stable")
+    pick = operator.itemgetter(*order.tolist()) if len(rows) > 1 else (lambda col: (col[0],))
+    names = [c for c in RESULT_COLUMNS if c != "category"]
+    columns: dict[str, Any] = {name: list(pick(col)) for name, col in zip(names, zip(*rows))}
     columns["category"] = [categories.get(sid) for sid in columns["sample_id"]]
     frame = pd.DataFrame(columns, columns=RESULT_COLUMNS)
     frame["value"] = frame["value"].astype(float)

@@ -73,6 +73,10 @@ def test_pearson_and_spearman_worked_examples():
     assert pearson([1, 2, 3], [1, 4, 9]) < 1.0
     # ties get average ranks: x ranks [1.5, 1.5, 3], y ranks [1, 2, 3]
     assert list(average_ranks([0, 0, 1])) == [1.5, 1.5, 3.0]
+    # runs of ties anywhere in the order; a NaN sorts last and ties with nothing (not even another NaN)
+    assert list(average_ranks([0.5, 0.25, 0.5, np.nan, 0.25, 1.0])) == [3.5, 1.5, 3.5, 6.0, 1.5, 5.0]
+    assert list(average_ranks([np.nan, 2, np.nan, 2, 2])) == [4.0, 2.0, 5.0, 2.0, 2.0]
+    assert list(average_ranks([])) == [] and list(average_ranks([7])) == [1.0]
     assert spearman([0, 0, 1], [0.1, 0.2, 0.9]) == pytest.approx(np.corrcoef([1.5, 1.5, 3], [1, 2, 3])[0, 1])
     # undefined: n < 2, or a constant side
     assert pearson([0.5], [0.5]) is None and spearman([0.5], [0.5]) is None

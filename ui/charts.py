@@ -7,17 +7,37 @@ criterion is one panel, wrapped so six criteria still fit the page width.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import altair as alt
 import pandas as pd
+from altair.utils.schemapi import debug_mode
 
 from ui.i18n import header, t
 
 # Bars colour methods, the scatter colours categories: two meanings, so two palettes that share no colour.
 METHOD_SCHEME = "tableau10"
 CATEGORY_SCHEME = "dark2"
+
+C = TypeVar("C")
+
+
+def _unvalidated(build: Callable[..., C]) -> Callable[..., C]:
+    """Build the chart without Altair's JSON-schema checks: each object is validated as it is made and the
+    whole spec again when Streamlit turns it into a dict, about 0.5 s of a Compare page (the spec is the
+    same either way; tests/test_compare_charts.py checks it validates). The charts are fixed code."""
+    @functools.wraps(build)
+    def wrapper(*args: Any, **kwargs: Any) -> C:
+        with debug_mode(False):
+            chart = build(*args, **kwargs)
+        object.__setattr__(chart, "to_dict", functools.partial(type(chart).to_dict, chart, validate=False))  # not a spec key
+        return chart
+
+    return wrapper
+
 
 PAGE_WIDTH = 900  # px the charts may use in the wide layout
 LABEL_WIDTH = 150  # px of the category labels left of the first panel
@@ -28,6 +48,7 @@ def _label_expr(labels: dict[str, str]) -> str:
     return "".join(f"datum.label === {json.dumps(k)} ? {json.dumps(v, ensure_ascii=False)} : " for k, v in labels.items()) + "datum.label"
 
 
+@_unvalidated
 def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_order: Sequence[str]) -> alt.FacetChart:
     """Mean score per category, one bar per method, one panel per criterion (``runs.chart_frame`` rows)."""
     n_methods = max(1, bars["method"].nunique())
@@ -54,6 +75,7 @@ def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_or
     )
 
 
+@_unvalidated
 def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> alt.ConcatChart:
     """Decomposed (x) vs judge (y) per row, one panel per ``(criterion id, label)``, with the y = x diagonal."""
     diagonal = (
@@ -102,6 +124,7 @@ def estimates(points: pd.DataFrame) -> alt.LayerChart:
     return (rules + dots).properties(width=PAGE_WIDTH - 360, height=max(70, len(order) * 54))
 
 
+@_unvalidated
 def judge_rows(points: pd.DataFrame, row_order: Sequence[str]) -> alt.Chart:
     """Each judge's score per row for one criterion (``sample_id``, ``judge``, ``value`` rows): rows on y, one
     dot per judge, so where judges split stands out."""

@@ -16,7 +16,7 @@ BUILT = "compare.report"  # (run id, html) of the last report built on this page
 def show(view: RunView, store: Store) -> None:
     st.subheader(t("report.heading"))
     st.caption(t("report.caption"))
-    ranked = [sid for sid, _ in choose_rows(view.frame, None, len(view.sample_ids()))]
+    ranked = view.cached("report.ranked", lambda: [sid for sid, _ in choose_rows(view.frame, None, len(view.sample_ids()))])
     picked = st.multiselect(t("report.rows"), ranked, default=ranked[:3],
                             key=f"compare.report.rows.{view.run_id}")
     if st.button(t("report.build"), key="compare.report.build"):

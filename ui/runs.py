@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -20,6 +20,8 @@ from rageval_core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
 from ui.i18n import t, t_opt
 from ui.widgets import counted, metric_label
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -36,7 +38,8 @@ class RunView:
     only_methods: tuple[str, ...] = ()  # a method filter ``results_for`` applies to the row it reads
     keep_rows: frozenset[str] | None = None  # a filtered view's rows (``results`` narrows to them)
     base_results: list[MetricResult] | None = None  # the run's results when there is no store to read them from
-    _memo: dict[str, list[MetricResult]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    stamp: tuple[Any, ...] | None = None  # the run's ``run_summary.stamp`` when loaded: what ``cached`` keys on
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def results(self) -> list[MetricResult]:
@@ -57,16 +60,32 @@ class RunView:
     def run_id(self) -> str:
         return self.info.id
 
+    def cached(self, what: str, build: Callable[[], T]) -> T:
+        """``build()`` kept with the run's frame until its results change, under this view's texts and filter
+        (``run_summary.cached``); a page that changes what it gets must change a copy."""
+        if self.store is None:
+            return build()
+        return run_summary.cached(self.store, self.run_id, f"{what}:{self.samples_source}:{self.scope}", build,
+                                  at=self.stamp)
+
+    def _once(self, what: str, build: Callable[[], T]) -> T:
+        if what not in self._memo:
+            self._memo[what] = build()
+        return self._memo[what]
+
     def methods(self) -> list[str]:
-        return compare.methods_in(self.frame) if not self.frame.empty else []
+        return self._once("methods", lambda: compare.methods_in(self.frame) if not self.frame.empty else [])
 
     def judges(self) -> list[str]:
         return [m for m in self.methods() if m != DECOMPOSED]
 
     def sample_ids(self) -> list[str]:
         """Rows with results, in dataset order (the store's row positions)."""
-        present = set(self.frame["sample_id"].tolist()) if not self.frame.empty else set()
-        return [sid for sid in self.categories if sid in present]
+        def build() -> list[str]:
+            present = set(self.frame["sample_id"].unique()) if not self.frame.empty else set()
+            return [sid for sid in self.categories if sid in present]
+
+        return list(self._once("sample_ids", build))
 
     def category_order(self) -> list[str]:
         """Categories in dataset order, as the RAGAS-vs-judge article's tables list them."""
@@ -78,10 +97,7 @@ class RunView:
             table = compare.category_table(self.frame, method)
             return table.reindex([c for c in self.category_order() if c in table.index])
 
-        if self.store is None:
-            return build()
-        key = f"category:{method}:{self.samples_source}:{self.scope}"
-        return run_summary.cached(self.store, self.run_id, key, build).copy()
+        return self.cached(f"category:{method}", build).copy()
 
     def results_for(self, sample_id: str) -> list[MetricResult]:
         """One row's results with their details (read from the store: the run's list has none)."""
@@ -154,8 +170,10 @@ def load(run_id: str, current: data.Workset | None = None, run_store: Store | No
             categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
         return run_summary.run_frame(s, info.id, categories), categories
 
-    frame, categories = run_summary.cached(s, info.id, f"view:{source}", build)
-    return RunView(info=info, frame=frame.copy(), categories=categories, samples=samples, samples_source=source, store=s)
+    now = run_summary.stamp(s, info.id)
+    frame, categories = run_summary.cached(s, info.id, f"view:{source}", build, at=now)
+    return RunView(info=info, frame=frame.copy(), categories=categories, samples=samples, samples_source=source, store=s,
+                   stamp=now)
 
 
 def _ordered_results(view: RunView) -> list[MetricResult]:
@@ -184,6 +202,12 @@ def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=["category", "criterion", "method", "mean"])
     return pd.concat(parts, ignore_index=True)[["category", "criterion", "method", "mean"]]
+
+
+def category_comparison(view: RunView, criterion: str, judge: str) -> pd.DataFrame:
+    """``compare.category_comparison`` of decomposed and ``judge`` on one criterion, categories in dataset order."""
+    side = compare.category_comparison(view.frame, criterion, [DECOMPOSED, judge])
+    return side.reindex([c for c in view.category_order() if c in side.index])
 
 
 def scatter_frame(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
@@ -227,14 +251,16 @@ def diff_runs(a: RunView, b: RunView) -> RunDiff:
     same rows) and list what differs between the two runs' set-ups."""
     rows_a, rows_b = a.sample_ids(), b.sample_ids()
     shared = set(rows_a) & set(rows_b)
-    frame_a = a.frame[a.frame["sample_id"].isin(shared)] if shared else a.frame
-    frame_b = b.frame[b.frame["sample_id"].isin(shared)] if shared else b.frame
+    keep = lambda rows, frame: frame if not shared or len(rows) == len(shared) else \
+        frame[frame["sample_id"].isin(list(shared))]  # noqa: E731 - rows all shared: nothing to cut
+    frame_a, frame_b = keep(rows_a, a.frame), keep(rows_b, b.frame)
     methods = compare.pair_methods(frame_a, frame_b)
     only_a, only_b = compare.one_sided(frame_a, frame_b, methods)
+    delta = compare.run_delta(frame_a, frame_b, methods=methods)  # once for the summary and the changes
     return RunDiff(
         methods=methods,
-        summary=compare.summary_delta(frame_a, frame_b, methods=methods),
-        changed=compare.run_delta(frame_a, frame_b, changed_only=True, methods=methods),
+        summary=compare.delta_summary(delta),
+        changed=delta[delta["changed"]].reset_index(drop=True),
         only_a=only_a,
         only_b=only_b,
         rows_only_a=[r for r in rows_a if r not in shared],
@@ -248,8 +274,8 @@ def cached_diff(a: RunView, b: RunView) -> RunDiff:
     """``diff_runs(a, b)``, kept until either run's results change (Compare reruns on every click)."""
     if a.store is None or b.store is None:
         return diff_runs(a, b)
-    what = f"diff:{b.run_id}:{run_summary.stamp(b.store, b.run_id)}:{a.samples_source}:{b.samples_source}"
-    return run_summary.cached(a.store, a.run_id, what, lambda: diff_runs(a, b))
+    what = f"diff:{b.run_id}:{b.stamp or run_summary.stamp(b.store, b.run_id)}:{a.samples_source}:{b.samples_source}"
+    return run_summary.cached(a.store, a.run_id, what, lambda: diff_runs(a, b), at=a.stamp)
 
 
 def diff_note(diff: RunDiff) -> str:

@@ -14,7 +14,7 @@ import streamlit as st
 from rageval_core.datasets import Issue
 from rageval_core.types import Unscored
 from ui import data
-from ui.i18n import core, headers, t, t_opt
+from ui.i18n import core, header, headers, t, t_opt
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -163,6 +163,13 @@ def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:
         shown.index.name = t("chart.category")
     text = [c for c in shown.columns if c not in numeric]
     return shown.style.format({**{c: fmt_score_md for c in numeric}, **{c: md_escape for c in text}})
+
+
+def score_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """``score_table``'s formatting for ``table`` as column settings: every numeric column with three decimals
+    under its UI-language heading (with ``placeholder=UNSCORED`` for unscored cells). The browser formats the cells, so a
+    10,000-row table is not rendered cell by cell on the server as a Styler is (seconds at that size)."""
+    return {str(c): st.column_config.NumberColumn(header(str(c)), format="%.3f") for c in frame.select_dtypes("number").columns}
 
 
 def offline_banner(results: Sequence[Any]) -> None:

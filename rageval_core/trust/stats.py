@@ -19,18 +19,16 @@ Interval = tuple[float, float]
 
 
 def average_ranks(values: Sequence[float]) -> np.ndarray:
-    """1-based ranks; tied values share the mean of their ranks (what AUROC and Spearman need)."""
+    """1-based ranks; tied values share the mean of their ranks (what AUROC and Spearman need). Vectorised
+    (runs of equal sorted values, each NaN a run of its own): a loop over 10,000 rows took a second."""
     v = np.asarray(values, dtype=float)
+    n = len(v)
     order = np.argsort(v, kind="mergesort")
-    ranks = np.empty(len(v), dtype=float)
     sorted_v = v[order]
-    i = 0
-    while i < len(v):
-        j = i
-        while j + 1 < len(v) and sorted_v[j + 1] == sorted_v[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
-        i = j + 1
+    starts = np.flatnonzero(np.concatenate(([True], sorted_v[1:] != sorted_v[:-1]))) if n else np.array([], int)
+    ends = np.append(starts[1:], n) - 1
+    ranks = np.empty(n, dtype=float)
+    ranks[order] = np.repeat((starts + ends) / 2.0 + 1.0, ends - starts + 1)
     return ranks
 
 
