@@ -11,6 +11,7 @@ row's results with details (``row_results``).
 
 from __future__ import annotations
 
+import json
 import operator
 import threading
 from collections import OrderedDict
@@ -36,12 +37,18 @@ _LIGHT_COLUMNS = (
 # ``judges.labels.result_method`` in SQL: ``<method>@<judge id>`` when the result names a (truthy) judge.
 _DISPLAY_METHOD = "CASE WHEN h.judge IS NULL OR h.judge = '' OR h.judge = 0 THEN h.method ELSE h.method || '@' || h.judge END"
 # ``compare.results_frame``'s columns but the category (mapped in Python: it may come from the dataset's texts),
-# in the order written (the table's key order: no sort in SQLite).
-_FRAME_SQL = (
-    f"SELECT h.sample_id, h.metric, {_DISPLAY_METHOD}, h.value, h.unscored_reason, h.reason, h.provider, h.model,"
-    " h.calls, h.cached_calls, h.input_tokens, h.output_tokens, h.cost_usd, h.latency_s"
-    " FROM result_light h WHERE h.run_id = ? AND h.repeat_index = 0 ORDER BY h.id"
-)
+# in the order written (the table's key order: no join or sort in SQLite; ``run_frame`` puts rows in order).
+_WRITTEN = "SELECT * FROM result_light h WHERE h.run_id = ? AND h.repeat_index = 0 ORDER BY h.id"
+_TEXT = {"sample_id": "h.sample_id", "metric": "h.metric", "method": _DISPLAY_METHOD, "unscored_reason": "h.unscored_reason",
+         "reason": "h.reason", "provider": "h.provider", "model": "h.model"}
+_INTEGER = ("calls", "cached_calls", "input_tokens", "output_tokens")
+_REAL = ("value", "cost_usd", "latency_s")
+# Text and integer columns come as one JSON array each (exact: JSON keeps text and integers as they are), so
+# 100,000 results are a dozen strings to parse rather than 1.4 million values for Python to box one by one;
+# reals come as plain rows (SQLite prints a real in JSON with 15 digits, not the 17 that keep it exact).
+_COLUMNS_SQL = ("SELECT " + ", ".join(f"json_group_array({sql})" for sql in [*_TEXT.values(), *(f"h.{c}" for c in _INTEGER)])
+                + f" FROM ({_WRITTEN}) h")
+_REALS_SQL = f"SELECT {', '.join(_REAL)} FROM ({_WRITTEN})"
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
 
@@ -95,24 +102,41 @@ def light_results(store: Store, run_id: str) -> list[MetricResult]:
 
 
 def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None]) -> pd.DataFrame:
-    """``compare.results_frame`` of the run's results (repeat 0) in dataset order (``categories``' order: the
-    run's rows; results of rows not in it last, each row's in the order written), ``categories`` mapping sample
-    id → category: the same frame, built from columns read in SQL instead of result objects."""
+    """``compare.results_frame`` of the run's results (repeat 0) in dataset order (``categories``' order, the
+    run's rows; results of other rows last; each row's results in the order written), ``categories`` mapping
+    sample id → category: the same frame, columns and types, built from columns read in SQL, not result objects."""
     cur = store._conn().cursor()
     cur.row_factory = None  # plain tuples
-    rows = cur.execute(_FRAME_SQL, (run_id,)).fetchall()
-    if not rows:
+    texts = [json.loads(v) for v in cur.execute(_COLUMNS_SQL, (run_id,)).fetchone()]
+    if not texts[0]:
         return results_frame([], categories)
+    reals = np.array(cur.execute(_REALS_SQL, (run_id,)).fetchall(), dtype=float)  # NULL → NaN
     position = {sid: i for i, sid in enumerate(categories)}
-    sample_ids = [r[0] for r in rows]
-    order = np.argsort(np.fromiter((position.get(s, len(position)) for s in sample_ids), int, len(rows)), kind="stable")
-    pick = operator.itemgetter(*order.tolist()) if len(rows) > 1 else (lambda col: (col[0],))
-    names = [c for c in RESULT_COLUMNS if c != "category"]
-    columns: dict[str, Any] = {name: list(pick(col)) for name, col in zip(names, zip(*rows))}
-    columns["category"] = [categories.get(sid) for sid in columns["sample_id"]]
-    frame = pd.DataFrame(columns, columns=RESULT_COLUMNS)
-    frame["value"] = frame["value"].astype(float)
-    return frame
+    order = np.argsort([position.get(sid, len(position)) for sid in texts[0]], kind="stable")  # dataset order
+    pick = (lambda values: [values[0]]) if len(order) == 1 else \
+        (lambda values, get=operator.itemgetter(*order.tolist()): list(get(values)))  # noqa: E731
+    texts = [pick(values) for values in texts]
+    columns: dict[str, Any] = {name: _text_column(values) for name, values in zip(_TEXT, texts)}
+    columns.update({name: np.array(values, dtype=np.int64) for name, values in zip(_INTEGER, texts[len(_TEXT):])})
+    columns.update({name: reals[order, i] for i, name in enumerate(_REAL)})
+    columns["category"] = [categories.get(sid) for sid in texts[0]]
+    return pd.DataFrame(columns, columns=RESULT_COLUMNS)
+
+
+_STR = pd.Series(["x"]).dtype  # the dtype pandas infers for text here (Arrow-backed ``str`` with pyarrow)
+
+
+def _text_column(values: list[str | None]) -> Any:
+    """A text column as ``pd.DataFrame`` would infer it from the values (``str``; ``object`` when all are
+    missing), built from an Arrow array when ``str`` is Arrow-backed: inferring it value by value is most of
+    building the frame."""
+    if all(v is None for v in values):
+        return values
+    if getattr(_STR, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        return pd.array(pa.array(values, type=pa.string()), dtype=_STR)
+    return pd.array(values, dtype=_STR)
 
 
 def row_results(store: Store, run_id: str, sample_id: str) -> list[MetricResult]:
