@@ -432,7 +432,7 @@ def run_delta(
     )
     # A (metric, method) only one run computed is not a change of each of its rows: ``one_sided`` lists it once.
     pair = lambda f: f["metric"] + "\x1f" + f["method"]  # noqa: E731 - one string key per (metric, method)
-    in_both = pair(merged).isin(set(pair(a)) & set(pair(b))).astype(bool)
+    in_both = pair(merged).isin(set(pair(a).unique()) & set(pair(b).unique())).astype(bool)
     merged["changed"] = (value_changed | status_changed | reason_changed | (merged["_merge"] != "both")) & in_both
     merged["present"] = merged["_merge"].map({"both": "both", "left_only": "A", "right_only": "B"}).astype(str)
     order = {sid: i for i, sid in enumerate(first_seen(pd.concat([frame_a["sample_id"], frame_b["sample_id"]])))}

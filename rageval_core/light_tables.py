@@ -6,7 +6,8 @@ same row's overflow pages, so even ``SELECT value, provider`` of a run read ever
 pages (Compare, History, Inspect's row list) need none of it: ``result_light`` holds every result column but
 ``details`` plus the judge id (the one detail a frame needs), ``call_light`` every call-log column but prompt
 and response. Both are clustered by run (``WITHOUT ROWID``, keyed by run and id), so one run's rows are
-read in order from a few pages.
+read in order from a few pages; an index covering the leaderboard's means lets SQLite group every run's
+results without sorting them.
 
 Triggers on ``results`` and ``call_log`` keep the copies equal to their tables on every insert, update and
 delete, whoever writes (the store, a jury, SQL in a test, an older version of this program sharing the
@@ -82,6 +83,7 @@ CREATE TABLE IF NOT EXISTS call_light (
     structured_output TEXT,
     PRIMARY KEY (run_id, id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS result_light_means ON result_light (run_id, repeat_index, method, judge, metric, value);
 """
 
 
@@ -107,7 +109,7 @@ CREATE TRIGGER IF NOT EXISTS call_light_update AFTER UPDATE ON call_log BEGIN {c
 """
 
 
-_NAMES = ("result_light", "call_light", "result_light_insert", "result_light_delete", "result_light_update",
+_NAMES = ("result_light", "call_light", "result_light_means", "result_light_insert", "result_light_delete", "result_light_update",
           "call_light_insert", "call_light_delete", "call_light_update")
 
 

@@ -153,3 +153,15 @@ def test_a_database_from_before_the_light_tables_is_migrated_on_open(judged: tup
     _light_equals_full(migrated)  # the triggers came with the migration
     Store(path)  # opening again changes nothing
     _light_equals_full(migrated)
+
+
+def test_a_database_with_the_copies_but_not_the_means_index_gets_the_index_only(tmp_path: Path) -> None:
+    store = Store(tmp_path / "db.sqlite")
+    rid = store.create_run(scorers=["faithfulness"], rows=[RowInfo("1", 0)])
+    store.save_task(rid, "1", "faithfulness", [MetricResult("1", "faithfulness", DECOMPOSED, 0.5)])
+    store._conn().execute("DROP INDEX result_light_means")  # as the first version of the copies left it
+    again = Store(tmp_path / "db.sqlite")
+    names = {r[0] for r in again._conn().execute("SELECT name FROM sqlite_master")}
+    assert "result_light_means" in names
+    assert again._conn().execute("SELECT COUNT(*) FROM result_light").fetchone()[0] == 1  # not copied twice
+    _light_equals_full(again)
