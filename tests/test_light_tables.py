@@ -93,6 +93,10 @@ def test_the_pages_tables_from_the_summary_equal_those_of_the_full_results(
         if method != DECOMPOSED and not method.startswith("jury:"):
             pd.testing.assert_frame_equal(compare.agreement(view.frame, DECOMPOSED, method),
                                           compare.agreement(full, DECOMPOSED, method))
+            for criterion in compare.shared_criteria(full, DECOMPOSED, method):
+                side = compare.category_comparison(full, criterion, [DECOMPOSED, method])
+                side = side.reindex([c for c in view.category_order() if c in side.index])
+                pd.testing.assert_frame_equal(runs.category_comparison(view, criterion, method), side)
     assert [(r.sample_id, r.metric, r.method, r.value) for r in view.results] == \
         [(r.sample_id, r.metric, r.method, r.value) for r in sorted(
             store.results(run_id), key=lambda r: list(view.categories).index(r.sample_id))]
