@@ -5,7 +5,6 @@ Start with ``streamlit run app.py``. Everything else lives in app_pages/ (one th
 
 from __future__ import annotations
 
-import pandas.io.formats.style  # noqa: F401 - the Styler's templates (~0.4 s to compile), once per process, not on a page
 import streamlit as st
 
 from ui import charts  # noqa: F401 - altair (about 0.5 s to import) once per process on the first page, not on Compare

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+import pandas.io.formats.style  # noqa: F401 - the Styler's templates (~0.4 s to compile) load with the app, not on a page
 import streamlit as st
 
 from rageval_core.datasets import Issue
