@@ -81,7 +81,8 @@ HEADINGS_KEPT = {"id", "AUROC", "precision@k"}
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """One offline run of four sample rows: the four decomposed metrics, rubric5 and the binary judge."""
+    """An offline run of four sample rows (the four decomposed metrics, rubric5 and the binary judge) and a second,
+    smaller one in economy mode for Compare's run A vs run B."""
     root = tmp_path_factory.mktemp("i18n-pages")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(root))
@@ -89,7 +90,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         rows = [s for s in ds.samples if s.id in ("1", "4", "7", "10")]
         result = run(rows, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5"), JudgeScorer("binary")],
                      config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
-        yield {"home": str(root), "run": result.run_id}
+        other = run(rows[:2], [*build_scorers(SEED_METRICS, {"economy": True}), JudgeScorer("rubric5")],
+                    config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+        yield {"home": str(root), "run": result.run_id, "other": other.run_id}
 
 
 def japanese_page(monkeypatch: pytest.MonkeyPatch, home: dict[str, str], path: str) -> AppTest:
@@ -109,6 +112,10 @@ def test_no_page_shows_english_ui_text_in_japanese(monkeypatch: pytest.MonkeyPat
         button(at, i18n.catalogue("ja")["testset.run_rag"]).click().run()
         assert_ok(at)
         assert at.dataframe, "the Test set page showed no table after generating and answering"
+    if spec.url_path == "compare":  # run A vs run B: the deltas, the set-up differences and the changed rows
+        at.selectbox(key="compare.run_b").set_value(home["other"]).run()
+        assert_ok(at)
+        assert any("changed_rows" in d.value.columns for d in at.dataframe), "run A vs run B showed no deltas"
     leaks = [(kind, text) for kind, text in shown_texts(at) if english(text)]
     assert leaks == [], f"English UI text on {spec.url_path} in Japanese: {leaks}"
     headings = english_headings(at)
