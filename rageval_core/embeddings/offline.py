@@ -12,8 +12,9 @@ many metrics, judges or embedder instances ask for it: the offline judge, the me
 one-call judge all embed the same contexts. Calls that arrive while the encoder is busy are pooled into
 the next batch (rows batched together, duplicates dropped), one batch at a time on one BLAS thread: numpy
 releases the GIL in its kernels, so the second core runs the other rows' lexical work meanwhile. Two
-batches at once measured slower (1,000 rows offline: 64.8 s against 47.5 s at load 1-2), and more BLAS
-threads per batch made USE 10-75x slower on a busy 2-core machine. ``threadpoolctl`` (requirements.txt) enforces
+batches at once measured slower (1,000 rows offline, two runs each at load 1-5: 64.8 and 61.8 s against
+47.5 and 54.4 s), and more BLAS threads per batch made USE 10-75x slower on a busy 2-core machine.
+``threadpoolctl`` (requirements.txt) enforces
 the one thread; without it OpenBLAS starts one thread per core for every product and they fight the
 runner's threads (3-6x slower under load).
 """
