@@ -16,7 +16,7 @@ def invalid_rows(dataset: Any) -> list[Any]:
     run's row table never holds one id twice)."""
     from rageval_core.store import RowInfo
 
-    loaded = {s.id for s in dataset.samples}
+    loaded = dataset.ids if getattr(dataset, "streamed", False) else {s.id for s in dataset.samples}
     by_row: dict[int, list[str]] = {}
     for issue in dataset.errors:
         if issue.row is not None:
@@ -43,6 +43,10 @@ def _listed(title: str, lines: Sequence[str]) -> None:
         err(f"  … and {len(lines) - LISTED} more (all of them in the export, settings.dataset_issues)")
 
 
+def _good(dataset: Any) -> int:
+    return dataset.n_samples if getattr(dataset, "streamed", False) else len(dataset.samples)
+
+
 def report_dataset(dataset: Any, skipped: Sequence[Any]) -> None:
     """Print warnings, skipped rows with their reasons, then file errors, on stderr."""
     warnings = [f"{_where(i)}: {i.message}" for i in dataset.warnings]
@@ -50,7 +54,7 @@ def report_dataset(dataset: Any, skipped: Sequence[Any]) -> None:
         _listed(f"dataset: {len(warnings)} warning(s) (rows loaded as described):", warnings)
     if skipped:
         _listed(
-            f"dataset: {len(skipped)} bad row(s) skipped, {len(dataset.samples)} evaluated (of {dataset.total_rows} rows):",
+            f"dataset: {len(skipped)} bad row(s) skipped, {_good(dataset)} evaluated (of {dataset.total_rows} rows):",
             [f"{r.sample_id}: {r.error}" for r in skipped],
         )
     for issue in dataset.file_errors:

@@ -98,32 +98,50 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for t in thresholds:
         if (t.method, t.metric) not in produced:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
-    dataset, invalid = load_rows(args.data, quiet=args.quiet)
+    dataset, invalid = open_rows(args)
+    live = getattr(dataset, "streamed", False)
     cfg = provider_config(args)
     store = open_store(args)
 
-    est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args))
+    if live:
+        from rageval_core.runner.feed import HEAD_ROWS
+
+        head = dataset.head(HEAD_ROWS)
+        est = estimate(head, scorers, provider=args.provider, model=args.model, discount=_discount(args),
+                       total_rows=max(dataset.expected_rows, len(head)))
+        rows_said = f"~{est.n_samples} rows (the file's lines; it is read while the run goes)"
+        scaled = f" (from the first {len(head)} rows, scaled to the file's {est.n_samples} lines)" if est.from_rows else ""
+    else:
+        est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args))
+        rows_said = f"{len(dataset.samples)} rows"
+        scaled = f" (scaled up from {est.from_rows} evenly spaced rows)" if est.from_rows else ""
     cost = "unknown (model not in the price table)" if est.cost_usd is None else f"${est.cost_usd:.4f}"
     if args.batch:
         cost += " at the batch rate"
     err(
-        f"estimate: {len(dataset.samples)} rows × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
-        f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}"
-        + (f" (scaled up from {est.from_rows} evenly spaced rows)" if est.from_rows else "")
+        f"estimate: {rows_said} × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
+        f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}{scaled}"
     )
     if not args.quiet:
         err(_estimate_table(est))
     if est.embedding_calls:
         print_embedding_fallback(cfg)
     result = run_scorers(args, dataset, invalid, scorers, store, cfg)
+    if live:
+        invalid = _report_live(dataset)
     _add_juries(args, store, result)
 
-    export_run(store, result.run_id, out, include_details=args.details, samples={s.id: s for s in dataset.samples})
+    texts: Any = None
+    if out.suffix.lower() == ".csv":
+        from rageval_core.datasets.live import SequentialSamples
+  # the CSV's question and answer columns
+        texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
+    export_run(store, result.run_id, out, include_details=args.details, samples=texts)
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
     _print_summary(result)
     echo(_actual_table(est, stream_cost_by_scorer(store, result.run_id)))
-    _print_analysis(store, result.run_id, dataset.samples)
+    _print_analysis(store, result.run_id, dataset.categories if live else _categories(dataset.samples))
     _print_call_totals(result)
     if args.batch:
         _print_batch(store.get_run(result.run_id))
@@ -179,7 +197,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
         extra = {"poll_s": args.batch_poll, "say": err, "attach": list(args.batch_job or [])}
     try:
         result = engine(
-            dataset.samples,
+            dataset if getattr(dataset, "streamed", False) else dataset.samples,
             scorers,
             **extra,
             config=cfg,
@@ -195,6 +213,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
             dataset_name=dataset.name,
             dataset_digest=dataset.content_hash,
             invalid_rows=invalid,
+            late_settings=lambda: {"dataset_issues": issues_for_export(dataset)},
             settings={
                 "metrics": [s.name for s in scorers if s.method == "decomposed"],
                 "judges": list(args.judge or []),
@@ -262,6 +281,47 @@ def print_embedding_fallback(cfg: Any) -> None:
 
 
 LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
+
+
+LIVE_MIN_BYTES = 4 * 2**20  # JSON Lines files from this size are read while the run goes (about 4,000 seed-size rows)
+
+
+def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The dataset of ``evaluate`` and its skipped rows. A JSON Lines file of ``LIVE_MIN_BYTES`` or more is
+    evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
+    flight; its skipped rows are then a callable, answered once the reader is at the end (bad rows are listed
+    after the run). Batch runs, and any other file, are read whole first (``load_rows``)."""
+    from rageval_core.datasets.live import open_live
+
+    if not args.batch:
+        opened = open_live(args.data, min_bytes=LIVE_MIN_BYTES)
+        if opened is not None and getattr(opened, "streamed", False):
+            head = opened.head(1)
+            if head or not opened.done:
+                return opened, lambda: invalid_rows(opened)
+            report_dataset(opened, invalid_rows(opened))  # read to the end without one good row
+            raise UsageError(f"{args.data}: no valid rows to evaluate (the reasons are above)")
+        if opened is not None:  # refused before reading (not UTF-8 further on)
+            report_dataset(opened, [])
+            raise UsageError(f"{args.data}: no valid rows to evaluate (the reasons are above)")
+    return load_rows(args.data, quiet=args.quiet)
+
+
+def _report_live(dataset: Any) -> list[Any]:
+    """After a run over a file read as it went: the warnings and skipped rows (as ``load_rows`` prints them
+    before a run), or, when the run stopped before the reader reached the end, how far it read."""
+    invalid = invalid_rows(dataset)
+    if dataset.done:
+        report_dataset(dataset, invalid)
+    else:
+        err(f"dataset: the run stopped after {dataset.total_rows:,} of ~{dataset.expected_rows:,} rows of {dataset.file}; "
+            f"{len(invalid)} bad row(s) among them (the resume reads on from there)")
+    return invalid
+
+
+def _categories(samples: Sequence[Any]) -> dict[str, Any]:
+    """Id → category label of each row, in dataset order (the per-category tables)."""
+    return {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
 
 
 def load_rows(path: str, *, quiet: bool = True) -> tuple[Any, list[Any]]:
@@ -371,7 +431,7 @@ def _metric_title(metric: str) -> str:
     return metric.replace("_", " ").title()
 
 
-def _print_analysis(store: Any, run_id: str, samples: Sequence[Any]) -> None:
+def _print_analysis(store: Any, run_id: str, categories: Mapping[str, Any]) -> None:
     """The per-category tables of the RAGAS-vs-judge article (one per method) and, with a judge beside decomposed metrics, their
     agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``. The results
     are read as a lean frame (no details), so a 100,000-row run is not loaded whole for them."""
@@ -386,12 +446,11 @@ def _print_analysis(store: Any, run_id: str, samples: Sequence[Any]) -> None:
     )
     from rageval_core.runner.readback import analysis_frame
 
-    categories = {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
     frame = analysis_frame(store, run_id, categories)
     if frame.empty:
         return
     # Results are stored as they finish; the tables list categories in dataset order, whatever finished first.
-    position = {s.id: i for i, s in enumerate(samples)}
+    position = {sid: i for i, sid in enumerate(categories)}
     frame = frame.iloc[frame["sample_id"].map(position).fillna(len(position)).argsort(kind="stable")]
     if any(categories.values()):
         for method in methods_in(frame):

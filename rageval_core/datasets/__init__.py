@@ -8,7 +8,8 @@ so a partly broken file can still be evaluated and the user sees exactly what to
 raises; the limits (``MAX_FILE_BYTES``, ``MAX_STREAM_BYTES``, ``MAX_DEPTH``) are in the README.
 
 One module per job: ``decoding`` (bytes → text), ``formats`` (text → records per format), ``rows``
-(records → samples and issues), ``streaming`` (large JSONL / CSV files read row by row), ``hashing`` (the content hash), ``writers`` (samples → files),
+(records → samples and issues), ``streaming`` (large JSONL / CSV files read row by row), ``live`` (a JSONL file
+evaluated while it is read), ``hashing`` (the content hash), ``writers`` (samples → files),
 ``tables`` (the editor's table and back), ``loader`` (the entry point that ties them together).
 
 The content hash is computed from the normalised samples, so loading the same data twice (or after a

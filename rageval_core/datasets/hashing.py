@@ -30,18 +30,36 @@ def dataset_hash(samples: Iterable[Sample]) -> str:
     time so a large dataset is never one string in memory (the bytes are those of ``json.dumps(list)``).
     ``surrogatepass`` so a lone surrogate in rows built outside the loader (which replaces them) hashes
     instead of raising; every other text hashes exactly as plain UTF-8."""
-    digest = hashlib.sha256(b"[")
-    chunk: list[str] = []
-    separator = ""  # "," once anything was hashed
+    hasher = DatasetHasher()
     for sample in samples:
-        chunk.append(_ENCODER.encode(sample_payload(sample)))
-        if len(chunk) == 1000:
-            digest.update((separator + ",".join(chunk)).encode("utf-8", "surrogatepass"))
-            separator, chunk = ",", []
-    if chunk:
-        digest.update((separator + ",".join(chunk)).encode("utf-8", "surrogatepass"))
-    digest.update(b"]")
-    return digest.hexdigest()
+        hasher.add(sample)
+    return hasher.hexdigest()
+
+
+class DatasetHasher:
+    """``dataset_hash`` fed one sample at a time, for a dataset read while it is evaluated (the rows are never
+    all in memory); ``hexdigest()`` once the last row was added gives exactly ``dataset_hash(all rows)``."""
+
+    def __init__(self) -> None:
+        self._digest = hashlib.sha256(b"[")
+        self._chunk: list[str] = []
+        self._separator = ""  # "," once anything was hashed
+
+    def add(self, sample: Sample) -> None:
+        self._chunk.append(_ENCODER.encode(sample_payload(sample)))
+        if len(self._chunk) == 1000:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._chunk:
+            self._digest.update((self._separator + ",".join(self._chunk)).encode("utf-8", "surrogatepass"))
+            self._separator, self._chunk = ",", []
+
+    def hexdigest(self) -> str:
+        self._flush()
+        digest = self._digest.copy()
+        digest.update(b"]")
+        return digest.hexdigest()
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -167,6 +167,7 @@ class RowReader:
         self._errored: set[str] = set()  # core fields of the current row already reported as errors
         self._aliases: dict[str, list[str]] = {}  # the current row's keys per core field
         self.rows_read = 0
+        self.seen: dict[str, int] = {}
 
     def issue(self, row: int, field_name: str | None, code: str, severity: Severity = "error", **params: Any) -> None:
         """Report message ``code`` (``rageval_core.messages``) filled with ``params`` on ``row``."""
@@ -176,8 +177,12 @@ class RowReader:
 
     def read(self, records: Iterable[Any]) -> list[Sample]:
         """The samples of ``records`` (read once, in order; a generator is fine); ``rows_read`` counts them all."""
-        samples: list[Sample] = []
-        seen: dict[str, int] = {}
+        return list(self.iter_samples(records))
+
+    def iter_samples(self, records: Iterable[Any]) -> Iterator[Sample]:
+        """``read`` one sample at a time, for a run that starts while the file is still being read; ``issues``
+        and ``seen`` (id → 1-based row of every loaded sample) grow as it goes."""
+        seen = self.seen
         for row, record in enumerate(records, 1):
             self.rows_read = row
             before, first = self._row_errors, len(self.issues)
@@ -190,8 +195,7 @@ class RowReader:
                 self.issue(row, "id", "row.duplicate_id", id=repr(sample.id), first=seen[sample.id])
                 continue
             seen[sample.id] = row
-            samples.append(sample)
-        return samples
+            yield sample
 
     # ------------------------------------------------------------------ one row
     def read_row(self, row: int, record: Any) -> Sample | None:

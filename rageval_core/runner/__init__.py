@@ -2,7 +2,9 @@
 
 Split by job: ``plan`` (estimate, versions, what a resume skips), ``execute`` (slot gate, cancel, counters,
 call log around the LLM), ``persist`` (results written as they finish, the ``Run`` read back from the
-store) and ``loop`` (the thread pool that ties them together).
+store), ``feed`` and ``rows`` (a dataset file read while the run goes: tasks from its rows as they are read,
+the run's row table and identity written as the reader gets there) and ``loop`` (the thread pool that ties
+them together).
 """
 
 from rageval_core.runner.execute import TaskTag, make_call_hook

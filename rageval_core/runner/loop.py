@@ -5,7 +5,8 @@ so a task blocked on a dependency (a shared claim extraction, the next step of i
 leaves a model slot idle; the slots themselves are handed out oldest-task-first, so started chains
 finish before new ones begin and the tail of a run stays short. Tasks are taken from a generator in a
 bounded window, and each row gets its own memo that is dropped when the row's last task ends, so memory
-does not grow with the dataset. Finished tasks are written to the store at once (``persist.ResultSink``);
+does not grow with the dataset; a file read while the run goes (``feed``) is read only as the window has room.
+Finished tasks are written to the store at once (``persist.ResultSink``);
 a resumed run skips them, and calls that finished but were never stored come back as cache hits from the
 provider cache. Providers stay synchronous; there is no event loop anywhere.
 """
@@ -41,7 +42,7 @@ from rageval_core.runner.execute import (
     judge_stacks,
     needs_embeddings,
 )
-from rageval_core.runner.persist import ResultSink, Run, restore_spilled, stream_cost, stream_summary
+from rageval_core.runner.persist import ResultSink, Run, load_run, restore_spilled
 from rageval_core.runner.plan import (
     RunError,
     _check_resumable,
@@ -51,6 +52,8 @@ from rageval_core.runner.plan import (
     scorer_versions,
     task_order,
 )
+from rageval_core.runner import feed as feeds
+from rageval_core.runner.feed import StreamFeed, check_same_file, comparable_versions
 from rageval_core.store import CANCELLED, DONE, FAILED, RowInfo, Store
 from rageval_core.types import Sample
 
@@ -139,8 +142,10 @@ def run(
     retry_errors: bool = True,
     dataset_name: str | None = None,
     dataset_digest: str | None = None,
-    invalid_rows: Sequence[RowInfo] = (),
+    invalid_rows: Sequence[RowInfo] | Callable[[], Sequence[RowInfo]] = (),
     settings: Mapping[str, Any] | None = None,
+    late_settings: Callable[[], Mapping[str, Any]] | None = None,
+    on_read: Callable[[int], None] | None = None,
     log_calls: bool | None = None,
     gate_embeddings: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -162,6 +167,12 @@ def run(
     run waits up to ``store_patience_s`` (on the store's clock) and then keeps them in a spill file the
     next resume writes back.
 
+    ``samples`` may be a dataset read while the run goes (``datasets.live.LiveDataset``): the run then starts on
+    its first rows and reads the next only as tasks are sent (memory O(concurrency), not O(rows)); the rows,
+    content hash, ``invalid_rows`` (then a callable) and ``late_settings()`` are written to the run once the
+    reader reaches the end (``runner.feed``). A resume checks the file against the SHA-256 of the file stored
+    with the run. ``on_read(n)`` hears the good rows read so far (tests).
+
     ``repeats=K`` scores every pair K times (repeat 0 is the ordinary run; the others vary the seed and
     bypass the response cache, see ``rageval_core.repeats``), each repeat stored under its index;
     ``repeat_temperature`` sets the temperature of every repeat. A resumed run keeps its own repeats.
@@ -169,19 +180,24 @@ def run(
     store = store or Store()
     cancel = cancel or threading.Event()
     options = dict(options or {})
-    samples = list(samples)
+    live = samples if getattr(samples, "streamed", False) else None  # a file read while the run goes (datasets.live)
+    if live is None:
+        samples = list(samples)
+        plan_rows: Sequence[Sample] = samples
+    else:
+        plan_rows = live.head(feeds.HEAD_ROWS)  # the plan is made on the first rows; the rest is read as tasks are sent
     scorers = list(scorers)
     names = [s.name for s in scorers]
     if len(set(names)) != len(names):
         raise RunError(f"scorer names must be unique: {names}")
-    if len({s.id for s in samples}) != len(samples):
+    if live is None and len({s.id for s in samples}) != len(samples):
         raise RunError("sample ids must be unique within a run")
 
     base_url = None
     embedder_from_config = config is not None and embedder is None
     if config is not None:
         llm, embedder = build_from_config(
-            config, store, llm, embedder, needs_embeddings=needs_embeddings(samples, scorers), cancel=cancel
+            config, store, llm, embedder, needs_embeddings=needs_embeddings(plan_rows, scorers), cancel=cancel
         )
         base_url = getattr(config, "base_url", None)
         if log_calls is None:
@@ -198,8 +214,8 @@ def run(
 
     if repeats is not None and repeats < 1:
         raise RunError("repeats must be at least 1")
-    digest = dataset_digest or dataset_hash(samples)
-    versions = scorer_versions(scorers, samples, options)
+    digest = dataset_digest or (None if live is not None else dataset_hash(samples))
+    versions = scorer_versions(scorers, plan_rows, options)
     resumed = False
     if resume:
         if not run_id:
@@ -207,7 +223,12 @@ def run(
         info = store.find_run(run_id)
         if info is None:
             raise RunError(f"no run {run_id!r} to resume")
-        if info.dataset_hash and info.dataset_hash != digest:
+        if live is not None:
+            from rageval_core.metrics.steps import sample_language
+
+            check_same_file(info, live)
+            info.versions = comparable_versions(info.versions or {}, {sample_language(s) for s in plan_rows})
+        elif info.dataset_hash and info.dataset_hash != digest:
             raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
         _check_resumable(info, names, llm, versions)
         stored_repeats = int(info.settings.get("repeats", 1))
@@ -221,9 +242,10 @@ def run(
         store.set_status(run_id, "running")
     else:
         repeats = repeats or 1
-        rows = [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(samples)]
+        rows = [] if live is not None else [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(samples)]
         start = len(rows)
-        rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(invalid_rows)]
+        if live is None:
+            rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(_rows_of(invalid_rows))]
         run_id = store.create_run(
             scorers=names,
             run_id=run_id,
@@ -236,6 +258,7 @@ def run(
             settings={
                 "concurrency": concurrency, "options": _jsonable_options(options), **judge_settings(scorers),
                 **dict(settings or {}),
+                **({"data_sha256": live.sha256} if live is not None else {}),
                 **({"repeats": repeats, "repeat_temperature": repeat_temperature} if repeats > 1 or repeat_temperature is not None else {}),
                 "embeddings": embedding_settings(config if embedder_from_config else None, embedder),
             },
@@ -244,9 +267,15 @@ def run(
         del rows
 
     finished = finished_pairs(store, run_id, retry_errors=retry_errors) if resumed else set()
-    total = len(samples) * len(scorers) * repeats
-    ids = {s.id for s in samples}
-    skipped = sum(1 for sid, n, rep in finished if sid in ids and n in names and rep < repeats)
+    feed = None if live is None else StreamFeed(live, store, run_id, scorers, finished, repeats, plan_rows, options)
+    if feed is not None:
+        feed.on_read = on_read
+        total = feed.total()
+        skipped = 0
+    else:
+        total = len(samples) * len(scorers) * repeats
+        ids = {s.id for s in samples}
+        skipped = sum(1 for sid, n, rep in finished if sid in ids and n in names and rep < repeats)
     to_do = total - skipped
 
     counters = Counters()
@@ -294,6 +323,10 @@ def run(
     window = max(2 * workers, 2 * len(scorers))
 
     def report(last: str | None) -> None:
+        nonlocal total, skipped, to_do
+        if feed is not None:  # the totals grow exact as the file is read
+            total, skipped = feed.total(), feed.skipped
+            to_do = total - skipped
         if progress is None:
             return
         elapsed = clock() - started
@@ -314,7 +347,7 @@ def run(
     interrupted = abandon = False
     try:
         futures: dict[Future, tuple[str, int, str]] = {}
-        rows_left = _row_tasks(samples, scorers, finished, repeats)
+        rows_left = feed.tasks() if feed is not None else _row_tasks(samples, scorers, finished, repeats)
         priority = 0
         pending: set[Future] = set()
         # Finished futures arrive on a queue (a done callback), so handling a completion costs O(1): no
@@ -367,7 +400,14 @@ def run(
                 gate.wake()
             fill()
             report(last)
-        if cancel.is_set() and done < to_do:
+        if feed is not None:
+            report(None)
+            if live.done:
+                try:
+                    feed.finish(_rows_of(invalid_rows), late_settings() if late_settings is not None else {})
+                except (db.StoreBusy, sqlite3.Error):
+                    counters.warn("run_dataset")  # hash and bad rows not written; every result is
+        if cancel.is_set() and (done < to_do or (live is not None and not live.done)):
             status = CANCELLED
     except KeyboardInterrupt:
         # A second Ctrl-C: stop now. Calls in flight are abandoned (nothing half-done is stored, a resume
@@ -385,6 +425,8 @@ def run(
         raise
     finally:
         pool.shutdown(wait=not abandon, cancel_futures=True)
+        if feed is not None and not feed.flush_rows():
+            counters.warn("run_rows")  # rows read but not listed in the run's table (their results are stored)
         spill = _settle(sink, store_patience_s, interrupted, lambda: report(None))
         stop_listening()
         try:
@@ -408,67 +450,5 @@ def _settle(sink: ResultSink, patience_s: float, interrupted: bool, on_wait: Cal
     return kept, None if path is None else str(path)
 
 
-def load_run(
-    store: Store,
-    run_id: str,
-    *,
-    status: str | None = None,
-    counters: Counters | None = None,
-    wall_s: float = 0.0,
-    total: int | None = None,
-    done: int | None = None,
-    skipped: int = 0,
-    resumed: bool = False,
-    unsaved: tuple[int, str | None] = (0, None),
-) -> Run:
-    """A ``Run`` from the store (all sessions of a resumed run). Live counters, when given, describe this invocation.
-
-    Summary and costs are computed by streaming the stored rows; ``Run.results`` is read only when asked for.
-    """
-    info = store.find_run(run_id)
-    if info is None:
-        raise RunError(f"no run {run_id!r}")
-    rows = store.rows(info.id)
-    cost = stream_cost(store, info.id)
-    warnings = dict(info.warnings)
-    if counters is None:
-        provider_calls = sum(c.calls for c in cost.values())
-        cache_hits = sum(c.cached_calls for c in cost.values())
-        errors = sum(c.errors for c in cost.values())
-        embedding_calls = 0
-        tokens_in = sum(c.input_tokens for c in cost.values())
-        tokens_out = sum(c.output_tokens for c in cost.values())
-        cost_usd = sum(c.cost_usd for c in cost.values())
-    else:
-        provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
-        embedding_calls = counters.embedding_calls
-        tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
-        warnings = dict(counters.warnings)
-    n_valid = sum(1 for r in rows if r.valid)
-    repeats = int(info.settings.get("repeats", 1))
-    return Run(
-        run_id=info.id,
-        status=status or info.status,
-        provider=info.provider,
-        model=info.model,
-        summary=stream_summary(store, info.id),
-        cost=cost,
-        invalid_rows=[r for r in rows if not r.valid],
-        total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
-        done_tasks=done if done is not None else store.count_finished(info.id),
-        skipped_tasks=skipped,
-        provider_calls=provider_calls,
-        cache_hits=cache_hits,
-        call_errors=errors,
-        embedding_calls=embedding_calls,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        cost_usd=cost_usd,
-        wall_s=wall_s,
-        resumed=resumed,
-        repeats=repeats,
-        warnings=warnings,
-        unsaved_tasks=unsaved[0],
-        spill_file=unsaved[1],
-        store=store,
-    )
+def _rows_of(invalid_rows: Sequence[RowInfo] | Callable[[], Sequence[RowInfo]]) -> Sequence[RowInfo]:
+    return invalid_rows() if callable(invalid_rows) else invalid_rows

@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from rageval_core import db
 from rageval_core.compare import MethodCost, cost_by_scorer, summarize
@@ -28,6 +28,9 @@ from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 from rageval_core.redact import redact_data
 from rageval_core.store import RowInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult
+
+if TYPE_CHECKING:
+    from rageval_core.runner.execute import Counters
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
 
@@ -299,3 +302,73 @@ def _result_heads(store: Store, run_id: str) -> Iterator[_Head]:
         if r[6]:
             details["judge"] = r[6]
         yield _Head(r[0], r[1], r[2], r[3], details or None)
+
+
+def load_run(
+    store: Store,
+    run_id: str,
+    *,
+    status: str | None = None,
+    counters: Counters | None = None,
+    wall_s: float = 0.0,
+    total: int | None = None,
+    done: int | None = None,
+    skipped: int = 0,
+    resumed: bool = False,
+    unsaved: tuple[int, str | None] = (0, None),
+) -> Run:
+    """A ``Run`` from the store (all sessions of a resumed run). Live counters, when given, describe this invocation.
+
+    Summary and costs are computed by streaming the stored rows; ``Run.results`` is read only when asked for.
+    """
+    from rageval_core.runner.plan import RunError
+    from rageval_core.runner.rows import count_valid_rows
+    from rageval_core.runner.rows import invalid_rows as stored_invalid_rows
+
+    info = store.find_run(run_id)
+    if info is None:
+        raise RunError(f"no run {run_id!r}")
+    invalid = stored_invalid_rows(store, info.id)
+    cost = stream_cost(store, info.id)
+    warnings = dict(info.warnings)
+    if counters is None:
+        provider_calls = sum(c.calls for c in cost.values())
+        cache_hits = sum(c.cached_calls for c in cost.values())
+        errors = sum(c.errors for c in cost.values())
+        embedding_calls = 0
+        tokens_in = sum(c.input_tokens for c in cost.values())
+        tokens_out = sum(c.output_tokens for c in cost.values())
+        cost_usd = sum(c.cost_usd for c in cost.values())
+    else:
+        provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
+        embedding_calls = counters.embedding_calls
+        tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
+        warnings = dict(counters.warnings)
+    n_valid = count_valid_rows(store, info.id) if total is None else 0
+    repeats = int(info.settings.get("repeats", 1))
+    return Run(
+        run_id=info.id,
+        status=status or info.status,
+        provider=info.provider,
+        model=info.model,
+        summary=stream_summary(store, info.id),
+        cost=cost,
+        invalid_rows=invalid,
+        total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
+        done_tasks=done if done is not None else store.count_finished(info.id),
+        skipped_tasks=skipped,
+        provider_calls=provider_calls,
+        cache_hits=cache_hits,
+        call_errors=errors,
+        embedding_calls=embedding_calls,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=cost_usd,
+        wall_s=wall_s,
+        resumed=resumed,
+        repeats=repeats,
+        warnings=warnings,
+        unsaved_tasks=unsaved[0],
+        spill_file=unsaved[1],
+        store=store,
+    )

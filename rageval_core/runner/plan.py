@@ -127,17 +127,19 @@ def estimate(
     price: Callable[[int, int], float] | None = None,
     max_rows: int | None = ESTIMATE_ROWS,
     discount: float = 1.0,
+    total_rows: int | None = None,
 ) -> Estimate:
     """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``).
 
     With more than ``max_rows`` rows, ``max_rows`` evenly spaced rows are estimated and the totals scaled
-    by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row. ``discount``
-    scales the price (0.5 for a batch-API run)."""
+    by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row. ``total_rows``: the
+    dataset has this many rows of which ``samples`` are the first (a file evaluated as it is read), so the
+    totals are scaled to it. ``discount`` scales the price (0.5 for a batch-API run)."""
     price = price or _price_lookup(provider, model)
-    n = len(samples)
+    n = len(samples) if total_rows is None else total_rows
     measured: Sequence[Sample] = samples
-    if max_rows is not None and n > max_rows:
-        step = n / max_rows
+    if max_rows is not None and len(samples) > max_rows:
+        step = len(samples) / max_rows
         measured = [samples[int(i * step)] for i in range(max_rows)]
     scale = n / len(measured) if measured else 1.0
     rows = []
