@@ -64,7 +64,7 @@ if bars.empty:
 else:
     criterion_order = [widgets.metric_label(c) for c in dict.fromkeys(bars["criterion"])]
     bars["criterion"] = bars["criterion"].map(widgets.metric_label)
-    st.altair_chart(charts.grouped_bars(bars, view.category_order(), criterion_order))
+    charts.draw(charts.grouped_bars(bars, view.category_order(), criterion_order))
 
 if judge and DECOMPOSED in view.methods() and judge in view.methods():
     st.subheader(t("compare.row_by_row", judge=judge))
@@ -74,7 +74,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     points = view.cached(f"scatter:{judge}", lambda: runs.scatter_frame(view.frame, judge))
     if not points.empty:
         criteria = [(c, widgets.metric_label(c)) for c in compare.shared_criteria(view.frame, DECOMPOSED, judge)]
-        st.altair_chart(charts.agreement_scatter(points, criteria))
+        charts.draw(charts.agreement_scatter(points, criteria))
     stats = view.cached(f"agreement:{judge}", lambda: compare.agreement(view.frame, DECOMPOSED, judge)).copy()
     stats["criterion"] = stats["criterion"].map(widgets.metric_label)
     st.markdown(t("compare.agreement"))

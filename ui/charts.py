@@ -1,20 +1,23 @@
-"""Altair charts of the Compare page: grouped bars (category × criterion × method) and the decomposed vs
-judge scatter per criterion.
+"""Charts of the Compare page as Vega-Lite specs: grouped bars (category × criterion × method), the
+decomposed vs judge scatter per criterion, and each judge's score per row; the Trust page's estimates in Altair.
 
-Bars are horizontal so category labels (Japanese, with the sample data's emoji) read without rotation; each
-criterion is one panel, wrapped so six criteria still fit the page width.
+Compare's specs are plain dicts with their data as named frames (``datasets``), drawn with ``draw``: building
+Altair objects and converting them back to a dict was about a third of a Compare page on a large run (each
+object validated on creation, every panel's data hashed), and the spec is the same JSON either way
+(tests/test_compare_charts.py checks it against the Vega-Lite schema). Bars are horizontal so category labels
+(Japanese, with the sample data's emoji) read without rotation; each criterion is one panel, wrapped so six
+criteria still fit the page width.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
-from altair.utils.schemapi import debug_mode
+import streamlit as st
 
 from ui.i18n import header, t
 
@@ -22,25 +25,21 @@ from ui.i18n import header, t
 METHOD_SCHEME = "tableau10"
 CATEGORY_SCHEME = "dark2"
 
-C = TypeVar("C")
-
-
-def _unvalidated(build: Callable[..., C]) -> Callable[..., C]:
-    """Build the chart without Altair's JSON-schema checks: each object is validated as it is made and the
-    whole spec again when Streamlit turns it into a dict, about 0.5 s of a Compare page (the spec is the
-    same either way; tests/test_compare_charts.py checks it validates). The charts are fixed code."""
-    @functools.wraps(build)
-    def wrapper(*args: Any, **kwargs: Any) -> C:
-        with debug_mode(False):
-            chart = build(*args, **kwargs)
-        object.__setattr__(chart, "to_dict", functools.partial(type(chart).to_dict, chart, validate=False))  # not a spec key
-        return chart
-
-    return wrapper
-
+Spec = dict[str, Any]  # a Vega-Lite spec; ``datasets`` maps names to frames
+SCHEMA = alt.SCHEMA_URL  # the Vega-Lite version Streamlit's front end draws (Altair's)
+_CONFIG: Spec = {"view": {"continuousWidth": 300, "continuousHeight": 300}}  # Altair's default view size
 
 PAGE_WIDTH = 900  # px the charts may use in the wide layout
 LABEL_WIDTH = 150  # px of the category labels left of the first panel
+
+
+def _nominal(field: str) -> dict[str, str]:
+    return {"field": field, "type": "nominal"}
+
+
+def _score(field: str) -> dict[str, str]:
+    """A score in a tooltip, three decimals."""
+    return {"field": field, "type": "quantitative", "format": ".3f"}
 
 
 def _label_expr(labels: dict[str, str]) -> str:
@@ -48,60 +47,81 @@ def _label_expr(labels: dict[str, str]) -> str:
     return "".join(f"datum.label === {json.dumps(k)} ? {json.dumps(v, ensure_ascii=False)} : " for k, v in labels.items()) + "datum.label"
 
 
-@_unvalidated
-def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_order: Sequence[str]) -> alt.FacetChart:
+def draw(spec: Spec) -> None:
+    """Show a Vega-Lite spec of this module. Streamlit sends each named dataset (a frame) as Arrow beside the
+    spec and may rewrite the spec's top level, so it gets a copy: the caller's spec can be kept and drawn again."""
+    st.vega_lite_chart({**spec, "datasets": dict(spec.get("datasets", {}))})
+
+
+def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_order: Sequence[str]) -> Spec:
     """Mean score per category, one bar per method, one panel per criterion (``runs.chart_frame`` rows)."""
     n_methods = max(1, bars["method"].nunique())
     n_categories = max(1, len([c for c in category_order if c in set(bars["category"])]))
     columns = min(4, max(1, len(criterion_order)))
     width = max(120, (PAGE_WIDTH - LABEL_WIDTH) // columns - 20)
     height = n_categories * (n_methods * 11 + 12)
-    return (
-        alt.Chart(bars)
-        .mark_bar()
-        .encode(
-            y=alt.Y("category:N", sort=list(category_order), title=None, axis=alt.Axis(labelLimit=LABEL_WIDTH)),
-            yOffset=alt.YOffset("method:N"),
-            x=alt.X("mean:Q", scale=alt.Scale(domain=[0, 1]), title=t("chart.mean")),
-            color=alt.Color("method:N", title=t("chart.method"), scale=alt.Scale(scheme=METHOD_SCHEME)),
-            tooltip=["category", "criterion", "method", alt.Tooltip("mean:Q", format=".3f")],
-        )
-        .properties(width=width, height=height)
-        .facet(
-            facet=alt.Facet("criterion:N", sort=list(criterion_order), title=None, header=alt.Header(labelFontWeight="bold")),
-            columns=columns,
-        )
-        .configure_legend(orient="bottom")
-    )
+    return {
+        "$schema": SCHEMA,
+        "config": {**_CONFIG, "legend": {"orient": "bottom"}},
+        "data": {"name": "bars"},
+        "facet": {"field": "criterion", "type": "nominal", "sort": list(criterion_order), "title": None,
+                  "header": {"labelFontWeight": "bold"}},
+        "columns": columns,
+        "spec": {
+            "mark": {"type": "bar"},
+            "encoding": {
+                "y": {"field": "category", "type": "nominal", "sort": list(category_order), "title": None,
+                      "axis": {"labelLimit": LABEL_WIDTH}},
+                "yOffset": {"field": "method", "type": "nominal"},
+                "x": {"field": "mean", "type": "quantitative", "scale": {"domain": [0, 1]}, "title": t("chart.mean")},
+                "color": {"field": "method", "type": "nominal", "title": t("chart.method"), "scale": {"scheme": METHOD_SCHEME}},
+                "tooltip": [_nominal("category"), _nominal("criterion"), _nominal("method"), _score("mean")],
+            },
+            "width": width,
+            "height": height,
+        },
+        "datasets": {"bars": bars[["category", "criterion", "method", "mean"]]},
+    }
 
 
-@_unvalidated
-def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> alt.ConcatChart:
-    """Decomposed (x) vs judge (y) per row, one panel per ``(criterion id, label)``, with the y = x diagonal."""
-    diagonal = (
-        alt.Chart(pd.DataFrame({"decomposed": [0.0, 1.0], "judge": [0.0, 1.0]}))
-        .mark_line(strokeDash=[4, 4], color="gray")
-        .encode(x="decomposed:Q", y="judge:Q")
-    )
-    categories = sorted({str(c) for c in points["category"].fillna("(none)")})
+def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> Spec:
+    """Decomposed (x) vs judge (y) per row, one panel per ``(criterion id, label)``, with the y = x diagonal.
+
+    Every panel reads the one ``points`` dataset through a filter on its criterion, so each row's values are
+    sent to the browser once (Altair's per-panel subsets were one dataset per criterion, built and hashed in
+    Python on every page)."""
     points = points.assign(category=points["category"].fillna("(none)").astype(str))
-    panels = []
-    for criterion, label in criteria:
-        sub = points[points["criterion"] == criterion]
-        dots = (
-            alt.Chart(sub)
-            .mark_circle(size=90, opacity=0.8)
-            .encode(
-                x=alt.X("decomposed:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title=t("chart.decomposed")),
-                y=alt.Y("judge:Q", scale=alt.Scale(domain=[-0.05, 1.05]), title=t("chart.judge")),
-                color=alt.Color("category:N", title=t("chart.category"), scale=alt.Scale(scheme=CATEGORY_SCHEME,
-                                domain=categories)),
-                shape=alt.Shape("category:N", title=t("chart.category"), scale=alt.Scale(domain=categories)),
-                tooltip=["sample_id", "category", alt.Tooltip("decomposed:Q", format=".3f"), alt.Tooltip("judge:Q", format=".3f")],
-            )
-        )
-        panels.append(alt.layer(diagonal, dots).properties(width=165, height=165, title=label))
-    return alt.concat(*panels, columns=4).configure_legend(orient="bottom")
+    categories = sorted(points["category"].unique().tolist())
+    axis = {"type": "quantitative", "scale": {"domain": [-0.05, 1.05]}}
+    category = {"field": "category", "type": "nominal", "title": t("chart.category")}
+    dots = {
+        "data": {"name": "points"},
+        "mark": {"type": "circle", "size": 90, "opacity": 0.8},
+        "encoding": {
+            "x": {"field": "decomposed", **axis, "title": t("chart.decomposed")},
+            "y": {"field": "judge", **axis, "title": t("chart.judge")},
+            "color": {**category, "scale": {"scheme": CATEGORY_SCHEME, "domain": categories}},
+            "shape": {**category, "scale": {"domain": categories}},
+            "tooltip": [_nominal("sample_id"), _nominal("category"), _score("decomposed"), _score("judge")],
+        },
+    }
+    diagonal = {
+        "data": {"values": [{"decomposed": 0.0, "judge": 0.0}, {"decomposed": 1.0, "judge": 1.0}]},
+        "mark": {"type": "line", "strokeDash": [4, 4], "color": "gray"},
+        "encoding": {"x": {"field": "decomposed", "type": "quantitative"}, "y": {"field": "judge", "type": "quantitative"}},
+    }
+    panels = [
+        {"layer": [diagonal, {**dots, "transform": [{"filter": {"field": "criterion", "equal": criterion}}]}],
+         "width": 165, "height": 165, "title": label}
+        for criterion, label in criteria
+    ]
+    return {
+        "$schema": SCHEMA,
+        "config": {**_CONFIG, "legend": {"orient": "bottom"}},
+        "concat": panels,
+        "columns": 4,
+        "datasets": {"points": points[["sample_id", "category", "criterion", "decomposed", "judge"]]},
+    }
 
 
 def estimates(points: pd.DataFrame) -> alt.LayerChart:
@@ -124,20 +144,23 @@ def estimates(points: pd.DataFrame) -> alt.LayerChart:
     return (rules + dots).properties(width=PAGE_WIDTH - 360, height=max(70, len(order) * 54))
 
 
-@_unvalidated
-def judge_rows(points: pd.DataFrame, row_order: Sequence[str]) -> alt.Chart:
+def judge_rows(points: pd.DataFrame, row_order: Sequence[str]) -> Spec:
     """Each judge's score per row for one criterion (``sample_id``, ``judge``, ``value`` rows): rows on y, one
     dot per judge, so where judges split stands out."""
-    return (
-        alt.Chart(points)
-        .mark_point(filled=True, size=80, opacity=0.85)
-        .encode(
-            y=alt.Y("sample_id:N", sort=list(row_order), title=t("chart.row")),
-            x=alt.X("value:Q", scale=alt.Scale(domain=[-0.02, 1.02]), title=t("chart.score")),
-            color=alt.Color("judge:N", title=t("chart.judge")),
-            shape=alt.Shape("judge:N", title=t("chart.judge")),
-            tooltip=["sample_id", "judge", alt.Tooltip("value:Q", format=".3f")],
-        )
-        .properties(width=PAGE_WIDTH - LABEL_WIDTH, height=max(120, 18 * len(row_order)))
-        .configure_legend(orient="bottom")
-    )
+    judge = {"field": "judge", "type": "nominal", "title": t("chart.judge")}
+    return {
+        "$schema": SCHEMA,
+        "config": {**_CONFIG, "legend": {"orient": "bottom"}},
+        "data": {"name": "rows"},
+        "mark": {"type": "point", "filled": True, "size": 80, "opacity": 0.85},
+        "encoding": {
+            "y": {"field": "sample_id", "type": "nominal", "sort": list(row_order), "title": t("chart.row")},
+            "x": {"field": "value", "type": "quantitative", "scale": {"domain": [-0.02, 1.02]}, "title": t("chart.score")},
+            "color": judge,
+            "shape": judge,
+            "tooltip": [_nominal("sample_id"), _nominal("judge"), _score("value")],
+        },
+        "width": PAGE_WIDTH - LABEL_WIDTH,
+        "height": max(120, 18 * len(row_order)),
+        "datasets": {"rows": points[["sample_id", "judge", "value"]]},
+    }

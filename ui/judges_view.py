@@ -39,7 +39,7 @@ def show(view: RunView, store: Store) -> None:
     widgets.table(widgets.score_table(scores.reset_index()), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
     points = scores.reset_index().melt(id_vars="sample_id", var_name="judge", value_name="value").dropna(subset=["value"])
     if not points.empty:
-        st.altair_chart(charts.judge_rows(points, order))
+        charts.draw(charts.judge_rows(points, order))
 
     st.markdown(t("judges.pairwise"))
     pairs = agreement.pairwise(view.frame, list(scores.columns), threshold=threshold)
