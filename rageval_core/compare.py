@@ -361,14 +361,16 @@ def disagreements(
 ) -> pd.DataFrame:
     """The (row, criterion) pairs where the two methods differ most, largest absolute difference first."""
     method_b = method_b or next(iter(m for m in methods_in(frame) if m != method_a), None)
-    columns = ["sample_id", "category", "criterion", "value_a", "value_b", "abs_diff", "reason_a", "reason_b"]
+    columns = ["sample_id", "category", "criterion", "value_a", "value_b", "abs_diff",
+               *(["reason_a", "reason_b"] if "reason" in frame.columns else [])]  # a page's frame may have no reasons
     if method_b is None:
         return pd.DataFrame(columns=columns)
     criteria = shared_criteria(frame, method_a, method_b)
     last = frame.drop_duplicates(["sample_id", "metric", "method"], keep="last")
     last = last[last["metric"].isin(criteria) & last["value"].notna()]
-    side_a = last[last["method"] == method_a][["sample_id", "metric", "category", "value", "reason"]]
-    side_b = last[last["method"] == method_b][["sample_id", "metric", "value", "reason"]]
+    reason = ["reason"] if "reason" in frame.columns else []
+    side_a = last[last["method"] == method_a][["sample_id", "metric", "category", "value", *reason]]
+    side_b = last[last["method"] == method_b][["sample_id", "metric", "value", *reason]]
     out = side_a.merge(side_b, on=["sample_id", "metric"], suffixes=("_a", "_b"))
     # criterion by criterion, rows in dataset order, before the stable sort on the difference
     rank = {m: i for i, m in enumerate(criteria)}
@@ -413,12 +415,14 @@ def run_delta(
     "both", "A" or "B") unless their (metric, method) is one only that run computed at all: a judge only run A
     had is one difference (``one_sided``), not a change on every row. ``methods`` maps a
     method of B onto a method of A (see ``pair_methods``): those results are compared with each other,
-    ``method`` shows A's name and ``method_b`` B's.
+    ``method`` shows A's name and ``method_b`` B's. ``reason_a`` / ``reason_b`` are there when both frames have
+    reasons (the pages' frames leave them out).
     """
     keys = ["sample_id", "metric", "method"]
     mapping = dict(methods or {})
-    a = frame_a[keys + ["category", "value", "unscored_reason", "reason"]].drop_duplicates(keys, keep="last")
-    b = frame_b[keys + ["category", "value", "unscored_reason", "reason"]].drop_duplicates(keys, keep="last")
+    reason = ["reason"] if "reason" in frame_a.columns and "reason" in frame_b.columns else []
+    a = frame_a[keys + ["category", "value", "unscored_reason", *reason]].drop_duplicates(keys, keep="last")
+    b = frame_b[keys + ["category", "value", "unscored_reason", *reason]].drop_duplicates(keys, keep="last")
     b = b.assign(method_b=b["method"], method=b["method"].replace(mapping) if mapping else b["method"])
     merged = a.merge(b, on=keys, how="outer", suffixes=("_a", "_b"), indicator=True)
     merged["method_b"] = merged["method_b"].where(merged["method_b"].notna(), merged["method"])
@@ -440,8 +444,8 @@ def run_delta(
     merged = merged.sort_values(["_order", "metric", "method"], kind="mergesort")
     out = merged[
         keys
-        + ["method_b", "category", "value_a", "value_b", "delta", "unscored_reason_a", "unscored_reason_b", "reason_a",
-           "reason_b", "present", "changed"]
+        + ["method_b", "category", "value_a", "value_b", "delta", "unscored_reason_a", "unscored_reason_b",
+           *(["reason_a", "reason_b"] if reason else []), "present", "changed"]
     ].reset_index(drop=True)
     return out[out["changed"]].reset_index(drop=True) if changed_only else out
 

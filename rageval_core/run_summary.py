@@ -38,17 +38,25 @@ _LIGHT_COLUMNS = (
 _DISPLAY_METHOD = "CASE WHEN h.judge IS NULL OR h.judge = '' OR h.judge = 0 THEN h.method ELSE h.method || '@' || h.judge END"
 # ``compare.results_frame``'s columns but the category (mapped in Python: it may come from the dataset's texts),
 # in the order written (the table's key order: no join or sort in SQLite; ``run_frame`` puts rows in order).
-_WRITTEN = "SELECT * FROM result_light h WHERE h.run_id = ? AND h.repeat_index = 0 ORDER BY h.id"
+# The subquery names only the columns read: ``SELECT *`` would copy every column, the reasons' text included.
+_WRITTEN = "SELECT {columns} FROM result_light WHERE run_id = ? AND repeat_index = 0 ORDER BY id"
 _TEXT = {"sample_id": "h.sample_id", "metric": "h.metric", "method": _DISPLAY_METHOD, "unscored_reason": "h.unscored_reason",
          "reason": "h.reason", "provider": "h.provider", "model": "h.model"}
 _INTEGER = ("calls", "cached_calls", "input_tokens", "output_tokens")
 _REAL = ("value", "cost_usd", "latency_s")
-# Text and integer columns come as one JSON array each (exact: JSON keeps text and integers as they are), so
-# 100,000 results are a dozen strings to parse rather than 1.4 million values for Python to box one by one;
-# reals come as plain rows (SQLite prints a real in JSON with 15 digits, not the 17 that keep it exact).
-_COLUMNS_SQL = ("SELECT " + ", ".join(f"json_group_array({sql})" for sql in [*_TEXT.values(), *(f"h.{c}" for c in _INTEGER)])
-                + f" FROM ({_WRITTEN}) h")
-_REALS_SQL = f"SELECT {', '.join(_REAL)} FROM ({_WRITTEN})"
+
+
+def _columns_sql(text: Sequence[str]) -> str:
+    """Text and integer columns come as one JSON array each (exact: JSON keeps text and integers as they are), so
+    100,000 results are a dozen strings to parse rather than 1.4 million values for Python to box one by one;
+    reals come as plain rows (``_REALS_SQL``: SQLite prints a real in JSON with 15 digits, not the 17 that keep
+    it exact)."""
+    inner = _WRITTEN.format(columns=", ".join(["sample_id", "metric", "method", "judge", *text[3:], *_INTEGER]))
+    return ("SELECT " + ", ".join(f"json_group_array({sql})" for sql in [*(_TEXT[c] for c in text), *(f"h.{c}" for c in _INTEGER)])
+            + f" FROM ({inner}) h")
+
+
+_REALS_SQL = _WRITTEN.format(columns=", ".join(_REAL))
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
 
@@ -101,26 +109,39 @@ def light_results(store: Store, run_id: str) -> list[MetricResult]:
     return cached(store, run_id, "results", build)
 
 
-def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None]) -> pd.DataFrame:
+def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None], *, reasons: bool = True) -> pd.DataFrame:
     """``compare.results_frame`` of the run's results (repeat 0) in dataset order (``categories``' order, the
     run's rows; results of other rows last; each row's results in the order written), ``categories`` mapping
-    sample id → category: the same frame, columns and types, built from columns read in SQL, not result objects."""
+    sample id → category: the same frame, columns and types, built from columns read in SQL, not result objects.
+
+    ``reasons=False`` leaves out the ``reason`` column: the pages show no result's reason from the frame (the
+    inspector reads one row's results), and the reasons' text is about half of reading a large run."""
+    text = [c for c in _TEXT if reasons or c != "reason"]
     cur = store._conn().cursor()
     cur.row_factory = None  # plain tuples
-    texts = [json.loads(v) for v in cur.execute(_COLUMNS_SQL, (run_id,)).fetchone()]
+    texts = [json.loads(v) for v in cur.execute(_columns_sql(text), (run_id,)).fetchone()]
+    names = [c for c in RESULT_COLUMNS if reasons or c != "reason"]
     if not texts[0]:
-        return results_frame([], categories)
+        return results_frame([], categories)[names]
     reals = np.array(cur.execute(_REALS_SQL, (run_id,)).fetchall(), dtype=float)  # NULL → NaN
     position = {sid: i for i, sid in enumerate(categories)}
     order = np.argsort([position.get(sid, len(position)) for sid in texts[0]], kind="stable")  # dataset order
     pick = (lambda values: [values[0]]) if len(order) == 1 else \
         (lambda values, get=operator.itemgetter(*order.tolist()): list(get(values)))  # noqa: E731
     texts = [pick(values) for values in texts]
-    columns: dict[str, Any] = {name: _text_column(values) for name, values in zip(_TEXT, texts)}
-    columns.update({name: np.array(values, dtype=np.int64) for name, values in zip(_INTEGER, texts[len(_TEXT):])})
+    columns: dict[str, Any] = {name: _text_column(values) for name, values in zip(text, texts)}
+    columns.update({name: np.array(values, dtype=np.int64) for name, values in zip(_INTEGER, texts[len(text):])})
     columns.update({name: reals[order, i] for i, name in enumerate(_REAL)})
     columns["category"] = [categories.get(sid) for sid in texts[0]]
-    return pd.DataFrame(columns, columns=RESULT_COLUMNS)
+    return pd.DataFrame(columns, columns=names)
+
+
+def row_categories(store: Store, run_id: str) -> dict[str, str | None]:
+    """The run's rows (sample id → stored category) in dataset order, as plain tuples: ``Store.rows`` builds an
+    object per row, a tenth of a second on a 10,000-row run that the pages open on every new run."""
+    cur = store._conn().cursor()
+    cur.row_factory = None
+    return dict(cur.execute("SELECT sample_id, category FROM run_rows WHERE run_id = ? ORDER BY position", (run_id,)))
 
 
 _STR = pd.Series(["x"]).dtype  # the dtype pandas infers for text here (Arrow-backed ``str`` with pyarrow)

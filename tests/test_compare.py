@@ -125,6 +125,19 @@ def test_run_delta_with_changed_only_filter(frame):
     assert s.loc[("faithfulness", "decomposed"), "unscored_a"] == 1 and s.loc[("faithfulness", "decomposed"), "unscored_b"] == 0
 
 
+def test_disagreements_and_run_delta_on_frames_without_reasons_give_the_same_rows(frame):
+    """The pages' frames have no ``reason`` column: the same disagreements and deltas, less the reasons."""
+    bare = frame.drop(columns=["reason"])
+    d, bare_d = disagreements(frame, top=3), disagreements(bare, top=3)
+    assert "reason_a" not in bare_d.columns
+    pd.testing.assert_frame_equal(bare_d, d.drop(columns=["reason_a", "reason_b"]))
+    b = results_frame([R("2", "faithfulness", J, 0.5), *RESULTS[1:]], CATS)
+    delta, bare_delta = run_delta(frame, b), run_delta(bare, b.drop(columns=["reason"]))
+    assert "reason_a" not in bare_delta.columns and bare_delta["changed"].sum() == delta["changed"].sum() > 0
+    pd.testing.assert_frame_equal(bare_delta, delta.drop(columns=["reason_a", "reason_b"]))
+    assert "reason_a" not in run_delta(frame, b.drop(columns=["reason"])).columns  # reasons on one side only: none
+
+
 def test_cost_per_method_from_the_call_log():
     calls = [
         CallEntry("r", "1", "faithfulness", None, "extract_claims", "k", usage=Usage(100, 10), cost_usd=0.01, latency_s=0.2),

@@ -6,6 +6,7 @@ the texts in the dataset loaded in the session, or in a shipped sample file with
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -146,7 +147,7 @@ def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tupl
         return current.by_id(), f"the loaded dataset {current.name}"
     if dataset_hash:
         for name in data.sample_files():
-            loaded = datasets.load_dataset(data.SAMPLE_DIR / name)
+            loaded = _sample_file(name, (data.SAMPLE_DIR / name).stat().st_mtime_ns)
             if loaded.content_hash == dataset_hash:
                 return {s.id: s for s in loaded.samples}, f"sample_data/{name}"
     if current is not None:  # a different version of the data: ids may still match, marked as such
@@ -154,9 +155,17 @@ def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tupl
     return {}, None
 
 
+@functools.lru_cache(maxsize=32)
+def _sample_file(name: str, mtime_ns: int) -> datasets.LoadedDataset:
+    """A shipped sample file, loaded once per version of the file: every run not on the session's data looks its
+    hash up among them, on every page and rerun (read-only: the pages share it)."""
+    return datasets.load_dataset(data.SAMPLE_DIR / name)
+
+
 def load(run_id: str, current: data.Workset | None = None, run_store: Store | None = None) -> RunView | None:
     """A stored run with results frame and row texts, or None when it no longer exists. The frame is kept per
-    run until its results change (``run_summary.cached``): the pages rerun on every click."""
+    run until its results change (``run_summary.cached``): the pages rerun on every click. It has no ``reason``
+    column (``run_summary.run_frame``): no page shows one from it, and the text is half of reading a big run."""
     s = run_store or store()
     info = s.get_run(run_id)
     if info is None:
@@ -164,11 +173,12 @@ def load(run_id: str, current: data.Workset | None = None, run_store: Store | No
     samples, source = find_samples(info.dataset_hash, current)
 
     def build() -> tuple[pd.DataFrame, dict[str, str | None]]:
-        categories: dict[str, str | None] = {}
-        for row in s.rows(info.id):  # in dataset order
-            sample = samples.get(row.sample_id)
-            categories[row.sample_id] = data.category_label(sample) if sample is not None else row.category
-        return run_summary.run_frame(s, info.id, categories), categories
+        categories = run_summary.row_categories(s, info.id)  # in dataset order
+        if samples:
+            for sid, stored in categories.items():
+                sample = samples.get(sid)
+                categories[sid] = data.category_label(sample) if sample is not None else stored
+        return run_summary.run_frame(s, info.id, categories, reasons=False), categories
 
     now = run_summary.stamp(s, info.id)
     frame, categories = run_summary.cached(s, info.id, f"view:{source}", build, at=now)

@@ -119,10 +119,19 @@ def show_error(message: str, exc: BaseException | None = None) -> None:
     st.error(redact(f"{message}{detail}"), icon="⚠️")
 
 
+LAZY_ROWS = 1000  # a longer plain frame goes to the browser a screenful at a time (``st.dataframe(lazy=True)``)
+
+
 def table(data: Any, **kwargs: Any) -> Any:
     """``st.dataframe`` with every column heading in the UI language (``i18n.headers``); the frame keeps its column
-    names, so selections and tests still key on them. A ``column_config`` given here wins over the headings."""
+    names, so selections and tests still key on them. A ``column_config`` given here wins over the headings.
+
+    A plain frame of more than ``LAZY_ROWS`` rows is sent lazily: the browser gets the rows in view and asks
+    for more as the reader scrolls or sorts (every row stays there). Sent whole, a 10,000-line table of run A
+    vs run B was a megabyte the browser parsed before the page settled. (Streamlit keeps AppTest eager.)"""
     config = {**headers(data), **(kwargs.pop("column_config", None) or {})}
+    if isinstance(data, pd.DataFrame) and len(data) > LAZY_ROWS and "on_select" not in kwargs:
+        kwargs.setdefault("lazy", True)
     return st.dataframe(data, column_config=config, **kwargs)
 
 
