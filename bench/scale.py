@@ -14,7 +14,13 @@ Last line:
 ``offline_rows_per_s=<a> wall_over_ideal=<b> cpu_ms_per_row_1200=<c> cpu_ms_per_row_12000=<d> peak_mb_12000=<e>``
 (wall ÷ ideal of the largest server run; ``-`` for a size not run).
 
+``--stop-after S`` stops a server run with Ctrl-C once it has run S seconds (a 12,000-row run takes ~25 minutes
+here): its peak memory then covers reading the file, the run's start, S seconds of tasks and the closing
+export of what was done, which compares memory across sizes at the same work done; wall, requests and CPU a
+row of such a run are not figures of the whole size and print as ``-``.
+
     python bench/scale.py [--sizes 12 120 1200 12000] [--offline-rows 1000] [--latency 0.05] [--concurrency 16]
+                          [--stop-after SECONDS]
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,25 +77,29 @@ def _cpu_s(pid: int) -> float:
         return 0.0
 
 
-def measure(cmd: list[str], work: Path, home: Path) -> dict[str, float]:
-    """Run the CLI; wall, CPU and peak memory sampled from /proc until just before it exits."""
+def measure(cmd: list[str], work: Path, home: Path, stop_after: float | None = None) -> dict[str, float]:
+    """Run the CLI; wall, CPU and peak memory sampled from /proc until just before it exits (Ctrl-C after
+    ``stop_after`` seconds when given; ``stopped`` then says so)."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")}
     env.update(RAGEVAL_HOME=str(home), PYTHONPATH=str(ROOT))
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seen = {"cpu": 0.0, "peak": 0.0}
+    seen = {"cpu": 0.0, "peak": 0.0, "stopped": 0.0}
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
     reader.start()
     while proc.poll() is None:
         seen["cpu"] = max(seen["cpu"], _cpu_s(proc.pid))
         seen["peak"] = max(seen["peak"], _status(proc.pid, "VmHWM"))
+        if stop_after is not None and not seen["stopped"] and time.monotonic() - started > stop_after:
+            proc.send_signal(signal.SIGINT)  # the first Ctrl-C: calls in flight finish, the export is written
+            seen["stopped"] = 1.0
         time.sleep(0.2)
     wall = time.monotonic() - started
     reader.join(5)
-    if proc.returncode not in (0, 1):
+    if proc.returncode not in ((0, 1, 130) if seen["stopped"] else (0, 1)):
         raise SystemExit(f"{' '.join(cmd[:6])}… exited {proc.returncode}:\n{''.join(err[-20:])}")
-    return {"wall": wall, "cpu": seen["cpu"], "peak": seen["peak"]}
+    return {"wall": wall, "cpu": seen["cpu"], "peak": seen["peak"], "stopped": seen["stopped"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--offline-rows", type=int, default=1000, help="0 to skip the offline run")
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
+                        help="Ctrl-C each server run after this long (peak memory at the same work done)")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="rageval-scale-"))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC",
@@ -124,12 +137,17 @@ def main(argv: list[str] | None = None) -> int:
                    "--model", "fake-judge", "--base-url", server.openai_base_url, "--embedding-model", "fake-embed",
                    "--metrics", SEED, "--judge", "rubric5", "--concurrency", str(args.concurrency), "--quiet",
                    "--out", str(work / f"out-{n}.json")]
-            m = measure(cmd, work, work / f"home-{n}")
+            m = measure(cmd, work, work / f"home-{n}", args.stop_after)
             requests = len(server.requests)
             chat = sum(1 for e in server.requests if is_chat(e))
         finally:
             server.stop()
         ideal = requests * args.latency / args.concurrency
+        if m["stopped"]:
+            print(f"{n:>6} {'server':<8} {'-':>7} {'-':>9} {'-':>7} {'-':>10} {'-':>7} {'-':>10} {m['peak']:>7.0f}   "
+                  f"(stopped after {args.stop_after:.0f} s: {requests} requests, {m['cpu']:.0f} s CPU)", flush=True)
+            out[f"peak_mb_{n}"] = f"{m['peak']:.0f}"
+            continue
         last_ratio = m["wall"] / ideal if ideal else None
         print(f"{n:>6} {'server':<8} {m['wall']:>7.1f} {requests:>9} {ideal:>7.1f} {last_ratio:>10.2f} {n / m['wall']:>7.1f} "
               f"{1000 * m['cpu'] / n:>10.1f} {m['peak']:>7.0f}   ({chat} chat, {requests - chat} embeddings: "

@@ -18,6 +18,7 @@ from rageval_core.metrics.base import CallEstimate
 from rageval_core.runner import RunError, feed, run
 from rageval_core.store import Store
 from rageval_core.types import MetricResult
+from tests.test_datasets_streaming import _variants
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
 
 ROW = {"question": "What does item {i} do?", "contexts": ["Item {i} stores the data."], "answer": "Item {i} stores the data."}
@@ -157,9 +158,39 @@ def test_the_cli_evaluates_a_file_as_it_reads_it(tmp_path: Path, monkeypatch: py
     args = ["evaluate", str(path), "--provider", "offline", "--metrics", "faithfulness", "--out", str(out), "--quiet"]
     assert cli.main(args) == 0
     err = capsys.readouterr().err
-    assert "from the first 5 rows, scaled to the file's 24 lines" in err
+    assert "from the first 5 rows, scaled to the file's 24 rows" in err
     assert "row 21: question: missing question" in err and "23 evaluated (of 24 rows)" in err
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[1].startswith("r0,") and "What does item 0 do?" in lines[1]  # texts read back from the file
     assert lines[-1].startswith("row 21,")
     assert cli.main(args + ["--strict"]) == 2
+
+
+BAD = Path(__file__).resolve().parent / "data" / "bad"
+
+
+@pytest.mark.parametrize("path", sorted(p for p in BAD.iterdir() if p.suffix in (".json", ".jsonl")), ids=lambda p: p.name)
+def test_a_file_read_as_it_goes_gives_the_rows_issues_and_hash_of_a_whole_read(path: Path) -> None:
+    live = open_live(path, min_bytes=0)
+    if not isinstance(live, LiveDataset):
+        return  # not read this way (a JSON document that is not one valid array, not UTF-8, empty): read whole
+    whole = load_dataset(path)
+    assert list(live) == whole.samples and live.done
+    assert [str(i) for i in live.issues] == [str(i) for i in whole.issues]
+    assert (live.content_hash, live.total_rows, live.format) == (whole.content_hash, whole.total_rows, whole.format)
+
+
+def test_a_json_array_read_as_it_goes_matches_the_whole_read_row_for_row(tmp_path: Path) -> None:
+    rows = _variants() + ["not an object", 7, None, {"id": "x", "question": "q", "contexts": ["c"], "answer": "a",
+                                                      "score": float("nan"), "big": 10 ** 30}]
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(rows, indent=2), encoding="utf-8")  # a lone surrogate is escaped
+    live = open_live(path, min_bytes=0)
+    assert isinstance(live, LiveDataset) and live.expected_rows == len(rows)
+    whole = load_dataset(path)
+    assert list(live) == whole.samples and len(whole.samples) > 20 and whole.errors
+    assert [str(i) for i in live.issues] == [str(i) for i in whole.issues]
+    assert live.content_hash == whole.content_hash
+    for other in ('{"rows": [' + json.dumps(ROW) + "]}", "[" + json.dumps(ROW) + ",]", "[]"):
+        path.write_text(other, encoding="utf-8")
+        assert open_live(path, min_bytes=0) is None  # a wrapper object, a syntax error, no rows: the whole read says

@@ -109,8 +109,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         head = dataset.head(HEAD_ROWS)
         est = estimate(head, scorers, provider=args.provider, model=args.model, discount=_discount(args),
                        total_rows=max(dataset.expected_rows, len(head)))
-        rows_said = f"~{est.n_samples} rows (the file's lines; it is read while the run goes)"
-        scaled = f" (from the first {len(head)} rows, scaled to the file's {est.n_samples} lines)" if est.from_rows else ""
+        rows_said = f"~{est.n_samples} rows (the file is read while the run goes)"
+        scaled = f" (from the first {len(head)} rows, scaled to the file's {est.n_samples} rows)" if est.from_rows else ""
     else:
         est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args))
         rows_said = f"{len(dataset.samples)} rows"
@@ -283,12 +283,12 @@ def print_embedding_fallback(cfg: Any) -> None:
 LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
 
 
-LIVE_MIN_BYTES = 4 * 2**20  # JSON Lines files from this size are read while the run goes (about 4,000 seed-size rows)
+LIVE_MIN_BYTES = 4 * 2**20  # JSON Lines / JSON array files from this size are read while the run goes (~4,000 seed-size rows)
 
 
 def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The dataset of ``evaluate`` and its skipped rows. A JSON Lines file of ``LIVE_MIN_BYTES`` or more is
-    evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
+    """The dataset of ``evaluate`` and its skipped rows. A JSON Lines file (or a JSON document that is one array
+    of rows) of ``LIVE_MIN_BYTES`` or more is evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
     flight; its skipped rows are then a callable, answered once the reader is at the end (bad rows are listed
     after the run). Batch runs, and any other file, are read whole first (``load_rows``)."""
     from rageval_core.datasets.live import open_live

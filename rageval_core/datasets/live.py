@@ -1,25 +1,29 @@
-"""A JSON Lines file evaluated while it is read: the run starts on its first rows and the rest are read as the
+"""A JSON Lines file (or a JSON document that is one array of rows) evaluated while it is read: the run starts on its first rows and the rest are read as the
 run asks for them, so a 100,000-row file is never in memory whole (``LoadedDataset`` holds every row).
 
 What a whole read knows at once comes in as the reader goes: issues (bad rows named by file, row and field),
 the row count and the content hash (the same ``dataset_hash`` a whole read gives, fed row by row) are final
 once the iteration has reached the end (``done``). A quick pass over the bytes first (``streaming.precheck``)
 refuses a file that is not UTF-8 before anything runs, as the whole read does, and gives the file's SHA-256 (a
-resume checks the file against it without reading the rows) and its line count (the expected rows).
+resume checks the file against it without reading the rows) and its line count (the expected rows). A JSON
+document is parsed once more first, element by element (``streaming.iter_json_array``), so one that is not a
+valid top-level array (a wrapper object, a syntax error anywhere) is left to the whole read, which names the
+problem as before; only documents a whole read would accept (50 MB at most) are read this way.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from rageval_core.datasets.formats import iter_jsonl
+from rageval_core.datasets.formats import EXTENSIONS, iter_jsonl
 from rageval_core.datasets.hashing import DatasetHasher
 from rageval_core.datasets.loader import _display_name, detect_dataset_language, finish
-from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Issue, LoadedDataset
+from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, LoadedDataset
 from rageval_core.datasets.rows import RowReader, counted
-from rageval_core.datasets.streaming import file_lines, precheck, streamable
+from rageval_core.datasets.streaming import file_lines, iter_json_array, precheck, streamable
 from rageval_core.messages import say
 from rageval_core.types import Sample
 
@@ -35,11 +39,11 @@ class LiveDataset:
     streamed = True
 
     def __init__(self, path: Path, name: str | None, sha256: str, expected_rows: int,
-                 on_row: Callable[[int], None] | None = None) -> None:
+                 on_row: Callable[[int], None] | None = None, fmt: Format = "jsonl") -> None:
         self.path = path
         self.file = path.name
         self.name = _display_name(name, self.file)
-        self.format = "jsonl"
+        self.format = fmt
         self.sha256 = sha256
         self.expected_rows = expected_rows  # non-blank lines: the rows, good and bad
         self.issues: list[Issue] = []
@@ -58,10 +62,13 @@ class LiveDataset:
 
     # ---- reading -------------------------------------------------------------------------------------------
     def _read(self, on_row: Callable[[int], None] | None) -> Iterator[Sample]:
-        line_no, text = [0], [False]
+        line_no, text = [0], [self.format == "json"]  # a JSON document was checked to be an array of rows
         with self.path.open("rb") as fh:
-            lines = file_lines(fh, keep_newlines=False, line_no=line_no, text=text)
-            for sample in self._reader.iter_samples(counted(iter_jsonl(lines), on_row)):
+            if self.format == "json":
+                records = iter_json_array(io.TextIOWrapper(fh, encoding="utf-8-sig", newline=""))
+            else:
+                records = iter_jsonl(file_lines(fh, keep_newlines=False, line_no=line_no, text=text))
+            for sample in self._reader.iter_samples(counted(records, on_row)):
                 self._hasher.add(sample)
                 self.n_samples += 1
                 label = sample.metadata.get("category_label") or sample.category
@@ -102,7 +109,7 @@ class LiveDataset:
 
     def reopen(self) -> LiveDataset:
         """A fresh reader of the same file (e.g. the CSV export's question and answer columns)."""
-        return LiveDataset(self.path, self.name, self.sha256, self.expected_rows)
+        return LiveDataset(self.path, self.name, self.sha256, self.expected_rows, fmt=self.format)
 
     def whole_hash(self) -> str:
         """The content hash of the whole file, read through once without keeping its rows."""
@@ -150,17 +157,23 @@ def open_live(
     on_row: Callable[[int], None] | None = None,
 ) -> LiveDataset | LoadedDataset | None:
     """A ``LiveDataset`` for a JSON Lines file on disk of at least ``min_bytes`` (and at most ``max_bytes``) in
-    plain UTF-8; a ``LoadedDataset`` with the file-level error when such a file turns out not to be UTF-8
-    further on (refused before anything runs, as a whole read refuses it); None for anything else (read it
-    with ``load_dataset``)."""
+    plain UTF-8, or a JSON document of that size (at most ``MAX_FILE_BYTES``) that is one valid array of rows;
+    a ``LoadedDataset`` with the file-level error when a JSON Lines file turns out not to be UTF-8 further on
+    (refused before anything runs, as a whole read refuses it); None for anything else (read it with
+    ``load_dataset``)."""
     source = Path(path)
-    if source.suffix.lower() != ".jsonl":
+    fmt = EXTENSIONS.get(source.suffix.lower())
+    if fmt not in ("jsonl", "json"):
         return None
     try:
         size = source.stat().st_size
-        if not min_bytes <= size <= max_bytes or not streamable(source, "jsonl"):
+        limit = max_bytes if fmt == "jsonl" else min(max_bytes, MAX_FILE_BYTES)
+        if not min_bytes <= size <= limit or not streamable(source, "jsonl"):
             return None
         check = precheck(source)
+        if fmt == "json":
+            rows = _array_rows(source) if check.bad_line is None else 0
+            return LiveDataset(source, name, check.sha256, rows, on_row, fmt="json") if rows else None
     except OSError:
         return None  # load_dataset says why
     if check.bad_line is not None:
@@ -184,3 +197,12 @@ class SequentialSamples:
             if sample.id == sample_id:
                 return sample
         return default
+
+
+def _array_rows(path: Path) -> int:
+    """How many rows a JSON document that is one valid array holds; 0 when it is anything else (or empty)."""
+    try:
+        with path.open("rb") as fh:
+            return sum(1 for _ in iter_json_array(io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return 0

@@ -15,11 +15,14 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+import json
+import re
+from typing import Any, BinaryIO, TextIO
 
 from rageval_core.datasets.decoding import head_is_plain_utf8
 from rageval_core.datasets.formats import CsvAbort, iter_csv, iter_jsonl
 from rageval_core.datasets.model import Format, Issue
+from rageval_core.datasets.values import json_decoder
 from rageval_core.datasets.rows import RowReader, counted
 from rageval_core.types import Sample
 from rageval_core.messages import say
@@ -131,3 +134,63 @@ def precheck(path: Path) -> Precheck:
             lines += sum(1 for part in parts if part.strip())
     lines += 1 if carry.strip() else 0
     return Precheck(digest.hexdigest(), lines, bad)
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+ARRAY_BLOCK = 1 << 16
+
+
+def iter_json_array(fh: TextIO, block: int = ARRAY_BLOCK) -> Iterator[Any]:
+    """The elements of a JSON document that is one top-level array, parsed one at a time from a text stream, as
+    the values a whole read gives (the same decoder). Raises ``ValueError`` (or ``RecursionError``) when the
+    document is not such an array or not valid JSON: the whole read then names the problem. An element cut by
+    the end of what was read is retried with twice as much text, so a large element costs O(its size)."""
+    decoder = json_decoder()
+    buf, pos, eof = "", 0, False
+
+    def more(n: int) -> bool:
+        nonlocal buf, pos, eof
+        chunk = fh.read(n)
+        if not chunk:
+            eof = True
+            return False
+        buf, pos = buf[pos:] + chunk, 0
+        return True
+
+    def skip_space() -> str:
+        nonlocal pos
+        while True:
+            pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+            if pos < len(buf) or not more(block):
+                return buf[pos:pos + 1]
+
+    if skip_space() != "[":
+        raise ValueError("not a top-level array")
+    pos += 1
+    if skip_space() == "]":
+        pos += 1
+    else:
+        while True:
+            skip_space()
+            want = block
+            while True:
+                try:
+                    value, end = decoder.raw_decode(buf, pos)
+                    if end < len(buf) or eof:  # a number at the end of the text may go on in the next block
+                        break
+                except json.JSONDecodeError:
+                    if eof:
+                        raise
+                if not more(want):
+                    continue  # at the end of the file: parse what there is (the error, if any, is final)
+                want *= 2
+            yield value
+            pos = end
+            sep = skip_space()
+            pos += 1
+            if sep == "]":
+                break
+            if sep != ",":
+                raise ValueError("expected , or ] after an element")
+    if skip_space():
+        raise ValueError("text after the top-level array")

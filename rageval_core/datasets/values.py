@@ -100,6 +100,11 @@ def json_value(text: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=NonFinite)  # one decoder, not one per JSONL line
 
 
+def json_decoder() -> json.JSONDecoder:
+    """The decoder ``json_value`` parses with (NaN / Infinity kept as ``NonFinite``), for reading a file in parts."""
+    return _DECODER
+
+
 @dataclass
 class Scrubbed:
     """What ``scrub`` changed in one value."""
