@@ -143,9 +143,11 @@ def test_a_file_not_utf8_past_its_head_is_refused_before_the_run(tmp_path: Path)
     late = tmp_path / "late.jsonl"
     long_row = {**ROW, "contexts": ["x" * 70_000]}
     late.write_bytes(json.dumps(long_row).encode() + b"\n" + json.dumps({**ROW, "answer": "caf\xe9"}, ensure_ascii=False).encode("latin-1") + b"\n")
-    refused = open_live(late, min_bytes=0)
+    refused = open_live(late, min_bytes=0, whole_bytes=10)  # too large to be read whole
     assert not isinstance(refused, LiveDataset) and refused is not None
+    assert refused.file_errors[0].message == load_dataset(late, max_bytes=10).file_errors[0].message
     assert "line 2 is not UTF-8 text" in refused.file_errors[0].message
+    assert open_live(late, min_bytes=0) is None  # small enough for the whole read, which decodes other encodings
 
 
 def test_the_cli_evaluates_a_file_as_it_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -154,20 +154,20 @@ class LiveDataset:
 
 def open_live(
     path: str | Path, name: str | None = None, *, min_bytes: int = MAX_FILE_BYTES, max_bytes: int = MAX_STREAM_BYTES,
-    on_row: Callable[[int], None] | None = None,
+    whole_bytes: int = MAX_FILE_BYTES, on_row: Callable[[int], None] | None = None,
 ) -> LiveDataset | LoadedDataset | None:
     """A ``LiveDataset`` for a JSON Lines file on disk of at least ``min_bytes`` (and at most ``max_bytes``) in
-    plain UTF-8, or a JSON document of that size (at most ``MAX_FILE_BYTES``) that is one valid array of rows;
-    a ``LoadedDataset`` with the file-level error when a JSON Lines file turns out not to be UTF-8 further on
-    (refused before anything runs, as a whole read refuses it); None for anything else (read it with
-    ``load_dataset``)."""
+    plain UTF-8, or a JSON document of that size (at most ``whole_bytes``) that is one valid array of rows; a
+    ``LoadedDataset`` with the file-level error when a JSON Lines file over ``whole_bytes`` turns out not to be
+    UTF-8 further on (refused before anything runs, as ``load_dataset`` refuses it); None for anything else,
+    e.g. a smaller file in Shift_JIS, which the whole read decodes (read it with ``load_dataset``)."""
     source = Path(path)
     fmt = EXTENSIONS.get(source.suffix.lower())
     if fmt not in ("jsonl", "json"):
         return None
     try:
         size = source.stat().st_size
-        limit = max_bytes if fmt == "jsonl" else min(max_bytes, MAX_FILE_BYTES)
+        limit = max_bytes if fmt == "jsonl" else min(max_bytes, whole_bytes)
         if not min_bytes <= size <= limit or not streamable(source, "jsonl"):
             return None
         check = precheck(source)
@@ -176,8 +176,10 @@ def open_live(
             return LiveDataset(source, name, check.sha256, rows, on_row, fmt="json") if rows else None
     except OSError:
         return None  # load_dataset says why
+    if check.bad_line is not None and size <= whole_bytes:
+        return None  # the whole read decodes it (or names what is wrong)
     if check.bad_line is not None:
-        issue = Issue(source.name, None, None, say("file.stream_not_utf8", line=check.bad_line, limit=f"{MAX_FILE_BYTES / 2**20:g}"))
+        issue = Issue(source.name, None, None, say("file.stream_not_utf8", line=check.bad_line, limit=f"{whole_bytes / 2**20:g}"))
         return finish([], [issue], _display_name(name, source.name), "jsonl", 0)
     return LiveDataset(source, name, check.sha256, check.lines, on_row)
 
