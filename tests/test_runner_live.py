@@ -33,6 +33,25 @@ def _file(path: Path, n: int, bad: dict[int, object] | None = None) -> Path:
     return path
 
 
+def _as(path: Path, fmt: str) -> Path:
+    """The JSON Lines file ``path`` rewritten as ``fmt`` (a JSON array, or CSV with contexts as a JSON list)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    target = path.with_suffix("." + fmt)
+    if fmt == "json":
+        target.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    elif fmt == "csv":
+        import csv
+
+        with target.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["id", "question", "contexts", "answer"])
+            for r in rows:
+                writer.writerow([r.get("id"), r.get("question"), json.dumps(r.get("contexts")), r.get("answer")])
+    else:
+        return path
+    return target
+
+
 def _live(path: Path) -> LiveDataset:
     opened = open_live(path, min_bytes=0)
     assert isinstance(opened, LiveDataset)
@@ -68,10 +87,11 @@ class Recorder:
         return CallEstimate(llm_calls=0)
 
 
-def test_a_run_starts_before_the_reader_reaches_the_end_and_reads_ahead_a_bounded_window(tmp_path: Path,
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv"])
+def test_a_run_starts_before_the_reader_reaches_the_end_and_reads_ahead_a_bounded_window(tmp_path: Path, fmt: str,
                                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(feed, "HEAD_ROWS", 20)
-    path = _file(tmp_path / "rows.jsonl", 600)
+    path = _as(_file(tmp_path / "rows.jsonl", 600), fmt)
     live = _live(path)
     scorer = Recorder(live)
     reads: list[int] = []
@@ -171,7 +191,7 @@ def test_the_cli_evaluates_a_file_as_it_reads_it(tmp_path: Path, monkeypatch: py
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 
 
-@pytest.mark.parametrize("path", sorted(p for p in BAD.iterdir() if p.suffix in (".json", ".jsonl")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(p for p in BAD.iterdir() if p.suffix in (".json", ".jsonl", ".csv")), ids=lambda p: p.name)
 def test_a_file_read_as_it_goes_gives_the_rows_issues_and_hash_of_a_whole_read(path: Path) -> None:
     live = open_live(path, min_bytes=0)
     if not isinstance(live, LiveDataset):

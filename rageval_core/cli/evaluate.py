@@ -283,12 +283,12 @@ def print_embedding_fallback(cfg: Any) -> None:
 LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
 
 
-LIVE_MIN_BYTES = 4 * 2**20  # JSON Lines / JSON array files from this size are read while the run goes (~4,000 seed-size rows)
+LIVE_MIN_BYTES = 4 * 2**20  # JSONL / CSV / JSON array files from this size are read while the run goes (~4,000 seed-size rows)
 
 
 def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The dataset of ``evaluate`` and its skipped rows. A JSON Lines file (or a JSON document that is one array
-    of rows) of ``LIVE_MIN_BYTES`` or more is evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
+    """The dataset of ``evaluate`` and its skipped rows. A JSON Lines or CSV file (or a JSON document that is one
+    array of rows) of ``LIVE_MIN_BYTES`` or more is evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
     flight; its skipped rows are then a callable, answered once the reader is at the end (bad rows are listed
     after the run). Batch runs, and any other file, are read whole first (``load_rows``)."""
     from rageval_core.datasets.live import open_live

@@ -1,4 +1,4 @@
-"""A JSON Lines file (or a JSON document that is one array of rows) evaluated while it is read: the run starts on its first rows and the rest are read as the
+"""A JSON Lines or CSV file (or a JSON document that is one array of rows) evaluated while it is read: the run starts on its first rows and the rest are read as the
 run asks for them, so a 100,000-row file is never in memory whole (``LoadedDataset`` holds every row).
 
 What a whole read knows at once comes in as the reader goes: issues (bad rows named by file, row and field),
@@ -8,17 +8,20 @@ refuses a file that is not UTF-8 before anything runs, as the whole read does, a
 resume checks the file against it without reading the rows) and its line count (the expected rows). A JSON
 document is parsed once more first, element by element (``streaming.iter_json_array``), so one that is not a
 valid top-level array (a wrapper object, a syntax error anywhere) is left to the whole read, which names the
-problem as before; only documents a whole read would accept (50 MB at most) are read this way.
+problem as before; only documents a whole read would accept (50 MB at most) are read this way. A CSV file is
+read through once first too: a quoting error or a header without a question column anywhere stops a whole
+read with nothing loaded, so such a file is left to the whole read, which says so.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from rageval_core.datasets.formats import EXTENSIONS, iter_jsonl
+from rageval_core.datasets.formats import EXTENSIONS, CsvAbort, iter_csv, iter_jsonl
 from rageval_core.datasets.hashing import DatasetHasher
 from rageval_core.datasets.loader import _display_name, detect_dataset_language, finish
 from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, LoadedDataset
@@ -51,7 +54,8 @@ class LiveDataset:
         self.language = "en"
         self.done = False
         self.categories: dict[str, str | None] = {}  # id → category label, in dataset order (the closing tables)
-        self._reader = RowReader(self.file, text_cells=False)
+        self._reader = RowReader(self.file, text_cells=fmt == "csv")
+        self._format_issues: list[Issue] = []  # what the CSV reader says (a whole read lists these first)
         self._hasher = DatasetHasher()
         self._labels: dict[str, str] = {}  # one copy of each distinct label
         self._first: list[Sample] = []  # the rows the language is told from
@@ -66,6 +70,8 @@ class LiveDataset:
         with self.path.open("rb") as fh:
             if self.format == "json":
                 records = iter_json_array(io.TextIOWrapper(fh, encoding="utf-8-sig", newline=""))
+            elif self.format == "csv":
+                records = _csv_records(fh, self.file, self._format_issues, line_no, text)
             else:
                 records = iter_jsonl(file_lines(fh, keep_newlines=False, line_no=line_no, text=text))
             for sample in self._reader.iter_samples(counted(records, on_row)):
@@ -80,8 +86,8 @@ class LiveDataset:
         self._finish(text[0])
 
     def _finish(self, any_text: bool) -> None:
-        self.issues.extend(self._reader.issues)
-        self._reader.issues = []
+        self.issues.extend(self._format_issues + self._reader.issues)
+        self._format_issues, self._reader.issues = [], []
         if not any_text:
             self.issues.append(Issue(self.file, None, None, say("file.empty")))
         elif self.total_rows and not self.n_samples:
@@ -130,7 +136,7 @@ class LiveDataset:
         return self._reader.seen
 
     def _all_issues(self) -> list[Issue]:
-        return self.issues + self._reader.issues
+        return self.issues + self._format_issues + self._reader.issues
 
     @property
     def errors(self) -> list[Issue]:
@@ -163,11 +169,11 @@ def open_live(
     e.g. a smaller file in Shift_JIS, which the whole read decodes (read it with ``load_dataset``)."""
     source = Path(path)
     fmt = EXTENSIONS.get(source.suffix.lower())
-    if fmt not in ("jsonl", "json"):
+    if fmt not in ("jsonl", "json", "csv"):
         return None
     try:
         size = source.stat().st_size
-        limit = max_bytes if fmt == "jsonl" else min(max_bytes, whole_bytes)
+        limit = min(max_bytes, whole_bytes) if fmt == "json" else max_bytes
         if not min_bytes <= size <= limit or not streamable(source, "jsonl"):
             return None
         check = precheck(source)
@@ -178,10 +184,13 @@ def open_live(
         return None  # load_dataset says why
     if check.bad_line is not None and size <= whole_bytes:
         return None  # the whole read decodes it (or names what is wrong)
+    if check.bad_line is None and fmt == "csv":
+        rows = _csv_rows(source)
+        return LiveDataset(source, name, check.sha256, rows, on_row, fmt="csv") if rows else None
     if check.bad_line is not None:
         issue = Issue(source.name, None, None, say("file.stream_not_utf8", line=check.bad_line, limit=f"{whole_bytes / 2**20:g}"))
         return finish([], [issue], _display_name(name, source.name), "jsonl", 0)
-    return LiveDataset(source, name, check.sha256, check.lines, on_row)
+    return LiveDataset(source, name, check.sha256, check.lines, on_row, fmt=fmt)
 
 
 class SequentialSamples:
@@ -207,4 +216,21 @@ def _array_rows(path: Path) -> int:
         with path.open("rb") as fh:
             return sum(1 for _ in iter_json_array(io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")))
     except (ValueError, RecursionError, UnicodeDecodeError):
+        return 0
+
+
+def _csv_records(fh: Any, file: str, issues: list[Issue], line_no: list[int], text: list[bool]) -> Iterator[Any]:
+    """The records of a CSV file read a line at a time (as ``streaming.stream_rows`` reads them)."""
+    lines = file_lines(fh, keep_newlines=True, line_no=line_no, text=text)
+    first = next(lines, "")
+    return iter_csv(first.removesuffix("\n"), itertools.chain([first], lines), file, issues)
+
+
+def _csv_rows(path: Path) -> int:
+    """How many data rows a CSV file holds; 0 when a whole read would load nothing (quoting error, no question
+    column, no header) or it has no data row."""
+    try:
+        with path.open("rb") as fh:
+            return sum(1 for _ in _csv_records(fh, path.name, [], [0], [False]))
+    except CsvAbort:
         return 0
