@@ -45,10 +45,23 @@ class TaskTag:
     method: str
     priority: int = 0
     cancelled: bool = False
+    chain: int = 1  # the scorer's declared chain of dependent calls
+    steps: int = 0  # calls this task has been given a slot for so far
     # Call records of the call in progress. The providers' hook fires inside the stack, before the
     # response cache stores the answer; holding the records until the stack returns means a logged
     # call is always a cached call, so a process killed in between can never repeat a logged call.
     pending: list[tuple[Store, CallEntry]] | None = None
+
+
+def slot_priority(tag: TaskTag | None) -> tuple[int, int]:
+    """The gate's order for the next call of a task: the most dependent calls still ahead first, then the
+    oldest task (longest-remaining-chain-first list scheduling, so no long chain is left to start at the end
+    of a run), and one more step counted."""
+    if tag is None:
+        return (0, 0)
+    ahead = max(1, tag.chain - tag.steps)
+    tag.steps += 1
+    return (-ahead, tag.priority)
 
 
 _CURRENT: contextvars.ContextVar[TaskTag | None] = contextvars.ContextVar("rageval_task", default=None)
@@ -153,7 +166,8 @@ def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
 
 # ---- slot gate: bounded model concurrency, oldest task first -------------------------------------------
 class PriorityGate:
-    """At most ``limit`` calls at once; a waiting call of an older task goes first.
+    """At most ``limit`` calls at once; the waiting call with the smallest priority goes first (the runner
+    passes ``slot_priority``: most dependent calls still ahead, then the oldest task).
 
     A released slot is handed to the best waiter alone (each waits on its own event): a shared condition
     woke all 30-odd waiting workers on every release, and their fight for the interpreter cost the run
@@ -162,11 +176,11 @@ class PriorityGate:
     def __init__(self, limit: int, cancel: threading.Event) -> None:
         self._lock = threading.Lock()
         self._free = max(1, int(limit))
-        self._heap: list[tuple[int, int, _Waiter]] = []
+        self._heap: list[tuple[Any, int, _Waiter]] = []
         self._seq = itertools.count()
         self._cancel = cancel
 
-    def acquire(self, priority: int) -> None:
+    def acquire(self, priority: Any) -> None:
         with self._lock:
             if self._free > 0 and not self._heap:
                 self._free -= 1
@@ -261,7 +275,7 @@ class RunLLM:
                 tag.cancelled = True
             raise ProviderError("run cancelled", kind="cancelled")
         try:
-            self._gate.acquire(tag.priority if tag else 0)
+            self._gate.acquire(slot_priority(tag))
         except ProviderError:
             if tag is not None:
                 tag.cancelled = True
@@ -332,7 +346,7 @@ class RunEmbedder:
     def embed(self, texts: Sequence[str]):
         tag = _CURRENT.get()
         if self._gated:
-            self._gate.acquire(tag.priority if tag else 0)
+            self._gate.acquire(slot_priority(tag))
         try:
             return self.inner.embed(texts)
         finally:
