@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -225,3 +226,25 @@ def test_every_shipped_template_loads() -> None:
         t = load_template(ref.name, ref.language)
         assert t.language in {"ja", "en"}
         assert t.variables or not t.placeholders
+
+
+def test_a_shipped_template_is_read_from_disk_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rageval_core.prompts import template as template_module
+
+    now = [1000.0]
+    monkeypatch.setattr(template_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(template_module, "_shipped", {})
+    reads: list[tuple[str, str]] = []
+    real = template_module._load_from_disk
+
+    def counting(name: str, language: str, root: Any) -> Any:
+        reads.append((name, language))
+        return real(name, language, root)
+
+    monkeypatch.setattr(template_module, "_load_from_disk", counting)
+    first = load_template("judge", "en")
+    now[0] += 0.5
+    assert load_template("judge", "en") is first and reads == [("judge", "en")]
+    now[0] += 0.6  # past the second: looked at again (an edited file would be picked up here)
+    assert load_template("judge", "en").text == first.text
+    assert reads == [("judge", "en"), ("judge", "en")]

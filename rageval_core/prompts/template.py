@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 import string
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -403,8 +404,27 @@ def _load_cached(path: str, mtime_ns: int, size: int, name: str, language: str) 
     return PromptTemplate.from_text(text, name=name, language=language)
 
 
+SHIPPED_RECHECK_S = 1.0
+_shipped: dict[tuple[str, str], tuple[float, PromptTemplate]] = {}
+
+
 def load_template(name: str, language: str, *, root: Path | None = None) -> PromptTemplate:
-    """Load ``templates/<language>/<name>.txt``; errors name the template and list what exists."""
+    """Load ``templates/<language>/<name>.txt``; errors name the template and list what exists.
+
+    A shipped template (``root`` None) is looked at on disk at most once a second: every model call loads
+    its template, and the ``stat`` calls were about 4 % of a run's interpreter time (bench/runner.py under
+    py-spy). An edited file is still picked up, a second later; other roots are checked on every call."""
+    if root is None:
+        seen = _shipped.get((name, language))
+        if seen is not None and time.monotonic() - seen[0] < SHIPPED_RECHECK_S:
+            return seen[1]
+        template = _load_from_disk(name, language, None)
+        _shipped[(name, language)] = (time.monotonic(), template)
+        return template
+    return _load_from_disk(name, language, root)
+
+
+def _load_from_disk(name: str, language: str, root: Path | None) -> PromptTemplate:
     path = template_path(name, language, root)
     if not path.is_file():
         available = [r.name for r in list_templates(language, root=root)]
