@@ -71,7 +71,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     if view.cached(f"heuristic:{judge}", lambda: compare.heuristic_only(view.frame, DECOMPOSED, judge)):
         st.warning(t("compare.heuristic_only"), icon="🧮")
         demo.offer("compare")
-    points = view.cached(f"scatter:{judge}", lambda: runs.scatter_frame(view.frame, judge))
+    points = view.cached(f"scatter:{judge}", lambda: runs.scatter_frame(view.frame, judge, view.side_by_side(judge)))
     if not points.empty:
         criteria = [(c, widgets.metric_label(c)) for c in compare.shared_criteria(view.frame, DECOMPOSED, judge)]
         charts.draw(charts.agreement_scatter(points, criteria))

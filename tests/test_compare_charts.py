@@ -10,13 +10,15 @@ import pandas as pd
 import pytest
 from altair.utils import schemapi
 
-from ui import charts
+from rageval_core.compare import results_frame
+from rageval_core.types import MetricResult
+from ui import charts, runs
 
 BARS = pd.DataFrame({"category": ["a", "a", "b"], "criterion": ["F", "F", "F"],
                      "method": ["decomposed", "judge:rubric5", "decomposed"], "mean": [0.5, 0.75, 1.0]})
 POINTS = pd.DataFrame({"sample_id": ["1", "2", "1"], "category": ["a", None, "a"],
                        "criterion": ["faithfulness", "faithfulness", "answer_relevancy"],
-                       "decomposed": [0.2, 0.9, 0.4], "judge": [0.25, 1.0, 0.5]})
+                       "decomposed": [0.2, 0.9, 0.4], "judge": [0.25, 1.0, 0.5], "rows": [1, 3, 1]})
 ROWS = pd.DataFrame({"sample_id": ["1", "1", "2"], "judge": ["x", "y", "x"], "value": [0.1, 0.2, 0.3]})
 
 
@@ -79,3 +81,29 @@ def test_drawing_leaves_the_spec_to_be_drawn_again(monkeypatch: pytest.MonkeyPat
     charts.draw(spec)
     charts.draw(spec)
     assert len(drawn) == 2 and "rows" in spec["datasets"]
+
+
+def test_the_scatter_draws_rows_at_the_same_point_as_one_dot_that_counts_them() -> None:
+    """Hand-computed: rows 1 and 3 (category a) both score faithfulness 1.0 / 1.0, row 2 the same values in
+    category b; answer relevancy differs on every row; row 4 has no judge value and is not drawn."""
+    J = "judge:rubric5"
+    values = {"1": (1.0, 1.0, 0.5, 0.25), "2": (1.0, 1.0, 0.5, 0.5), "3": (1.0, 1.0, 0.75, 0.5), "4": (0.5, None, 0.5, None)}
+    results = []
+    for sid, (fd, fj, ad, aj) in values.items():
+        for metric, method, value in (("faithfulness", "decomposed", fd), ("faithfulness", J, fj),
+                                      ("answer_relevancy", "decomposed", ad), ("answer_relevancy", J, aj)):
+            results.append(MetricResult(sid, metric, method, value, unscored_reason=None if value is not None else "error"))
+    frame = results_frame(results, {"1": "a", "2": "b", "3": "a", "4": "a"})
+    got = runs.scatter_frame(frame, J)
+    assert list(got.columns) == ["sample_id", "category", "criterion", "decomposed", "judge", "rows"]
+    assert got.values.tolist() == [
+        ["1", "a", "faithfulness", 1.0, 1.0, 2],  # rows 1 and 3: one dot, the first row named
+        ["2", "b", "faithfulness", 1.0, 1.0, 1],  # same values, another category: its own dot
+        ["1", "a", "answer_relevancy", 0.5, 0.25, 1],
+        ["2", "b", "answer_relevancy", 0.5, 0.5, 1],
+        ["3", "a", "answer_relevancy", 0.75, 0.5, 1],
+    ]
+    assert got["rows"].sum() == 3 + 3  # every row scored by both is counted once per criterion
+    spec = charts.agreement_scatter(got, [("faithfulness", "F"), ("answer_relevancy", "A")])
+    tooltip = spec["concat"][0]["layer"][1]["encoding"]["tooltip"]
+    assert [f["field"] for f in tooltip] == ["sample_id", "category", "decomposed", "judge", "rows"]

@@ -118,6 +118,24 @@ def test_report_rows_are_the_user_choice_or_the_most_disagreeing(built):
     assert "Chosen rows (1)" in html and "<h3>#4 " in html
 
 
+def test_report_rows_rank_by_spread_with_ties_in_dataset_order() -> None:
+    """Hand-computed: spreads b 0.5, a 0.5, c 0.9, d 0 (one method only); dataset order b, a, c, d."""
+    from rageval_core.compare import results_frame
+    from rageval_core.report.build import choose_rows
+    from rageval_core.types import MetricResult
+
+    def r(sid: str, method: str, value: float | None) -> MetricResult:
+        return MetricResult(sid, "faithfulness", method, value, unscored_reason=None if value is not None else "error")
+
+    frame = results_frame([r("b", "decomposed", 1.0), r("b", "judge:x", 0.5), r("a", "decomposed", 0.25),
+                           r("a", "judge:x", 0.75), r("c", "decomposed", 0.05), r("c", "judge:x", 0.95),
+                           r("d", "decomposed", 0.5), r("d", "judge:x", None)])
+    assert choose_rows(frame, None, 4) == [("c", pytest.approx(0.9)), ("b", 0.5), ("a", 0.5), ("d", 0.0)]
+    assert [sid for sid, _ in choose_rows(frame, None, 2)] == ["c", "b"]
+    assert choose_rows(frame, ["a", "zz"], 1) == [("a", 0.5), ("zz", 0.0)]  # the user's choice, as given
+    assert choose_rows(frame.iloc[:0], None, 3) == []
+
+
 def test_cli_report_writes_the_file_and_says_its_size(built, tmp_path, capsys, monkeypatch):
     from rageval_core import cli
 

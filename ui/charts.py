@@ -85,7 +85,8 @@ def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_or
 
 
 def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> Spec:
-    """Decomposed (x) vs judge (y) per row, one panel per ``(criterion id, label)``, with the y = x diagonal.
+    """Decomposed (x) vs judge (y) per row, one panel per ``(criterion id, label)``, with the y = x diagonal;
+    ``points`` are ``runs.scatter_frame`` lines (one per distinct point, ``rows`` at it).
 
     Every panel reads the one ``points`` dataset through a filter on its criterion, so each row's values are
     sent to the browser once (Altair's per-panel subsets were one dataset per criterion, built and hashed in
@@ -102,7 +103,8 @@ def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]])
             "y": {"field": "judge", **axis, "title": t("chart.judge")},
             "color": {**category, "scale": {"scheme": CATEGORY_SCHEME, "domain": categories}},
             "shape": {**category, "scale": {"domain": categories}},
-            "tooltip": [_nominal("sample_id"), _nominal("category"), _score("decomposed"), _score("judge")],
+            "tooltip": [{**_nominal("sample_id"), "title": t("chart.first_row")}, _nominal("category"),
+                        _score("decomposed"), _score("judge"), {"field": "rows", "type": "quantitative", "title": t("chart.rows_here")}],
         },
     }
     diagonal = {
@@ -120,7 +122,7 @@ def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]])
         "config": {**_CONFIG, "legend": {"orient": "bottom"}},
         "concat": panels,
         "columns": 4,
-        "datasets": {"points": points[["sample_id", "category", "criterion", "decomposed", "judge"]]},
+        "datasets": {"points": points[["sample_id", "category", "criterion", "decomposed", "judge", "rows"]]},
     }
 
 

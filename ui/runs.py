@@ -115,11 +115,16 @@ class RunView:
             return ""
         return sample.question[:limit] + "…" if len(sample.question) > limit else sample.question
 
+    def side_by_side(self, judge: str) -> pd.DataFrame:
+        """``compare.side_by_side`` of the view and ``judge``, kept with the run (the per-row table and the scatter
+        both start from it; treat it as read-only)."""
+        return self.cached(f"side_by_side:{judge}", lambda: compare.side_by_side(self.frame, judge))
+
     def per_row(self, judge: str | None) -> pd.DataFrame:
         """One line per row: decomposed vs ``judge`` side by side, or (no judge) a column per metric with
         readable labels, rows in dataset order."""
         if judge:
-            return compare.side_by_side(self.frame, judge)
+            return self.side_by_side(judge)
         wide = self.frame.pivot_table(index="sample_id", columns="metric", values="value", aggfunc="mean")
         return wide.reindex(self.sample_ids()).rename(columns=metric_label).reset_index()
 
@@ -222,10 +227,14 @@ def category_comparison(view: RunView, criterion: str, judge: str) -> pd.DataFra
     return side
 
 
-def scatter_frame(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
-    """Per row and shared criterion: decomposed value vs judge value (rows scored by both)."""
-    side = compare.side_by_side(frame, judge)
-    columns = ["sample_id", "category", "criterion", "decomposed", "judge"]
+def scatter_frame(frame: pd.DataFrame, judge: str, side: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per shared criterion, decomposed value vs judge value of the rows scored by both, one line per distinct
+    point: rows at the same (criterion, category, decomposed, judge) are drawn as one dot, so ``rows`` counts
+    them and ``sample_id`` is the first of them in dataset order. Identical dots on top of each other show
+    nothing more than one (scores such as 1.0 / 1.0 repeat over a large run), and every dot is a mark the
+    browser draws. ``side`` is ``compare.side_by_side(frame, judge)`` when the caller has it."""
+    side = compare.side_by_side(frame, judge) if side is None else side
+    columns = ["sample_id", "category", "criterion", "decomposed", "judge", "rows"]
     parts = []
     for criterion in compare.shared_criteria(frame, DECOMPOSED, judge):
         part = side[["sample_id", "category", f"{criterion}|{DECOMPOSED}", f"{criterion}|{judge}"]].dropna(
@@ -234,8 +243,10 @@ def scatter_frame(frame: pd.DataFrame, judge: str) -> pd.DataFrame:
         parts.append(part.assign(criterion=criterion))
     if not parts:
         return pd.DataFrame(columns=columns)
-    out = pd.concat(parts, ignore_index=True)[columns]
-    return out.astype({"decomposed": float, "judge": float})
+    points = pd.concat(parts, ignore_index=True).astype({"decomposed": float, "judge": float})
+    same = points.groupby(["criterion", "category", "decomposed", "judge"], sort=False, dropna=False)["sample_id"]
+    out = same.first().to_frame().assign(rows=same.size()).reset_index()
+    return out[columns].astype({"rows": int})
 
 
 @dataclass

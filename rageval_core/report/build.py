@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
 import pandas as pd
 
 from rageval_core import compare
@@ -98,9 +99,10 @@ def choose_rows(frame: pd.DataFrame, sample_ids: Sequence[str] | None, top: int)
     spread = row_spread(frame)
     if sample_ids:
         return [(sid, float(spread.get(sid, 0.0))) for sid in sample_ids]
-    order = {sid: i for i, sid in enumerate(dict.fromkeys(frame["sample_id"]))}
-    ranked = sorted(spread.items(), key=lambda kv: (-kv[1], order.get(kv[0], 0)))
-    return [(str(sid), float(v)) for sid, v in ranked[:top]]
+    ids = compare.first_seen(frame["sample_id"])  # dataset order, without a Python loop over every result
+    position = pd.Series(np.arange(len(ids)), index=ids).reindex(spread.index).fillna(0).to_numpy()
+    ranked = np.lexsort((position, -spread.to_numpy()))[:top]  # largest spread first, ties in dataset order
+    return [(str(spread.index[i]), float(spread.iloc[i])) for i in ranked]
 
 
 def build_run(store: Store, run_id: str, *, samples: Sequence[Sample] | None = None,
