@@ -46,17 +46,26 @@ _INTEGER = ("calls", "cached_calls", "input_tokens", "output_tokens")
 _REAL = ("value", "cost_usd", "latency_s")
 
 
-def _columns_sql(text: Sequence[str]) -> str:
+def _columns_sql(text: Sequence[str], integer: Sequence[str]) -> str:
     """Text and integer columns come as one JSON array each (exact: JSON keeps text and integers as they are), so
     100,000 results are a dozen strings to parse rather than 1.4 million values for Python to box one by one;
-    reals come as plain rows (``_REALS_SQL``: SQLite prints a real in JSON with 15 digits, not the 17 that keep
-    it exact)."""
-    inner = _WRITTEN.format(columns=", ".join(["sample_id", "metric", "method", "judge", *text[3:], *_INTEGER]))
-    return ("SELECT " + ", ".join(f"json_group_array({sql})" for sql in [*(_TEXT[c] for c in text), *(f"h.{c}" for c in _INTEGER)])
+    reals come as plain rows (``_reals_sql``: SQLite prints a real in JSON with 15 digits, not the 17 that keep
+    it exact). ``text`` starts with sample_id, metric, method (the judge id makes the method's name)."""
+    inner = _WRITTEN.format(columns=", ".join(["sample_id", "metric", "method", "judge", *text[3:], *integer]))
+    return ("SELECT " + ", ".join(f"json_group_array({sql})" for sql in [*(_TEXT[c] for c in text), *(f"h.{c}" for c in integer)])
             + f" FROM ({inner}) h")
 
 
-_REALS_SQL = _WRITTEN.format(columns=", ".join(_REAL))
+def _reals_sql(real: Sequence[str]) -> str:
+    return _WRITTEN.format(columns=", ".join(real))
+
+
+# What the pages read of a run (``PAGE_COLUMNS``): no page shows a result's reason, tokens, calls, cost or
+# latency from the frame (the inspector reads one row's results; costs come from the call log), and those
+# columns, the reasons' text above all, were most of reading a large run.
+PAGE_COLUMNS = ("sample_id", "category", "metric", "method", "value", "unscored_reason", "provider")
+
+
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
 
@@ -109,31 +118,34 @@ def light_results(store: Store, run_id: str) -> list[MetricResult]:
     return cached(store, run_id, "results", build)
 
 
-def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None], *, reasons: bool = True) -> pd.DataFrame:
+def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None],
+              columns: Sequence[str] = RESULT_COLUMNS) -> pd.DataFrame:
     """``compare.results_frame`` of the run's results (repeat 0) in dataset order (``categories``' order, the
     run's rows; results of other rows last; each row's results in the order written), ``categories`` mapping
     sample id → category: the same frame, columns and types, built from columns read in SQL, not result objects.
-
-    ``reasons=False`` leaves out the ``reason`` column: the pages show no result's reason from the frame (the
-    inspector reads one row's results), and the reasons' text is about half of reading a large run."""
-    text = [c for c in _TEXT if reasons or c != "reason"]
+    ``columns`` (a subset of ``RESULT_COLUMNS`` with sample_id, metric and method; the pages pass
+    ``PAGE_COLUMNS``) are the only ones read and kept, in ``RESULT_COLUMNS``' order."""
+    names = [c for c in RESULT_COLUMNS if c in set(columns) | {"sample_id", "metric", "method"}]
+    text = [c for c in _TEXT if c in names]
+    integer = [c for c in _INTEGER if c in names]
+    real = [c for c in _REAL if c in names]
     cur = store._conn().cursor()
     cur.row_factory = None  # plain tuples
-    texts = [json.loads(v) for v in cur.execute(_columns_sql(text), (run_id,)).fetchone()]
-    names = [c for c in RESULT_COLUMNS if reasons or c != "reason"]
+    texts = [json.loads(v) for v in cur.execute(_columns_sql(text, integer), (run_id,)).fetchone()]
     if not texts[0]:
         return results_frame([], categories)[names]
-    reals = np.array(cur.execute(_REALS_SQL, (run_id,)).fetchall(), dtype=float)  # NULL → NaN
+    reals = np.array(cur.execute(_reals_sql(real), (run_id,)).fetchall(), dtype=float) if real else None  # NULL → NaN
     position = {sid: i for i, sid in enumerate(categories)}
     order = np.argsort([position.get(sid, len(position)) for sid in texts[0]], kind="stable")  # dataset order
     pick = (lambda values: [values[0]]) if len(order) == 1 else \
         (lambda values, get=operator.itemgetter(*order.tolist()): list(get(values)))  # noqa: E731
     texts = [pick(values) for values in texts]
-    columns: dict[str, Any] = {name: _text_column(values) for name, values in zip(text, texts)}
-    columns.update({name: np.array(values, dtype=np.int64) for name, values in zip(_INTEGER, texts[len(text):])})
-    columns.update({name: reals[order, i] for i, name in enumerate(_REAL)})
-    columns["category"] = [categories.get(sid) for sid in texts[0]]
-    return pd.DataFrame(columns, columns=names)
+    frame: dict[str, Any] = {name: _text_column(values) for name, values in zip(text, texts)}
+    frame.update({name: np.array(values, dtype=np.int64) for name, values in zip(integer, texts[len(text):])})
+    if reals is not None:
+        frame.update({name: reals[order, i] for i, name in enumerate(real)})
+    frame["category"] = [categories.get(sid) for sid in texts[0]]
+    return pd.DataFrame(frame, columns=names)
 
 
 def row_categories(store: Store, run_id: str) -> dict[str, str | None]:

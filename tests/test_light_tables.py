@@ -79,7 +79,7 @@ def test_the_run_frame_from_sql_equals_the_frame_of_the_full_results(judged: tup
                                   _full_frame(store, run_id, no_categories))
 
 
-def test_the_pages_frame_is_the_full_frame_without_reasons_and_their_categories_come_from_sql(
+def test_the_pages_frame_is_the_full_frame_with_fewer_columns_and_their_categories_come_from_sql(
     judged: tuple[Store, str]
 ) -> None:
     store, run_id = judged
@@ -87,15 +87,19 @@ def test_the_pages_frame_is_the_full_frame_without_reasons_and_their_categories_
     categories = {r.sample_id: r.category for r in rows}
     assert run_summary.row_categories(store, run_id) == categories
     assert list(run_summary.row_categories(store, run_id)) == [r.sample_id for r in rows]  # dataset order
-    got = run_summary.run_frame(store, run_id, categories, reasons=False)
-    pd.testing.assert_frame_equal(got, _full_frame(store, run_id, categories).drop(columns=["reason"]))
+    got = run_summary.run_frame(store, run_id, categories, run_summary.PAGE_COLUMNS)
+    assert list(got.columns) == list(run_summary.PAGE_COLUMNS)
+    pd.testing.assert_frame_equal(got, _full_frame(store, run_id, categories)[list(run_summary.PAGE_COLUMNS)])
+    some = run_summary.run_frame(store, run_id, categories, ["latency_s", "value", "calls", "model"])  # any subset, in order
+    assert list(some.columns) == ["sample_id", "metric", "method", "value", "model", "calls", "latency_s"]
+    pd.testing.assert_frame_equal(some, _full_frame(store, run_id, categories)[list(some.columns)])
     view = runs.load(run_id, None, store)
-    assert view is not None and "reason" not in view.frame.columns
+    assert view is not None and list(view.frame.columns) == list(run_summary.PAGE_COLUMNS)
     assert view.categories != categories  # the sample file's labels ("✅ 正確な回答"), not the stored categories
-    pd.testing.assert_frame_equal(view.frame, _full_frame(store, run_id, view.categories).drop(columns=["reason"]))
+    pd.testing.assert_frame_equal(view.frame, _full_frame(store, run_id, view.categories)[list(run_summary.PAGE_COLUMNS)])
     empty = clone_run(store, run_id, 1)
     store._write(lambda c: c.execute("DELETE FROM results WHERE run_id = ?", (empty,)), "empty")
-    assert list(run_summary.run_frame(store, empty, {}, reasons=False).columns) == list(got.columns)
+    assert list(run_summary.run_frame(store, empty, {}, run_summary.PAGE_COLUMNS).columns) == list(got.columns)
     store.delete_run(empty)
 
 

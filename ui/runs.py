@@ -169,8 +169,8 @@ def _sample_file(name: str, mtime_ns: int) -> datasets.LoadedDataset:
 
 def load(run_id: str, current: data.Workset | None = None, run_store: Store | None = None) -> RunView | None:
     """A stored run with results frame and row texts, or None when it no longer exists. The frame is kept per
-    run until its results change (``run_summary.cached``): the pages rerun on every click. It has no ``reason``
-    column (``run_summary.run_frame``): no page shows one from it, and the text is half of reading a big run."""
+    run until its results change (``run_summary.cached``): the pages rerun on every click. It has the columns the
+    pages read (``run_summary.PAGE_COLUMNS``: no reason, tokens, calls, cost or latency)."""
     s = run_store or store()
     info = s.get_run(run_id)
     if info is None:
@@ -183,7 +183,7 @@ def load(run_id: str, current: data.Workset | None = None, run_store: Store | No
             for sid, stored in categories.items():
                 sample = samples.get(sid)
                 categories[sid] = data.category_label(sample) if sample is not None else stored
-        return run_summary.run_frame(s, info.id, categories, reasons=False), categories
+        return run_summary.run_frame(s, info.id, categories, run_summary.PAGE_COLUMNS), categories
 
     now = run_summary.stamp(s, info.id)
     frame, categories = run_summary.cached(s, info.id, f"view:{source}", build, at=now)

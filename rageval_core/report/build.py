@@ -102,7 +102,7 @@ def choose_rows(frame: pd.DataFrame, sample_ids: Sequence[str] | None, top: int)
     ids = compare.first_seen(frame["sample_id"])  # dataset order, without a Python loop over every result
     position = pd.Series(np.arange(len(ids)), index=ids).reindex(spread.index).fillna(0).to_numpy()
     ranked = np.lexsort((position, -spread.to_numpy()))[:top]  # largest spread first, ties in dataset order
-    return [(str(spread.index[i]), float(spread.iloc[i])) for i in ranked]
+    return [(str(sid), float(v)) for sid, v in zip(spread.index.to_numpy()[ranked].tolist(), spread.to_numpy()[ranked].tolist())]
 
 
 def build_run(store: Store, run_id: str, *, samples: Sequence[Sample] | None = None,
