@@ -11,11 +11,13 @@ row's results with details (``row_results``).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import operator
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -125,6 +127,24 @@ def run_frame(store: Store, run_id: str, categories: Mapping[str, str | None],
     sample id → category: the same frame, columns and types, built from columns read in SQL, not result objects.
     ``columns`` (a subset of ``RESULT_COLUMNS`` with sample_id, metric and method; the pages pass
     ``PAGE_COLUMNS``) are the only ones read and kept, in ``RESULT_COLUMNS``' order."""
+    with _gc_paused():
+        return _run_frame(store, run_id, categories, columns)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a frame is built: it makes no cycles, but its allocations set off
+    about a hundred collections per 100,000 results (0.08 of 0.5 s measured on a 10,000-row run)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run_frame(store: Store, run_id: str, categories: Mapping[str, str | None], columns: Sequence[str]) -> pd.DataFrame:
     names = [c for c in RESULT_COLUMNS if c in set(columns) | {"sample_id", "metric", "method"}]
     text = [c for c in _TEXT if c in names]
     integer = [c for c in _INTEGER if c in names]

@@ -125,6 +125,20 @@ def test_run_delta_with_changed_only_filter(frame):
     assert s.loc[("faithfulness", "decomposed"), "unscored_a"] == 1 and s.loc[("faithfulness", "decomposed"), "unscored_b"] == 0
 
 
+def test_disagreements_break_ties_by_criterion_then_dataset_order():
+    """Hand-computed gaps: faithfulness rows b 0.5, a 0.5, c 0.25; answer relevancy a 0.5 (dataset order b, a, c;
+    faithfulness comes before answer relevancy): equal gaps list faithfulness first, then rows in dataset order."""
+    rows = [("b", "faithfulness", 1.0, 0.5), ("a", "faithfulness", 0.0, 0.5), ("c", "faithfulness", 0.5, 0.75),
+            ("a", "answer_relevancy", 1.0, 0.5), ("b", "answer_relevancy", 0.5, None)]
+    results = [r for sid, metric, d, j in rows
+               for r in (R(sid, metric, "decomposed", d), R(sid, metric, J, j, None if j is not None else "error"))]
+    d = disagreements(results_frame(results, {"b": "x", "a": "y", "c": "x"}), top=3)
+    assert d[["sample_id", "criterion", "abs_diff"]].values.tolist() == [
+        ["b", "faithfulness", 0.5], ["a", "faithfulness", 0.5], ["a", "answer_relevancy", 0.5]]
+    assert list(d["category"]) == ["x", "y", "y"] and d["value_b"].tolist() == [0.5, 0.5, 0.5]
+    assert disagreements(results_frame(results, {}), top=10)["sample_id"].tolist() == ["b", "a", "a", "c"]
+
+
 def test_disagreements_and_run_delta_on_frames_without_reasons_give_the_same_rows(frame):
     """The pages' frames have no ``reason`` column: the same disagreements and deltas, less the reasons."""
     bare = frame.drop(columns=["reason"])

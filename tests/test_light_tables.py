@@ -193,3 +193,33 @@ def test_a_database_with_the_copies_but_not_the_means_index_gets_the_index_only(
     assert "result_light_means" in names
     assert again._conn().execute("SELECT COUNT(*) FROM result_light").fetchone()[0] == 1  # not copied twice
     _light_equals_full(again)
+
+
+def test_the_frame_is_built_without_garbage_collection_and_collection_comes_back_after(
+    judged: tuple[Store, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    store, run_id = judged
+    seen: list[bool] = []
+    real = run_summary._run_frame
+
+    def spy(*args: object) -> pd.DataFrame:
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    monkeypatch.setattr(run_summary, "_run_frame", spy)
+    assert gc.isenabled()
+    assert not run_summary.run_frame(store, run_id, {}).empty
+    assert seen == [False] and gc.isenabled()
+    monkeypatch.setattr(run_summary, "_run_frame", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        run_summary.run_frame(store, run_id, {})
+    assert gc.isenabled()  # back on after a failure too
+    gc.disable()
+    try:
+        monkeypatch.setattr(run_summary, "_run_frame", spy)
+        run_summary.run_frame(store, run_id, {})
+        assert not gc.isenabled()  # left as the caller had it
+    finally:
+        gc.enable()

@@ -83,7 +83,7 @@ class RunView:
     def sample_ids(self) -> list[str]:
         """Rows with results, in dataset order (the store's row positions)."""
         def build() -> list[str]:
-            present = set(self.frame["sample_id"].unique()) if not self.frame.empty else set()
+            present = set(compare.first_seen(self.frame["sample_id"])) if not self.frame.empty else set()
             return [sid for sid in self.categories if sid in present]
 
         return list(self._once("sample_ids", build))
