@@ -216,3 +216,24 @@ def test_a_json_array_read_as_it_goes_matches_the_whole_read_row_for_row(tmp_pat
     for other in ('{"rows": [' + json.dumps(ROW) + "]}", "[" + json.dumps(ROW) + ",]", "[]"):
         path.write_text(other, encoding="utf-8")
         assert open_live(path, min_bytes=0) is None  # a wrapper object, a syntax error, no rows: the whole read says
+
+
+def test_a_run_made_from_a_whole_read_resumes_from_the_file_read_as_it_goes(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(feed, "HEAD_ROWS", 10)
+    path = _file(tmp_path / "rows.jsonl", 120)
+    whole = load_dataset(path)
+    store = Store(tmp_path / "r.sqlite")
+    cancel = threading.Event()
+    stopped = run(whole.samples, [Recorder(cancel_after=30, cancel=cancel)], ScriptedLLM(), HashEmbedder(), store=store,
+                  concurrency=2, workers=4, cancel=cancel, dataset_digest=whole.content_hash)
+    assert stopped.status == "cancelled" and "data_sha256" not in store.get_run(stopped.run_id).settings
+    saved = {r.sample_id for r in store.results(stopped.run_id)}
+    changed = _file(tmp_path / "other.jsonl", 121)
+    with pytest.raises(RunError, match="different dataset"):  # no file hash stored: the file is read once for its hash
+        run(_live(changed), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, run_id=stopped.run_id, resume=True)
+    second = Recorder()
+    resumed = run(_live(path), [second], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
+                  run_id=stopped.run_id, resume=True)
+    assert resumed.status == "done" and not saved & set(second.scored) and len(saved) + len(second.scored) == 120
+    assert store.get_run(stopped.run_id).dataset_hash == whole.content_hash

@@ -51,7 +51,7 @@ class LiveDataset:
         self.expected_rows = expected_rows  # non-blank lines: the rows, good and bad
         self.issues: list[Issue] = []
         self.content_hash: str | None = None
-        self.language = "en"
+        self.language = "en"  # told from the first 50 rows once they are read (as a whole read tells it)
         self.done = False
         self.categories: dict[str, str | None] = {}  # id → category label, in dataset order (the closing tables)
         self._reader = RowReader(self.file, text_cells=fmt == "csv")
@@ -81,8 +81,11 @@ class LiveDataset:
                 self.categories[sample.id] = None if label is None else self._labels.setdefault(str(label), str(label))
                 if len(self._first) < LANGUAGE_ROWS:
                     self._first.append(sample)
-                    self.language = detect_dataset_language(self._first)
+                    if len(self._first) == LANGUAGE_ROWS:
+                        self.language = detect_dataset_language(self._first)
                 yield sample
+        if len(self._first) < LANGUAGE_ROWS:
+            self.language = detect_dataset_language(self._first)
         self._finish(text[0])
 
     def _finish(self, any_text: bool) -> None:
