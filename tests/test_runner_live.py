@@ -95,8 +95,11 @@ def test_a_run_starts_before_the_reader_reaches_the_end_and_reads_ahead_a_bounde
     live = _live(path)
     scorer = Recorder(live)
     reads: list[int] = []
+    seen: list = []
     store = Store(tmp_path / "r.sqlite")
-    result = run(live, [scorer], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4, on_read=reads.append)
+    result = run(live, [scorer], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4, on_read=reads.append,
+                 progress=seen.append)
+    assert not seen[0].total_known and seen[0].total == 600 and seen[-1].total_known  # the file's rows, then exact
     assert scorer.done_when_first is False  # the first task ran while most of the file was unread
     assert result.done_tasks == result.total_tasks == 600 and sorted(scorer.scored) == sorted(f"r{i}" for i in range(600))
     # rows read but not yet scored: the first rows plus the loop's window (2 × workers), never the file
@@ -237,3 +240,19 @@ def test_a_run_made_from_a_whole_read_resumes_from_the_file_read_as_it_goes(tmp_
                   run_id=stopped.run_id, resume=True)
     assert resumed.status == "done" and not saved & set(second.scored) and len(saved) + len(second.scored) == 120
     assert store.get_run(stopped.run_id).dataset_hash == whole.content_hash
+
+
+def test_the_progress_line_marks_a_total_taken_from_the_file_s_rows() -> None:
+    import io
+
+    from rageval_core.cli.common import ProgressBar
+    from rageval_core.runner import Progress
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream)
+    bar(Progress(done=0, total=500, calls=0, cached_calls=0, errors=0, input_tokens=0, output_tokens=0, cost_usd=0.0,
+                 elapsed_s=0.0, eta_s=None, total_known=False))
+    bar(Progress(done=495, total=495, calls=0, cached_calls=0, errors=0, input_tokens=0, output_tokens=0, cost_usd=0.0,
+                 elapsed_s=1.0, eta_s=0.0))
+    first, last = stream.getvalue().splitlines()
+    assert "0/~500 tasks" in first and "495/495 tasks" in last

@@ -45,7 +45,7 @@ class ProgressBar:
         eta = "?" if p.eta_s is None else f"{p.eta_s:4.0f}s"
         tokens = p.input_tokens + p.output_tokens
         text = (
-            f"{p.done}/{p.total} tasks  calls {p.calls} (+{p.cached_calls} cached"
+            f"{p.done}/{'' if getattr(p, 'total_known', True) else '~'}{p.total} tasks  calls {p.calls} (+{p.cached_calls} cached"
             + (f", {p.errors} errors" if p.errors else "")
             + f")  tokens {tokens}  ${p.cost_usd:.4f}  left {eta}"
         )

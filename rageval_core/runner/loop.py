@@ -79,6 +79,7 @@ class Progress:
     skipped: int = 0
     unsaved: int = 0  # finished tasks waiting for a locked store
     warnings: int = 0  # call-log / cache writes lost (results unaffected)
+    total_known: bool = True  # False while a file read as the run goes is not read to its end (total from its rows)
 
     @property
     def fraction(self) -> float:
@@ -340,7 +341,7 @@ def run(
                 done=done + skipped, total=total, calls=counters.calls, cached_calls=counters.cached_calls,
                 errors=counters.errors, input_tokens=counters.input_tokens, output_tokens=counters.output_tokens,
                 cost_usd=counters.cost_usd, elapsed_s=elapsed, eta_s=eta, last_sample_id=last, skipped=skipped,
-                unsaved=sink.unsaved, warnings=sum(counters.warnings.values()),
+                unsaved=sink.unsaved, warnings=sum(counters.warnings.values()), total_known=live is None or live.done,
             )
         progress(snap)
 
