@@ -55,3 +55,12 @@ def test_provider_error_maps_to_unscored_reason():
     assert ProviderError("t", kind="timeout").unscored_reason == "timeout"
     assert ProviderError("m", kind="replay_miss").unscored_reason == "replay_miss"
     assert ProviderError("x", kind="server", status=500).unscored_reason == "provider_error"
+
+
+def test_usage_to_dict_has_every_field() -> None:
+    import dataclasses
+
+    from rageval_core.types import Usage
+
+    usage = Usage(input_tokens=3, output_tokens=5, cached_input_tokens=7)
+    assert usage.to_dict() == dataclasses.asdict(usage)

@@ -76,6 +76,11 @@ def test_two_judges_one_run_results_carry_provider_model_and_judge(tmp_path):
     first = data["rows"][0]["results"]
     assert {(r["method"], r["provider"], r["judge"]) for r in first} == {
         ("judge:rubric5", "offline", "heuristic"), ("judge:rubric5", "scripted", "scripted")}
+    # The export without details reads narrow columns (the judge taken out of the details in SQL): the same
+    # rows as the full read with its details left out.
+    full = run_to_dict(store, result.run_id, include_details=True)["rows"]
+    assert data["rows"] == [{**row, "results": [{k: v for k, v in r.items() if k != "details"} for r in row["results"]]}
+                            for row in full]
     header = run_to_csv(store, result.run_id).splitlines()[0]
     assert "judge:rubric5@heuristic/faithfulness" in header and "judge:rubric5@scripted/faithfulness" in header
     configs = store.get_run(result.run_id).settings["judge_configs"]

@@ -71,7 +71,7 @@ def result_pairs(store: Store, run_id: str) -> list[tuple[str, str]]:
     """The distinct (display method, metric) pairs of repeat 0 (unordered), read without the results."""
     label = _method_labels()
     cur = store._conn().execute(
-        "SELECT DISTINCT method, metric, json_extract(details, '$.judge') FROM results WHERE run_id = ? AND repeat_index = 0",
+        "SELECT DISTINCT method, metric, judge FROM result_light WHERE run_id = ? AND repeat_index = 0",
         (run_id,),
     )
     return list(dict.fromkeys((label(method, judge), metric) for method, metric, judge in cur))
