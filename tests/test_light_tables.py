@@ -223,3 +223,33 @@ def test_the_frame_is_built_without_garbage_collection_and_collection_comes_back
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def test_a_filter_narrows_a_run_once_while_it_stays_and_a_label_filter_every_time(
+    judged: tuple[Store, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rageval_core.row_filter import RowFilter
+    from ui import filters
+
+    store, run_id = judged
+    view = runs.load(run_id, None, store)
+    assert view is not None
+    calls: list[int] = []
+    real = filters.filter_rows
+    monkeypatch.setattr(filters, "filter_rows", lambda *a, **k: calls.append(1) or real(*a, **k))
+    flt = RowFilter(categories=(view.category_order()[0],))
+    first, total = filters.apply(view, flt, None, store)
+    again, _ = filters.apply(runs.load(run_id, None, store), flt, None, store)  # the next click, a new view
+    assert len(calls) == 1 and total == len(view.sample_ids())
+    pd.testing.assert_frame_equal(first.frame, again.frame)
+    assert first.frame is not again.frame  # each page gets its own copy
+    expected = set(real(view.frame, flt, order=view.sample_ids()))
+    assert set(first.frame["sample_id"]) == expected and 0 < len(expected) < total
+    filters.apply(view, RowFilter(categories=(view.category_order()[1],)), None, store)
+    assert len(calls) == 2  # another filter: narrowed again
+    by_method, _ = filters.apply(view, RowFilter(methods=("jury:mean",)), None, store)
+    assert set(by_method.frame["method"]) == {"jury:mean"}
+    labelled = RowFilter(labels="labelled")
+    filters.apply(view, labelled, None, store)
+    filters.apply(view, labelled, None, store)
+    assert len(calls) == 5  # labels change without the run changing: never kept
