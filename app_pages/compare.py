@@ -58,7 +58,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
             st.table(widgets.score_table(side, markdown=True))
 
 st.subheader(t("compare.bars"))
-bars = view.cached("bars", lambda: runs.chart_frame(view.frame)).copy()
+bars = view.cached("bars", lambda: runs.chart_frame({m: view.category_table(m) for m in view.methods()})).copy()
 if bars.empty:
     st.info(t("compare.no_category_scored"))
 else:
@@ -75,7 +75,7 @@ if judge and DECOMPOSED in view.methods() and judge in view.methods():
     if not points.empty:
         criteria = [(c, widgets.metric_label(c)) for c in compare.shared_criteria(view.frame, DECOMPOSED, judge)]
         charts.draw(charts.agreement_scatter(points, criteria))
-    stats = view.cached(f"agreement:{judge}", lambda: compare.agreement(view.frame, DECOMPOSED, judge)).copy()
+    stats = view.cached(f"agreement:{judge}", lambda: compare.agreement(view.frame, DECOMPOSED, judge, table=view.wide())).copy()
     stats["criterion"] = stats["criterion"].map(widgets.metric_label)
     st.markdown(t("compare.agreement"))
     widgets.table(

@@ -234,11 +234,13 @@ def wide(frame: pd.DataFrame) -> pd.DataFrame:
     return table[ordered]
 
 
-def side_by_side(frame: pd.DataFrame, judge: str | None = None, decomposed: str = DECOMPOSED) -> pd.DataFrame:
+def side_by_side(frame: pd.DataFrame, judge: str | None = None, decomposed: str = DECOMPOSED, *,
+                 table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per-row table: for each shared criterion the decomposed value, the judge value and their difference.
 
     Columns: ``sample_id``, ``category``, then ``<metric>|decomposed``, ``<metric>|<judge>``,
     ``<metric>|diff`` (judge − decomposed; NaN when either side is unscored) for each shared criterion.
+    ``table`` is ``wide(frame)`` when the caller keeps it (a pivot of every result).
     """
     judge = judge or next(iter(judge_methods(frame)), None)
     out = pd.DataFrame({"sample_id": _row_order(frame)})
@@ -246,7 +248,7 @@ def side_by_side(frame: pd.DataFrame, judge: str | None = None, decomposed: str 
     out["category"] = out["sample_id"].map(cats)
     if judge is None:
         return out
-    table = wide(frame)
+    table = wide(frame) if table is None else table
     for metric in shared_criteria(frame, decomposed, judge):
         a = table[f"{metric}|{decomposed}"].reindex(out["sample_id"]).to_numpy()
         b = table[f"{metric}|{judge}"].reindex(out["sample_id"]).to_numpy()
@@ -322,8 +324,9 @@ def agreement(
     method_b: str | None = None,
     *,
     threshold: float = 0.5,
+    table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """Agreement per shared criterion over rows scored by both methods.
+    """Agreement per shared criterion over rows scored by both methods (``table``: ``wide(frame)`` if kept).
 
     Columns: criterion, n, pearson, spearman, mad (mean absolute difference), kappa (at ``threshold``),
     threshold, unscored_a, unscored_b, note (why a statistic is NaN: n < 2, a constant side, one label).
@@ -332,7 +335,7 @@ def agreement(
     columns = ["criterion", "n", "pearson", "spearman", "mad", "kappa", "threshold", "unscored_a", "unscored_b", "note"]
     if method_b is None:
         return pd.DataFrame(columns=columns)
-    table = wide(frame)
+    table = wide(frame) if table is None else table
     rows = []
     for metric in shared_criteria(frame, method_a, method_b):
         a = table[f"{metric}|{method_a}"]

@@ -253,3 +253,27 @@ def test_a_filter_narrows_a_run_once_while_it_stays_and_a_label_filter_every_tim
     filters.apply(view, labelled, None, store)
     filters.apply(view, labelled, None, store)
     assert len(calls) == 5  # labels change without the run changing: never kept
+
+
+def test_the_pages_bars_scatter_and_agreement_from_the_kept_pivot_equal_those_built_from_the_frame(
+    judged: tuple[Store, str]
+) -> None:
+    store, run_id = judged
+    view = runs.load(run_id, None, store)
+    assert view is not None
+    judge = "judge:rubric5@heuristic"
+    table = view.wide()
+    pd.testing.assert_frame_equal(table, compare.wide(view.frame))
+    pd.testing.assert_frame_equal(compare.agreement(view.frame, DECOMPOSED, judge, table=table),
+                                  compare.agreement(view.frame, DECOMPOSED, judge))
+    pd.testing.assert_frame_equal(view.side_by_side(judge), compare.side_by_side(view.frame, judge))
+    bars = runs.chart_frame({m: view.category_table(m) for m in view.methods()})
+    assert list(dict.fromkeys(bars["method"])) == view.methods()
+    for method in view.methods():  # each bar is a cell of that method's per-category table
+        cells = compare.category_table(view.frame, method).stack().rename("mean").reset_index()
+        cells.columns = ["category", "criterion", "mean"]
+        got = bars[bars["method"] == method].drop(columns="method")
+        pd.testing.assert_frame_equal(got.sort_values(["category", "criterion"]).reset_index(drop=True),
+                                      cells.sort_values(["category", "criterion"]).reset_index(drop=True),
+                                      check_dtype=False)
+    assert runs.chart_frame({}).empty

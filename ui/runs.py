@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -118,7 +118,12 @@ class RunView:
     def side_by_side(self, judge: str) -> pd.DataFrame:
         """``compare.side_by_side`` of the view and ``judge``, kept with the run (the per-row table and the scatter
         both start from it; treat it as read-only)."""
-        return self.cached(f"side_by_side:{judge}", lambda: compare.side_by_side(self.frame, judge))
+        return self.cached(f"side_by_side:{judge}", lambda: compare.side_by_side(self.frame, judge, table=self.wide()))
+
+    def wide(self) -> pd.DataFrame:
+        """``compare.wide`` of the view (a pivot of every result), kept with the run: the per-row table, the
+        scatter and the agreement table read it (treat it as read-only)."""
+        return self.cached("wide", lambda: compare.wide(self.frame))
 
     def per_row(self, judge: str | None) -> pd.DataFrame:
         """One line per row: decomposed vs ``judge`` side by side, or (no judge) a column per metric with
@@ -207,12 +212,12 @@ def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> li
     return run_summary.row_calls(run_store or store(), run_id, sample_id)
 
 
-def chart_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The category tables (as in the RAGAS-vs-judge article) of every method in long form (category, criterion, method, mean)."""
+def chart_frame(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The category tables (as in the RAGAS-vs-judge article; ``RunView.category_table`` of each method) in long
+    form (category, criterion, method, mean), methods in the order given."""
     parts = []
-    for method in compare.methods_in(frame) if not frame.empty else []:
-        table = compare.category_table(frame, method).reset_index()
-        long = table.melt(id_vars="category", var_name="criterion", value_name="mean").dropna(subset=["mean"])
+    for method, table in tables.items():
+        long = table.reset_index().melt(id_vars="category", var_name="criterion", value_name="mean").dropna(subset=["mean"])
         parts.append(long.assign(method=method))
     if not parts:
         return pd.DataFrame(columns=["category", "criterion", "method", "mean"])
