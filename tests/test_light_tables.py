@@ -48,6 +48,14 @@ def _full_frame(store: Store, run_id: str, categories: dict[str, str | None]) ->
     return compare.results_frame(results, categories)
 
 
+def _view(judged: tuple[Store, str]) -> tuple[Store, runs.RunView]:
+    """The judged run as the pages load it."""
+    store, run_id = judged
+    view = runs.load(run_id, None, store)
+    assert view is not None
+    return store, view
+
+
 def test_light_copies_equal_the_full_tables_after_runs_juries_replacements_and_deletes(judged: tuple[Store, str]) -> None:
     store, run_id = judged
     assert store._conn().execute("SELECT COUNT(DISTINCT judge) FROM result_light WHERE run_id = ?", (run_id,)).fetchone()[0] == 2
@@ -231,9 +239,8 @@ def test_a_filter_narrows_a_run_once_while_it_stays_and_a_label_filter_every_tim
     from rageval_core.row_filter import RowFilter
     from ui import filters
 
-    store, run_id = judged
-    view = runs.load(run_id, None, store)
-    assert view is not None
+    store, view = _view(judged)
+    run_id = view.run_id
     calls: list[int] = []
     real = filters.filter_rows
     monkeypatch.setattr(filters, "filter_rows", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -258,9 +265,7 @@ def test_a_filter_narrows_a_run_once_while_it_stays_and_a_label_filter_every_tim
 def test_the_pages_bars_scatter_and_agreement_from_the_kept_pivot_equal_those_built_from_the_frame(
     judged: tuple[Store, str]
 ) -> None:
-    store, run_id = judged
-    view = runs.load(run_id, None, store)
-    assert view is not None
+    _, view = _view(judged)
     judge = "judge:rubric5@heuristic"
     table = view.wide()
     pd.testing.assert_frame_equal(table, compare.wide(view.frame))
