@@ -209,6 +209,19 @@ def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
     return [call_entry(r) for r in rows]
 
 
+def light_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
+    """The run's call log in order, from the narrow copy (``call_light``: no prompt or response), as the dicts
+    the cost tables read (method, scorer, usage, cached, error, cost_usd, latency_s). Compare's judges view
+    read the full log for its cost table: every prompt and response of the run."""
+    cur = store._conn().cursor()
+    cur.row_factory = None
+    rows = cur.execute("SELECT method, scorer, input_tokens, output_tokens, cached, error, cost_usd, latency_s"
+                       " FROM call_light WHERE run_id = ? ORDER BY id", (run_id,))
+    for method, scorer, inp, out, was_cached, error, cost, latency in rows:
+        yield {"method": method, "scorer": scorer, "usage": {"input_tokens": inp, "output_tokens": out},
+               "cached": bool(was_cached), "error": error, "cost_usd": cost, "latency_s": latency}
+
+
 def method_costs(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_method`` of the run's call log, summed by SQLite (``persist.stream_cost``); cached."""
     return cached(store, run_id, "costs", lambda: stream_cost(store, run_id))

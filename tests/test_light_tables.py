@@ -282,3 +282,25 @@ def test_the_pages_bars_scatter_and_agreement_from_the_kept_pivot_equal_those_bu
                                       cells.sort_values(["category", "criterion"]).reset_index(drop=True),
                                       check_dtype=False)
     assert runs.chart_frame({}).empty
+
+
+def test_the_judges_cost_table_from_the_narrow_call_log_equals_the_one_from_the_full_log(judged: tuple[Store, str]) -> None:
+    from rageval_core.judges.agreement import cost_per_judge
+
+    store, source = judged
+    run_id = clone_run(store, source, 1)
+    store.log_call(CallEntry(run_id, "1~0", "judge:rubric5", "judge:rubric5", "judge", "k", prompt="p" * 5000,
+                             usage=Usage(3, 4), cost_usd=0.5, latency_s=0.25, cached=True))
+    store.log_call(CallEntry(run_id, "1~0", "faithfulness", None, "extract", "k", usage=Usage(5, 6), cost_usd=0.125,
+                             latency_s=0.5, error="boom"))
+    store.log_call(CallEntry(run_id, "2~0", "judge:rubric5", "judge:rubric5", "judge", "k", usage=Usage(7, 8),
+                             cost_usd=0.25, latency_s=1.0))
+    light = list(run_summary.light_calls(store, run_id))
+    full = list(store.iter_calls(run_id))
+    assert len(light) == len(full) > 0 and "prompt" not in light[0]
+    n = len(store.rows(run_id))
+    table = cost_per_judge(light, n)
+    pd.testing.assert_frame_equal(table, cost_per_judge(full, n))
+    assert len(table) >= 2 and table["calls"].sum() + table["cached_calls"].sum() + table["errors"].sum() == len(full)
+    assert table["cached_calls"].sum() == 1 and table["errors"].sum() == 1 and table["cost_usd"].sum() >= 0.25
+    store.delete_run(run_id)

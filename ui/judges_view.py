@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rageval_core import run_summary
 from rageval_core.judges import agreement
 from rageval_core.judges.jury import RULES
 from rageval_core.judges.jury_run import add_jury, default_members
@@ -55,7 +56,8 @@ def show(view: RunView, store: Store) -> None:
         widgets.table(_fmt(split.drop(columns=["criterion"])), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
     st.markdown(t("judges.cost"))
-    cost = agreement.cost_per_judge(store.iter_calls(view.run_id), len(view.sample_ids()))
+    cost = view.cached("judges.cost", lambda: agreement.cost_per_judge(run_summary.light_calls(store, view.run_id),
+                                                                     len(view.sample_ids())))
     widgets.table(cost.style.format({"cost_usd": "{:.4f}", "seconds": "{:.2f}", "calls_per_row": "{:.2f}",
                                     "tokens_per_row": "{:.1f}", "cost_per_row": "{:.5f}", "seconds_per_row": "{:.3f}"}),
                  hide_index=True, width="stretch")
