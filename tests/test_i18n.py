@@ -112,6 +112,28 @@ def test_a_coded_core_error_shows_in_the_ui_language(monkeypatch: pytest.MonkeyP
     assert i18n.core(str(caught.value)) == "memo: 文書が空です"
 
 
+def test_judge_configuration_problems_read_in_japanese(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every problem of a judges file is coded: the CLI keeps the English, the app shows each in Japanese."""
+    from rageval_core.judges.config import JudgeConfigError, parse_judges
+
+    with pytest.raises(JudgeConfigError) as caught:
+        parse_judges([{"provider": "nope"}, {"id": "a", "temperature": "hot"}, {"id": "b", "api_key": "x"},
+                      {"id": "c", "colour": 1}, {"id": "c"}, {"id": "c"}], source="judges.yaml")
+    english = str(caught.value)
+    assert "judges.yaml: judge 1: unknown provider 'nope'; known: " in english
+    assert "judges.yaml: judge 2: temperature must be a number, got 'hot'" in english
+    assert "judges.yaml: judge id given twice: c (set a distinct id on each)" in english
+    assert len(caught.value.problems) == 5
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    shown = [i18n.core(p) for p in caught.value.problems]
+    assert shown[0].startswith("judges.yaml: 審査員 1: 不明なプロバイダー 'nope'。")
+    assert shown[1] == "judges.yaml: 審査員 2: temperature は数値にしてください（指定: 'hot'）"
+    assert shown[2].startswith("judges.yaml: 審査員 3: api_key: キーは審査員ファイルに書きません")
+    assert shown[3].startswith("judges.yaml: 審査員 4: 不明なフィールド colour。")
+    assert shown[4] == "judges.yaml: 審査員の id が重複しています: c（それぞれ別の id にしてください）"
+    assert all(i18n.core(str(p)) == s for p, s in zip(caught.value.problems, shown))  # plain strings too
+
+
 def test_japanese_strings_are_japanese() -> None:
     """A ja entry copied from English by mistake: most ja strings must hold kana or kanji."""
     ja, en = load("ja"), load("en")

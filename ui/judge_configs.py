@@ -15,9 +15,14 @@ from rageval_core.judges import saved
 from rageval_core.judges.bound import judge_scorers
 from rageval_core.judges.config import JudgeConfig, JudgeConfigError, parse_judges
 from rageval_core.llm.registry import PROVIDERS
-from ui.i18n import t
+from ui.i18n import core, t
 
 PICKED = "evaluate.judge_configs"
+
+
+def _problems(exc: Exception) -> str:
+    """A judge configuration's problems in the UI language (each one the core said; other errors as they are)."""
+    return "; ".join(core(p) for p in getattr(exc, "problems", None) or [str(exc)])
 
 
 def _label(j: JudgeConfig) -> str:
@@ -29,7 +34,7 @@ def pick(config: Any, *, economy: bool = False) -> list[Any]:
     try:
         judges = saved.load_saved()
     except JudgeConfigError as exc:
-        st.error(str(exc))
+        st.error(_problems(exc))
         judges = []
     by_id = {j.id: j for j in judges}
     if st.session_state.get(PICKED):
@@ -66,7 +71,7 @@ def _editor(by_id: dict[str, JudgeConfig]) -> None:
                     judge = parse_judges([{k: v for k, v in entry.items() if v is not None}])[0]
                     saved.add(judge)
                 except JudgeConfigError as exc:
-                    st.error(str(exc))
+                    st.error(_problems(exc))
                 else:
                     st.toast(t("evaluate.jc_saved", id=judge.id))
                     st.rerun()
@@ -76,7 +81,7 @@ def _editor(by_id: dict[str, JudgeConfig]) -> None:
                 for judge in saved.import_text(upload.getvalue().decode("utf-8"), upload.name):
                     saved.add(judge)
             except (JudgeConfigError, UnicodeDecodeError) as exc:
-                st.error(str(exc))
+                st.error(_problems(exc))
             else:
                 st.rerun()
         if by_id:

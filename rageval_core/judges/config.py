@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from rageval_core.messages import say
 from rageval_core.types import DECOMPOSED
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,63}$")
@@ -23,7 +24,12 @@ _SECRET_KEYS = ("api_key", "apikey", "key", "token", "secret", "password")
 
 
 class JudgeConfigError(ValueError):
-    """A judges file or entry that cannot be used (the message names the entry and the field)."""
+    """A judges file or entry that cannot be used (the message names the entry and the field). ``problems``
+    holds each problem as the core said it (``messages.say``), so a UI can show them in its language."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = list(problems)
 
 
 @dataclass(frozen=True)
@@ -94,67 +100,68 @@ def parse_judges(data: Any, *, source: str = "judges") -> list[JudgeConfig]:
     reported at once; ids must be unique (they label the results)."""
     items = data.get("judges") if isinstance(data, Mapping) else data
     if not isinstance(items, list) or not items:
-        raise JudgeConfigError(f"{source}: expected a non-empty list of judge configurations (or {{judges: [...]}})")
+        raise JudgeConfigError(say("judges.not_list", source=source))
     known = {f.name for f in fields(JudgeConfig)} - {"extra"}
     problems: list[str] = []
     out: list[JudgeConfig] = []
     for n, item in enumerate(items, 1):
-        where = f"{source}: judge {n}"
+        where = {"source": source, "n": n}  # each message says "<source>: judge <n>: …" (parsed back unambiguously)
         if not isinstance(item, Mapping):
-            problems.append(f"{where}: expected a mapping, got {type(item).__name__}")
+            problems.append(say("judges.not_mapping", **where, type=type(item).__name__))
             continue
         secret = [k for k in item if str(k).lower() in _SECRET_KEYS]
         if secret:
-            problems.append(f"{where}: {', '.join(map(str, secret))}: keys never go in a judges file; name the "
-                            "environment variable with api_key_env")
+            problems.append(say("judges.secret_key", **where, keys=", ".join(map(str, secret))))
             continue
         unknown = sorted(set(map(str, item)) - known)
         if unknown:
-            problems.append(f"{where}: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            problems.append(say("judges.unknown_fields", **where, fields=", ".join(unknown), known=", ".join(sorted(known))))
             continue
         try:
             out.append(_one(item, where))
-        except (JudgeConfigError, TypeError, ValueError) as exc:
+        except JudgeConfigError as exc:
+            problems.extend(exc.problems)
+        except (TypeError, ValueError) as exc:
             problems.append(str(exc))
     ids = [j.id for j in out]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
-        problems.append(f"{source}: judge id given twice: {', '.join(dupes)} (set a distinct id on each)")
+        problems.append(say("judges.duplicate_id", source=source, ids=", ".join(dupes)))
     if problems:
-        raise JudgeConfigError("; ".join(problems))
+        raise JudgeConfigError(*problems)
     return out
 
 
-def _one(item: Mapping[str, Any], where: str) -> JudgeConfig:
+def _one(item: Mapping[str, Any], where: Mapping[str, Any]) -> JudgeConfig:
     from rageval_core.llm.registry import PROVIDERS
 
     provider = str(item.get("provider") or "offline")
     if provider not in PROVIDERS:
-        raise JudgeConfigError(f"{where}: unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
+        raise JudgeConfigError(say("judges.unknown_provider", **where, provider=repr(provider), known=", ".join(PROVIDERS)))
     method = str(item.get("method") or "rubric5")
     metrics = item.get("metrics") or ()
     if isinstance(metrics, str):
         metrics = [m.strip() for m in metrics.split(",") if m.strip()]
     if method == DECOMPOSED and not metrics:
-        raise JudgeConfigError(f"{where}: method decomposed needs metrics (e.g. [faithfulness, answer_relevancy])")
+        raise JudgeConfigError(say("judges.decomposed_needs_metrics", **where))
     if method != DECOMPOSED and metrics:
-        raise JudgeConfigError(f"{where}: metrics are for method decomposed; a rubric judge scores its own criteria")
+        raise JudgeConfigError(say("judges.metrics_only_decomposed", **where))
     model = item.get("model")
     default_id = str(model or PROVIDERS[provider].default_model or provider)
     jid = str(item.get("id") or default_id)
     if not _ID.match(jid):
-        raise JudgeConfigError(f"{where}: id {jid!r}: use letters, digits, '-', '_', '.', '/' (it labels the results)")
+        raise JudgeConfigError(say("judges.bad_id", **where, id=repr(jid)))
 
     def num(name: str, kind: type) -> Any:
         value = item.get(name)
         if value is None:
             return None
         if isinstance(value, bool):
-            raise JudgeConfigError(f"{where}: {name} must be a number")
+            raise JudgeConfigError(say("judges.not_number", **where, name=name))
         try:
             return kind(value)
         except (TypeError, ValueError):
-            raise JudgeConfigError(f"{where}: {name} must be a number, got {value!r}") from None
+            raise JudgeConfigError(say("judges.not_number_got", **where, name=name, value=repr(value))) from None
 
     return JudgeConfig(
         id=jid, provider=provider, model=None if model is None else str(model),
@@ -180,7 +187,8 @@ def load_judges(path: str | Path) -> list[JudgeConfig]:
         else:
             data = json.loads(text)
     except Exception as exc:  # noqa: BLE001 - yaml and json raise their own error types
-        raise JudgeConfigError(f"{path}: not valid {'YAML' if p.suffix.lower() in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+        kind = "YAML" if p.suffix.lower() in (".yaml", ".yml") else "JSON"
+        raise JudgeConfigError(say("judges.not_valid", path=str(path), format=kind, error=str(exc))) from None
     return parse_judges(data, source=str(path))
 
 

@@ -12,6 +12,7 @@ from typing import Sequence
 
 from rageval_core import paths
 from rageval_core.judges.config import JudgeConfig, JudgeConfigError, dump_judges, load_judges, parse_judges
+from rageval_core.messages import say
 
 FILE_NAME = "judges.json"
 
@@ -61,5 +62,5 @@ def import_text(text: str, name: str = "judges") -> list[JudgeConfig]:
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise JudgeConfigError(f"{name}: neither JSON nor YAML: {exc}") from None
+            raise JudgeConfigError(say("judges.neither", name=name, error=str(exc))) from None
     return parse_judges(data, source=name)
