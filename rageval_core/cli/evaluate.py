@@ -184,9 +184,12 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     def on_sigint(_sig: int, _frame: Any) -> None:
         if cancel.is_set():
             raise KeyboardInterrupt
+        # Set before printing: a second Ctrl-C can run this handler again inside the first one's write, and
+        # must find the run already cancelled (else it is taken for a first one and the abort waits for the
+        # calls in flight; the cancel test failed that way under load).
+        cancel.set()
         err(f"\ninterrupted: sending nothing new, finishing calls in flight (Ctrl-C again to abort); "
             f"resume with: --resume {run_id}")
-        cancel.set()
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, on_sigint)
