@@ -104,7 +104,8 @@ def test_sigkill_then_resume_repeats_no_finished_call_and_loses_no_row(tmp_path)
     rows = _query(db, "SELECT sample_id, scorer, metric, value, unscored_reason FROM results WHERE run_id = ?", run_id)
     tasks = {(sid, sc) for sid, sc, *_ in rows}
     assert tasks == {(str(i), sc) for i in range(1, 13) for sc in SCORERS}
-    assert all(value is not None for *_, value, _ in rows), [r for r in rows if r[3] is None]
+    unscored = _query(db, "SELECT sample_id, scorer, metric, unscored_reason, reason FROM results WHERE run_id = ? AND value IS NULL", run_id)
+    assert unscored == [], f"{unscored}; resumed stderr: {resumed.stderr[-2000:]}"  # with the reasons, to tell why
     # Results finished before the kill were kept as they were, not recomputed.
     after_results = set(_query(db, "SELECT id, sample_id, scorer, metric, value FROM results"))
     assert before_results <= after_results
