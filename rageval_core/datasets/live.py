@@ -24,7 +24,7 @@ from typing import Any
 from rageval_core.datasets.formats import EXTENSIONS, CsvAbort, iter_csv, iter_jsonl
 from rageval_core.datasets.hashing import DatasetHasher
 from rageval_core.datasets.loader import _display_name, detect_dataset_language, finish
-from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, LoadedDataset
+from rageval_core.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, IssueViews, LoadedDataset
 from rageval_core.datasets.rows import RowReader, counted
 from rageval_core.datasets.streaming import file_lines, iter_json_array, precheck, streamable
 from rageval_core.messages import say
@@ -33,7 +33,7 @@ from rageval_core.types import Sample
 LANGUAGE_ROWS = 50  # rows the dataset's language is told from (as ``detect_dataset_language`` reads them)
 
 
-class LiveDataset:
+class LiveDataset(IssueViews):
     """The rows of a JSON Lines file, read once, in order, as they are iterated (``head`` reads ahead).
 
     Quacks like ``LoadedDataset`` where the CLI reports on a dataset (``issues``, ``errors``, ``warnings``,
@@ -140,22 +140,6 @@ class LiveDataset:
 
     def _all_issues(self) -> list[Issue]:
         return self.issues + self._format_issues + self._reader.issues
-
-    @property
-    def errors(self) -> list[Issue]:
-        return [i for i in self._all_issues() if i.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Issue]:
-        return [i for i in self._all_issues() if i.severity == "warning"]
-
-    @property
-    def file_errors(self) -> list[Issue]:
-        return [i for i in self.errors if i.row is None]
-
-    @property
-    def bad_rows(self) -> list[int]:
-        return sorted({i.row for i in self.errors if i.row is not None})
 
     def issue_dicts(self) -> list[dict[str, Any]]:
         return [i.to_dict() for i in self._all_issues()]

@@ -41,25 +41,20 @@ class Issue:
         return {"file": self.file, "row": self.row, "field": self.field, "message": self.message, "severity": self.severity}
 
 
-@dataclass
-class LoadedDataset:
-    """The good rows of a dataset plus every issue found while reading it."""
+class IssueViews:
+    """The views of a dataset's issues the CLI and pages read, over ``_all_issues()`` (a whole read's list, or
+    what a file read as the run goes has found so far)."""
 
-    samples: list[Sample]
-    issues: list[Issue]
-    name: str
-    language: str
-    content_hash: str
-    format: str = "json"
-    total_rows: int = 0
+    def _all_issues(self) -> list[Issue]:
+        raise NotImplementedError
 
     @property
     def errors(self) -> list[Issue]:
-        return [i for i in self.issues if i.severity == "error"]
+        return [i for i in self._all_issues() if i.severity == "error"]
 
     @property
     def warnings(self) -> list[Issue]:
-        return [i for i in self.issues if i.severity == "warning"]
+        return [i for i in self._all_issues() if i.severity == "warning"]
 
     @property
     def file_errors(self) -> list[Issue]:
@@ -70,6 +65,22 @@ class LoadedDataset:
     def bad_rows(self) -> list[int]:
         """1-based rows that did not load."""
         return sorted({i.row for i in self.errors if i.row is not None})
+
+
+@dataclass
+class LoadedDataset(IssueViews):
+    """The good rows of a dataset plus every issue found while reading it."""
+
+    samples: list[Sample]
+    issues: list[Issue]
+    name: str
+    language: str
+    content_hash: str
+    format: str = "json"
+    total_rows: int = 0
+
+    def _all_issues(self) -> list[Issue]:
+        return self.issues
 
     @property
     def ok(self) -> bool:
