@@ -119,9 +119,9 @@ def _scorers() -> list[Any]:
 def chain_depth(scorers: list[Any]) -> int:
     """The deepest chain of dependent requests in one row, from the task graph: each scorer's declared
     ``chain_length`` (its steps that wait for the one before). Scorers of one row run side by side."""
-    from rageval_core.runner.plan import _chain_length
+    from rageval_core.runner.plan import scorer_chain_length
 
-    return max((_chain_length(s) for s in scorers), default=1)
+    return max((scorer_chain_length(s) for s in scorers), default=1)
 
 
 def _run(server: FakeLLMServer | ChildServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:

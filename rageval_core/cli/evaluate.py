@@ -134,7 +134,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     texts: Any = None
     if out.suffix.lower() == ".csv":
         from rageval_core.datasets.live import SequentialSamples
-  # the CSV's question and answer columns
+
+        # the CSV's question and answer columns
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
     export_run(store, result.run_id, out, include_details=args.details, samples=texts)
     if args.calls_out:

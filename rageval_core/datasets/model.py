@@ -42,11 +42,13 @@ class Issue:
 
 
 class IssueViews:
-    """The views of a dataset's issues the CLI and pages read, over ``_all_issues()`` (a whole read's list, or
-    what a file read as the run goes has found so far)."""
+    """The views of a dataset's issues the CLI and pages read, over ``_all_issues()``: its ``issues`` (a whole
+    read), or what a file read as the run goes has found so far (``LiveDataset`` adds its reader's)."""
+
+    issues: list[Issue]
 
     def _all_issues(self) -> list[Issue]:
-        raise NotImplementedError
+        return self.issues
 
     @property
     def errors(self) -> list[Issue]:
@@ -78,9 +80,6 @@ class LoadedDataset(IssueViews):
     content_hash: str
     format: str = "json"
     total_rows: int = 0
-
-    def _all_issues(self) -> list[Issue]:
-        return self.issues
 
     @property
     def ok(self) -> bool:

@@ -1,6 +1,6 @@
 """Executing tasks: the wrappers the runner puts around the LLM and embedder for one run.
 
-A slot gate (bounded model concurrency, oldest task first), the cancel check, live counters, and the
+A slot gate (bounded model concurrency, longest remaining chain first), the cancel check, live counters, and the
 call log, labelled with the run / row / scorer of the task the current thread works for. A call-log
 write that fails is a counted warning (``db.warn``), never an error: it must not turn a good answer into
 ``provider_error``.
@@ -164,7 +164,7 @@ def _entry_from_record(tag: TaskTag, record: Any) -> CallEntry:
     )
 
 
-# ---- slot gate: bounded model concurrency, oldest task first -------------------------------------------
+# ---- slot gate: bounded model concurrency, longest remaining chain first ---------------------------------
 class PriorityGate:
     """At most ``limit`` calls at once; the waiting call with the smallest priority goes first (the runner
     passes ``slot_priority``: most dependent calls still ahead, then the oldest task).
@@ -176,11 +176,11 @@ class PriorityGate:
     def __init__(self, limit: int, cancel: threading.Event) -> None:
         self._lock = threading.Lock()
         self._free = max(1, int(limit))
-        self._heap: list[tuple[Any, int, _Waiter]] = []
+        self._heap: list[tuple[tuple[int, int], int, _Waiter]] = []
         self._seq = itertools.count()
         self._cancel = cancel
 
-    def acquire(self, priority: Any) -> None:
+    def acquire(self, priority: tuple[int, int]) -> None:
         with self._lock:
             if self._free > 0 and not self._heap:
                 self._free -= 1

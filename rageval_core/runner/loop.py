@@ -47,11 +47,11 @@ from rageval_core.runner.execute import (
 from rageval_core.runner.persist import ResultSink, Run, load_run, restore_spilled
 from rageval_core.runner.plan import (
     RunError,
-    _chain_length,
     _check_resumable,
     _jsonable_options,
     dataset_hash,
     finished_pairs,
+    scorer_chain_length,
     scorer_versions,
     task_order,
 )
@@ -297,7 +297,7 @@ def run(
     started = clock()
 
     def work(priority: int, sample: Sample, scorer: Scorer, rep: int, ctx: EvalContext) -> bool:
-        tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority, chain=_chain_length(scorer))
+        tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority, chain=scorer_chain_length(scorer))
         group = judge_group(scorer)
         answered_by = stacks[group][0]
         token = _CURRENT.set(tag)

@@ -298,7 +298,7 @@ def _jsonable(value: Any) -> bool:
         return False
 
 
-def _chain_length(scorer: Scorer) -> int:
+def scorer_chain_length(scorer: Scorer) -> int:
     """Longest dependent call chain of a scorer, from its ``chain_length`` if it declares one."""
     value = getattr(scorer, "chain_length", None)
     if callable(value):
@@ -349,4 +349,4 @@ def finished_pairs(store: Store, run_id: str, *, retry_errors: bool = True) -> s
 
 def task_order(scorers: Sequence[Scorer]) -> list[int]:
     """Scorer indexes, longest call chain first, so within a row the slowest task starts first."""
-    return sorted(range(len(scorers)), key=lambda i: -_chain_length(scorers[i]))
+    return sorted(range(len(scorers)), key=lambda i: -scorer_chain_length(scorers[i]))
