@@ -115,6 +115,20 @@ class ChildServer:
         self._proc.stdin.flush()
         return int(json.loads(self._proc.stdout.readline())["total"])
 
+    def received_times(self) -> list[float]:
+        """When each logged request reached the child (``time.time()``, one clock for both processes), in order."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write("times\n")
+        self._proc.stdin.flush()
+        return [float(t) for t in json.loads(self._proc.stdout.readline())["received_at"]]
+
+    def reset_log(self) -> None:
+        """Forget the logged requests (``total_requests`` keeps counting)."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write("reset\n")
+        self._proc.stdin.flush()
+        self._proc.stdout.readline()
+
     def stop(self) -> None:
         if self._proc.stdin is not None and not self._proc.stdin.closed:
             self._proc.stdin.close()
@@ -147,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--serve-s", type=float, default=600.0, help="stop after this many seconds")
     parser.add_argument("--responder", help="module:function answering each request (default: a schema instance)")
-    parser.add_argument("--control", action="store_true", help="read commands from stdin ('count'); stop at its end")
+    parser.add_argument("--control", action="store_true",
+                        help="read commands from stdin ('count', 'times', 'reset'); stop at its end")
     args = parser.parse_args(argv)
     server = start(
         latency=args.latency, rate_limit=args.rate_limit, server_error=args.server_error, malformed=args.malformed,
@@ -158,8 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.control:
             for line in sys.stdin:
-                if line.strip() == "count":
+                command = line.strip()
+                if command == "count":
                     print(json.dumps({"total": server.total_requests}), flush=True)
+                elif command == "times":
+                    print(json.dumps({"received_at": sorted(e.received_at for e in server.requests)}), flush=True)
+                elif command == "reset":
+                    server.reset_log()
+                    print(json.dumps({"ok": True}), flush=True)
         else:
             time.sleep(args.serve_s)
     except KeyboardInterrupt:

@@ -124,6 +124,27 @@ def chain_depth(scorers: list[Any]) -> int:
     return max((scorer_chain_length(s) for s in scorers), default=1)
 
 
+def breakdown(received: list[float], run_start: float, run_end: float, latency: float, concurrency: int) -> dict[str, float]:
+    """Where the wall time over the ideal went, from when each request reached the server (one wall clock):
+    ``head_s`` from the run's start to the first request, ``tail_s`` from the last answer to the run's end,
+    ``span_s`` between them, ``idle_slot_s`` the slot-seconds of that span no request held (capacity
+    ``concurrency`` x span minus requests x latency), and per quarter of the span the mean slots busy."""
+    times = sorted(received)
+    if not times:
+        return {"head_s": run_end - run_start, "tail_s": 0.0, "span_s": 0.0, "idle_slot_s": 0.0}
+    first, last_end = times[0], times[-1] + latency
+    span = last_end - first
+    out = {
+        "head_s": first - run_start, "tail_s": run_end - last_end, "span_s": span,
+        "idle_slot_s": concurrency * span - len(times) * latency,
+    }
+    for q in range(4):  # slot-seconds held in each quarter of the span / its length
+        lo, hi = first + q * span / 4, first + (q + 1) * span / 4
+        held = sum(max(0.0, min(hi, t + latency) - max(lo, t)) for t in times)
+        out[f"busy_q{q + 1}"] = held / (hi - lo) if hi > lo else 0.0
+    return out
+
+
 def _run(server: FakeLLMServer | ChildServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:
     from rageval_core.llm.registry import ProviderConfig
     from rageval_core.runner import run
@@ -161,7 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, server_cm as server:
         cpu0 = time.process_time()
         wall, calls, result = _run(server, samples, args.concurrency, Path(tmp) / "main")
+        run_end = time.time()
         cpu = time.process_time() - cpu0
+        received = (server.received_times() if isinstance(server, ChildServer)
+                    else sorted(e.received_at for e in server.requests))
+        parts = breakdown(received, run_end - wall, run_end, args.latency, args.concurrency)
         # The same evaluation twice with the response cache on: the second pass must cost nothing.
         _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
         cached_wall, cached_requests, cached = _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
@@ -175,6 +200,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ideal_s (requests x latency / concurrency) = {ideal:.2f}")
     print(f"critical_path_s (deepest chain in the task graph: {depth} dependent requests x latency) = {critical:.2f}")
     print(f"wall_s = {wall:.2f} ({len(samples) / wall:.1f} rows/s; process CPU {cpu:.2f} s, {1000 * cpu / max(1, result.total_tasks):.2f} ms a task)")
+    print(
+        f"breakdown: head_s={parts['head_s']:.2f} (run start to the first request at the server) "
+        f"span_s={parts['span_s']:.2f} tail_s={parts['tail_s']:.2f} (last answer to the run's end) "
+        f"idle_slot_s={parts['idle_slot_s']:.2f} (= {parts['idle_slot_s'] / args.concurrency:.2f} s of all slots); "
+        f"slots busy by quarter of the span: "
+        + " ".join(f"{parts.get(f'busy_q{q}', 0.0):.1f}" for q in range(1, 5))
+    )
     print(
         f"cached re-run: requests={cached_requests} cache_hits={cached.cache_hits} "
         f"wall_s={cached_wall:.2f} ({len(samples) / cached_wall:.1f} rows/s)"

@@ -13,6 +13,7 @@ import numpy as np
 import openai
 
 from rageval_core.llm.base import ProviderError
+from rageval_core.llm import warm
 from rageval_core.llm.guard import RequestGuard, http_client
 from rageval_core.llm.http_errors import (
     kind_for_status,
@@ -46,6 +47,7 @@ class OpenAIEmbedder:
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
         )
+        warm.start("embeddings")  # the SDK's first-call work, done once off the request path (llm/warm.py)
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"

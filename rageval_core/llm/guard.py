@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from rageval_core.llm import callpool
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 from rageval_core.llm.ratelimit import RateLimiter
@@ -119,6 +120,7 @@ class RequestGuard:
         max_connections: int = 8,
         clock: Clock | None = None,
         cancel: threading.Event | None = None,
+        pool: callpool.DaemonPool | None = None,
     ) -> None:
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
@@ -128,6 +130,7 @@ class RequestGuard:
         self.breaker = breaker
         self.cancel = cancel if cancel is not None else getattr(self.clock, "cancel", None)
         self.max_connections = max(1, int(max_connections))
+        self.pool = pool or callpool.CALLS
         self._connections = threading.Semaphore(self.max_connections)
         self._lock = threading.Lock()
         self._counts = {"in_flight": 0, "peak_in_flight": 0, "sent": 0}  # shared with ``with_limiter`` copies
@@ -157,7 +160,7 @@ class RequestGuard:
     def with_limiter(self, limiter: RateLimiter | None) -> RequestGuard:
         """The same host's guard (breaker, connections, counts) with another rate limiter (``--embedding-rpm``)."""
         other = RequestGuard(timeout_s=self.timeout_s, limiter=limiter, breaker=self.breaker,
-                             max_connections=self.max_connections, clock=self.clock, cancel=self.cancel)
+                             max_connections=self.max_connections, clock=self.clock, cancel=self.cancel, pool=self.pool)
         other._connections, other._lock, other._counts = self._connections, self._lock, self._counts
         return other
 
@@ -202,8 +205,9 @@ class RequestGuard:
         return value
 
     def _run(self, label: str, fn: Callable[[], Any]) -> dict[str, Any]:
-        """``fn`` on its own thread, waited for until the deadline; the thread keeps its connection slot
-        until ``fn`` really returns (the transport cuts a trickling body at the same deadline)."""
+        """``fn`` on a pool thread (``callpool``: reused daemon threads, so an abandoned call never keeps the
+        process alive), waited for until the deadline; that thread keeps its connection slot until ``fn``
+        really returns (the transport cuts a trickling body at the same deadline)."""
         box: dict[str, Any] = {}
         done = threading.Event()
         clock = self.clock
@@ -226,8 +230,8 @@ class RequestGuard:
             counts["in_flight"] += 1
             counts["peak_in_flight"] = max(counts["peak_in_flight"], counts["in_flight"])
             counts["sent"] += 1
-        worker = threading.Thread(target=contextvars.copy_context().run, args=(work,), name="rageval-http", daemon=True)
-        worker.start()
+        context = contextvars.copy_context()
+        self.pool.submit(lambda: context.run(work))
         # On wall time, one wait for the time left; on another clock (a FakeClock in tests), short wall-time
         # steps that look at it. (Polling every 20 ms woke each of 16 waiting threads 50 times a second, a
         # fight for the interpreter that cost more CPU than the requests.)
@@ -242,7 +246,7 @@ class RequestGuard:
 
 
 # ---- an HTTP client whose body reads stop at the request's deadline ------------------------------------
-def _httpx() -> Any:
+def httpx_module() -> Any:
     """The httpx module the SDKs use here (the ``httpx2`` fork when installed, else ``httpx``)."""
     for name in ("httpx2", "httpx"):
         try:
@@ -259,7 +263,7 @@ def http_client(timeout_s: float, base_url: str | None = None) -> Any:
 
     A plain ``http://`` base URL gets no TLS context: building one (loading the CA bundle) costs 0.2-0.5 s
     a client here, paid before the first request for nothing."""
-    httpx = _httpx()
+    httpx = httpx_module()
     plain = bool(base_url) and str(base_url).startswith("http://")
 
     class DeadlineStream(httpx.SyncByteStream):

@@ -22,6 +22,7 @@ from typing import Any
 import openai
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
+from rageval_core.llm import warm
 from rageval_core.llm.guard import RequestGuard, http_client
 from rageval_core.llm.http_errors import (
     kind_for_status,
@@ -79,6 +80,7 @@ class OpenAILLM:
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
         )
+        warm.start("chat")  # the SDK's first-call work, done once off the request path (llm/warm.py)
         self._levels = FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"])
         self._ladder = ladder or LADDER
         self._key = (provider, base_url or "", model)
