@@ -125,10 +125,25 @@ def _redact_with(out: str, values: re.Pattern[str] | None) -> str:
     if values is not None:
         out = values.sub(REDACTED, out)
     lowered = out.lower()
+    if not _any_trigger(lowered):  # most text: no pattern can match, nothing to scan
+        return out
     for triggers, pattern, replacement in _PATTERNS:
-        if any(t in lowered for t in triggers):
-            out = pattern.sub(replacement, out)
+        for t in triggers:
+            if t in lowered:
+                out = pattern.sub(replacement, out)
+                break
     return _BASIC.sub(_basic, out) if "basic" in lowered else out
+
+
+_TRIGGERS = tuple(dict.fromkeys([t for triggers, _, _ in _PATTERNS for t in triggers] + ["basic"]))
+
+
+def _any_trigger(lowered: str) -> bool:
+    """Whether any pattern's trigger (or "basic") is in the lowered text: a pattern only runs on such text."""
+    for t in _TRIGGERS:
+        if t in lowered:
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=64)
@@ -155,29 +170,35 @@ def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
     memo = _memo(values)
 
     def text(t: str) -> str:
-        if len(t) > _MEMO_MAX_CHARS:
-            return _redact_with(t, values)
         done = memo.get(t)
         if done is None:
             done = _redact_with(t, values)
-            if len(memo) < _MEMO_SIZE:
+            if len(t) <= _MEMO_MAX_CHARS and len(memo) < _MEMO_SIZE:
                 memo[t] = done
         return done
 
     def walk(item: Any) -> Any:
-        if isinstance(item, str):
+        kind = type(item)
+        if kind is str:
             return text(item)
-        if isinstance(item, Mapping):
+        if kind in _SCALARS:  # the exact types only: a subclass takes the general checks below
+            return item
+        if kind is dict or isinstance(item, Mapping):
             return {
                 text(k) if isinstance(k, str) else k: walk(v)
                 for k, v in item.items()
                 if not drop_secret_fields or not _secret_field(str(k))
             }
-        if isinstance(item, (list, tuple)):
+        if kind is list or isinstance(item, (list, tuple)):
             return [walk(v) for v in item]
+        if isinstance(item, str):
+            return text(item)
         return item
 
     return walk(value)
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 _MEMO_SIZE = 16384

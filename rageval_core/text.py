@@ -467,7 +467,9 @@ def content_tokens(text: str, language: Language | None = None) -> list[Token]:
     """Content words of the text: fugashi morphemes (nouns, verbs, adjectives, adverbs) for Japanese,
     stop-listed words with crude stems for English. Order kept, duplicates kept."""
     lang = language or detect_language(text or "")
-    return list(_ja_tokens(text or "") if lang == "ja" else _en_tokens(text or ""))
+    # memoised by the NFKC form the tokenisers start from: "（1）" and "(1)" spellings share one entry
+    t = unicodedata.normalize("NFKC", text or "")
+    return list(_ja_tokens(t) if lang == "ja" else _en_tokens(t))
 
 
 def token_keys(text: str, language: Language | None = None) -> set[str]:

