@@ -19,6 +19,7 @@ if len(picked) == 2:
         st.session_state[state.SELECTED_RUN] = picked[0]
         st.session_state[leaderboard.RUN_B] = picked[1]
         st.session_state[leaderboard.RUN_B_FOR] = picked[0]
+        st.session_state[state.COMPARE_TAB] = t("compare.tab.runs")
         st.switch_page(nav.COMPARE.path)
 elif len(picked) > 2:
     st.caption(t("history.pick_two"))

@@ -23,7 +23,7 @@ from rageval_core.metrics.judge import JudgeScorer
 from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
 from rageval_core.types import SEED_METRICS
-from tests.support.apptest import ROOT, assert_ok, button, start_app
+from tests.support.apptest import ROOT, assert_ok, button, compare_tab, start_app
 from ui import i18n, nav
 
 pytestmark = pytest.mark.timeout(600)  # a deadline for the module's page runs on a loaded machine, not a timing assertion
@@ -112,14 +112,19 @@ def test_no_page_shows_english_ui_text_in_japanese(monkeypatch: pytest.MonkeyPat
         button(at, i18n.catalogue("ja")["testset.run_rag"]).click().run()
         assert_ok(at)
         assert at.dataframe, "the Test set page showed no table after generating and answering"
-    if spec.url_path == "compare":  # run A vs run B: the deltas, the set-up differences and the changed rows
-        at.selectbox(key="compare.run_b").set_value(home["other"]).run()
-        assert_ok(at)
-        assert any("changed_rows" in d.value.columns for d in at.dataframe), "run A vs run B showed no deltas"
-    leaks = [(kind, text) for kind, text in shown_texts(at) if english(text)]
-    assert leaks == [], f"English UI text on {spec.url_path} in Japanese: {leaks}"
-    headings = english_headings(at)
-    assert headings == [], f"English table headings on {spec.url_path} in Japanese: {headings}"
+    tabs = [tab.label for tab in at.tabs] if spec.url_path == "compare" else [None]  # Compare's tabs run when open
+    for tab in tabs:
+        if tab is not None:
+            compare_tab(at, tab)
+            assert_ok(at)
+        if tab == i18n.catalogue("ja")["compare.tab.runs"]:  # the deltas, the set-up differences, the changed rows
+            at.selectbox(key="compare.run_b").set_value(home["other"]).run()
+            assert_ok(at)
+            assert any("changed_rows" in d.value.columns for d in at.dataframe), "run A vs run B showed no deltas"
+        leaks = [(kind, text) for kind, text in shown_texts(at) if english(text)]
+        assert leaks == [], f"English UI text on {spec.url_path} {tab or ''} in Japanese: {leaks}"
+        headings = english_headings(at)
+        assert headings == [], f"English table headings on {spec.url_path} {tab or ''} in Japanese: {headings}"
 
 
 def test_the_english_detector_tells_ui_text_from_data() -> None:

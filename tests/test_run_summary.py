@@ -18,7 +18,7 @@ from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
 from rageval_core.store import CallEntry, RunInfo, Store
 from rageval_core.types import SEED_METRICS, MetricResult, Usage
-from tests.support.apptest import ROOT, assert_ok, start_app
+from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
 from tests.support.big_run import clone_run
 
 
@@ -109,10 +109,14 @@ def test_compare_defaults_run_b_to_the_latest_run_on_the_same_dataset(
     at: AppTest = start_app(monkeypatch, stored["home"], check=False)
     at.session_state["selected_run"] = stored["run"]
     at.switch_page("app_pages/compare.py").run()
+    compare_tab(at, "Run A vs run B")
     assert_ok(at)
     assert at.selectbox(key="compare.run_b").value == sibling
     at.selectbox(key="compare.run_b").set_value(unrelated).run()
     assert at.selectbox(key="compare.run_b").value == unrelated  # the user's pick holds while A stays
+    compare_tab(at, "Row by row")
+    compare_tab(at, "Run A vs run B")
+    assert at.selectbox(key="compare.run_b").value == unrelated  # and while its tab was closed
     run_a = next(s for s in at.selectbox if s.label == "Run")
     run_a.set_value(sibling).run()
     assert_ok(at)

@@ -15,7 +15,7 @@ from rageval_core.llm.registry import ProviderConfig
 from rageval_core.metrics.judge import JudgeScorer
 from rageval_core.runner import run
 from rageval_core.store import Store
-from tests.support.apptest import ROOT, assert_ok, start_app
+from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
 from tests.support.scripted_llm import ScriptedLLM
 from tests.test_judge import scores_for
 
@@ -83,6 +83,7 @@ def test_history_leaderboard_columns_name_note_filter_and_compare_two(app: AppTe
 def test_compare_judges_view_agreement_splits_cost_and_jury(app: AppTest, home: dict[str, str]) -> None:
     app.session_state["selected_run"] = home["two"]
     app.switch_page("app_pages/compare.py").run()
+    compare_tab(app, "Judges side by side")
     assert_ok(app)
     assert "Judges side by side" in [h.value for h in app.subheader]
     frames = [d.value for d in app.dataframe]
@@ -93,7 +94,7 @@ def test_compare_judges_view_agreement_splits_cost_and_jury(app: AppTest, home: 
     assert ("judge:rubric5@heuristic", "judge:rubric5@scripted") in set(zip(pairs["judge_a"], pairs["judge_b"]))
     cost = next(f for f in frames if "seconds_per_row" in f.columns)
     assert set(cost["judge"]) == {"judge:rubric5@heuristic", "judge:rubric5@scripted"}
-    assert len(app.get("vega_lite_chart")) >= 2
+    assert len(app.get("vega_lite_chart")) >= 1  # the judges' agreement chart (the other tabs are closed)
     app.selectbox(key="compare.jury.rule").set_value("majority")
     next(b for b in app.button if b.label == "Add jury").click().run()
     assert_ok(app)
@@ -103,6 +104,9 @@ def test_compare_judges_view_agreement_splits_cost_and_jury(app: AppTest, home: 
 def test_compare_builds_the_report_for_download(app: AppTest, home: dict[str, str]) -> None:
     app.session_state["selected_run"] = home["two"]
     app.switch_page("app_pages/compare.py").run()
+    assert [tab.label for tab in app.tabs][-1] == "Report"
+    assert not [m for m in app.multiselect if m.key.startswith("compare.report.")]  # the report runs when opened
+    compare_tab(app, "Report")
     assert_ok(app)
     rows = app.multiselect(key=f"compare.report.rows.{home['two']}")
     assert len(rows.value) == 3  # the three most disagreeing rows by default

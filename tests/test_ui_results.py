@@ -15,7 +15,7 @@ from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
 from rageval_core.store import Store
 from rageval_core.types import SEED_METRICS
-from tests.support.apptest import ROOT, assert_ok, start_app
+from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
 
 
 ROWS = ["1", "4", "7", "10"]  # one row of each seed-000 category
@@ -47,18 +47,26 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
     app.switch_page("app_pages/compare.py").run()
     assert_ok(app)
     headers = [h.value for h in app.subheader]
-    for expected in ("Per category (the source article's RAGAS vs judge layout)", "Category × criterion × method", "Run A vs run B"):
+    for expected in ("Per category (the source article's RAGAS vs judge layout)", "Category × criterion × method"):
         assert expected in headers
+    assert [tab.label for tab in app.tabs] == ["Per category", "Row by row", "Run A vs run B", "Report"]
+    assert not app.dataframe and "compare.run_b" not in app.session_state  # the other tabs run when opened
     decomposed = app.table[0].value
     assert list(decomposed.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"]
     assert list(decomposed.columns) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
     assert decomposed.loc["✅ 正確な回答", "Faithfulness"] > decomposed.loc["❌ ハルシネーション", "Faithfulness"]
-    assert len(app.get("vega_lite_chart")) == 2  # grouped bars + scatter
+    assert len(app.get("vega_lite_chart")) == 1  # grouped bars
+    compare_tab(app, "Row by row")
+    assert_ok(app)
+    assert len(app.get("vega_lite_chart")) == 1 and not app.table  # the scatter, without the first tab's tables
     agreement = next(d.value for d in app.dataframe if "pearson" in d.value.columns)
     assert set(agreement["criterion"]) == {"Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"}
     assert (agreement["n"] == 4).all()
-    assert any(b.label.startswith("Inspect #") for b in app.button)
+    picker = app.pills(key="compare.inspect_pick")  # the most disagreeing rows, one pick away from Inspect
+    assert picker.options and all(o.startswith("Inspect #") for o in picker.options)
     # Run B adds the binary judge: the deltas list it as changed.
+    compare_tab(app, "Run A vs run B")
+    assert "Run A vs run B" in [h.value for h in app.subheader]
     app.selectbox(key="compare.run_b").set_value(home["b"]).run()
     summary = next(d.value for d in app.dataframe if "changed_rows" in d.value.columns)
     assert "judge:binary" in set(summary["method"])
@@ -73,6 +81,7 @@ def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: A
     from ui import widgets
 
     app.switch_page("app_pages/compare.py").run()
+    compare_tab(app, "Row by row")
     assert_ok(app)
     per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
     assert list(per_row["sample_id"]) == ROWS  # dataset order, not the order rows finished in
@@ -82,13 +91,19 @@ def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: A
 
 def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
     app.switch_page("app_pages/compare.py").run()
-    target = next(b for b in app.button if b.label.startswith("Inspect #"))
-    row_id = target.label.split("#", 1)[1]
-    target.click().run()
+    compare_tab(app, "Row by row")
+    picker = app.pills(key="compare.inspect_pick")
+    row_id = picker.options[0].split("#", 1)[1]
+    picker.set_value(row_id).run()
     assert_ok(app)
     assert app.title[0].value.endswith("Inspect a sample")
     assert app.session_state["inspect_sample"] == row_id
     assert any(row_id == s.value for s in app.selectbox if s.label == "Row")
+    app.switch_page("app_pages/compare.py").run()  # back on Compare: the pick is spent, the page stays
+    assert_ok(app)
+    assert not app.title[0].value.endswith("Inspect a sample")
+    compare_tab(app, "Row by row")
+    assert app.pills(key="compare.inspect_pick").value is None
 
 
 def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> None:
@@ -159,6 +174,7 @@ def test_a_run_without_a_judge_lists_rows_in_dataset_order(app: AppTest, home: d
                dataset_digest=ds.content_hash)
     app.session_state["selected_run"] = only.run_id
     app.switch_page("app_pages/compare.py").run()
+    compare_tab(app, "Row by row")
     assert_ok(app)
     per_row = next(d.value for d in app.dataframe if "Faithfulness" in d.value.columns and "sample_id" in d.value.columns)
     assert list(per_row["sample_id"]) == ROWS  # not "1", "10", "4", "7" (string sort)
@@ -249,8 +265,10 @@ def test_compare_says_offline_agreement_measures_nothing_and_a_judge_only_b_has_
     app.switch_page("app_pages/compare.py").run()
     assert_ok(app)
     assert any("Offline heuristic results" in i.value for i in app.info)  # the banner, once
+    compare_tab(app, "Row by row")
     assert any("Both methods come from the offline heuristic" in w.value and "measures nothing" in w.value
                for w in app.warning)
+    compare_tab(app, "Run A vs run B")
     app.selectbox(key="compare.run_b").set_value(home["b"]).run()
     changed_caption = next(c.value for c in app.caption if "results changed between A" in c.value)
     changed = [d.value for d in app.dataframe if "method_b" in d.value.columns]
@@ -266,6 +284,7 @@ def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: di
     assert_ok(app)
     assert list(app.table[0].value.index) == ["❌ ハルシネーション", "🔀 部分正解"]
     assert any("Filtered: 2 of 4 rows." in i.value for i in app.info)
+    compare_tab(app, "Row by row")
     per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
     assert list(per_row["sample_id"]) == ["4", "10"]
     app.switch_page("app_pages/inspect_sample.py").run()
@@ -340,3 +359,16 @@ def test_section_names_stay_text_in_markdown_tables() -> None:
     styled = widgets.score_table(pd.DataFrame({"Faithfulness": [0.5]}, index=["1. 適用範囲"]), markdown=True)
     assert list(styled.data.index) == ["1\\. 適用範囲"]  # not a numbered list inside st.table
     assert widgets.md_escape("- 注意") == "\\- 注意"
+
+
+def test_criterion_tables_are_built_only_while_their_expander_is_open(app: AppTest) -> None:
+    app.switch_page("app_pages/compare.py").run()
+    assert_ok(app)
+    closed = len(app.table)  # the per-category table of each method
+    assert closed == 2 and "compare.by_criterion" in app.session_state
+    app.session_state["compare.by_criterion"] = True  # what a click on the expander does
+    app.run()
+    assert_ok(app)
+    opened = [tb.value for tb in app.table[closed:]]
+    assert len(opened) == 4  # one per shared criterion: decomposed vs judge per category
+    assert all(list(tb.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"] for tb in opened)

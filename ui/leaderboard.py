@@ -13,6 +13,7 @@ from ui.i18n import header, t
 
 RUN_B = "compare.run_b"  # Compare's "run B" select box
 RUN_B_FOR = "compare.run_b_for"  # the run A that run B was chosen for (Compare resets B when A changes)
+RUN_B_PICK = "compare.run_b_pick"  # run B as last shown: kept while Compare's tab of it is closed (a widget's is not)
 ALL = "(all)"  # the dataset filter's "every dataset" choice (shown in the UI language)
 
 

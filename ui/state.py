@@ -29,6 +29,7 @@ EDITOR_VERSION = "editor_version"  # bumps the data_editor key so a new dataset 
 JOB = "job"  # ui.jobs.Job of the evaluation in progress (or just finished)
 SELECTED_RUN = "selected_run"  # run id shown on Compare / Inspect
 INSPECT_SAMPLE = "inspect_sample"  # sample id opened in the inspector
+COMPARE_TAB = "compare.section"  # the label of Compare's open tab (its tabs run only when open)
 RUBRIC = "rubric"  # the rubric being edited on Prompts & rubric
 TEMPLATE_TEXT = "template_text"  # the judge template being edited
 PROMPT_RESULTS = "prompt_results"  # results of "run on pinned rows"

@@ -42,3 +42,9 @@ def metric(at: AppTest, label: str) -> str:
 
 def button(at: AppTest, label: str):
     return next(b for b in at.button if b.label == label)
+
+
+def compare_tab(at: AppTest, label: str) -> AppTest:
+    """Open one of Compare's tabs (``compare.section``, a tab that runs only when open) as a click on it does."""
+    at.session_state["compare.section"] = label
+    return at.run()
