@@ -421,11 +421,18 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     started = time.perf_counter()
     page.get_by_role("tab", name="Run A vs run B").click()
     runs_tab = shown("Compare with run B", "[data-testid=stDataFrame]")  # vs the 4-row run: 8,032 changed results
+    _go(page, "History")
+    page.get_by_test_id("stDataFrame").first.wait_for()
+    page.wait_for_timeout(1000)
+    started = time.perf_counter()
+    _go(page, "Compare")  # again: the run is read and the chart library loaded in this tab
+    expect(page.get_by_test_id("stMetricValue").first).to_have_text("1000")
+    again = shown("Category × criterion × method", ".vega-embed")
     started = time.perf_counter()
     page.goto(f"{server}/compare")
     expect(page.get_by_test_id("stMetricValue").first).to_have_text("1000")
     new_tab = shown("Category × criterion × method", ".vega-embed")
     print(f"\nbrowser: Compare on a 1,000-row run shown {from_sidebar:.2f} s after the sidebar click (the run's first "
-          f"open in this server), its Row by row tab {rows_tab:.2f} s and Run A vs run B {runs_tab:.2f} s after their "
-          f"clicks; {new_tab:.2f} s in a new tab (front-end load and session start included, the run read before) "
-          f"(load average {os.getloadavg()[0]:.1f})")
+          f"open in this server and the first chart in this tab), its Row by row tab {rows_tab:.2f} s and Run A vs run B "
+          f"{runs_tab:.2f} s after their clicks, {again:.2f} s from the sidebar again; {new_tab:.2f} s in a new tab "
+          f"(front-end load and session start included) (load average {os.getloadavg()[0]:.1f})")
