@@ -118,7 +118,8 @@ def redact(text: Any, extra: Iterable[str | None] = ()) -> str:
     values the caller knows to be secrets right here (a header value it just sent), searched for from
     ``MIN_EXTRA_LENGTH`` characters."""
     given = {str(s).strip() for s in extra if s and len(str(s).strip()) >= MIN_EXTRA_LENGTH}
-    return _redact_with(str(text), _values_pattern(frozenset(given | set(known_secrets()))))
+    values = _values_pattern(frozenset(given | set(known_secrets())))
+    return _memos(values).redact(str(text)) if not given else _redact_with(str(text), values)
 
 
 def _redact_with(out: str, values: re.Pattern[str] | None) -> str:
@@ -166,16 +167,7 @@ def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
     ``drop_secret_fields`` (run settings and versions, where a field named ``api_key`` can only be a
     mistake) credential-named entries are dropped; not elsewhere, where such a name may be data. The known
     secrets are read once for the whole value (a stored result's details hold hundreds of strings)."""
-    values = _values_pattern(frozenset(known_secrets()))
-    memo = _memo(values)
-
-    def text(t: str) -> str:
-        done = memo.get(t)
-        if done is None:
-            done = _redact_with(t, values)
-            if len(t) <= _MEMO_MAX_CHARS and len(memo) < _MEMO_SIZE:
-                memo[t] = done
-        return done
+    text = _memos(_values_pattern(frozenset(known_secrets()))).redact
 
     def walk(item: Any) -> Any:
         kind = type(item)
@@ -184,13 +176,18 @@ def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
         if kind in _SCALARS:  # the exact types only: a subclass takes the general checks below
             return item
         if kind is dict or isinstance(item, Mapping):
-            return {
-                text(k) if isinstance(k, str) else k: walk(v)
-                for k, v in item.items()
-                if not drop_secret_fields or not _secret_field(str(k))
-            }
+            out = {}
+            for k, v in item.items():
+                if drop_secret_fields and _secret_field(str(k)):
+                    continue
+                key = text(k) if isinstance(k, str) else k
+                kv = type(v)  # leaves inline: most entries are strings and numbers
+                out[key] = text(v) if kv is str else v if kv in _SCALARS else walk(v)
+            return out
         if kind is list or isinstance(item, (list, tuple)):
-            return [walk(v) for v in item]
+            return [
+                text(v) if type(v) is str else v if type(v) in _SCALARS else walk(v) for v in item
+            ]
         if isinstance(item, str):
             return text(item)
         return item
@@ -203,13 +200,45 @@ _SCALARS = frozenset({int, float, bool, type(None)})
 
 _MEMO_SIZE = 16384
 _MEMO_MAX_CHARS = 256
+_LONG_MEMO_CHARS = 1_000_000  # about 50 rows of judge answers and prompts (a few MB)
+
+
+class _Memos:
+    """Redacted strings for one set of known secrets: short ones (a result's details repeat the same few
+    dozen keys, labels and verdicts; the rows' evidence sentences recur across metrics) up to a count, long
+    ones (a judge's raw answer, a prompt) up to a budget of characters, then started over: the same text is
+    redacted at the provider boundary, in the call log, in each result that quotes it (one row's results
+    hold a judge's answer eight times) and in the export."""
+
+    def __init__(self, values: re.Pattern[str] | None) -> None:
+        self._values = values
+        self._short: dict[str, str] = {}
+        self._long: dict[str, str] = {}
+        self._long_chars = 0
+
+    def redact(self, text: str) -> str:
+        done = self._short.get(text)
+        if done is not None:
+            return done
+        if len(text) > _MEMO_MAX_CHARS:
+            done = self._long.get(text)
+            if done is None:
+                done = _redact_with(text, self._values)
+                if self._long_chars + len(text) > _LONG_MEMO_CHARS:
+                    self._long = {}
+                    self._long_chars = 0
+                self._long[text] = done
+                self._long_chars += len(text)
+            return done
+        done = _redact_with(text, self._values)
+        if len(self._short) < _MEMO_SIZE:
+            self._short[text] = done
+        return done
 
 
 @functools.lru_cache(maxsize=8)
-def _memo(values: re.Pattern[str] | None) -> dict[str, str]:
-    """Redacted short strings for one set of known secrets: a result's details repeat the same few dozen
-    keys, labels and verdicts, and the rows' evidence sentences recur across metrics."""
-    return {}
+def _memos(values: re.Pattern[str] | None) -> _Memos:
+    return _Memos(values)
 
 
 def _secret_field(name: str) -> bool:

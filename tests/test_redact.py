@@ -186,3 +186,18 @@ def test_batch_answers_are_stored_redacted_and_keyed_like_the_cache(tmp_path):
 def test_the_crash_log_command_line_keeps_header_names_only():
     shown = _shown_argv(["rag", "t.json", "--header", "X-Custom: literal-no-digit", "--header=X-Other: v"])
     assert shown == ["rag", "t.json", "--header", "X-Custom: ***", "--header=X-Other: ***"]
+
+
+def test_memoised_redaction_follows_the_known_secrets(monkeypatch):
+    """Redacted strings are memoised per set of known secrets: a value remembered later still reaches a text
+    redacted before, long texts past the memo's budget are still redacted."""
+    late = "lateKnownValue-unit-7781"
+    short, long = f"a {late} b", "x" * 300 + f" {late}"
+    assert redact.redact(short) == short and redact.redact_data({"k": [long]}) == {"k": [long]}
+    redact.remember(late)
+    assert redact.redact(short) == "a *** b"
+    assert redact.redact_data({"k": [long], long: 1}) == {"k": ["x" * 300 + " ***"], "x" * 300 + " ***": 1}
+    monkeypatch.setattr(redact, "_LONG_MEMO_CHARS", 700)  # two long texts fill it: the third starts it over
+    texts = [f"{i}" * 300 + f" {late} sk-abcdefgh1234567{i}" for i in range(4)]
+    for _ in range(2):
+        assert [redact.redact(t) for t in texts] == [f"{i}" * 300 + " *** ***" for i in range(4)]
