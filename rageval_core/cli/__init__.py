@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from rageval_core.cli import compare, evaluate, report, runs, synth, trust
+from rageval_core.cli import prefetch
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
 from rageval_core.cli.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
 
@@ -23,6 +23,9 @@ __all__ = ["ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_pa
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The command modules are imported here, not at the top: ``main`` starts the provider SDK's import first.
+    from rageval_core.cli import compare, evaluate, report, runs, synth, trust
+
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
         prog=invoked if invoked.startswith("rageval") else "python -m rageval_core",
@@ -38,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    prefetch.start(sys.argv[1:] if argv is None else argv)  # the SDK's ~1 s import, beside the work below
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

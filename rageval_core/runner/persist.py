@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from rageval_core import db
-from rageval_core.compare import MethodCost, cost_by_scorer, summarize
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 from rageval_core.redact import redact_data
 from rageval_core.store import RowInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult
 
 if TYPE_CHECKING:
+    from rageval_core.compare import MethodCost
     from rageval_core.runner.execute import Counters
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
@@ -240,12 +240,16 @@ class Run:
 
 def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
     """``compare.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
+    from rageval_core.compare import summarize  # lazy: compare imports pandas, which a run does not need to start
+
     return summarize(_result_heads(store, run_id))
 
 
 def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
     building a dict per call took as long as writing the run's results)."""
+    from rageval_core.compare import MethodCost
+
     rows = store._conn().execute(
         "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
         " SUM(error IS NULL AND cached = 0), SUM(error IS NULL AND cached != 0), SUM(error IS NOT NULL),"
@@ -264,6 +268,8 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
 
 def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
+    from rageval_core.compare import cost_by_scorer
+
     return cost_by_scorer(lean_calls(store, run_id))
 
 
