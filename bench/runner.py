@@ -145,7 +145,11 @@ def breakdown(received: list[float], run_start: float, run_end: float, latency: 
     return out
 
 
-def _run(server: FakeLLMServer | ChildServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False) -> tuple[float, int, Any]:
+def _run(
+    server: FakeLLMServer | ChildServer, samples: list[Any], concurrency: int, home: Path, cache: bool = False
+) -> tuple[float, int, Any, float]:
+    """Wall time, requests the server saw, the run, and when (``time.time()``) the run's clock started: read from
+    its first progress report (elapsed ~0), since the run's return also reads its summary back after the wall."""
     from rageval_core.llm.registry import ProviderConfig
     from rageval_core.runner import run
     from rageval_core.store import Store
@@ -156,8 +160,15 @@ def _run(server: FakeLLMServer | ChildServer, samples: list[Any], concurrency: i
     )
     before = server.total_requests
     home.mkdir(parents=True, exist_ok=True)
-    result = run(samples, _scorers(), config=cfg, store=Store(home / "bench.sqlite"), concurrency=concurrency)
-    return result.wall_s, server.total_requests - before, result
+    started: list[float] = []
+
+    def first_report(p: Any) -> None:
+        if not started:
+            started.append(time.time() - p.elapsed_s)
+
+    result = run(samples, _scorers(), config=cfg, store=Store(home / "bench.sqlite"), concurrency=concurrency,
+                 progress=first_report)
+    return result.wall_s, server.total_requests - before, result, started[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,15 +192,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory() as tmp, server_cm as server:
         cpu0 = time.process_time()
-        wall, calls, result = _run(server, samples, args.concurrency, Path(tmp) / "main")
-        run_end = time.time()
+        wall, calls, result, run_start = _run(server, samples, args.concurrency, Path(tmp) / "main")
         cpu = time.process_time() - cpu0
         received = (server.received_times() if isinstance(server, ChildServer)
                     else sorted(e.received_at for e in server.requests))
-        parts = breakdown(received, run_end - wall, run_end, args.latency, args.concurrency)
+        parts = breakdown(received, run_start, run_start + wall, args.latency, args.concurrency)
         # The same evaluation twice with the response cache on: the second pass must cost nothing.
         _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
-        cached_wall, cached_requests, cached = _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
+        cached_wall, cached_requests, cached, _ = _run(server, samples, args.concurrency, Path(tmp) / "cached", cache=True)
         stored = result.results
     ideal = calls * args.latency / args.concurrency
     unscored = sum(1 for r in stored if r.value is None)
