@@ -196,9 +196,15 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
         signal.signal(signal.SIGINT, on_sigint)
     engine: Any = run
     extra: dict[str, Any] = {}
+    prefetcher = None
     if getattr(args, "batch", False):
         engine = run_batched
         extra = {"poll_s": args.batch_poll, "say": err, "attach": list(args.batch_job or [])}
+    elif not getattr(dataset, "streamed", False):
+        from rageval_core.llm.registry import embedding_choice
+        from rageval_core.offline.prefetch import start_for_run
+
+        prefetcher = start_for_run(cfg.provider, embedding_choice(cfg).model, dataset.samples)
     try:
         result = engine(
             dataset if getattr(dataset, "streamed", False) else dataset.samples,
@@ -241,6 +247,8 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)
     finally:
+        if prefetcher is not None:
+            prefetcher.stop()
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, previous)
     return result

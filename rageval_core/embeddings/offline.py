@@ -14,7 +14,8 @@ the next batch (rows batched together, duplicates dropped), one batch at a time 
 releases the GIL in its kernels, so the second core runs the other rows' lexical work meanwhile. Two
 batches at once measured slower (1,000 rows offline, two runs each at load 1-5: 64.8 and 61.8 s against
 47.5 and 54.4 s), and more BLAS threads per batch made USE 10-75x slower on a busy 2-core machine.
-``threadpoolctl`` (requirements.txt) enforces
+An offline CLI run also encodes its rows' texts ahead of the workers, in batches of up to 256
+(``prefetch``, driven by ``rageval_core.offline.prefetch``). ``threadpoolctl`` (requirements.txt) enforces
 the one thread; without it OpenBLAS starts one thread per core for every product and they fight the
 runner's threads (3-6x slower under load).
 """
@@ -101,6 +102,8 @@ class _Encoder:
         self._cond = threading.Condition()
         self.encoded = 0  # texts encoded (each distinct text once while it stays cached)
         self.batches = 0
+        self._ahead: set[str] = set()  # encoded by ``prefetch`` and not asked for yet
+        self.prefetch_hits = 0  # prefetched texts asked for since (each counted once)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Encode ``texts`` now, bypassing the cache and the batcher (for timing the encoder itself)."""
@@ -114,6 +117,9 @@ class _Encoder:
                 if hit is not None:
                     self._cache.move_to_end(key)
                     found[key] = hit
+                    if key in self._ahead:
+                        self._ahead.discard(key)
+                        self.prefetch_hits += 1
                 elif key not in self._running:
                     self._queued[key] = None
             want = [k for k in dict.fromkeys(keys) if k not in found]
@@ -143,6 +149,21 @@ class _Encoder:
                 else:
                     self._cond.wait()
         return [found[k] for k in keys]
+
+    def prefetch(self, texts: Sequence[str]) -> int:
+        """Encode the texts not cached yet, in batches of up to ``MAX_BATCH`` (a caller that needs one of them
+        meanwhile waits for its batch); returns how many were new. Their first use counts in
+        ``prefetch_hits``, which paces ``offline.prefetch``."""
+        with self._cond:
+            new = [t for t in dict.fromkeys(texts) if t not in self._cache and t not in self._running]
+        if new:
+            self.vectors(new)
+            with self._cond:
+                if len(self._ahead) > self._cache_size:  # never asked for: forget them (counted as used)
+                    self.prefetch_hits += len(self._ahead)
+                    self._ahead.clear()
+                self._ahead.update(t for t in new if t in self._cache)
+        return len(new)
 
     def _collect(self, want: list[str], found: dict[str, np.ndarray]) -> None:
         """Pick up the wanted texts that are now cached; requeue those no batch holds (their batch failed:
@@ -174,6 +195,11 @@ def _encoder(name: str) -> _Encoder:
             _limit_blas()
             _encoders[name] = _Encoder(_load_model(name))
         return _encoders[name]
+
+
+def shared_encoder(name: str = DEFAULT_ENCODER) -> _Encoder:
+    """The process-wide encoder every ``OfflineEmbedder`` of ``name`` uses (its model loaded on first use)."""
+    return _encoder(name)
 
 
 class OfflineEmbedder:
