@@ -4,13 +4,14 @@ A 100-row offline run (seed-size rows, all six metrics + rubric5) is evaluated i
 cloned in SQL (``tests/support/big_run.py``) into a 1,000-row run A, a later copy B of it (same dataset),
 the same pair at 10,000 rows, and last an unrelated 12-row run on the sample data. Each page is opened in a
 fresh AppTest session (app.py, then the page) with run A selected: "first" is the first open of the run in
-this process (it reads the run from SQLite), "again" a rerun of the same page (a click). Also checked: in a
-fresh session Compare's run B is the latest other run on A's dataset, not the newest run overall.
+this process (it reads the run from SQLite), "again" a rerun of the same page (a click). Compare opens on its
+first tab (its tabs run only when open); then its Row by row and Run A vs run B tabs are opened, each timed.
+Also checked: in a fresh session Compare's run B is the latest other run on A's dataset, not the newest run.
 
     python bench/pages.py [--template-rows 100] [--sizes 1000 10000]
 
-Last line: ``compare_1000_s=<a> history_1000_s=<b> inspect_1000_s=<c> compare_10000_s=<d> history_10000_s=<e>
-inspect_10000_s=<f> run_b_default_ok=<0|1>`` (first opens).
+Last line: ``compare_1000_s=<a> compare_rows_1000_s=… compare_runs_1000_s=… history_1000_s=<b> inspect_1000_s=<c>``,
+the same for 10,000 rows, then ``run_b_default_ok=<0|1>`` (first opens).
 """
 
 from __future__ import annotations
@@ -87,8 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--template-rows", type=int, default=100)
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--home", type=Path, default=None, help="the state dir to build the runs in (default: a new temp dir)")
     args = parser.parse_args(argv)
-    home = Path(tempfile.mkdtemp(prefix="rageval-pages-"))
+    home = args.home or Path(tempfile.mkdtemp(prefix="rageval-pages-"))
     os.environ["RAGEVAL_HOME"] = str(home)
     for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
         os.environ.pop(name, None)
@@ -102,7 +104,13 @@ def main(argv: list[str] | None = None) -> int:
             first, again, at = _open(page, a)
             print(f"{size:>6} {page:<8} {first:>8.2f} {again:>8.2f}", flush=True)
             figures[f"{page}_{size}_s"] = f"{first:.2f}"
-            if page == "compare":
+            if page == "compare":  # its other tabs run when opened: each click on one, timed
+                for tab, label in (("rows", "Row by row"), ("runs", "Run A vs run B")):
+                    at.session_state["compare.section"] = label
+                    started = time.perf_counter()
+                    at.run()
+                    figures[f"compare_{tab}_{size}_s"] = f"{time.perf_counter() - started:.2f}"
+                    print(f"{size:>6} {'  ' + tab:<8} {figures[f'compare_{tab}_{size}_s']:>8} (Compare's {label} tab opened)")
                 picked = at.session_state["compare.run_b"]
                 b_ok = b_ok and picked == b
                 print(f"       run B in a fresh session: {picked} ({'the latest other run on the dataset' if picked == b else 'WRONG, expected ' + b})")
