@@ -3,7 +3,7 @@
 Why: the heuristics ask the encoder for a row's texts while they score it, a handful at a time (about 4
 texts a batch on 1,000 seed-size rows), and the forward pass costs about 2.3 ms a text in batches of 4
 against 1.7 ms in batches of 32 (its weights are streamed once a batch). Encoding the rows' texts before the
-workers reach them, in batches of up to 256, measured 8 ms of CPU a row less on 400 seed-size rows (the
+workers reach them, in batches of up to 256, measured 7-8 ms of CPU a row less on 400 seed-size rows (the
 cache filled before the run: 16.9 and 20.3 s against 19.6 and 23.7 s).
 
 What a row embeds: its question, answer and reference whole, and the sentences of its answer, reference and
