@@ -134,7 +134,6 @@ def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
         widgets.table(shown, column_config=scores, hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
 
-
 if st.session_state.pop(GO_INSPECT, False):  # the rerun after a pick: straight on, before reading the run again
     st.switch_page(nav.INSPECT.path)
 st.title(nav.COMPARE.heading)
