@@ -29,6 +29,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.soak import soak_rows  # noqa: E402
+from ui.state import COMPARE_TAB  # noqa: E402
 
 PAGES = {"compare": "app_pages/compare.py", "history": "app_pages/history.py", "inspect": "app_pages/inspect_sample.py"}
 
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             figures[f"{page}_{size}_s"] = f"{first:.2f}"
             if page == "compare":  # its other tabs run when opened: each click on one, timed
                 for tab, label in (("rows", "Row by row"), ("runs", "Run A vs run B")):
-                    at.session_state["compare.section"] = label
+                    at.session_state[COMPARE_TAB] = label
                     started = time.perf_counter()
                     at.run()
                     figures[f"compare_{tab}_{size}_s"] = f"{time.perf_counter() - started:.2f}"

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.state import COMPARE_TAB
+
 ROOT = Path(__file__).resolve().parents[2]
 KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")
 
@@ -45,6 +47,6 @@ def button(at: AppTest, label: str):
 
 
 def compare_tab(at: AppTest, label: str) -> AppTest:
-    """Open one of Compare's tabs (``compare.section``, a tab that runs only when open) as a click on it does."""
-    at.session_state["compare.section"] = label
+    """Open one of Compare's tabs (``COMPARE_TAB``: a tab runs only when open) as a click on it does."""
+    at.session_state[COMPARE_TAB] = label
     return at.run()
