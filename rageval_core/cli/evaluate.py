@@ -446,43 +446,25 @@ def _metric_title(metric: str) -> str:
 def _print_analysis(store: Any, run_id: str, categories: Mapping[str, Any]) -> None:
     """The per-category tables of the RAGAS-vs-judge article (one per method) and, with a judge beside decomposed metrics, their
     agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``. The results
-    are read as a lean frame (no details), so a 100,000-row run is not loaded whole for them."""
-    from rageval_core.compare import (
-        DECOMPOSED,
-        HEURISTIC_ONLY_NOTE,
-        agreement,
-        category_table,
-        heuristic_only,
-        judge_methods,
-        methods_in,
-    )
-    from rageval_core.runner.readback import analysis_frame
+    are folded as they are read (``run_tables``): nothing of a 100,000-row run is held whole for them, and pandas
+    is not imported."""
+    from rageval_core.run_tables import closing_tables
+    from rageval_core.tallies import HEURISTIC_ONLY_NOTE
 
-    frame = analysis_frame(store, run_id, categories)
-    if frame.empty:
-        return
-    # Results are stored as they finish; the tables list categories in dataset order, whatever finished first.
-    position = {sid: i for i, sid in enumerate(categories)}
-    frame = frame.iloc[frame["sample_id"].map(position).fillna(len(position)).argsort(kind="stable")]
+    tables = closing_tables(store, run_id, categories)
     if any(categories.values()):
-        for method in methods_in(frame):
-            by_category = category_table(frame, method)
-            echo(f"\nper category, {method} (mean over scored rows; - none scored):")
-            echo(table(["category"] + [_metric_title(c) for c in by_category.columns],
-                        [[cat] + [fmt(v) for v in row] for cat, row in zip(by_category.index, by_category.to_numpy().tolist())]))
-    if DECOMPOSED not in set(frame["method"]):
-        return
-    for judge in judge_methods(frame):
-        stats = agreement(frame, DECOMPOSED, judge)
-        if stats.empty:
-            continue
-        echo(f"\nagreement, decomposed vs {judge} (rows scored by both; kappa at 0.5):")
-        if heuristic_only(frame, DECOMPOSED, judge):
+        for cat_table in tables.categories:
+            echo(f"\nper category, {cat_table.method} (mean over scored rows; - none scored):")
+            echo(table(["category"] + [_metric_title(c) for c in cat_table.metrics],
+                       [[cat] + [fmt(v) for v in cells] for cat, cells in cat_table.rows]))
+    for agreement in tables.agreements:
+        echo(f"\nagreement, decomposed vs {agreement.judge} (rows scored by both; kappa at 0.5):")
+        if agreement.heuristic_only:
             echo(f"note: {HEURISTIC_ONLY_NOTE}")
         echo(table(
             ["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
-            [[_metric_title(r.criterion), r.n, fmt(r.pearson), fmt(r.spearman), fmt(r.mad), fmt(r.kappa), r.note if isinstance(r.note, str) else ""]
-             for r in stats.itertuples()],
+            [[_metric_title(r["criterion"]), r["n"], fmt(r["pearson"]), fmt(r["spearman"]), fmt(r["mad"]), fmt(r["kappa"]),
+              r["note"] or ""] for r in agreement.lines],
         ))
 
 

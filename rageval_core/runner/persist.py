@@ -29,7 +29,7 @@ from rageval_core.store import RowInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult
 
 if TYPE_CHECKING:
-    from rageval_core.compare import MethodCost
+    from rageval_core.tallies import MethodCost
     from rageval_core.runner.execute import Counters
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
@@ -240,7 +240,7 @@ class Run:
 
 def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
     """``compare.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
-    from rageval_core.compare import summarize  # lazy: compare imports pandas, which a run does not need to start
+    from rageval_core.tallies import summarize
 
     return summarize(_result_heads(store, run_id))
 
@@ -248,7 +248,7 @@ def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, A
 def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
     building a dict per call took as long as writing the run's results)."""
-    from rageval_core.compare import MethodCost
+    from rageval_core.tallies import MethodCost
 
     rows = store._conn().execute(
         "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
@@ -268,7 +268,7 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
 
 def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
-    from rageval_core.compare import cost_by_scorer
+    from rageval_core.tallies import cost_by_scorer
 
     return cost_by_scorer(lean_calls(store, run_id))
 

@@ -1,28 +1,32 @@
 """Reading a stored run back without loading it: the CLI's closing tables and failure lines at 100,000 rows.
 
 ``Run.results`` builds every result with its details (claims, prompts, raw answers); the terminal needs a few
-columns of each. These read just those columns with a cursor, so what the CLI holds after a run is a compact
-frame (a pointer per cell, each distinct string once) and, for the failure lines, only unscored results.
+columns of each. These read just those columns with a cursor: for the failure lines only unscored results, for
+the CSV the distinct pairs. Pandas is imported only by ``analysis_frame`` (the closing tables: ``run_tables``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from types import SimpleNamespace
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.judges.labels import display_method, judge_of
 from rageval_core.store import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHUNK = 20_000  # rows fetched at a time
 
 
 def analysis_frame(store: Store, run_id: str, categories: Mapping[str, str | None] | None = None) -> pd.DataFrame:
     """The columns ``compare``'s category tables and agreement read (sample_id, category, metric, method, value,
-    unscored_reason, provider) for repeat 0, in stored order; each distinct string stored once."""
+    unscored_reason, provider) for repeat 0, in stored order; each distinct string stored once (the CLI's tables
+    no longer read it: ``run_tables`` folds them without pandas)."""
+    import numpy as np
+    import pandas as pd
+
     cats = categories or {}
     cur = store._conn().execute(
         "SELECT sample_id, metric, method, json_extract(details, '$.judge'), value, unscored_reason, provider FROM results"
