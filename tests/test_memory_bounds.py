@@ -1,0 +1,71 @@
+"""What a long run keeps stays bounded: the CLI caps glibc's malloc arenas before its worker threads start
+(``cli/arenas.py``), and the rate limiter keeps the last starts, not every one."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Eight threads alive at once, each allocating; then glibc's own report of its arenas on stderr.
+_THREADS = """
+import ctypes, sys, threading
+sys.path.insert(0, sys.argv[1])
+if sys.argv[2] == "limit":
+    from rageval_core.cli.arenas import limit_malloc_arenas
+    assert limit_malloc_arenas(2)
+barrier = threading.Barrier(8)
+def work():
+    keep = [bytes(2000) for _ in range(200)]
+    barrier.wait()
+    keep.clear()
+threads = [threading.Thread(target=work) for _ in range(8)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+ctypes.CDLL(None).malloc_stats()
+"""
+
+
+def _glibc() -> bool:
+    try:
+        ctypes.CDLL(None).gnu_get_libc_version  # noqa: B018
+        return sys.platform.startswith("linux")
+    except (OSError, AttributeError):
+        return False
+
+
+def _arenas(mode: str) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    done = subprocess.run([sys.executable, "-c", _THREADS, str(ROOT), mode], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return sum(1 for line in done.stderr.splitlines() if line.startswith("Arena "))
+
+
+@pytest.mark.skipif(not _glibc(), reason="malloc arenas are glibc's (this libc is not glibc)")
+def test_a_cli_run_keeps_at_most_two_arenas_for_its_threads() -> None:
+    assert _arenas("free") > 2  # without the cap, threads get arenas of their own
+    assert 1 <= _arenas("limit") <= 2
+
+
+def test_an_explicit_malloc_arena_max_is_left_alone(monkeypatch) -> None:
+    from rageval_core.cli.arenas import limit_malloc_arenas
+
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert limit_malloc_arenas() is False
+
+
+def test_the_rate_limiter_keeps_the_last_starts_not_every_one() -> None:
+    from rageval_core.llm.clock import FakeClock
+    from rageval_core.llm.ratelimit import HISTORY, RateLimiter
+
+    limiter = RateLimiter(clock=FakeClock())
+    for _ in range(HISTORY + 500):
+        limiter.acquire()
+    starts = limiter.starts()
+    assert len(starts) == HISTORY <= 4096  # a 12,000-row run books 108,000
