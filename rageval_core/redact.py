@@ -198,41 +198,50 @@ def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
-_MEMO_SIZE = 16384
 _MEMO_MAX_CHARS = 256
+_SHORT_MEMO_CHARS = 262_144  # about 5,000 short strings (about 1 MB); a 1,200-row run of distinct rows met 15,000
 _LONG_MEMO_CHARS = 1_000_000  # about 50 rows of judge answers and prompts (a few MB)
+
+
+class _Budget:
+    """Redacted strings up to a budget of characters, then started over: bounded by the bytes its strings take,
+    not by a count (a count of 16,384 short strings had no end on distinct rows but 4 million characters, and
+    filled up within 1,300 rows of a run, never to be emptied)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[str, str] = {}
+        self.used = 0
+
+    def get(self, text: str) -> str | None:
+        return self.memo.get(text)
+
+    def put(self, text: str, done: str, chars: int) -> None:
+        if self.used + len(text) > chars:
+            self.memo = {}
+            self.used = 0
+        self.memo[text] = done
+        self.used += len(text)
 
 
 class _Memos:
     """Redacted strings for one set of known secrets: short ones (a result's details repeat the same few
-    dozen keys, labels and verdicts; the rows' evidence sentences recur across metrics) up to a count, long
-    ones (a judge's raw answer, a prompt) up to a budget of characters, then started over: the same text is
-    redacted at the provider boundary, in the call log, in each result that quotes it (one row's results
-    hold a judge's answer eight times) and in the export."""
+    dozen keys, labels and verdicts; the rows' evidence sentences recur across metrics) and long ones (a
+    judge's raw answer, a prompt), each up to a budget of characters: the same text is redacted at the
+    provider boundary, in the call log, in each result that quotes it (one row's results hold a judge's
+    answer eight times) and in the export."""
 
     def __init__(self, values: re.Pattern[str] | None) -> None:
         self._values = values
-        self._short: dict[str, str] = {}
-        self._long: dict[str, str] = {}
-        self._long_chars = 0
+        self._short = _Budget()
+        self._long = _Budget()
 
     def redact(self, text: str) -> str:
-        done = self._short.get(text)
-        if done is not None:
-            return done
-        if len(text) > _MEMO_MAX_CHARS:
-            done = self._long.get(text)
-            if done is None:
-                done = _redact_with(text, self._values)
-                if self._long_chars + len(text) > _LONG_MEMO_CHARS:
-                    self._long = {}
-                    self._long_chars = 0
-                self._long[text] = done
-                self._long_chars += len(text)
-            return done
-        done = _redact_with(text, self._values)
-        if len(self._short) < _MEMO_SIZE:
-            self._short[text] = done
+        long = len(text) > _MEMO_MAX_CHARS
+        memo = self._long if long else self._short
+        done = memo.get(text)
+        if done is None:
+            done = _redact_with(text, self._values)
+            memo.put(text, done, _LONG_MEMO_CHARS if long else _SHORT_MEMO_CHARS)
         return done
 
 

@@ -69,3 +69,17 @@ def test_the_rate_limiter_keeps_the_last_starts_not_every_one() -> None:
         limiter.acquire()
     starts = limiter.starts()
     assert len(starts) == HISTORY <= 4096  # a 12,000-row run books 108,000
+
+
+def test_the_redaction_memos_stay_within_their_budget_of_characters() -> None:
+    from rageval_core import redact
+
+    memos = redact._Memos(None)
+    for i in range(40_000):  # distinct short and long texts, as distinct rows give
+        memos.redact(f"evidence sentence {i} of a distinct row")
+        if i % 10 == 0:
+            memos.redact(f"{i} " + "judge answer " * 40)
+    short, long = memos._short, memos._long
+    assert 0 < sum(map(len, short.memo)) == short.used <= redact._SHORT_MEMO_CHARS
+    assert 0 < sum(map(len, long.memo)) == long.used <= redact._LONG_MEMO_CHARS
+    assert memos.redact("evidence sentence 39999 of a distinct row") == "evidence sentence 39999 of a distinct row"
