@@ -409,7 +409,16 @@ class Store(HumanLabels):
     # ---- call log ---------------------------------------------------------------------------------
     def log_call(self, entry: CallEntry) -> None:
         """Append one call to the log at once (its own transaction)."""
-        self._write(lambda conn: conn.execute(*call_insert(entry)), "log call")
+        self.log_calls([entry])
+
+    def log_calls(self, entries: Sequence[CallEntry]) -> None:
+        """Append several calls in one transaction (the runner's group commit: ``runner.calllog``)."""
+
+        def insert(conn: sqlite3.Connection) -> None:
+            for entry in entries:
+                conn.execute(*call_insert(entry))
+
+        self._write(insert, "log call")
 
     def calls(self, run_id: str) -> list[CallEntry]:
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()

@@ -68,12 +68,22 @@ class LLMRequest:
         }
 
     def key(self) -> str:
-        return hashlib.sha256(canonical_json(self.key_payload()).encode("utf-8")).hexdigest()
+        """SHA-256 of ``key_payload``; computed once per request (the runner, the call record, the cache and
+        the call log each ask for it, and hashing a few kB of prompt is not free at 16 calls in flight)."""
+        cached = self.__dict__.get("_key")
+        if cached is None:
+            cached = hashlib.sha256(canonical_json(self.key_payload()).encode("utf-8")).hexdigest()
+            object.__setattr__(self, "_key", cached)  # a frozen dataclass: a memo, not a field
+        return cached
 
     @property
     def prompt_text(self) -> str:
-        """The messages joined for display and token estimates."""
-        return "\n\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
+        """The messages joined for display and token estimates (joined once per request)."""
+        cached = self.__dict__.get("_prompt_text")
+        if cached is None:
+            cached = "\n\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
+            object.__setattr__(self, "_prompt_text", cached)
+        return cached
 
 
 @dataclass

@@ -12,26 +12,23 @@ import contextvars
 import heapq
 import itertools
 import json
-import sqlite3
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from rageval_core import db
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.metrics.base import Scorer
+from rageval_core.runner.calllog import writer_for
 from rageval_core.store import CallEntry, Store
 from rageval_core.types import MetricResult, Sample, Unscored, Usage
 
 
 def log_safely(store: Store, entry: CallEntry) -> None:
-    """Append to the call log; a database locked past the retries (or failing) becomes a ``call_log`` warning."""
-    try:
-        store.log_call(entry)
-    except (db.StoreBusy, sqlite3.Error) as exc:
-        db.warn("call_log", exc)
+    """Append to the call log by group commit (``runner.calllog``); a database locked past the retries (or
+    failing) becomes a ``call_log`` warning."""
+    writer_for(store).add(entry)
 
 
 # ---- task context: which run / row / scorer the current thread works for ---------------------------------

@@ -16,6 +16,7 @@ provider cache. Providers stay synchronous; there is no event loop anywhere.
 from __future__ import annotations
 
 import contextvars
+import gc
 import queue
 import sqlite3
 import threading
@@ -213,6 +214,7 @@ def run(
     if log_calls is None:
         log_calls = True
     stacks = judge_stacks(scorers, llm, bool(log_calls), store, cancel=cancel)
+    freeze_imported()
     if gate_embeddings is None:
         gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
 
@@ -441,6 +443,20 @@ def run(
         store, run_id, status=status, counters=counters, wall_s=clock() - started, total=total,
         done=done + skipped, skipped=skipped, resumed=resumed, unsaved=(spill[0], spill[1]),
     )
+
+
+_frozen = threading.Event()
+
+
+def freeze_imported() -> None:
+    """Once per process, when the first run has built its providers: move every object alive now (the
+    modules, the SDK's ~650 answer models and their validators) to the collector's permanent generation, so
+    the run's full collections scan what the run made, not the imports again (bench/runner.py: 0.19 s of
+    full collections a 48-row run before, 0.11 s after, each one a pause of every thread). Nothing is kept
+    alive by it; only cyclic garbage that exists at that moment is never collected, once."""
+    if not _frozen.is_set():
+        _frozen.set()
+        gc.freeze()
 
 
 def _settle(sink: ResultSink, patience_s: float, interrupted: bool, on_wait: Callable[[], None]) -> tuple[int, str | None]:
