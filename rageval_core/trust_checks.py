@@ -22,9 +22,8 @@ from rageval_core.store import Store
 from rageval_core.trust.probes import DEFAULT_TOLERANCES, build_probe, parse_probes
 from rageval_core.trust.shifts import ProbeResult, probe_result
 from rageval_core.trust.stability import DEFAULT_THRESHOLD, StabilityReport, stability
+from rageval_core.trust_defaults import DEFAULT_ITERATIONS
 from rageval_core.types import ANSWER_CORRECTNESS, FAITHFULNESS, Sample
-
-DEFAULT_ITERATIONS = 1000
 
 
 def stability_for_run(

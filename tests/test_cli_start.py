@@ -7,6 +7,8 @@ No timing is asserted: the tests check which modules are imported, in a fresh in
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +62,59 @@ def test_nothing_a_run_needs_before_its_first_request_imports_pandas():
         "print('pandas' in sys.modules)\n"
     )
     assert out == "False"
+
+
+def test_evaluate_sends_its_first_request_before_importing_numpy_or_pandas(tmp_path):
+    """The real command against the fake server: at the first connection to it, which heavy modules are loaded.
+    numpy (the embeddings' vectors, the cosines) and pandas (the closing tables) come after; the SDK must be there."""
+    from urllib.parse import urlsplit
+
+    from tests.support.fake_server import FakeLLMServer
+
+    seen = tmp_path / "modules.json"
+    with FakeLLMServer() as server:
+        port = urlsplit(server.openai_base_url).port
+        argv = ["rageval_core", "--db", str(tmp_path / "s.sqlite"), "evaluate", str(ROOT / "sample_data" / "ml_qa_ja.json"),
+                "--provider", "openai-compatible", "--base-url", server.openai_base_url, "--model", "m",
+                "--embedding-model", "e", "--metrics", "faithfulness,answer_relevancy", "--judge", "rubric5",
+                "--no-cache", "--quiet", "--out", str(tmp_path / "out.json")]
+        code = (
+            "import json, os, runpy, socket, sys\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "real = socket.socket.connect\n"
+            "def connect(self, address):\n"
+            f"    if isinstance(address, tuple) and address[1] == {port}:\n"
+            f"        with open({str(seen)!r}, 'w') as fh:\n"
+            "            json.dump({m: m in sys.modules for m in ('numpy', 'pandas', 'openai')}, fh)\n"
+            "        os._exit(0)\n"
+            "    return real(self, address)\n"
+            "socket.socket.connect = connect\n"
+            f"sys.argv = {argv!r}\n"
+            "runpy.run_module('rageval_core', run_name='__main__', alter_sys=True)\n"
+        )
+        env = dict(os.environ, OPENAI_API_KEY="sk-test-start", RAGEVAL_HOME=str(tmp_path / "home"))
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert seen.exists(), done.stderr[-2000:]
+    assert json.loads(seen.read_text()) == {"numpy": False, "pandas": False, "openai": True}
+
+
+def test_the_embeddings_warm_up_waits_for_the_first_request(monkeypatch):
+    import threading
+
+    from rageval_core.llm import warm
+
+    monkeypatch.setattr(warm, "_first_request", threading.Event())
+    monkeypatch.setattr(warm, "DEFER_S", 120.0)
+    warmed = []
+    monkeypatch.setattr(warm, "warm", lambda kind: warmed.append(kind))
+    chat = threading.Thread(target=warm._warm_quietly, args=("chat",))
+    chat.start()
+    chat.join(60)
+    assert warmed == ["chat"]  # the chat warm-up does the first request's own work: at once
+    embeddings = threading.Thread(target=warm._warm_quietly, args=("embeddings",))
+    embeddings.start()
+    embeddings.join(0.3)
+    assert embeddings.is_alive() and warmed == ["chat"]
+    warm.request_sent()
+    embeddings.join(60)
+    assert warmed == ["chat", "embeddings"] and "numpy" in sys.modules

@@ -18,6 +18,18 @@ Modules: ``backends`` (the two SDKs' job calls), ``ledger`` (jobs and answers in
 (the stand-in models), ``engine`` (the rounds).
 """
 
-from rageval_core.batch.engine import BATCH_DISCOUNT, BatchCancelled, BatchError, run_batched
+from typing import Any
+
+from rageval_core.batch.errors import BatchCancelled, BatchError
 
 __all__ = ["BATCH_DISCOUNT", "BatchCancelled", "BatchError", "run_batched"]
+
+
+def __getattr__(name: str) -> Any:
+    """``run_batched`` and ``BATCH_DISCOUNT`` from the engine, imported on first use: every ``evaluate``
+    imports this package for its errors, and only a ``--batch`` run needs the engine."""
+    if name in ("BATCH_DISCOUNT", "run_batched"):
+        from rageval_core.batch import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

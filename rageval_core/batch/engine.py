@@ -16,6 +16,8 @@ from typing import Any, Callable, Sequence
 
 from rageval_core.batch.answers import AnsweringLLM, CollectingLLM
 from rageval_core.batch.backends import BatchBackend, JobStatus, backend_for
+from rageval_core.batch.errors import BatchCancelled as BatchCancelled  # re-exported
+from rageval_core.batch.errors import BatchError as BatchError
 from rageval_core.batch.ledger import DONE, FAILED, BatchAnswer, Ledger
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.cache import ResponseCache
@@ -27,14 +29,6 @@ BATCH_DISCOUNT = 0.5
 # A metric needs one round per dependent step (claims, verdicts, a re-ask): more than this means a loop.
 MAX_ROUNDS = 12
 DEFAULT_POLL_S = 30.0
-
-
-class BatchError(Exception):
-    """The batched run cannot go on (a job the provider failed, a status that never came, a loop of rounds)."""
-
-
-class BatchCancelled(BatchError):
-    """Ctrl-C while collecting or polling; jobs already submitted keep running at the provider."""
 
 
 @dataclasses.dataclass

@@ -172,7 +172,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     """Run ``scorers`` over the dataset's valid rows with the provider options in ``args`` and store the run;
     the first Ctrl-C finishes the calls in flight (resumable), a second aborts. Shared by ``evaluate`` and
     ``trust DATA``."""
-    from rageval_core.batch import BatchCancelled, BatchError, run_batched
+    from rageval_core.batch import BatchCancelled, BatchError
     from rageval_core.cli.arenas import limit_malloc_arenas
     from rageval_core.llm.base import ProviderError
     from rageval_core.runner import RunError, run
@@ -200,6 +200,8 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     extra: dict[str, Any] = {}
     prefetcher = None
     if getattr(args, "batch", False):
+        from rageval_core.batch import run_batched
+
         engine = run_batched
         extra = {"poll_s": args.batch_poll, "say": err, "attach": list(args.batch_job or [])}
     elif not getattr(dataset, "streamed", False):

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import (
     EXIT_OK,
@@ -32,8 +32,11 @@ from rageval_core.cli.common import (
     table,
 )
 from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
-from rageval_core.trust.report import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD, TrustReport
+from rageval_core.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.types import METRIC_IDS
+
+if TYPE_CHECKING:
+    from rageval_core.trust.report import TrustReport
 
 
 @dataclass

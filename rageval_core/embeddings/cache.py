@@ -11,15 +11,18 @@ import hashlib
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from rageval_core import db
 from rageval_core.llm.base import canonical_json
 from rageval_core.llm.cache import url_key
 from rageval_core.llm.retry import Retrier
 from rageval_core.redact import redact_url
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported in the functions that use it, after a run's first request (``metrics.scoring`` says why).
 
 DDL = """
 CREATE TABLE IF NOT EXISTS embedding_cache (
@@ -41,6 +44,8 @@ class BatchEmbedder(Protocol):
 
 
 def l2_normalize(rows: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (rows / norms).astype(np.float32)
@@ -48,6 +53,8 @@ def l2_normalize(rows: np.ndarray) -> np.ndarray:
 
 def embed_in_batches(embedder: BatchEmbedder, texts: Sequence[str], retrier: Retrier | None = None) -> np.ndarray:
     """All texts, ``batch_size`` per request, optionally retried; L2-normalised rows in input order."""
+    import numpy as np
+
     texts = list(texts)
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
@@ -97,6 +104,8 @@ class CachedEmbedder:
         return f"CachedEmbedder({self.inner!r})"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        import numpy as np
+
         texts = list(texts)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)

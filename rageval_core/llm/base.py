@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Protocol, Sequence, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval_core.types import Usage
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Role = Literal["system", "user", "assistant"]
 

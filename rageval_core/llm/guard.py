@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from rageval_core.llm import callpool
+from rageval_core.llm import callpool, warm
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 from rageval_core.llm.ratelimit import RateLimiter
@@ -298,6 +298,7 @@ def http_client(timeout_s: float, base_url: str | None = None) -> Any:
                 return self._tls
 
         def handle_request(self, request: Any) -> Any:
+            warm.request_sent()
             deadline = _DEADLINE.get()
             response = self._for(request).handle_request(request)
             if deadline is not None:

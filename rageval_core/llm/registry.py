@@ -362,7 +362,7 @@ def embedding_choice(cfg: ProviderConfig) -> EmbeddingChoice:
     refusal in ``build_embedder`` when no embedding model is set); ``auto`` (the default) the provider's when
     it has an embedding model (given, or the provider's default), otherwise — an OpenAI-compatible chat server
     with none, as Ollama or llama.cpp usually are — the bundled offline encoder, recorded as a fallback."""
-    from rageval_core.embeddings.offline import DEFAULT_ENCODER, ENCODERS
+    from rageval_core.embeddings.encoders import DEFAULT_ENCODER, ENCODERS
 
     if cfg.provider in ("offline", "replay") or cfg.embeddings == "offline":
         return EmbeddingChoice("offline", cfg.embedding_model if cfg.embedding_model in ENCODERS else DEFAULT_ENCODER)

@@ -11,6 +11,11 @@ while the run is still planning. The call goes through the SDK's public surface 
 to an in-memory ``MockTransport``: no socket is opened, nothing reaches any server, no key is used, no
 limit is taken, nothing is logged, and its answer is thrown away. Whatever the SDK's first call needs is
 then ready, whichever SDK version is installed. A failure here only means the first call pays as before.
+
+The embeddings warm-up (and numpy, which the answer's vectors need) waits until the process's first HTTP
+request has gone out (``request_sent``, called by the guard's transport), or ``DEFER_S``: a run's first
+requests are chat requests, and on one interpreter any work done before them delays them (issue 14: start
+requests soon after the command); while the first requests are in flight the client has time to spare.
 """
 
 from __future__ import annotations
@@ -21,8 +26,11 @@ from typing import Any
 
 _lock = threading.Lock()
 _started: dict[str, threading.Thread] = {}
+_first_request = threading.Event()
 
 KINDS = ("chat", "embeddings")
+AFTER_FIRST_REQUEST = frozenset({"embeddings"})  # warmed once the first request is out
+DEFER_S = 2.0  # how long a deferred warm-up waits for that first request before it goes ahead
 _BASE_URL = "http://warm-up.invalid/v1"  # never resolved: the mock transport answers in memory
 
 
@@ -40,9 +48,19 @@ def start(kind: str) -> threading.Thread:
     return thread
 
 
+def request_sent() -> None:
+    """The process's HTTP requests have started going out (the deferred warm-ups may go ahead)."""
+    if not _first_request.is_set():
+        _first_request.set()
+
+
 def _warm_quietly(kind: str) -> None:
+    if kind in AFTER_FIRST_REQUEST:
+        _first_request.wait(DEFER_S)
     try:
         warm(kind)
+        if kind == "embeddings":
+            import numpy  # noqa: F401 - what the first answer's vectors are made into
     except Exception:  # noqa: BLE001 - an optimisation only: the real first call then does this work itself
         pass
 

@@ -13,9 +13,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rageval_core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
@@ -29,6 +27,9 @@ from rageval_core.prompts import PromptTemplate, TemplateError, load_template, r
 from rageval_core.tasks import schema_for
 from rageval_core.text import detect_language, split_sentences
 from rageval_core.types import DECOMPOSED, MetricResult, Sample, Unscored
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Unscorable(Exception):
@@ -244,6 +245,8 @@ def ask_items(
 
 def embed(ctx: EvalContext, texts: Sequence[str], details: dict[str, Any]) -> np.ndarray:
     """One embedding request for ``texts`` (counted in details); a provider failure ends the row."""
+    import numpy as np  # here, not at the top: not before a command's first request (``metrics.scoring``)
+
     try:
         vectors = np.asarray(ctx.embedder.embed(list(texts)), dtype=np.float64)
     except ProviderError as exc:

@@ -89,8 +89,10 @@ class Prefetcher:
 def start_for_run(provider: str, embedding_model: str, samples: object) -> Prefetcher | None:
     """A started ``Prefetcher`` when the run is the offline provider's on the bundled encoder over rows in
     memory (a streamed file is read as the run goes: nothing to look ahead in); ``None`` otherwise."""
-    from rageval_core.embeddings.offline import ENCODERS, shared_encoder
+    from rageval_core.embeddings.encoders import ENCODERS
 
     if provider != "offline" or embedding_model not in ENCODERS or not isinstance(samples, Sequence) or not samples:
         return None
+    from rageval_core.embeddings.offline import shared_encoder  # numpy: only for a run that encodes here
+
     return Prefetcher(samples, shared_encoder(embedding_model)).start()

@@ -19,9 +19,7 @@ from rageval_core.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.trust.ranking import LabelCandidate, label_next
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
 from rageval_core.judges.labels import result_method
-
-DEFAULT_THRESHOLD = 0.5
-DEFAULT_ITERATIONS = 1000
+from rageval_core.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 
 
 @dataclass(frozen=True)

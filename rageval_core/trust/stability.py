@@ -25,9 +25,8 @@ import numpy as np
 
 from rageval_core.metrics.scoring import aggregate_repeats
 from rageval_core.trust.stats import bootstrap_ci
+from rageval_core.trust_defaults import DEFAULT_THRESHOLD
 from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult, Unscored
-
-DEFAULT_THRESHOLD = 0.5
 
 
 def spread(values: Sequence[float]) -> tuple[float, float]:
