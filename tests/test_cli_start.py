@@ -79,13 +79,17 @@ def test_evaluate_sends_its_first_request_before_importing_numpy_or_pandas(tmp_p
                 "--embedding-model", "e", "--metrics", "faithfulness,answer_relevancy", "--judge", "rubric5",
                 "--no-cache", "--quiet", "--out", str(tmp_path / "out.json")]
         code = (
-            "import json, os, runpy, socket, sys\n"
+            "import json, os, runpy, socket, sys, threading\n"
             f"sys.path.insert(0, {str(ROOT)!r})\n"
             "real = socket.socket.connect\n"
+            "first = threading.Lock()\n"
             "def connect(self, address):\n"
             f"    if isinstance(address, tuple) and address[1] == {port}:\n"
-            f"        with open({str(seen)!r}, 'w') as fh:\n"
-            "            json.dump({m: m in sys.modules for m in ('numpy', 'pandas', 'openai')}, fh)\n"
+            "        first.acquire()  # the first connection writes and exits; the others wait for the exit\n"
+            "        modules = {m: m in sys.modules for m in ('numpy', 'pandas', 'openai')}\n"
+            f"        with open({str(seen) + '.tmp'!r}, 'w') as fh:\n"
+            "            json.dump(modules, fh)\n"
+            f"        os.replace({str(seen) + '.tmp'!r}, {str(seen)!r})\n"
             "        os._exit(0)\n"
             "    return real(self, address)\n"
             "socket.socket.connect = connect\n"
@@ -104,7 +108,6 @@ def test_the_embeddings_warm_up_waits_for_the_first_request(monkeypatch):
     from rageval_core.llm import warm
 
     monkeypatch.setattr(warm, "_first_request", threading.Event())
-    monkeypatch.setattr(warm, "DEFER_S", 120.0)
     warmed = []
     monkeypatch.setattr(warm, "warm", lambda kind: warmed.append(kind))
     chat = threading.Thread(target=warm._warm_quietly, args=("chat",))

@@ -144,6 +144,7 @@ def test_the_warm_up_parses_in_memory_and_sends_nothing():
     with FakeLLMServer() as server:
         OpenAILLM(api_key=KEY, model="m", base_url=server.openai_base_url, provider="openai-compatible")
         OpenAIEmbedder(api_key=KEY, model="e", base_url=server.openai_base_url, provider="openai-compatible")
+        warm.request_sent()  # the embeddings warm-up waits for the process's first request (none here)
         for kind in warm.KINDS:
             thread = warm.start(kind)
             thread.join(60)

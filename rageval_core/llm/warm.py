@@ -13,9 +13,10 @@ limit is taken, nothing is logged, and its answer is thrown away. Whatever the S
 then ready, whichever SDK version is installed. A failure here only means the first call pays as before.
 
 The embeddings warm-up (and numpy, which the answer's vectors need) waits until the process's first HTTP
-request has gone out (``request_sent``, called by the guard's transport), or ``DEFER_S``: a run's first
-requests are chat requests, and on one interpreter any work done before them delays them (issue 14: start
-requests soon after the command); while the first requests are in flight the client has time to spare.
+request has gone out (``request_sent``, called by the guard's transport for every request, embeddings
+included; a process that sends nothing never needs it): a run's first requests are chat requests, and on one
+interpreter any work done before them delays them (issue 14: start requests soon after the command); while
+the first requests are in flight the client has time to spare.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ _first_request = threading.Event()
 
 KINDS = ("chat", "embeddings")
 AFTER_FIRST_REQUEST = frozenset({"embeddings"})  # warmed once the first request is out
-DEFER_S = 2.0  # how long a deferred warm-up waits for that first request before it goes ahead
 _BASE_URL = "http://warm-up.invalid/v1"  # never resolved: the mock transport answers in memory
 
 
@@ -56,7 +56,7 @@ def request_sent() -> None:
 
 def _warm_quietly(kind: str) -> None:
     if kind in AFTER_FIRST_REQUEST:
-        _first_request.wait(DEFER_S)
+        _first_request.wait()  # a daemon thread: a process that sends nothing exits all the same
     try:
         warm(kind)
         if kind == "embeddings":
