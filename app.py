@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import charts  # noqa: F401 - altair (about 0.5 s to import) once per process on the first page, not on Compare
-from ui import i18n, nav, sidebar, state, widgets
+from ui import i18n, nav, read_ahead, sidebar, state, widgets
 
 st.set_page_config(page_title="RAG Eval Workbench", page_icon="🔎", layout="wide")
 state.init()
@@ -23,3 +23,4 @@ i18n.render_switch()  # a click reruns the script with the new language already 
 current = st.navigation(pages)
 sidebar.render()
 widgets.run_page(current)
+read_ahead.after_page()  # the run Compare would open next, read while this page is looked at

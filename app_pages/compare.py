@@ -8,10 +8,11 @@ from __future__ import annotations
 import streamlit as st
 
 from rageval_core import compare, run_summary
+from rageval_core.report import svg
 from rageval_core.store import RunInfo, Store
 from rageval_core.types import DECOMPOSED
-from ui import charts, demo, filters, judges_view, leaderboard, nav, report_button, run_picker, runs, state, widgets
-from ui.i18n import t
+from ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, report_button, run_picker, runs, state, widgets
+from ui.i18n import lang, t
 
 INSPECT_PICK, GO_INSPECT = "compare.inspect_pick", "compare.go_inspect"
 
@@ -26,14 +27,14 @@ def _open_picked() -> None:
 
 
 def per_category(view: runs.RunView, judge: str | None) -> None:
-    """The source article's layout: a table per method, criterion by criterion side by side, grouped bars."""
+    """The source article's layout: a table per method, criterion by criterion side by side, grouped bars.
+    Tables and bars are two HTML blocks (``ui.html_table``, SVG images): the page's first open in a browser
+    then loads no table, Markdown-with-HTML or chart library, and lays out two elements, not a cell each."""
     st.subheader(t("compare.per_category"))
     st.caption(t("compare.per_category_help"))
-    for method in view.methods():
-        table = view.category_table(method)
-        table.columns = [widgets.metric_label(c) for c in table.columns]
-        st.markdown(f"**{t('compare.decomposed') if method == DECOMPOSED else method}**")
-        st.table(widgets.score_table(table, markdown=True))
+    tables = {m: view.category_table(m) for m in view.methods()}
+    st.html("".join(html_table.score_table(table, index_label=t("chart.category"), column_label=widgets.metric_label,
+                                           caption=_method_name(method)) for method, table in tables.items()))
     if judge and DECOMPOSED in view.methods() and judge in view.methods():
         # Built only while open (a collapsed expander's content is still computed and sent unless it tracks its state).
         with st.expander(t("compare.criterion_by_criterion"), key="compare.by_criterion", on_change="rerun") as box:
@@ -42,13 +43,17 @@ def per_category(view: runs.RunView, judge: str | None) -> None:
                 side = view.cached(f"side:{criterion}:{judge}", lambda c=criterion: runs.category_comparison(view, c, judge))
                 st.table(widgets.score_table(side, markdown=True))
     st.subheader(t("compare.bars"))
-    bars = view.cached("bars", lambda: runs.chart_frame({m: view.category_table(m) for m in view.methods()})).copy()
-    if bars.empty:
+    if all(table.isna().all(axis=None) for table in tables.values()):
         st.info(t("compare.no_category_scored"))
-    else:
-        criterion_order = [widgets.metric_label(c) for c in dict.fromkeys(bars["criterion"])]
-        bars["criterion"] = widgets.metric_labels(bars["criterion"])
-        charts.draw(charts.grouped_bars(bars, view.category_order(), criterion_order))
+    else:  # SVG as images: st.html drops inline SVG, and Markdown with raw HTML is parsed by a large script
+        text = "#fafafa" if st.context.theme.type == "dark" else "#31333f"
+        st.html(view.cached(f"bars:{lang()}:{text}", lambda: svg.category_charts(
+            tables, view.category_order(), criterion_label=widgets.metric_label, method_label=_method_name,
+            label_width=150, bar_width=200, images=text)))
+
+
+def _method_name(method: str) -> str:
+    return t("compare.decomposed") if method == DECOMPOSED else method
 
 
 def row_by_row(view: runs.RunView, judge: str | None) -> None:

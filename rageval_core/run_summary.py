@@ -17,6 +17,7 @@ import json
 import operator
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -70,6 +71,7 @@ PAGE_COLUMNS = ("sample_id", "category", "metric", "method", "value", "unscored_
 
 _lock = threading.Lock()
 _cache: OrderedDict[tuple[str, str, str], tuple[tuple[Any, ...], Any]] = OrderedDict()
+_building: dict[tuple[str, str, str], tuple[tuple[Any, ...], Future[Any]]] = {}
 
 
 def stamp(store: Store, run_id: str) -> tuple[Any, ...]:
@@ -81,21 +83,52 @@ def stamp(store: Store, run_id: str) -> tuple[Any, ...]:
     return (None if run is None else (run[0], run[1]), tuple(res), tuple(calls))
 
 
+def is_cached(store: Store, run_id: str, what: str, at: tuple[Any, ...]) -> bool:
+    """Whether ``cached`` has this value at stamp ``at`` or is building it (a read ahead need not start)."""
+    key = (str(store.path), run_id, what)
+    with _lock:
+        hit, building = _cache.get(key), _building.get(key)
+    return (hit is not None and hit[0] == at) or (building is not None and building[0] == at)
+
+
 def cached(store: Store, run_id: str, what: str, build: Callable[[], T], *, at: tuple[Any, ...] | None = None) -> T:
     """``build()`` for this run, kept until the run's ``stamp`` changes (``what`` names the value; ``at`` is
-    the stamp when the caller has just read it: a page asks for a dozen values of the run it loaded)."""
+    the stamp when the caller has just read it: a page asks for a dozen values of the run it loaded).
+
+    Built once per stamp: a caller that finds the value being built by another thread (a read ahead, another
+    session) waits for it instead of building it again beside it on the same cores."""
     key = (str(store.path), run_id, what)
     now = stamp(store, run_id) if at is None else at
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] == now:
-            _cache.move_to_end(key)
-            return hit[1]
-    value = build()
+    while True:
+        with _lock:
+            hit = _cache.get(key)
+            if hit is not None and hit[0] == now:
+                _cache.move_to_end(key)
+                return hit[1]
+            building = _building.get(key)
+            if building is None or building[0] != now:
+                mine: tuple[tuple[Any, ...], Future[Any]] = (now, Future())
+                _building[key] = mine
+                break
+        try:
+            return building[1].result()
+        except Exception:  # noqa: BLE001 - that build failed: this caller builds its own (and meets its error)
+            continue
+    try:
+        value = build()
+    except BaseException as exc:
+        with _lock:
+            if _building.get(key) is mine:
+                del _building[key]
+        mine[1].set_exception(exc)
+        raise
     with _lock:
         _cache[key] = (now, value)
+        if _building.get(key) is mine:
+            del _building[key]
         while len(_cache) > CACHED_RUNS * 32:  # a run's frames, costs, tables, charts and diffs
             _cache.popitem(last=False)
+    mine[1].set_result(value)
     return value
 
 

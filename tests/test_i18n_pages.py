@@ -24,6 +24,8 @@ from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
 from rageval_core.types import SEED_METRICS
 from tests.support.apptest import ROOT, assert_ok, button, compare_tab, start_app
+from tests.support.html_tables import page_tables
+from tests.support.html_tables import text as html_text
 from ui import i18n, nav
 
 pytestmark = pytest.mark.timeout(600)  # a deadline for the module's page runs on a loaded machine, not a timing assertion
@@ -53,6 +55,7 @@ def shown_texts(at: AppTest) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for kind in ("title", "header", "subheader", "caption", "markdown", "info", "warning", "success", "error", "toast"):
         out += [(kind, e.value) for e in getattr(at, kind) if isinstance(e.value, str)]
+    out += [("html", html_text(e.value)) for e in at.get("html")]
     for kind in ("button", "selectbox", "multiselect", "radio", "text_input", "text_area", "number_input", "toggle",
                  "checkbox", "slider", "metric", "expander", "tabs"):
         for e in at.get(kind):
@@ -63,7 +66,8 @@ def shown_texts(at: AppTest) -> list[tuple[str, str]]:
 
 def english_headings(at: AppTest) -> list[str]:
     """Table headings (column_config labels, else the column names) that are English words."""
-    found = []
+    found = [str(c) for frame in page_tables(at) for c in [frame.index.name, *frame.columns]
+             if not CJK.search(str(c)) and WORD.search(ALLOWED.sub(" ", str(c))) and str(c) not in HEADINGS_KEPT]
     for frame in at.dataframe:
         if str(frame.key or "").startswith("dataset.editor"):
             continue  # the Dataset editor's columns are the dataset file's own field names (what a user uploads)

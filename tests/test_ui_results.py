@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +17,8 @@ from rageval_core.metrics.registry import build_scorers
 from rageval_core.runner import run
 from rageval_core.store import Store
 from rageval_core.types import SEED_METRICS
-from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
+from tests.support.apptest import ROOT, assert_ok, compare_tab, open_filters, start_app
+from tests.support.html_tables import page_tables
 
 
 ROWS = ["1", "4", "7", "10"]  # one row of each seed-000 category
@@ -51,14 +54,21 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
         assert expected in headers
     assert [tab.label for tab in app.tabs] == ["Per category", "Row by row", "Run A vs run B", "Report"]
     assert not app.dataframe and "compare.run_b" not in app.session_state  # the other tabs run when opened
-    decomposed = app.table[0].value
+    decomposed, judged = page_tables(app)  # one HTML block of a table per method
+    assert decomposed.index.name == "category" and not app.table  # plain text cells, not Markdown ones
     assert list(decomposed.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"]
     assert list(decomposed.columns) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
     assert decomposed.loc["✅ 正確な回答", "Faithfulness"] > decomposed.loc["❌ ハルシネーション", "Faithfulness"]
-    assert len(app.get("vega_lite_chart")) == 1  # grouped bars
+    assert judged.loc["✅ 正確な回答", "Faithfulness"] >= 0 and list(judged.columns) == list(decomposed.columns)
+    bars = [h.value for h in app.get("html") if "<img" in h.value]
+    assert len(bars) == 1 and not app.get("vega_lite_chart")  # grouped bars as SVG images: no chart library to load
+    assert bars[0].count("<img") == 4 and 'alt="Faithfulness"' in bars[0]  # a panel per criterion
+    panel = base64.b64decode(re.search(r'base64,([^"]+)"', bars[0]).group(1)).decode()
+    assert panel.startswith("<svg") and "<title>✅ 正確な回答 · Decomposed (RAGAS-style):" in panel  # its bars
+    assert "Decomposed (RAGAS-style)" in bars[0] and "judge:rubric5" in bars[0]  # the legend
     compare_tab(app, "Row by row")
     assert_ok(app)
-    assert len(app.get("vega_lite_chart")) == 1 and not app.table  # the scatter, without the first tab's tables
+    assert len(app.get("vega_lite_chart")) == 1 and not page_tables(app)  # the scatter, without the first tab's tables
     agreement = next(d.value for d in app.dataframe if "pearson" in d.value.columns)
     assert set(agreement["criterion"]) == {"Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"}
     assert (agreement["n"] == 4).all()
@@ -280,9 +290,10 @@ def test_compare_says_offline_agreement_measures_nothing_and_a_judge_only_b_has_
 
 def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: dict[str, str]) -> None:
     app.switch_page("app_pages/compare.py").run()
-    app.multiselect(key="filter.categories").set_value(["❌ ハルシネーション", "🔀 部分正解"]).run()
+    assert not app.multiselect and not app.slider  # the filters' widgets are drawn only while their expander is open
+    open_filters(app).multiselect(key="filter.categories").set_value(["❌ ハルシネーション", "🔀 部分正解"]).run()
     assert_ok(app)
-    assert list(app.table[0].value.index) == ["❌ ハルシネーション", "🔀 部分正解"]
+    assert list(page_tables(app)[0].index) == ["❌ ハルシネーション", "🔀 部分正解"]
     assert any("Filtered: 2 of 4 rows." in i.value for i in app.info)
     compare_tab(app, "Row by row")
     per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
@@ -299,12 +310,18 @@ def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: di
     assert_ok(app)
     assert len(next(s for s in app.selectbox if s.label == "Row").options) == 4
     app.switch_page("app_pages/compare.py").run()
+    assert not any("Filtered" in i.value for i in app.info)  # cleared: every row; the expander open as it was
     assert app.multiselect(key="filter.categories").value == []
+    app.multiselect(key="filter.categories").set_value(["🔀 部分正解"]).run()
+    app.session_state["filter.box"] = False  # closed by a click: its widgets go, the filter they set stays on
+    app.run()
+    assert not app.multiselect and any("Filtered: 1 of 4 rows." in i.value for i in app.info)
+    assert open_filters(app).multiselect(key="filter.categories").value == ["🔀 部分正解"]
 
 
 def test_score_range_and_label_filters_on_inspect(app: AppTest, home: dict[str, str]) -> None:
     Store().set_label(home["hash"], "1", "faithfulness", 1.0)
-    app.switch_page("app_pages/inspect_sample.py").run()
+    open_filters(app.switch_page("app_pages/inspect_sample.py").run())
     app.radio(key="filter.labels").set_value("labelled").run()
     labelled = [r for r in ROWS if any(v is not None for v in Store().labels(home["hash"]).get(r, {}).values())]
     assert "1" in labelled and len(labelled) < len(ROWS)  # other tests of this module may have labelled a row
@@ -364,11 +381,11 @@ def test_section_names_stay_text_in_markdown_tables() -> None:
 def test_criterion_tables_are_built_only_while_their_expander_is_open(app: AppTest) -> None:
     app.switch_page("app_pages/compare.py").run()
     assert_ok(app)
-    closed = len(app.table)  # the per-category table of each method
-    assert closed == 2 and "compare.by_criterion" in app.session_state
+    assert len(page_tables(app)) == 2 and not app.table  # the per-category table of each method, as HTML
+    assert "compare.by_criterion" in app.session_state
     app.session_state["compare.by_criterion"] = True  # what a click on the expander does
     app.run()
     assert_ok(app)
-    opened = [tb.value for tb in app.table[closed:]]
+    opened = [tb.value for tb in app.table]
     assert len(opened) == 4  # one per shared criterion: decomposed vs judge per category
     assert all(list(tb.index) == ["✅ 正確な回答", "❌ ハルシネーション", "📄 不適切な参照", "🔀 部分正解"] for tb in opened)

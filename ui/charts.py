@@ -1,5 +1,6 @@
-"""Charts of the Compare page as Vega-Lite specs: grouped bars (category × criterion × method), the
-decomposed vs judge scatter per criterion, and each judge's score per row; the Trust page's estimates in Altair.
+"""Charts of the Compare page as Vega-Lite specs: the decomposed vs judge scatter per criterion and each judge's
+score per row; the Trust page's estimates in Altair. (The first tab's grouped bars are inline SVG, drawn by
+``rageval_core.report.svg`` like the report's.)
 
 Compare's specs are plain dicts with their data as named frames (``datasets``), drawn with ``draw``: building
 Altair objects and converting them back to a dict was about a third of a Compare page on a large run (each
@@ -21,8 +22,8 @@ import streamlit as st
 
 from ui.i18n import header, t
 
-# Bars colour methods, the scatter colours categories: two meanings, so two palettes that share no colour.
-METHOD_SCHEME = "tableau10"
+# The scatter colours categories; the first tab's SVG bars colour methods in Tableau 10 (svg.PALETTE): two
+# meanings, so two palettes that share no colour.
 CATEGORY_SCHEME = "dark2"
 
 Spec = dict[str, Any]  # a Vega-Lite spec; ``datasets`` maps names to frames
@@ -51,37 +52,6 @@ def draw(spec: Spec) -> None:
     """Show a Vega-Lite spec of this module. Streamlit sends each named dataset (a frame) as Arrow beside the
     spec and may rewrite the spec's top level, so it gets a copy: the caller's spec can be kept and drawn again."""
     st.vega_lite_chart({**spec, "datasets": dict(spec.get("datasets", {}))})
-
-
-def grouped_bars(bars: pd.DataFrame, category_order: Sequence[str], criterion_order: Sequence[str]) -> Spec:
-    """Mean score per category, one bar per method, one panel per criterion (``runs.chart_frame`` rows)."""
-    n_methods = max(1, bars["method"].nunique())
-    n_categories = max(1, len([c for c in category_order if c in set(bars["category"])]))
-    columns = min(4, max(1, len(criterion_order)))
-    width = max(120, (PAGE_WIDTH - LABEL_WIDTH) // columns - 20)
-    height = n_categories * (n_methods * 11 + 12)
-    return {
-        "$schema": SCHEMA,
-        "config": {**_CONFIG, "legend": {"orient": "bottom"}},
-        "data": {"name": "bars"},
-        "facet": {"field": "criterion", "type": "nominal", "sort": list(criterion_order), "title": None,
-                  "header": {"labelFontWeight": "bold"}},
-        "columns": columns,
-        "spec": {
-            "mark": {"type": "bar"},
-            "encoding": {
-                "y": {"field": "category", "type": "nominal", "sort": list(category_order), "title": None,
-                      "axis": {"labelLimit": LABEL_WIDTH}},
-                "yOffset": {"field": "method", "type": "nominal"},
-                "x": {"field": "mean", "type": "quantitative", "scale": {"domain": [0, 1]}, "title": t("chart.mean")},
-                "color": {"field": "method", "type": "nominal", "title": t("chart.method"), "scale": {"scheme": METHOD_SCHEME}},
-                "tooltip": [_nominal("category"), _nominal("criterion"), _nominal("method"), _score("mean")],
-            },
-            "width": width,
-            "height": height,
-        },
-        "datasets": {"bars": bars[["category", "criterion", "method", "mean"]]},
-    }
 
 
 def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]]) -> Spec:

@@ -25,6 +25,7 @@ SCORE = "filter.score"
 DISAGREE = "filter.disagree"
 UNSCORED = "filter.unscored"
 LABELS = "filter.labels"
+BOX, WAS_OPEN = "filter.box", "filter.box.was_open"  # the expander's open state, and as it was at the last run
 KEYS = (CATEGORIES, METHODS, SCORE, DISAGREE, UNSCORED, LABELS)
 DEFAULTS = {CATEGORIES: [], METHODS: [], SCORE: (0.0, 1.0), DISAGREE: 0.0, UNSCORED: False, LABELS: "all"}
 
@@ -44,20 +45,30 @@ def render(view: RunView, judge: str | None) -> RowFilter:
         state.restore(key, DEFAULTS[key], shared=True)
     state.restore(LABELS, "all", LABEL_MODES, shared=True)
     current = _from_state()
-    with st.expander(t("filter.heading") + (" " + t("filter.on") if current.active() else ""), expanded=current.active()):
-        c1, c2, c3 = st.columns(3)
-        c1.multiselect(t("filter.category"), categories, key=CATEGORIES, on_change=state.remember, args=(CATEGORIES,), placeholder=t("filter.any"))
-        c2.multiselect(t("filter.method"), methods, key=METHODS, on_change=state.remember, args=(METHODS,), placeholder=t("filter.any"))
-        c3.slider(t("filter.score"), 0.0, 1.0, step=0.05, key=SCORE, on_change=state.remember, args=(SCORE,), help=t("filter.score_help"))
-        d1, d2, d3 = st.columns(3)
-        d1.slider(t("filter.disagree"), 0.0, 1.0, step=0.05, key=DISAGREE, on_change=state.remember, args=(DISAGREE,), disabled=judge is None,
-                  help=t("filter.disagree_help", judge=judge or "-"))
-        d2.checkbox(t("filter.unscored"), key=UNSCORED)
-        label_names = {"all": t("filter.labels_all"), "labelled": t("filter.labels_labelled"),
-                       "unlabelled": t("filter.labels_unlabelled")}
-        d3.radio(t("filter.labels"), LABEL_MODES, format_func=label_names.get, key=LABELS, on_change=state.remember, args=(LABELS,), horizontal=True)
-        st.button(t("filter.reset"), key="filter.reset", on_click=_reset, disabled=not _from_state().active())
+    # Drawn only while open: a collapsed expander's widgets are still laid out by the browser on every open of
+    # the page (five widgets and a button on Compare's first open); their values live on in the ``.kept`` keys.
+    # The label says when a filter is on, and a new label is a new expander: it opens as it last was.
+    with st.expander(t("filter.heading") + (" " + t("filter.on") if current.active() else ""),
+                     expanded=current.active() or bool(st.session_state.get(WAS_OPEN)), key=BOX, on_change="rerun") as box:
+        if box.open:
+            _controls(categories, methods, judge)
+    st.session_state[WAS_OPEN] = box.open
     return _from_state()
+
+
+def _controls(categories: list[str], methods: list[str], judge: str | None) -> None:
+    c1, c2, c3 = st.columns(3)
+    c1.multiselect(t("filter.category"), categories, key=CATEGORIES, on_change=state.remember, args=(CATEGORIES,), placeholder=t("filter.any"))
+    c2.multiselect(t("filter.method"), methods, key=METHODS, on_change=state.remember, args=(METHODS,), placeholder=t("filter.any"))
+    c3.slider(t("filter.score"), 0.0, 1.0, step=0.05, key=SCORE, on_change=state.remember, args=(SCORE,), help=t("filter.score_help"))
+    d1, d2, d3 = st.columns(3)
+    d1.slider(t("filter.disagree"), 0.0, 1.0, step=0.05, key=DISAGREE, on_change=state.remember, args=(DISAGREE,), disabled=judge is None,
+              help=t("filter.disagree_help", judge=judge or "-"))
+    d2.checkbox(t("filter.unscored"), key=UNSCORED, on_change=state.remember, args=(UNSCORED,))
+    label_names = {"all": t("filter.labels_all"), "labelled": t("filter.labels_labelled"),
+                   "unlabelled": t("filter.labels_unlabelled")}
+    d3.radio(t("filter.labels"), LABEL_MODES, format_func=label_names.get, key=LABELS, on_change=state.remember, args=(LABELS,), horizontal=True)
+    st.button(t("filter.reset"), key="filter.reset", on_click=_reset, disabled=not _from_state().active())
 
 
 def _from_state() -> RowFilter:

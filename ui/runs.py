@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -210,18 +210,6 @@ def _ordered_results(view: RunView) -> list[MetricResult]:
 
 def calls_for(run_id: str, sample_id: str, run_store: Store | None = None) -> list[CallEntry]:
     return run_summary.row_calls(run_store or store(), run_id, sample_id)
-
-
-def chart_frame(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """The category tables (as in the RAGAS-vs-judge article; ``RunView.category_table`` of each method) in long
-    form (category, criterion, method, mean), methods in the order given."""
-    parts = []
-    for method, table in tables.items():
-        long = table.reset_index().melt(id_vars="category", var_name="criterion", value_name="mean").dropna(subset=["mean"])
-        parts.append(long.assign(method=method))
-    if not parts:
-        return pd.DataFrame(columns=["category", "criterion", "method", "mean"])
-    return pd.concat(parts, ignore_index=True)[["category", "criterion", "method", "mean"]]
 
 
 def category_comparison(view: RunView, criterion: str, judge: str) -> pd.DataFrame:

@@ -26,12 +26,9 @@ table {{ border-collapse: collapse; margin: .5rem 0 1rem; font-size: .9rem; }}
 th, td {{ border: 1px solid #d0d7de; padding: .25rem .55rem; text-align: left; }}
 td.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }} th {{ background: #f6f8fa; }}
 .muted {{ color: #656d76; font-size: .88rem; }}
-.chart {{ font-family: {FONT_STACK}; margin: .4rem 1.2rem .8rem 0; }}
+.chart {{ font-family: {FONT_STACK}; }}
 .chart-title {{ font-weight: 600; font-size: 13px; }} .label {{ font-size: 12px; }} .tick {{ font-size: 10px; fill: #656d76; }}
 .grid {{ stroke: #d0d7de; stroke-width: 1; }} .whisker {{ stroke: #4c78a8; stroke-width: 2; }}
-.charts {{ display: flex; flex-wrap: wrap; }}
-.legend span {{ display: inline-block; margin-right: 1rem; font-size: .85rem; }}
-.legend i {{ display: inline-block; width: .8rem; height: .8rem; margin-right: .3rem; vertical-align: -1px; }}
 .sample {{ border: 1px solid #d0d7de; border-radius: 6px; padding: .6rem 1rem; margin: 1rem 0; }}
 .answer mark.ok {{ background: #dafbe1; }} .answer mark.bad {{ background: #ffd8d3; }} .answer mark.unknown {{ background: #fff1b3; }}
 .context {{ background: #f6f8fa; padding: .4rem .6rem; margin: .3rem 0; font-size: .88rem; white-space: pre-wrap; }}
@@ -70,24 +67,8 @@ def _interval(v: Any, lo: Any, hi: Any) -> str:
     return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _legend(methods: Sequence[str]) -> str:
-    return '<p class="legend">' + "".join(f'<span><i style="background:{svg.color(i)}"></i>{escape(m)}</span>'
-                                           for i, m in enumerate(methods)) + "</p>"
-
-
 def _category_charts(rep: RunReport) -> str:
-    criteria = list(dict.fromkeys(c for t in rep.category_tables.values() for c in t.columns))
-    cats = [c for c, _ in rep.categories]
-    panels = []
-    for crit in criteria:
-        values: dict[tuple[str, str], float | None] = {}
-        for m, t in rep.category_tables.items():
-            if crit in t.columns:
-                for cat in t.index:
-                    v = t.loc[cat, crit]
-                    values[(cat, m)] = None if pd.isna(v) else float(v)
-        panels.append(svg.grouped_bars(_metric(crit), cats, list(rep.category_tables), values))
-    return _legend(list(rep.category_tables)) + '<div class="charts">' + "".join(panels) + "</div>"
+    return svg.category_charts(rep.category_tables, [c for c, _ in rep.categories], criterion_label=_metric)
 
 
 def _highlighted_answer(answer: str, claims: Sequence[dict[str, Any]]) -> str:

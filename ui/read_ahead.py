@@ -1,0 +1,76 @@
+"""Read the run Compare would open next while the reader is still on another page.
+
+The first open of a run in a server process reads it from SQLite and builds its page frame, category tables
+and costs: about 0.3 s of a 1,000-row run's first Compare open on a quiet machine here, over a second at load 8,
+when every later open takes a tenth of it. After a page has been drawn, a daemon thread does that reading for
+the run Compare would show (the session's selected run, else the newest), if it is finished and not in the
+process cache yet, so the time passes while the reader looks at the page they are on. A page that opens the run
+meanwhile waits for the read in flight (``run_summary.cached`` builds each value once) instead of reading it a
+second time beside it. A run still running is not read ahead: its results change with every task.
+
+``RAGEVAL_READ_AHEAD=0`` turns it off. Nothing it does can show on a page: an error is logged and forgotten.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+import streamlit as st
+
+from rageval_core import run_summary
+from rageval_core.store import RUNNING
+from ui import runs, state
+
+ENV = "RAGEVAL_READ_AHEAD"
+_log = logging.getLogger("rageval.ui.read_ahead")
+_guard = threading.Lock()
+_thread: threading.Thread | None = None
+_last: tuple[Any, ...] | None = None  # (database, run, stamp, dataset) of the last read ahead started
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1").strip() != "0"
+
+
+def after_page() -> threading.Thread | None:
+    """Start reading the run Compare would open next, unless it is read already, being read, or running; the
+    thread started, if any (tests join it)."""
+    global _thread, _last
+    if not enabled():
+        return None
+    try:
+        store = runs.store()
+        selected = state.get(state.SELECTED_RUN)
+        info = (store.get_run(selected) if selected else None) or next(iter(store.list_runs(limit=1)), None)
+        if info is None or info.status == RUNNING:
+            return None
+        current = st.session_state.get(state.DATASET)
+        at = run_summary.stamp(store, info.id)
+        wanted = (str(store.path), info.id, at, getattr(current, "content_hash", None))
+    except Exception:  # noqa: BLE001 - a read ahead never fails a page
+        _log.debug("read ahead: choosing the run failed", exc_info=True)
+        return None
+    with _guard:
+        if wanted == _last or (_thread is not None and _thread.is_alive()):
+            return None
+        _last = wanted
+        _thread = threading.Thread(target=_read, args=(info.id, current), name="rageval-read-ahead", daemon=True)
+        _thread.start()
+        return _thread
+
+
+def _read(run_id: str, current: Any) -> None:
+    """What Compare's first open reads of the run: its frame, the category table of each method, the costs."""
+    try:
+        store = runs.store()  # this thread's own connection
+        view = runs.load(run_id, current, store)
+        if view is None:
+            return
+        for method in view.methods():
+            view.category_table(method)
+        run_summary.method_costs(store, run_id)
+    except Exception:  # noqa: BLE001 - the page that opens the run reads it itself and reports what fails
+        _log.debug("read ahead of run %s failed", run_id, exc_info=True)
