@@ -3,9 +3,9 @@
 Two shapes: grouped horizontal bars (one panel per criterion, a bar per method in each category) and
 intervals (a dot with its 95% whiskers per statistic). Scores are on [0, 1]; correlations and kappa on
 [-1, 1]. All text is escaped. Sizes and colours are presentation attributes, text in ``currentColor``, so a
-chart reads in a page without the report's stylesheet (Compare, light or dark theme); the report's CSS
-classes still style it there. In the browser, an inline SVG costs nothing to load where Compare's first
-open otherwise waited over a second for the chart library on a 1,000-row run.
+chart reads in a page without the report's stylesheet; the report's CSS classes still style it there. Compare
+shows the bars as images (``as_image``: Streamlit's ``st.html`` drops inline SVG), which cost the browser
+nothing to load where its first open waited over a second for the chart library on a 1,000-row run.
 """
 
 from __future__ import annotations
