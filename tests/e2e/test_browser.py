@@ -215,7 +215,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     inspect = preferred.first if preferred.count() else page.get_by_role("radio", name="Inspect #").first
     row_id = inspect.inner_text().split("#", 1)[1].strip()
     inspect.click()
-    expect(page.get_by_text("Inspect a sample")).to_be_visible()
+    expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()  # not the sidebar link
     expect(page.get_by_text("Faithfulness: claims and verdicts")).to_be_visible()
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
     expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
@@ -303,7 +303,7 @@ def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> Non
     _shot(page, "trust.png")
     _shot(page, "trust-estimate.png", scroll_to=page.get_by_text("Corrected estimate", exact=True))
     label_top.click()
-    expect(page.get_by_text("Inspect a sample")).to_be_visible()
+    expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()  # not the sidebar link
     page.get_by_role("button", name="Next row to label").click()
     expect(page.get_by_text("Suggested for labelling")).to_be_visible()
     assert all((SHOTS / name).stat().st_size > 10_000 for name in ("trust.png", "trust-estimate.png"))
