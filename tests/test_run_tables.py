@@ -12,29 +12,14 @@ from pathlib import Path
 import pandas as pd
 
 from rageval_core.compare import agreement, category_table, heuristic_only, judge_methods, methods_in, results_frame
-from rageval_core.judges.bound import judge_scorers
-from rageval_core.judges.config import JudgeConfig
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.metrics.registry import build_scorers
-from rageval_core.runner import run
 from rageval_core.run_tables import closing_tables
 from rageval_core.runner.readback import analysis_frame
-from rageval_core.datasets import load_dataset
-from rageval_core.store import RowInfo, Store
-from rageval_core.types import DECOMPOSED, Sample
+from rageval_core.store import Store
+from rageval_core.types import DECOMPOSED
 from tests.support.big_run import clone_run
+from tests.test_runner_readback import _offline_run  # decomposed + two judge configurations, a blank row, a bad row
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json").samples
-
-
-def _run(store: Store):
-    """Decomposed metrics and two judge configurations (methods carry ``@judge``), one row unscorable, one bad row."""
-    samples = [*SAMPLES[:6], Sample("blank", "質問は？", ("文脈。",), "", None, {"category": "empty"})]
-    scorers = list(build_scorers(["faithfulness", "answer_relevancy"]))
-    scorers += judge_scorers([JudgeConfig("a", provider="offline"), JudgeConfig("b", provider="offline")], ProviderConfig())
-    invalid = [RowInfo("bad-row", 0, None, False, "row 9: question: missing question")]
-    return run(samples, scorers, config=ProviderConfig(), store=store, concurrency=2, invalid_rows=invalid), samples
 
 
 def _same(a: float, b: float) -> bool:
@@ -43,7 +28,7 @@ def _same(a: float, b: float) -> bool:
 
 def test_the_folded_tables_give_the_figures_of_the_frame_of_every_result(tmp_path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    result, samples = _run(store)
+    result, samples = _offline_run(store)
     labels = {s.id: (s.metadata.get("category_label") or s.category) for s in samples}  # as the CLI passes them
     position = {sid: i for i, sid in enumerate(labels)}
     frame = results_frame(store.results(result.run_id), labels)
@@ -71,7 +56,7 @@ def test_the_folded_tables_give_the_figures_of_the_frame_of_every_result(tmp_pat
 
 def test_rows_missing_from_the_row_table_and_unlabelled_rows_still_count(tmp_path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    result, samples = _run(store)
+    result, samples = _offline_run(store)
     labels = {s.id: None for s in samples[1:]}  # the first row's results become orphans, the others unlabelled
     store._write(lambda c: c.execute("DELETE FROM run_rows WHERE run_id = ? AND sample_id = ?", (result.run_id, samples[0].id)), "t")
     frame = results_frame(store.results(result.run_id), labels)
@@ -97,7 +82,7 @@ def _peak(fn) -> int:
 
 def test_the_tables_hold_a_few_floats_a_row_not_a_frame_of_every_result(tmp_path) -> None:
     store = Store(tmp_path / "db.sqlite")
-    result, samples = _run(store)
+    result, samples = _offline_run(store)
     small, big = (clone_run(store, result.run_id, n) for n in (10, 110))
     labels = {rid: {f"{s.id}~{k}": s.category for k in range(n) for s in samples} for rid, n in ((small, 10), (big, 110))}
     results_added = 100 * len(store.results(result.run_id))  # 7,000
