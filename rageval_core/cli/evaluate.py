@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from rageval_core.cli.common import (
     EXIT_BAD_INPUT,
@@ -19,17 +19,14 @@ from rageval_core.cli.common import (
     UsageError,
     add_provider_args,
     err,
-    fmt,
-    money,
     open_store,
     echo,
     provider_config,
-    table,
 )
+from rageval_core.cli import evaluate_output as output
 from rageval_core.cli.dataset_report import invalid_rows, issues_for_export, report_dataset
 from rageval_core.cli.trust_checks import add_repeat_args
 from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print_thresholds
-from rageval_core.termtext import terminal_text
 
 
 def scorers_from_args(args: argparse.Namespace) -> list[Any]:
@@ -123,7 +120,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}{scaled}"
     )
     if not args.quiet:
-        err(_estimate_table(est))
+        err(output.estimate_table(est))
     if est.embedding_calls:
         print_embedding_fallback(cfg)
     result = run_scorers(args, dataset, invalid, scorers, store, cfg)
@@ -140,14 +137,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     export_run(store, result.run_id, out, include_details=args.details, samples=texts)
     if args.calls_out:
         export_calls_jsonl(store, result.run_id, args.calls_out)
-    _print_summary(result)
-    echo(_actual_table(est, stream_cost_by_scorer(store, result.run_id)))
-    _print_analysis(store, result.run_id, dataset.categories if live else _categories(dataset.samples))
-    _print_call_totals(result)
+    output.print_summary(result)
+    echo(output.actual_table(est, stream_cost_by_scorer(store, result.run_id)))
+    output.print_analysis(store, result.run_id, dataset.categories if live else _categories(dataset.samples))
+    output.print_call_totals(result)
     if args.batch:
-        _print_batch(store.get_run(result.run_id))
-    _print_store_warnings(result)
-    _print_failures(store, result.run_id)
+        output.print_batch(store.get_run(result.run_id))
+    output.print_store_warnings(result)
+    output.print_failures(store, result.run_id)
     if result.repeats > 1:
         from rageval_core.cli.trust_checks import print_stability_report
         from rageval_core.trust_checks import stability_for_run
@@ -356,138 +353,6 @@ def load_rows(path: str, *, quiet: bool = True) -> tuple[Any, list[Any]]:
     if not dataset.samples:
         raise UsageError(f"{path}: no valid rows to evaluate (the reasons are above)")
     return dataset, invalid
-
-
-def _print_failures(store: Any, run_id: str) -> None:
-    """Per unscored reason, the count and the first distinct messages (the actual causes), on stdout; read
-    from the store one unscored result at a time."""
-    from rageval_core.failures import failure_lines, summarize_failures
-    from rageval_core.runner.readback import unscored_results
-
-    lines = failure_lines(summarize_failures(unscored_results(store, run_id)))
-    if lines:
-        echo("\nunscored results, by reason:")
-        for line in lines:
-            echo(line)
-
-
-def _print_call_totals(result: Any) -> None:
-    """One line on what the run's calls cost: all cache hits, offline heuristics, or provider calls and tokens."""
-    total_calls = result.provider_calls + result.cache_hits
-    if total_calls and result.all_cached:
-        echo(f"all {result.cache_hits} calls were cache hits: 0 provider calls, $0 (unchanged evaluation)")
-    elif result.provider == "offline":
-        echo(
-            f"calls: {result.provider_calls} offline heuristic calls (computed locally on every run, never cached, "
-            f"no tokens, $0); wall {result.wall_s:.1f}s"
-        )
-    else:
-        echo(
-            f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
-            f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
-        )
-
-
-def _print_batch(info: Any) -> None:
-    """What the batch rounds did: jobs, requests, per-request failures (priced at the batch rate)."""
-    batch = (info.settings if info is not None else {}).get("batch") or {}
-    if batch:
-        echo(
-            f"batch: {batch.get('rounds', 0)} round(s), jobs {', '.join(batch.get('jobs') or []) or 'none (all answers known)'}; "
-            f"{batch.get('requests', 0)} requests, {batch.get('failed_requests', 0)} failed in the job; cost at the batch rate"
-        )
-
-
-def _print_store_warnings(result: Any) -> None:
-    """Writes the store could not make: lost call-log / cache entries (no result changed) and results kept
-    in the spill file for the resume because the database stayed locked."""
-    if result.warnings:
-        lost = ", ".join(f"{kind} {n}" for kind, n in sorted(result.warnings.items()))
-        err(f"warning: store writes lost (results unaffected): {lost}")
-    if result.unsaved_tasks:
-        err(
-            f"warning: the database stayed locked; {result.unsaved_tasks} finished task(s) kept in {result.spill_file}, "
-            f"written back by: --resume {result.run_id}"
-        )
-
-
-def _estimate_table(est: Any) -> str:
-    """The estimate per scorer (metric or judge) and method, with a total line."""
-    rows = [
-        [r.scorer, r.method, r.llm_calls, r.embedding_calls, r.input_tokens + r.output_tokens, money(r.cost_usd)]
-        for r in est.rows
-    ]
-    rows.append(["total", "", est.llm_calls, est.embedding_calls, est.input_tokens + est.output_tokens, money(est.cost_usd)])
-    return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
-
-
-def _actual_table(est: Any, actual: Mapping[str, Any]) -> str:
-    """Estimate next to the actual figures of this run (``actual``: cost per scorer), per scorer (metric or
-    judge) and method.
-
-    Actual figures cover every session of the run (a resumed run includes the calls before the
-    interruption); cache hits cost nothing and are counted apart from provider calls.
-    """
-    rows = []
-    for r in est.rows:
-        a = actual.get(r.scorer)
-        rows.append(
-            [
-                r.scorer, r.method, r.llm_calls, a.calls if a else 0, a.cached_calls if a else 0, a.errors if a else 0,
-                r.input_tokens + r.output_tokens, (a.input_tokens + a.output_tokens) if a else 0,
-                money(r.cost_usd), money(a.cost_usd if a else 0.0),
-            ]
-        )
-    return table(
-        ["scorer", "method", "est. calls", "calls", "cached", "errors", "est. tokens", "tokens", "est. cost", "cost_usd"], rows
-    )
-
-
-def _metric_title(metric: str) -> str:
-    return metric.replace("_", " ").title()
-
-
-def _print_analysis(store: Any, run_id: str, categories: Mapping[str, Any]) -> None:
-    """The per-category tables of the RAGAS-vs-judge article (one per method) and, with a judge beside decomposed metrics, their
-    agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``. The results
-    are folded as they are read (``run_tables``): nothing of a 100,000-row run is held whole for them, and pandas
-    is not imported."""
-    from rageval_core.run_tables import closing_tables
-    from rageval_core.tallies import HEURISTIC_ONLY_NOTE
-
-    tables = closing_tables(store, run_id, categories)
-    if any(categories.values()):
-        for cat_table in tables.categories:
-            echo(f"\nper category, {cat_table.method} (mean over scored rows; - none scored):")
-            echo(table(["category"] + [_metric_title(c) for c in cat_table.metrics],
-                       [[cat] + [fmt(v) for v in cells] for cat, cells in cat_table.rows]))
-    for agreement in tables.agreements:
-        echo(f"\nagreement, decomposed vs {agreement.judge} (rows scored by both; kappa at 0.5):")
-        if agreement.heuristic_only:
-            echo(f"note: {HEURISTIC_ONLY_NOTE}")
-        echo(table(
-            ["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
-            [[_metric_title(r["criterion"]), r["n"], fmt(r["pearson"]), fmt(r["spearman"]), fmt(r["mad"]), fmt(r["kappa"]),
-              r["note"] or ""] for r in agreement.lines],
-        ))
-
-
-def _print_summary(result: Any) -> None:
-    rows = []
-    for method, metrics in result.summary.items():
-        for metric, s in metrics.items():
-            reasons = ", ".join(f"{k} {v}" for k, v in s["unscored_reasons"].items())
-            reasked = f"re-asked {s.get('reasked', 0)}, recovered {s.get('recovered', 0)}" if s.get("reasked") else "-"
-            rows.append([metric, method, fmt(s["mean"]), s["scored"], s["unscored"], reasons, reasked])
-    echo(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons", "re-ask"], rows))
-    cost_rows = [
-        [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens, f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
-        for m, c in result.cost.items()
-    ]
-    if cost_rows:
-        echo(table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
-    if result.invalid_rows:
-        echo(f"bad rows: {', '.join(terminal_text(r.sample_id) for r in result.invalid_rows)}")
 
 
 def _non_negative(text: str) -> int:
