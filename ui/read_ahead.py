@@ -56,6 +56,9 @@ def after_page() -> threading.Thread | None:
     with _guard:
         if wanted == _last or (_thread is not None and _thread.is_alive()):
             return None
+        if run_summary.is_cached(store, info.id, "costs", at):  # what it reads last: the page read the run itself
+            _last = wanted
+            return None
         _last = wanted
         _thread = threading.Thread(target=_read, args=(info.id, current), name="rageval-read-ahead", daemon=True)
         _thread.start()
