@@ -74,7 +74,7 @@ class RateLimiter:
             while self._slots and self._slots[0].at <= now - span:
                 self._slots.popleft()
             start = now
-            slots = list(self._slots)
+            slots = self._slots  # read in place: a copy per request was every start of the last minute
             if self.rpm is not None and slots:
                 start = max(start, slots[-1].at + self.window_s / self.rpm)
                 limit = int(self.rpm)
@@ -90,7 +90,7 @@ class RateLimiter:
             self.total_wait += wait
             return slot, wait
 
-    def _token_start(self, slots: list[_Slot], start: float, tokens: int, span: float) -> float:
+    def _token_start(self, slots: deque[_Slot], start: float, tokens: int, span: float) -> float:
         assert self.tpm is not None
         in_window = [s for s in slots if s.at > start - span]
         used = sum(s.tokens for s in in_window)
