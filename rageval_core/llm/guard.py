@@ -298,9 +298,11 @@ def http_client(timeout_s: float, base_url: str | None = None) -> Any:
                 return self._tls
 
         def handle_request(self, request: Any) -> Any:
-            warm.request_sent()
             deadline = _DEADLINE.get()
-            response = self._for(request).handle_request(request)
+            try:
+                response = self._for(request).handle_request(request)
+            finally:  # once a request has been on the wire (answered or not): the deferred warm-ups may start
+                warm.request_sent()
             if deadline is not None:
                 response.stream = DeadlineStream(response.stream, deadline, request)
             return response

@@ -13,10 +13,12 @@ limit is taken, nothing is logged, and its answer is thrown away. Whatever the S
 then ready, whichever SDK version is installed. A failure here only means the first call pays as before.
 
 The embeddings warm-up (and numpy, which the answer's vectors need) waits until the process's first HTTP
-request has gone out (``request_sent``, called by the guard's transport for every request, embeddings
-included; a process that sends nothing never needs it): a run's first requests are chat requests, and on one
-interpreter any work done before them delays them (issue 14: start requests soon after the command); while
-the first requests are in flight the client has time to spare.
+request has been on the wire and come back, answered or failed (``request_sent``, called by the guard's
+transport after every request, embeddings included; a process that sends nothing never needs it): a run's
+first requests are chat requests, and on one interpreter any work done before them delays them (issue 14:
+start requests soon after the command). Signalled before the request, the import raced the request's own
+connect (the start test saw numpy loaded at the first connection, once in a suite); a run's first
+embeddings request comes after a chat answer in any case.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def start(kind: str) -> threading.Thread:
 
 
 def request_sent() -> None:
-    """The process's HTTP requests have started going out (the deferred warm-ups may go ahead)."""
+    """A request of the process has been on the wire, answered or failed (the deferred warm-ups may go ahead)."""
     if not _first_request.is_set():
         _first_request.set()
 
