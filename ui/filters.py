@@ -25,7 +25,6 @@ SCORE = "filter.score"
 DISAGREE = "filter.disagree"
 UNSCORED = "filter.unscored"
 LABELS = "filter.labels"
-BOX, WAS_OPEN = "filter.box", "filter.box.was_open"  # the expander's open state, and as it was at the last run
 KEYS = (CATEGORIES, METHODS, SCORE, DISAGREE, UNSCORED, LABELS)
 DEFAULTS = {CATEGORIES: [], METHODS: [], SCORE: (0.0, 1.0), DISAGREE: 0.0, UNSCORED: False, LABELS: "all"}
 
@@ -45,14 +44,8 @@ def render(view: RunView, judge: str | None) -> RowFilter:
         state.restore(key, DEFAULTS[key], shared=True)
     state.restore(LABELS, "all", LABEL_MODES, shared=True)
     current = _from_state()
-    # Drawn only while open: a collapsed expander's widgets are still laid out by the browser on every open of
-    # the page (five widgets and a button on Compare's first open); their values live on in the ``.kept`` keys.
-    # The label says when a filter is on, and a new label is a new expander: it opens as it last was.
-    with st.expander(t("filter.heading") + (" " + t("filter.on") if current.active() else ""),
-                     expanded=current.active() or bool(st.session_state.get(WAS_OPEN)), key=BOX, on_change="rerun") as box:
-        if box.open:
-            _controls(categories, methods, judge)
-    st.session_state[WAS_OPEN] = box.open
+    with st.expander(t("filter.heading") + (" " + t("filter.on") if current.active() else ""), expanded=current.active()):
+        _controls(categories, methods, judge)
     return _from_state()
 
 

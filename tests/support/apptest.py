@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.filters import BOX
 from ui.state import COMPARE_TAB
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,12 +44,6 @@ def metric(at: AppTest, label: str) -> str:
 
 def button(at: AppTest, label: str):
     return next(b for b in at.button if b.label == label)
-
-
-def open_filters(at: AppTest) -> AppTest:
-    """Open the row filters' expander (its widgets are drawn only while it is open) as a click on it does."""
-    at.session_state[BOX] = True
-    return at.run()
 
 
 def compare_tab(at: AppTest, label: str) -> AppTest:
