@@ -9,24 +9,17 @@ Styles are inline, in the theme's text colour, so the block reads in light and d
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from html import escape
-from typing import Any
 
 import pandas as pd
+
+from ui.widgets import fmt_score
 
 _TABLE = "border-collapse: collapse; margin: .25rem 0 1rem; font-size: .875rem; color: inherit"
 _CELL = "border: 1px solid rgba(128, 128, 128, .25); padding: .25rem .5rem"
 _HEAD = _CELL + "; text-align: left; font-weight: 400; opacity: .75"
 _NUM = _CELL + "; text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap"
-
-
-def fmt(value: Any) -> str:
-    """A score with three decimals, "-" when unscored (the RAGAS-vs-judge article's tables)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{float(value):.3f}"
 
 
 def score_table(frame: pd.DataFrame, *, index_label: str, column_label: Callable[[str], str] = str,
@@ -36,7 +29,7 @@ def score_table(frame: pd.DataFrame, *, index_label: str, column_label: Callable
         f'<th style="{_HEAD}">{escape(column_label(str(c)))}</th>' for c in frame.columns)
     body = "".join(
         f'<tr><td style="{_CELL}">{escape(str(name))}</td>'
-        + "".join(f'<td style="{_NUM}">{fmt(v)}</td>' for v in row) + "</tr>"
+        + "".join(f'<td style="{_NUM}">{fmt_score(v)}</td>' for v in row) + "</tr>"
         for name, row in zip(frame.index, frame.itertuples(index=False, name=None)))
     title = f"<p style=\"margin: .5rem 0 .25rem\"><b>{escape(caption)}</b></p>" if caption else ""
     return (f'{title}<table class="rageval-scores" style="{_TABLE}"><thead><tr>{head}</tr></thead>'
