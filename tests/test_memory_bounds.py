@@ -1,5 +1,6 @@
-"""What a long run keeps stays bounded: the CLI caps glibc's malloc arenas before its worker threads start
-(``cli/arenas.py``), and the rate limiter keeps the last starts, not every one."""
+"""What a long run keeps stays bounded: the CLI caps glibc's malloc arenas before its worker threads start and
+maps 64 KiB socket reads on their own (``cli/allocator.py``), and the rate limiter keeps the last starts, not
+every one."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ _THREADS = """
 import ctypes, sys, threading
 sys.path.insert(0, sys.argv[1])
 if sys.argv[2] == "limit":
-    from rageval_core.cli.arenas import limit_malloc_arenas
+    from rageval_core.cli.allocator import limit_malloc_arenas
     assert limit_malloc_arenas(2)
 barrier = threading.Barrier(8)
 def work():
@@ -54,10 +55,36 @@ def test_a_cli_run_keeps_at_most_two_arenas_for_its_threads() -> None:
 
 
 def test_an_explicit_malloc_arena_max_is_left_alone(monkeypatch) -> None:
-    from rageval_core.cli.arenas import limit_malloc_arenas
+    from rageval_core.cli.allocator import limit_malloc_arenas
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert limit_malloc_arenas() is False
+
+
+@pytest.mark.skipif(not _glibc(), reason="the mmap threshold is glibc's (this libc is not glibc)")
+def test_glibc_takes_the_mmap_threshold() -> None:
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from rageval_core.cli.allocator import map_socket_reads; print(map_socket_reads())"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert done.stdout.strip() == "True", done.stderr[-2000:]
+
+
+def test_only_runs_over_http_map_their_reads(monkeypatch) -> None:
+    from rageval_core.cli import allocator
+
+    calls: list[str] = []
+    monkeypatch.setattr(allocator, "limit_malloc_arenas", lambda: calls.append("arenas"))
+    monkeypatch.setattr(allocator, "map_socket_reads", lambda: calls.append("reads"))
+    for provider in ("offline", "replay", "openai-compatible", "gemini"):
+        allocator.tune_malloc_for_run(provider)
+    assert calls == ["arenas", "arenas", "arenas", "reads", "arenas", "reads"]
+
+
+def test_an_explicit_mmap_threshold_is_left_alone(monkeypatch) -> None:
+    from rageval_core.cli.allocator import map_socket_reads
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert map_socket_reads() is False
 
 
 def test_the_rate_limiter_keeps_the_last_starts_not_every_one() -> None:
