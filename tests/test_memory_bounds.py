@@ -75,9 +75,10 @@ def test_only_runs_over_http_map_their_reads(monkeypatch) -> None:
     calls: list[str] = []
     monkeypatch.setattr(allocator, "limit_malloc_arenas", lambda: calls.append("arenas"))
     monkeypatch.setattr(allocator, "map_socket_reads", lambda: calls.append("reads"))
+    monkeypatch.setattr(allocator, "limit_sqlite_heap", lambda: calls.append("sqlite"))
     for provider in ("offline", "replay", "openai-compatible", "gemini"):
-        allocator.tune_malloc_for_run(provider)
-    assert calls == ["arenas", "arenas", "arenas", "reads", "arenas", "reads"]
+        allocator.tune_memory_for_run(provider)
+    assert calls == ["arenas", "sqlite"] * 2 + ["arenas", "sqlite", "reads"] * 2
 
 
 def test_an_explicit_mmap_threshold_is_left_alone(monkeypatch) -> None:
@@ -85,6 +86,62 @@ def test_an_explicit_mmap_threshold_is_left_alone(monkeypatch) -> None:
 
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
     assert map_socket_reads() is False
+
+
+# Threads looking up random keys of a table, each through a connection of its own (as a run's workers read the
+# response cache); prints SQLite's heap once they all looked.
+_LOOKUPS = """
+import ctypes, random, sqlite3, sys, threading
+sys.path.insert(0, sys.argv[1])
+from rageval_core.cli.allocator import limit_sqlite_heap
+path = sys.argv[2]
+setup = sqlite3.connect(path)
+setup.execute("CREATE TABLE t (key TEXT PRIMARY KEY, v TEXT)")
+setup.executemany("INSERT INTO t VALUES (?, ?)", ((f"k{i:06d}", "x" * 400) for i in range(20_000)))
+setup.commit()
+setup.close()
+if sys.argv[3] == "limit":
+    assert limit_sqlite_heap(2 * 2**20) == 2 * 2**20
+lib = ctypes.CDLL(sys.argv[4])
+lib.sqlite3_memory_used.restype = ctypes.c_int64
+looked = threading.Barrier(9)
+def work(seed):
+    conn = sqlite3.connect(path, check_same_thread=False)
+    rng = random.Random(seed)
+    for _ in range(1500):
+        conn.execute("SELECT v FROM t WHERE key = ?", (f"k{rng.randrange(20_000):06d}",)).fetchone()
+    looked.wait()
+    looked.wait()
+threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+[t.start() for t in threads]
+looked.wait()
+print(lib.sqlite3_memory_used())
+looked.wait()
+"""
+
+
+def _sqlite_library() -> str | None:
+    import _sqlite3
+
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    del _sqlite3
+    return next((line.split()[-1] for line in maps.splitlines() if "libsqlite3" in line), None)
+
+
+@pytest.mark.skipif(_sqlite_library() is None, reason="no shared libsqlite3 to ask for its heap (SQLite built into Python)")
+def test_sqlite_page_caches_stay_under_the_soft_heap_limit(tmp_path) -> None:
+    def heap(mode: str) -> int:
+        done = subprocess.run([sys.executable, "-c", _LOOKUPS, str(ROOT), str(tmp_path / f"{mode}.db"), mode, _sqlite_library()],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return int(done.stdout.split()[-1])
+
+    free, limited = heap("free"), heap("limit")
+    assert free > 8 * 2**20  # eight connections, each filling its own 2 MB of pages
+    assert limited < 4 * 2**20
 
 
 def test_the_rate_limiter_keeps_the_last_starts_not_every_one() -> None:

@@ -170,12 +170,12 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     the first Ctrl-C finishes the calls in flight (resumable), a second aborts. Shared by ``evaluate`` and
     ``trust DATA``."""
     from rageval_core.batch import BatchCancelled, BatchError
-    from rageval_core.cli.allocator import tune_malloc_for_run
+    from rageval_core.cli.allocator import tune_memory_for_run
     from rageval_core.llm.base import ProviderError
     from rageval_core.runner import RunError, run
     from rageval_core.store import new_run_id
 
-    tune_malloc_for_run(cfg.provider)  # before the run's worker threads start (see cli/allocator.py)
+    tune_memory_for_run(cfg.provider)  # before the run's worker threads start (see cli/allocator.py)
     cancel = threading.Event()
     previous = signal.getsignal(signal.SIGINT)
     resume_id = getattr(args, "resume", None)
