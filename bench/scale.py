@@ -9,7 +9,8 @@ offline encoder embeds each distinct text once a run.
 
 Printed per size: wall time, requests the server answered (chat + embeddings), the ideal wall time
 (requests × latency ÷ concurrency), wall ÷ ideal, CPU a row (user + system of the CLI process ÷ rows) and its
-peak memory (VmHWM). Each size runs once, in a fresh state dir, as ``python -m rageval_core evaluate``.
+peak memory (VmHWM); for each server run, the highest VmRSS by a quarter, half, three quarters and the end of
+its wall time (the rows go by at a steady pace, so memory that levels off shows as equal figures). Each size runs once, in a fresh state dir, as ``python -m rageval_core evaluate``.
 Last line:
 ``offline_rows_per_s=<a> wall_over_ideal=<b> cpu_ms_per_row_1200=<c> cpu_ms_per_row_12000=<d> peak_mb_12000=<e>``
 (wall ÷ ideal of the largest server run; ``-`` for a size not run).
@@ -85,12 +86,14 @@ def measure(cmd: list[str], work: Path, home: Path, stop_after: float | None = N
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seen = {"cpu": 0.0, "peak": 0.0, "stopped": 0.0}
+    rss: list[tuple[float, float]] = []  # (seconds since start, VmRSS MB), to see whether memory levels off
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(proc.stderr or []), daemon=True)
     reader.start()
     while proc.poll() is None:
         seen["cpu"] = max(seen["cpu"], _cpu_s(proc.pid))
         seen["peak"] = max(seen["peak"], _status(proc.pid, "VmHWM"))
+        rss.append((time.monotonic() - started, _status(proc.pid, "VmRSS")))
         if stop_after is not None and not seen["stopped"] and time.monotonic() - started > stop_after:
             proc.send_signal(signal.SIGINT)  # the first Ctrl-C: calls in flight finish, the export is written
             seen["stopped"] = 1.0
@@ -99,7 +102,8 @@ def measure(cmd: list[str], work: Path, home: Path, stop_after: float | None = N
     reader.join(5)
     if proc.returncode not in ((0, 1, 130) if seen["stopped"] else (0, 1)):
         raise SystemExit(f"{' '.join(cmd[:6])}… exited {proc.returncode}:\n{''.join(err[-20:])}")
-    return {"wall": wall, "cpu": seen["cpu"], "peak": seen["peak"], "stopped": seen["stopped"]}
+    quarters = [max((mb for t, mb in rss if t <= wall * q), default=0.0) for q in (0.25, 0.5, 0.75, 1.0)]
+    return {"wall": wall, "cpu": seen["cpu"], "peak": seen["peak"], "stopped": seen["stopped"], "quarters": quarters}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{n:>6} {'server':<8} {m['wall']:>7.1f} {requests:>9} {ideal:>7.1f} {last_ratio:>10.2f} {n / m['wall']:>7.1f} "
               f"{1000 * m['cpu'] / n:>10.1f} {m['peak']:>7.0f}   ({chat} chat, {requests - chat} embeddings: "
               f"{chat / n:.1f} + {(requests - chat) / n:.1f} a row)", flush=True)
+        print(f"{'':>6} highest RSS by a quarter, half, three quarters and the end of the run: "
+              + " / ".join(f"{mb:.0f}" for mb in m["quarters"]) + " MB", flush=True)
         out[f"cpu_ms_per_row_{n}"] = f"{1000 * m['cpu'] / n:.1f}"
         out[f"peak_mb_{n}"] = f"{m['peak']:.0f}"
     keys = ["offline_rows_per_s", "wall_over_ideal", "cpu_ms_per_row_1200", "cpu_ms_per_row_12000", "peak_mb_12000"]
