@@ -10,7 +10,8 @@ offline encoder embeds each distinct text once a run.
 Printed per size: wall time, requests the server answered (chat + embeddings), the ideal wall time
 (requests × latency ÷ concurrency), wall ÷ ideal, CPU a row (user + system of the CLI process ÷ rows) and its
 peak memory (VmHWM); for each server run, the highest VmRSS by a quarter, half, three quarters and the end of
-its wall time (the rows go by at a steady pace, so memory that levels off shows as equal figures). Each size runs once, in a fresh state dir, as ``python -m rageval_core evaluate``.
+its wall time (the rows go by at a steady pace, so memory that levels off shows as equal figures). Each size
+runs once, in a fresh state dir, as ``python -m rageval_core evaluate``.
 Last line:
 ``offline_rows_per_s=<a> wall_over_ideal=<b> cpu_ms_per_row_1200=<c> cpu_ms_per_row_12000=<d> peak_mb_12000=<e>``
 (wall ÷ ideal of the largest server run; ``-`` for a size not run).

@@ -121,13 +121,13 @@ looked.wait()
 
 
 def _sqlite_library() -> str | None:
-    import _sqlite3
+    """The shared libsqlite3 this Python's ``sqlite3`` module loaded (its heap is one per library)."""
+    import sqlite3  # noqa: F401  (maps the library into this process)
 
     try:
         maps = Path("/proc/self/maps").read_text()
     except OSError:
         return None
-    del _sqlite3
     return next((line.split()[-1] for line in maps.splitlines() if "libsqlite3" in line), None)
 
 
