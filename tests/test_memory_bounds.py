@@ -1,6 +1,6 @@
-"""What a long run keeps stays bounded: the CLI caps glibc's malloc arenas before its worker threads start and
-maps 64 KiB socket reads on their own (``cli/allocator.py``), and the rate limiter keeps the last starts, not
-every one."""
+"""What a long run keeps stays bounded: before its worker threads start, the CLI caps glibc's malloc arenas, maps
+64 KiB socket reads on their own and caps SQLite's heap (``cli/allocator.py``); the rate limiter keeps the last
+starts, not every one; the redaction memos keep to their budgets."""
 
 from __future__ import annotations
 
