@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from rageval_core import db
 from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
 from rageval_core.redact import redact_data
+from rageval_core.runner.group_commit import GroupCommit
 from rageval_core.store import RowInfo, Store
 from rageval_core.types import DECOMPOSED, MetricResult
 
@@ -58,11 +59,9 @@ class ResultSink:
         self.run_id = run_id
         self.clock = clock or store.clock or SYSTEM_CLOCK
         self.max_kept = max_kept
-        self.max_queued = max_queued
         self._kept: deque[Task] = deque()
-        self._queued: list[Task] = []  # finished, being written by whichever worker holds the write lock
-        self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the kept tasks and the queue of finished ones
+        self._commit: GroupCommit[Task] = GroupCommit(self._write_batch, max_queued=max_queued, lock=self._lock)
         self._delay = 1.0
         self._next_try = 0.0
         self.deferred = 0  # tasks whose first write failed (written later, or spilled)
@@ -70,7 +69,7 @@ class ResultSink:
     @property
     def unsaved(self) -> int:
         with self._lock:
-            return len(self._kept) + len(self._queued)
+            return len(self._kept) + len(self._commit.queued)
 
     def save(self, sample_id: str, scorer: str, results: Sequence[MetricResult], repeat: int = 0) -> None:
         """Write one finished task now; if the store refuses, keep it (and, with too many kept, wait)."""
@@ -86,38 +85,20 @@ class ResultSink:
                 self._kept.append(task)
                 self.deferred += 1
             return
-        with self._lock:
-            self._queued.append(task)
-        self._write_queued()
+        self._commit.add(task)
 
-    def _write_queued(self) -> None:
-        """Group commit: the worker that gets the write lock writes every queued task in one transaction;
-        a worker that finds the lock taken leaves its task to that writer and goes back to sending requests
-        (with one transaction per task, a profile of bench/runner.py found workers waiting on the write lock in
-        about 30 % of its samples). After releasing, the writer looks again, so no task is left behind."""
-        while True:
-            with self._lock:  # a writer slower than the workers: wait for it rather than hold results unbounded
-                crowded = len(self._queued) > self.max_queued
-            if not self._write_lock.acquire(blocking=crowded):
-                return
-            try:
-                with self._lock:
-                    batch, self._queued = list(self._queued), []
-                if batch:
-                    try:
-                        self.store.save_tasks(self.run_id, batch)
-                    except (db.StoreBusy, sqlite3.Error):
-                        with self._lock:  # the store is locked: what waits is kept for the run loop's retry
-                            batch += self._queued
-                            self._queued = []
-                            self._kept.extend(batch)
-                            self.deferred += len(batch)
-                            self._next_try = self.clock.now() + self._delay
-            finally:
-                self._write_lock.release()
-            with self._lock:
-                if not self._queued:
-                    return
+    def _write_batch(self, batch: list[Task]) -> None:
+        """One batch of the group commit (``runner.group_commit``); a store that refuses it keeps the batch and
+        what queued behind it for the run loop's retry."""
+        try:
+            self.store.save_tasks(self.run_id, batch)
+        except (db.StoreBusy, sqlite3.Error):
+            with self._lock:  # the store is locked: what waits is kept for the run loop's retry
+                batch += self._commit.queued
+                self._commit.queued = []
+                self._kept.extend(batch)
+                self.deferred += len(batch)
+                self._next_try = self.clock.now() + self._delay
 
     def retry_due(self) -> bool:
         """Try the kept tasks once if their next try is due; True when nothing is kept any more."""
@@ -143,7 +124,7 @@ class ResultSink:
     def spill(self) -> Path | None:
         """Write the kept tasks to the spill file (appending) and forget them; returns the file, or None."""
         with self._lock:
-            kept, self._kept, self._queued = list(self._kept) + self._queued, deque(), []
+            kept, self._kept, self._commit.queued = list(self._kept) + self._commit.queued, deque(), []
         target = spill_path(self.store, self.run_id)
         if not kept or target is None:
             return None
@@ -156,7 +137,7 @@ class ResultSink:
 
     def _flush_once(self) -> bool:
         """One attempt at writing every kept task in one transaction (one flusher at a time)."""
-        with self._write_lock:
+        with self._commit.write_lock:
             with self._lock:
                 batch = list(self._kept)
             if not batch:
