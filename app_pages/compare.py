@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core import compare, run_summary
-from rageval_core.report import svg
-from rageval_core.store import RunInfo, Store
-from rageval_core.types import DECOMPOSED
+from rageval_core.analysis import compare
+from rageval_core.store import run_summary
+from rageval_core.analysis.report import svg
+from rageval_core.store.runs import RunInfo, Store
+from rageval_core.core.types import DECOMPOSED
 from ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, report_button, run_picker, runs, state, widgets
 from ui.i18n import lang, t
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core import runner
-from rageval_core.metrics.registry import describe
-from rageval_core.repeats import repeat_note
-from rageval_core.types import ANSWER_RELEVANCY
+from rageval_core import run as runner
+from rageval_core.scoring.metrics.registry import describe
+from rageval_core.run.repeats import repeat_note
+from rageval_core.core.types import ANSWER_RELEVANCY
 from ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, widgets
 from ui.i18n import lang, t
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core.types import DECOMPOSED, MetricResult
+from rageval_core.core.types import DECOMPOSED, MetricResult
 from ui import evidence, filters, inspector, labels, nav, run_picker, runs, state, widgets
 from ui import trust as trust_ui
 from ui.i18n import core, t

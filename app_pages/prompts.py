@@ -6,17 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core import runner
-from rageval_core.metrics.judge import (
+from rageval_core import run as runner
+from rageval_core.scoring.metrics.judge import (
     check_template,
     judge_template,
     render_judge_prompt,
     template_from_text,
     template_notes,
 )
-from rageval_core.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
-from rageval_core.rubric_store import RubricStore
-from rageval_core.store import Store
+from rageval_core.scoring.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
+from rageval_core.store.rubric_versions import RubricStore
+from rageval_core.store.runs import Store
 from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, widgets
 from ui.runs import run_status
 from ui.i18n import core, header, headers, t

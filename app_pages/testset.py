@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core.documents import DocumentError, chunk_document
+from rageval_core.data.documents import DocumentError, chunk_document
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.registry import build_embedder, build_llm
-from rageval_core.rag import RagError, run_rag
-from rageval_core.synth import MAX_PER_SECTION, QUESTION_TYPES, TASK_OF, SynthError, generate_testset
+from rageval_core.rag.simple import RagError, run_rag
+from rageval_core.rag.synth import MAX_PER_SECTION, QUESTION_TYPES, TASK_OF, SynthError, generate_testset
 from ui import data, nav, sidebar, state, widgets
 from ui import testset as ts_ui
 from ui import your_rag as yr_ui

@@ -31,12 +31,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from rageval_core.datasets import load_dataset  # noqa: E402
+from rageval_core.data.datasets import load_dataset  # noqa: E402
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest  # noqa: E402
-from rageval_core.metrics.base import EvalContext  # noqa: E402
-from rageval_core.metrics.registry import build_scorers  # noqa: E402
-from rageval_core.metrics.steps import approx_tokens  # noqa: E402
-from rageval_core.types import SEED_METRICS, MetricResult, Sample  # noqa: E402
+from rageval_core.scoring.metrics.base import EvalContext  # noqa: E402
+from rageval_core.scoring.metrics.registry import build_scorers  # noqa: E402
+from rageval_core.scoring.metrics.steps import approx_tokens  # noqa: E402
+from rageval_core.core.types import SEED_METRICS, MetricResult, Sample  # noqa: E402
 
 
 def ragas_llm_requests(sample: Sample) -> int:

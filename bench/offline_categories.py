@@ -20,10 +20,10 @@ from statistics import mean
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_core.datasets import load_dataset  # noqa: E402
-from rageval_core.metrics.base import EvalContext  # noqa: E402
-from rageval_core.metrics.registry import build_scorers  # noqa: E402
-from rageval_core.types import METRIC_IDS, MetricResult, Sample  # noqa: E402
+from rageval_core.data.datasets import load_dataset  # noqa: E402
+from rageval_core.scoring.metrics.base import EvalContext  # noqa: E402
+from rageval_core.scoring.metrics.registry import build_scorers  # noqa: E402
+from rageval_core.core.types import METRIC_IDS, MetricResult, Sample  # noqa: E402
 
 CATEGORY_ORDER = ("correct", "hallucination", "bad_context", "partial")
 LABELS = {"correct": "✅ correct", "hallucination": "❌ hallucination", "bad_context": "📄 bad context", "partial": "🔀 partial"}

@@ -36,13 +36,13 @@ PAGES = {"compare": "app_pages/compare.py", "history": "app_pages/history.py", "
 
 def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[str, str]]:
     """Run A and B per size, and the unrelated run created last; returns {size: (a, b)}."""
-    from rageval_core.datasets import load_dataset
+    from rageval_core.data.datasets import load_dataset
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.metrics.registry import build_scorers
-    from rageval_core.runner import run
-    from rageval_core.store import Store
-    from rageval_core.types import METRIC_IDS
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.scoring.metrics.registry import build_scorers
+    from rageval_core.run import run
+    from rageval_core.store.runs import Store
+    from rageval_core.core.types import METRIC_IDS
     from tests.support.big_run import clone_run
 
     data = home / "rows.json"

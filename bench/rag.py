@@ -3,7 +3,7 @@
     python bench/rag.py                       # sample_data/company_policy_ja.md, k = 1, 3, 5
     python bench/rag.py --per-section 4 --no-heading
 
-Two question sets, retrieved exactly as the built-in RAG retrieves (rageval_core.rag.build_index: each chunk
+Two question sets, retrieved exactly as the built-in RAG retrieves (rageval_core.rag.simple.build_index: each chunk
 embedded with its section heading unless --no-heading, cosine top k):
 
 1. questions the offline generator writes, by type (fact, reasoning, multi-chunk; out-of-scope questions have
@@ -43,11 +43,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import numpy as np
 
-    from rageval_core.documents import chunk_document, read_document
+    from rageval_core.data.documents import chunk_document, read_document
     from rageval_core.llm.offline import OfflineLLM
     from rageval_core.llm.registry import ProviderConfig, build_embedder
-    from rageval_core.rag import build_index, recall_at_k
-    from rageval_core.synth import generate_testset, parse_shares
+    from rageval_core.rag.simple import build_index, recall_at_k
+    from rageval_core.rag.synth import generate_testset, parse_shares
 
     doc = read_document(args.document)
     chunks = chunk_document(doc)

@@ -89,11 +89,11 @@ def _counts(log: list[LoggedRequest]) -> tuple[int, int, int]:
 
 
 def run_ours(server: Any, concurrency: int, home: Path) -> tuple[float, int]:
-    from rageval_core.datasets import load_dataset
+    from rageval_core.data.datasets import load_dataset
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.metrics.registry import build_scorers
-    from rageval_core.runner import run
-    from rageval_core.store import Store
+    from rageval_core.scoring.metrics.registry import build_scorers
+    from rageval_core.run import run
+    from rageval_core.store.runs import Store
 
     samples = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json").samples
     cfg = ProviderConfig(provider="openai-compatible", model="fake-judge", base_url=server.openai_base_url,

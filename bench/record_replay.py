@@ -1,7 +1,7 @@
 """Re-record the real-model replay sample (sample_data/replay/) after a prompt, template, rubric or schema edit.
 
 Needs the local llama.cpp server with Qwen2.5-Coder-1.5B (README, "A real small model (llama.cpp)"), so it is
-run on demand, never in CI; `tests/test_replay_sample.py` fails with this command when the recording is stale.
+run on demand, never in CI; `tests/llm/test_replay_sample.py` fails with this command when the recording is stale.
 
     python bench/record_replay.py --base-url http://127.0.0.1:8080/v1
 
@@ -22,14 +22,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_core.datasets import load_dataset
+from rageval_core.data.datasets import load_dataset
 from rageval_core.embeddings.offline import OfflineEmbedder
 from rageval_core.llm.registry import ProviderConfig
-from rageval_core.metrics.judge import JudgeScorer
-from rageval_core.metrics.registry import build_scorers
-from rageval_core.runner import run
-from rageval_core.store import Store
-from tests.test_replay_sample import EXPECTED, LOG, prompt_fingerprint
+from rageval_core.scoring.metrics.judge import JudgeScorer
+from rageval_core.scoring.metrics.registry import build_scorers
+from rageval_core.run import run
+from rageval_core.store.runs import Store
+from tests.llm.test_replay_sample import EXPECTED, LOG, prompt_fingerprint
 
 
 def main() -> int:

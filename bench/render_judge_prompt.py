@@ -16,9 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_core.metrics.judge import JudgeScorer, render_judge_prompt, sample_language  # noqa: E402
-from rageval_core.rubric import PRESET_IDS, load_rubric  # noqa: E402
-from rageval_core.types import Sample  # noqa: E402
+from rageval_core.scoring.metrics.judge import JudgeScorer, render_judge_prompt, sample_language  # noqa: E402
+from rageval_core.scoring.rubric import PRESET_IDS, load_rubric  # noqa: E402
+from rageval_core.core.types import Sample  # noqa: E402
 
 
 def _load_row(path: Path, row_id: str) -> Sample:

@@ -101,7 +101,7 @@ def bench_samples(n: int = 48) -> list[Any]:
     import json
 
     from bench.soak import soak_rows
-    from rageval_core.datasets import load_dataset
+    from rageval_core.data.datasets import load_dataset
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "rows.json"
@@ -110,8 +110,8 @@ def bench_samples(n: int = 48) -> list[Any]:
 
 
 def _scorers() -> list[Any]:
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.metrics.registry import build_scorers
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.scoring.metrics.registry import build_scorers
 
     return list(build_scorers(SEED_METRICS, {})) + [JudgeScorer("rubric5")]
 
@@ -119,7 +119,7 @@ def _scorers() -> list[Any]:
 def chain_depth(scorers: list[Any]) -> int:
     """The deepest chain of dependent requests in one row, from the task graph: each scorer's declared
     ``chain_length`` (its steps that wait for the one before). Scorers of one row run side by side."""
-    from rageval_core.runner.plan import scorer_chain_length
+    from rageval_core.run.plan import scorer_chain_length
 
     return max((scorer_chain_length(s) for s in scorers), default=1)
 
@@ -151,8 +151,8 @@ def _run(
     """Wall time, requests the server saw, the run, and when (``time.time()``) the run's clock started: read from
     its first progress report (elapsed ~0), since the run's return also reads its summary back after the wall."""
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.runner import run
-    from rageval_core.store import Store
+    from rageval_core.run import run
+    from rageval_core.store.runs import Store
 
     cfg = ProviderConfig(
         provider="openai-compatible", model="fake-judge", base_url=server.openai_base_url,

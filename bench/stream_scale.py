@@ -2,7 +2,7 @@
 four seed metrics + rubric5 with the offline provider, each for a bounded time.
 
 The rows are written as JSON Lines (100,000 rows make a 98 MB file; from 4 MB the CLI evaluates a file as it reads
-it, see ``rageval_core.datasets.live``). Printed per size: seconds until the first line on stderr (the estimate),
+it, see ``rageval_core.data.datasets.live``). Printed per size: seconds until the first line on stderr (the estimate),
 until the run's first progress line (the run started) and until the first finished task shows in a progress line; resident memory (VmRSS of the CLI process,
 sampled twice a second) at the run's first progress line and the peak afterwards, and how far the run got.
 Memory that stays flat while tasks finish is the point: nothing of a finished task is kept in memory.

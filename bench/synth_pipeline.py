@@ -33,12 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("RAGEVAL_HOME", tempfile.mkdtemp(prefix="rageval-bench-"))
 
-    from rageval_core.documents import parse_document, read_document
+    from rageval_core.data.documents import parse_document, read_document
     from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.rag import run_rag
-    from rageval_core.runner import run
-    from rageval_core.synth import generate_testset
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.rag.simple import run_rag
+    from rageval_core.run import run
+    from rageval_core.rag.synth import generate_testset
 
     cfg = ProviderConfig(provider=args.provider, model=args.model)
     llm, embedder = build_llm(cfg), build_embedder(cfg)

@@ -39,17 +39,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from rageval_core.datasets import load_dataset  # noqa: E402
-from rageval_core.metrics.base import EvalContext  # noqa: E402
-from rageval_core.metrics.steps import sample_language  # noqa: E402
-from rageval_core.trust.stats import (  # noqa: E402
+from rageval_core.data.datasets import load_dataset  # noqa: E402
+from rageval_core.scoring.metrics.base import EvalContext  # noqa: E402
+from rageval_core.scoring.metrics.steps import sample_language  # noqa: E402
+from rageval_core.analysis.trust.stats import (  # noqa: E402
     auroc,
     balanced_accuracy,
     bootstrap_ci,
     pairwise_agreement,
 )
-from rageval_core.trust.stats import cohen_kappa as cohens_kappa  # noqa: E402
-from rageval_core.types import Sample  # noqa: E402
+from rageval_core.analysis.trust.stats import cohen_kappa as cohens_kappa  # noqa: E402
+from rageval_core.core.types import Sample  # noqa: E402
 
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"
 SPLIT_SEED = 9
@@ -100,9 +100,9 @@ def build_methods(metrics: Sequence[str], judges: Sequence[str] = JUDGES, *, lan
     With ``language`` each judge keeps only the criteria in ``metrics`` (the labelled ones): the offline
     judge scores every criterion on its own, so the values are the same as with the whole rubric, and the
     unlabelled criteria's encoder calls are saved."""
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.metrics.registry import build_scorers
-    from rageval_core.rubric import load_rubric
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.scoring.metrics.registry import build_scorers
+    from rageval_core.scoring.rubric import load_rubric
 
     judge_scorers = []
     for j in judges:

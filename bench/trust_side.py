@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rageval_core.trust.stats import auroc, pairwise_agreement
+from rageval_core.analysis.trust.stats import auroc, pairwise_agreement
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"
@@ -192,7 +192,7 @@ def run_embedders(args: argparse.Namespace) -> int:
     import numpy as np
 
     from rageval_core.embeddings.offline import ENCODERS, OfflineEmbedder
-    from rageval_core.text import split_sentences
+    from rageval_core.core.text import split_sentences
 
     seed_path = ROOT / "sample_data" / "ml_qa_ja.json"
     seed = (

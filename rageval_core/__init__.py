@@ -1,6 +1,13 @@
-"""RAG Eval Workbench core: datasets, prompts, providers, metrics, judges, runner, store and CLI.
+"""RAG Eval Workbench core: no streamlit import anywhere below here; the UI (``app_pages/``, ``ui/``) calls into it.
 
-Nothing below this package imports streamlit; the UI in ``pages/`` and ``ui/`` calls into it.
+The packages, in the order data flows through them:
+
+- ``core``: plain data types, ja/en text, coded messages, redaction, state paths
+- ``data``: datasets and documents; ``rag``: the systems under test (built-in RAG, test sets, your own RAG)
+- ``llm`` (providers, ``llm.transport``: guard, rate limit, retry, cache) and ``embeddings``
+- ``scoring``: metrics, one-call judges, rubrics, step tasks and prompt templates; ``offline``: the offline judge
+- ``run``: the runner and batch APIs; ``store``: SQLite runs, results, call log, labels
+- ``analysis``: compare, tallies, export, report, trust statistics; ``cli``: the command line
 """
 
 __version__ = "0.1.0"

@@ -20,8 +20,8 @@ def server() -> Iterator[FakeLLMServer]:
 
 @pytest.fixture(autouse=True)
 def _forget_remembered_secrets() -> Iterator[None]:
-    """Each test starts with no remembered secrets (rageval_core.redact keeps them for the process)."""
-    from rageval_core import redact
+    """Each test starts with no remembered secrets (rageval_core.core.redact keeps them for the process)."""
+    from rageval_core.core import redact
 
     redact.forget_all()
     yield

@@ -1,11 +1,11 @@
 """Charts of the Compare page as Vega-Lite specs: the decomposed vs judge scatter per criterion and each judge's
 score per row; the Trust page's estimates in Altair. (The first tab's grouped bars are inline SVG, drawn by
-``rageval_core.report.svg`` like the report's.)
+``rageval_core.analysis.report.svg`` like the report's.)
 
 Compare's specs are plain dicts with their data as named frames (``datasets``), drawn with ``draw``: building
 Altair objects and converting them back to a dict was about a third of a Compare page on a large run (each
 object validated on creation, every panel's data hashed), and the spec is the same JSON either way
-(tests/test_compare_charts.py checks it against the Vega-Lite schema). Bars are horizontal so category labels
+(tests/analysis/test_compare_charts.py checks it against the Vega-Lite schema). Bars are horizontal so category labels
 (Japanese, with the sample data's emoji) read without rotation; each criterion is one panel, wrapped so six
 criteria still fit the page width.
 """

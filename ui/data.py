@@ -1,6 +1,6 @@
 """The dataset being worked on: loading sample files and uploads, table edits, pins.
 
-The core (``rageval_core.datasets``) reads and validates; this module only keeps what the Dataset page
+The core (``rageval_core.data.datasets``) reads and validates; this module only keeps what the Dataset page
 needs between reruns: the editable table, the validated samples it yields, and the file's own issues
 (rows that never made it into the table).
 """
@@ -15,9 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from rageval_core import datasets
-from rageval_core.datasets import Issue, LoadedDataset
-from rageval_core.types import Sample
+from rageval_core.data import datasets
+from rageval_core.data.datasets import Issue, LoadedDataset
+from rageval_core.core.types import Sample
 from ui.i18n import core, t_opt
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
@@ -196,14 +196,14 @@ def issues_frame(issues: Sequence[Issue]) -> pd.DataFrame:
 
 def labels_count(ws: Workset) -> int:
     """How many human labels the store holds for this dataset version."""
-    from rageval_core.store import Store
+    from rageval_core.store.runs import Store
 
     return sum(len(v) for v in Store().labels(ws.content_hash).values())
 
 
 def download_with_labels(ws: Workset) -> bytes:
     """The dataset as JSON with each row's stored 👍/👎 labels under ``human_labels`` (only when asked)."""
-    from rageval_core.store import Store, rows_with_labels
+    from rageval_core.store.runs import Store, rows_with_labels
 
     rows = rows_with_labels([s.to_dict() for s in ws.samples], Store().labels(ws.content_hash))
     return (json.dumps(rows, ensure_ascii=False, indent=2) + "\n").encode("utf-8")

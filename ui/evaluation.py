@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rageval_core.metrics.base import Scorer
-from rageval_core.metrics.judge import JudgeScorer
-from rageval_core.metrics.registry import DECOMPOSED_METRICS, build_scorers
-from rageval_core.rubric import PRESET_IDS, Rubric, is_preset
-from rageval_core.rubric_store import RubricStore
-from rageval_core.types import SEED_METRICS, MetricResult, Sample
+from rageval_core.scoring.metrics.base import Scorer
+from rageval_core.scoring.metrics.judge import JudgeScorer
+from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, build_scorers
+from rageval_core.scoring.rubric import PRESET_IDS, Rubric, is_preset
+from rageval_core.store.rubric_versions import RubricStore
+from rageval_core.core.types import SEED_METRICS, MetricResult, Sample
 from ui.i18n import t
 
 EDITED = "edited"
@@ -111,7 +111,7 @@ def in_rubric_order(results: Sequence[MetricResult], samples: Sequence[Sample], 
 
 def in_dataset_order(results: Sequence[MetricResult], samples: Sequence[Sample]) -> list[MetricResult]:
     """Results by dataset row, then metric in the usual order (not completion order)."""
-    from rageval_core.types import METRIC_IDS
+    from rageval_core.core.types import METRIC_IDS
 
     row = {s.id: i for i, s in enumerate(samples)}
     return sorted(results, key=lambda r: (row.get(r.sample_id, len(row)),

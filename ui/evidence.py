@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from rageval_core.store import CallEntry
-from rageval_core.types import DECOMPOSED, METRIC_IDS, MetricResult
+from rageval_core.store.runs import CallEntry
+from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
 from ui.i18n import t
 from ui.widgets import fmt_score
 

@@ -1,7 +1,7 @@
 """The row filters of Compare and Inspect, drawn the same way on both pages under the same keys, so what is
 set on one page is set on the other (``state.restore`` / ``state.remember`` keep it across the page change).
 
-The filtering itself is ``rageval_core.row_filter``; this module only draws the controls and narrows a
+The filtering itself is ``rageval_core.analysis.row_filter``; this module only draws the controls and narrows a
 ``ui.runs.RunView`` to the rows (and methods) that pass.
 """
 
@@ -13,8 +13,8 @@ import pandas as pd
 
 import streamlit as st
 
-from rageval_core.row_filter import LABEL_MODES, RowFilter, filter_rows, labelled_rows
-from rageval_core.store import Store
+from rageval_core.analysis.row_filter import LABEL_MODES, RowFilter, filter_rows, labelled_rows
+from rageval_core.store.runs import Store
 from ui import state
 from ui.i18n import t
 from ui.runs import RunView

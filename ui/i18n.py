@@ -2,7 +2,7 @@
 
 The language is a sidebar widget (日本語 / English) whose first value is the browser's language
 (``st.context.locale``, navigator.language), English when the browser says nothing. Catalogue strings are
-``str.format`` templates: placeholders in {braces}, literal braces doubled. tests/test_i18n.py checks that
+``str.format`` templates: placeholders in {braces}, literal braces doubled. tests/ui/test_i18n.py checks that
 both catalogues have the same keys and placeholders and that every key the code asks for exists.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from rageval_core import messages
+from rageval_core.core import messages
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES = {"ja": "日本語", "en": "English"}

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rageval_core import runner
-from rageval_core.metrics.base import Scorer
-from rageval_core.store import Store, new_run_id
-from rageval_core.types import Sample
+from rageval_core import run as runner
+from rageval_core.scoring.metrics.base import Scorer
+from rageval_core.store.runs import Store, new_run_id
+from rageval_core.core.types import Sample
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Evaluate's saved judge configurations: pick several to score the same rows, add one, import a file.
 
-Each picked configuration becomes its own scorers with its own provider stack (``rageval_core.judges``);
+Each picked configuration becomes its own scorers with its own provider stack (``rageval_core.scoring.judges``);
 the list is saved in the state folder in the ``--judges FILE`` format. Keys are never stored: a
 configuration names its key's environment variable, or uses the sidebar key when it is the sidebar's provider.
 """
@@ -11,9 +11,9 @@ from typing import Any
 
 import streamlit as st
 
-from rageval_core.judges import saved
-from rageval_core.judges.bound import judge_scorers
-from rageval_core.judges.config import JudgeConfig, JudgeConfigError, parse_judges
+from rageval_core.scoring.judges import saved
+from rageval_core.scoring.judges.bound import judge_scorers
+from rageval_core.scoring.judges.config import JudgeConfig, JudgeConfigError, parse_judges
 from rageval_core.llm.registry import PROVIDERS
 from ui.i18n import core, t
 

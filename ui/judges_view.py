@@ -1,6 +1,6 @@
 """Compare's judges view: several judges (and juries) on the same rows, criterion by criterion.
 
-Thin: the numbers come from ``rageval_core.judges.agreement`` and ``jury_run``; this module only lays them out.
+Thin: the numbers come from ``rageval_core.scoring.judges.agreement`` and ``jury_run``; this module only lays them out.
 """
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core import run_summary
-from rageval_core.judges import agreement
-from rageval_core.judges.jury import RULES
-from rageval_core.judges.jury_run import add_jury, default_members
-from rageval_core.judges.labels import is_jury
-from rageval_core.store import Store
+from rageval_core.store import run_summary
+from rageval_core.scoring.judges import agreement
+from rageval_core.scoring.judges.jury import RULES
+from rageval_core.scoring.judges.jury_run import add_jury, default_members
+from rageval_core.scoring.judges.labels import is_jury
+from rageval_core.store.runs import Store
 from ui import charts, widgets
 from ui.i18n import t
 from ui.runs import RunView

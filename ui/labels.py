@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from rageval_core.store import Store
+from rageval_core.store.runs import Store
 from ui.i18n import t
 from ui.widgets import metric_label
 

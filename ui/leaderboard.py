@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core import leaderboard
-from rageval_core.store import RunInfo, Store
+from rageval_core.analysis import leaderboard
+from rageval_core.store.runs import RunInfo, Store
 from ui import widgets
 from ui.runs import run_status
 from ui.i18n import header, t

@@ -20,8 +20,8 @@ from typing import Any
 
 import streamlit as st
 
-from rageval_core import run_summary
-from rageval_core.store import RUNNING
+from rageval_core.store import run_summary
+from rageval_core.store.runs import RUNNING
 from ui import runs, state
 
 ENV = "RAGEVAL_READ_AHEAD"

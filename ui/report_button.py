@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core.report import report_html
-from rageval_core.report.build import choose_rows
-from rageval_core.store import Store
+from rageval_core.analysis.report import report_html
+from rageval_core.analysis.report.build import choose_rows
+from rageval_core.store.runs import Store
 from ui.i18n import t
 from ui.runs import RunView
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from rageval_core.rubric import Rubric
+from rageval_core.scoring.rubric import Rubric
 
 CRITERIA_COLUMNS = ["id", "name", "description", "min", "max", "requires"]
 LEVEL_COLUMNS = ["criterion", "score", "description"]

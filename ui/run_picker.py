@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 
-from rageval_core.store import RunInfo, Store
+from rageval_core.store.runs import RunInfo, Store
 from ui import nav, runs, state
 from ui.i18n import t
 

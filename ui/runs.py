@@ -15,9 +15,11 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from rageval_core import compare, datasets, export, run_summary
-from rageval_core.store import CallEntry, RunInfo, Store
-from rageval_core.types import DECOMPOSED, MetricResult, Sample
+from rageval_core.analysis import compare, export
+from rageval_core.data import datasets
+from rageval_core.store import run_summary
+from rageval_core.store.runs import CallEntry, RunInfo, Store
+from rageval_core.core.types import DECOMPOSED, MetricResult, Sample
 from ui import data
 from ui.i18n import t, t_opt
 from ui.widgets import counted, metric_label

@@ -12,12 +12,13 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from rageval_core import runner, step_templates
-from rageval_core.metrics.registry import build_scorers
-from rageval_core.prompts import TemplateError
-from rageval_core.rubric_store import RubricStore
-from rageval_core.store import Store
-from rageval_core.types import Sample
+from rageval_core import run as runner
+from rageval_core.scoring import step_templates
+from rageval_core.scoring.metrics.registry import build_scorers
+from rageval_core.scoring.prompts import TemplateError
+from rageval_core.store.rubric_versions import RubricStore
+from rageval_core.store.runs import Store
+from rageval_core.core.types import Sample
 from ui import evaluation, sidebar, state, widgets
 from ui.runs import run_status
 from ui.i18n import t
@@ -112,7 +113,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
     if versions:
         labels = {v.id: f"{v.label} · {v.created_at_iso}" for v in versions}
         pick = st.selectbox(t("steps.diff_pick"), list(labels), format_func=labels.get, key=f"prompts.step_diff.{name}")
-        from rageval_core.rubric_store import diff_text
+        from rageval_core.store.rubric_versions import diff_text
 
         chosen = next(v for v in versions if v.id == pick)
         st.code(diff_text(chosen.content, text, chosen.label, t("steps.editor")) or t("steps.no_diff"), language="diff")

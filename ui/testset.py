@@ -1,7 +1,7 @@
 """What the Test set page keeps between reruns and the table conversions it needs.
 
-The page reads a document, generates a synthetic QA test set (``rageval_core.synth``), lets the user
-edit the pairs, answers them with the small RAG (``rageval_core.rag``) and hands the result to the
+The page reads a document, generates a synthetic QA test set (``rageval_core.rag.synth``), lets the user
+edit the pairs, answers them with the small RAG (``rageval_core.rag.simple``) and hands the result to the
 Dataset page as its working dataset. Everything here is plain data work; the page only renders.
 """
 
@@ -15,18 +15,18 @@ from typing import Any
 
 import pandas as pd
 
-from rageval_core import datasets
-from rageval_core.prompts import load_template
-from rageval_core.documents import DOCUMENT_EXTENSIONS, Document, chunk_document, decode_text, parse_document
-from rageval_core.rag import RagRun
-from rageval_core.synth import EDITED, QUESTION_TYPES, REJECTED, STATUSES, TestItem, TestSet, review_order, select, set_status
+from rageval_core.data import datasets
+from rageval_core.scoring.prompts import load_template
+from rageval_core.data.documents import DOCUMENT_EXTENSIONS, Document, chunk_document, decode_text, parse_document
+from rageval_core.rag.simple import RagRun
+from rageval_core.rag.synth import EDITED, QUESTION_TYPES, REJECTED, STATUSES, TestItem, TestSet, review_order, select, set_status
 from ui import data
 from ui.i18n import core, t
 
 # Session-state keys of this page (plain keys, set by the page).
-DOCUMENT = "testset.document"  # rageval_core.documents.Document being worked on
-TESTSET = "testset.testset"  # rageval_core.synth.TestSet (with the user's edits applied)
-RAG_RUN = "testset.rag"  # rageval_core.rag.RagRun of the current test set
+DOCUMENT = "testset.document"  # rageval_core.data.documents.Document being worked on
+TESTSET = "testset.testset"  # rageval_core.rag.synth.TestSet (with the user's edits applied)
+RAG_RUN = "testset.rag"  # rageval_core.rag.simple.RagRun of the current test set
 EDITOR_VERSION = "testset.editor_version"  # bumps the data_editor key when the pairs are replaced
 UPLOAD_SEEN = "testset.upload_seen"
 

@@ -1,5 +1,5 @@
 """What the Trust page and Inspect's "next row to label" share: which human labels count, the run's trust
-report (computed by ``rageval_core.trust_report``, cached per run and labels), tables of the report and
+report (computed by ``rageval_core.analysis.trust.run_report``, cached per run and labels), tables of the report and
 the confusion cells that open their rows in Inspect.
 
 No statistic is computed here: every number comes from the core's report; this module only picks the
@@ -16,13 +16,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rageval_core import trust_report
-from rageval_core.store import Store
-from rageval_core.trust import label_next
-from rageval_core.trust.labels import LABEL_COLUMNS
-from rageval_core.trust.ranking import LabelCandidate
-from rageval_core.trust.report import TrustReport, scores_by
-from rageval_core.types import Sample
+from rageval_core.analysis.trust import run_report as trust_report
+from rageval_core.store.runs import Store
+from rageval_core.analysis.trust import label_next
+from rageval_core.analysis.trust.labels import LABEL_COLUMNS
+from rageval_core.analysis.trust.ranking import LabelCandidate
+from rageval_core.analysis.trust.report import TrustReport, scores_by
+from rageval_core.core.types import Sample
 from ui import nav, state
 from ui.i18n import core, t
 from ui.runs import RunView

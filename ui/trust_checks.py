@@ -1,5 +1,5 @@
 """The Trust page's stability and probes panels: repeat stability of a run made with repeats, and probes
-run through the core (``rageval_core.trust_checks``) on a helper thread, kept beside the run's trust
+run through the core (``rageval_core.analysis.trust.checks``) on a helper thread, kept beside the run's trust
 report so its export carries them.
 
 Every figure comes from the core's reports (``StabilityReport`` / ``ProbeReport``, rendered from their
@@ -17,14 +17,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rageval_core import trust_checks, trust_report
-from rageval_core.metrics.base import Scorer
-from rageval_core.metrics.judge import JudgeScorer
-from rageval_core.metrics.registry import DECOMPOSED_METRICS, build_scorers
-from rageval_core.rubric import PRESET_IDS
-from rageval_core.store import Store
-from rageval_core.trust.probes import PROBES
-from rageval_core.types import Sample
+from rageval_core.analysis.trust import checks as trust_checks, run_report as trust_report
+from rageval_core.scoring.metrics.base import Scorer
+from rageval_core.scoring.metrics.judge import JudgeScorer
+from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, build_scorers
+from rageval_core.scoring.rubric import PRESET_IDS
+from rageval_core.store.runs import Store
+from rageval_core.analysis.trust.probes import PROBES
+from rageval_core.core.types import Sample
 from ui import nav, sidebar, state
 from ui.runs import RunView
 from ui.trust import run_samples

@@ -12,8 +12,8 @@ import pandas as pd
 import pandas.io.formats.style  # noqa: F401 - the Styler's templates (~0.4 s to compile) load with the app, not on a page
 import streamlit as st
 
-from rageval_core.datasets import Issue
-from rageval_core.types import Unscored
+from rageval_core.data.datasets import Issue
+from rageval_core.core.types import Unscored
 from ui import data
 from ui.i18n import core, header, headers, t, t_opt
 
@@ -119,7 +119,7 @@ def run_page(page: Any) -> None:
 def show_error(message: str, exc: BaseException | None = None) -> None:
     """An error as a message (never a traceback): what failed and the exception's own text, through the
     redaction step (an exception may quote a key, a header token or a credentialed URL)."""
-    from rageval_core.redact import redact
+    from rageval_core.core.redact import redact
 
     detail = f" — {type(exc).__name__}: {core(str(exc))}" if exc is not None else ""  # a coded core message, translated
     st.error(redact(f"{message}{detail}"), icon="⚠️")

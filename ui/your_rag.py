@@ -1,7 +1,7 @@
 """The Test set page's "Your RAG" tab: your HTTP endpoint or Python callable answers the test set.
 
 Plain helpers (headers, mapping, the system, tables) and ``render``, which draws the tab. Calls go through
-``rageval_core.your_rag`` (the same provider stack as judge calls: timeout, retries, cache). On this page a
+``rageval_core.rag.your_rag`` (the same provider stack as judge calls: timeout, retries, cache). On this page a
 header value that looks like a credential must name an environment variable (``Bearer $MY_RAG_TOKEN``): the
 page never holds a token, shows only whether each variable is set, and the system keeps only the reference.
 """
@@ -17,10 +17,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rageval_core import datasets
+from rageval_core.data import datasets
 from rageval_core.llm.registry import ProviderConfig
-from rageval_core.synth import TestItem
-from rageval_core.your_rag import (
+from rageval_core.rag.synth import TestItem
+from rageval_core.rag.your_rag import (
     CallableRAG,
     EndpointRAG,
     MappingError,
@@ -31,7 +31,7 @@ from rageval_core.your_rag import (
     system_stack,
     try_one,
 )
-from rageval_core.your_rag.mapping import mapping_from_dict
+from rageval_core.rag.your_rag.mapping import mapping_from_dict
 from ui import data, state, widgets
 from ui.i18n import t
 

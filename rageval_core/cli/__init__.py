@@ -68,13 +68,13 @@ def _internal_error(exc: BaseException, argv: Sequence[str] | None) -> int:
     import datetime
     import traceback
 
-    from rageval_core.redact import redact
+    from rageval_core.core.redact import redact
 
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     command = " ".join(_shown_argv(sys.argv[:1] + list(sys.argv[1:] if argv is None else argv)))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     try:
-        from rageval_core.paths import logs_dir
+        from rageval_core.core.paths import logs_dir
 
         log = logs_dir() / f"internal-error-{stamp}.log"
         log.write_text(redact(f"command: {command}\n{text}"), encoding="utf-8")

@@ -9,8 +9,8 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
-from rageval_core.redact import redact
-from rageval_core.termtext import terminal_text
+from rageval_core.core.redact import redact
+from rageval_core.core.termtext import terminal_text
 
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
@@ -71,7 +71,7 @@ class ProgressBar:
 
 
 def open_store(args: argparse.Namespace):
-    from rageval_core.store import Store
+    from rageval_core.store.runs import Store
 
     return Store(args.db) if getattr(args, "db", None) else Store()
 
@@ -79,7 +79,7 @@ def open_store(args: argparse.Namespace):
 def echo(msg: Any = "") -> None:
     """Print to stdout through the redaction step (a message may quote a key, a header token or a credentialed
     URL) with control characters from data neutralised (``terminal_text``); every CLI print goes through
-    ``echo`` or ``err`` (tests/test_cli_output.py checks)."""
+    ``echo`` or ``err`` (tests/cli/test_cli_output.py checks)."""
     print(terminal_text(redact(msg), multiline=True), flush=True)
 
 

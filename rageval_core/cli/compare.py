@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rageval_core.cli.common import EXIT_OK, UsageError, find_run, fmt, open_store, echo, short, table
-from rageval_core.csvsafe import dumps_frame
+from rageval_core.core.csvsafe import dumps_frame
 
 
 def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
@@ -45,7 +45,7 @@ def _print_config_changes(changes: Sequence[tuple[str, Any, Any]], limit: int) -
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run A vs run B: configuration differences, means per metric and method, per-row deltas."""
-    from rageval_core.compare import one_sided, pair_methods, results_frame, run_delta, summary_delta, version_changes
+    from rageval_core.analysis.compare import one_sided, pair_methods, results_frame, run_delta, summary_delta, version_changes
 
     store = open_store(args)
     a, b = find_run(store, args.run_a), find_run(store, args.run_b)

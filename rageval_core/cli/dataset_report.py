@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from rageval_core.cli.common import err
-from rageval_core.termtext import terminal_text
+from rageval_core.core.termtext import terminal_text
 
 LISTED = 20  # issues printed per kind; all of them go to the export (settings.dataset_issues)
 
@@ -14,7 +14,7 @@ LISTED = 20  # issues printed per kind; all of them go to the export (settings.d
 def invalid_rows(dataset: Any) -> list[Any]:
     """One ``RowInfo`` per skipped row (``row N``, suffixed when a loaded row already uses that id, so the
     run's row table never holds one id twice)."""
-    from rageval_core.store import RowInfo
+    from rageval_core.store.runs import RowInfo
 
     loaded = dataset.ids if getattr(dataset, "streamed", False) else {s.id for s in dataset.samples}
     by_row: dict[int, list[str]] = {}

@@ -32,8 +32,8 @@ from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print
 def scorers_from_args(args: argparse.Namespace) -> list[Any]:
     """The scorers of ``--metrics``, ``--judge`` and ``--judges FILE`` (each configuration bound to its own
     provider stack, inheriting retries, timeout and cache settings from the run's provider options)."""
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.metrics.registry import build_scorers
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.scoring.metrics.registry import build_scorers
 
     metric_ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     try:
@@ -48,8 +48,8 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
         except (ValueError, OSError) as exc:
             raise UsageError(f"--judge {judge!r}: {exc}") from None
     if getattr(args, "judges", None):
-        from rageval_core.judges.bound import judge_scorers
-        from rageval_core.judges.config import JudgeConfigError, load_judges
+        from rageval_core.scoring.judges.bound import judge_scorers
+        from rageval_core.scoring.judges.config import JudgeConfigError, load_judges
 
         try:
             judges = load_judges(args.judges)
@@ -69,10 +69,10 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
-    from rageval_core.export import export_calls_jsonl, export_run
-    from rageval_core.judges.labels import display_method
-    from rageval_core.runner import estimate
-    from rageval_core.runner.persist import stream_cost_by_scorer
+    from rageval_core.analysis.export import export_calls_jsonl, export_run
+    from rageval_core.scoring.judges.labels import display_method
+    from rageval_core.run import estimate
+    from rageval_core.run.persist import stream_cost_by_scorer
 
     if args.data is None:
         # `--fail-under a=0.8 data.json` lets the flag's list swallow the dataset: take it back from there.
@@ -101,7 +101,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     store = open_store(args)
 
     if live:
-        from rageval_core.runner.feed import HEAD_ROWS
+        from rageval_core.run.feed import HEAD_ROWS
 
         head = dataset.head(HEAD_ROWS)
         est = estimate(head, scorers, provider=args.provider, model=args.model, discount=_discount(args),
@@ -130,7 +130,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     texts: Any = None
     if out.suffix.lower() == ".csv":
-        from rageval_core.datasets.live import SequentialSamples
+        from rageval_core.data.datasets.live import SequentialSamples
 
         # the CSV's question and answer columns
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
@@ -147,7 +147,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     output.print_failures(store, result.run_id)
     if result.repeats > 1:
         from rageval_core.cli.trust_checks import print_stability_report
-        from rageval_core.trust_checks import stability_for_run
+        from rageval_core.analysis.trust.checks import stability_for_run
 
         print_stability_report(stability_for_run(store, result.run_id, aggregate=args.aggregate))
     echo(f"run {result.run_id} ({result.status}) → {out}")
@@ -169,11 +169,11 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     """Run ``scorers`` over the dataset's valid rows with the provider options in ``args`` and store the run;
     the first Ctrl-C finishes the calls in flight (resumable), a second aborts. Shared by ``evaluate`` and
     ``trust DATA``."""
-    from rageval_core.batch import BatchCancelled, BatchError
+    from rageval_core.run.batch import BatchCancelled, BatchError
     from rageval_core.cli.allocator import tune_memory_for_run
     from rageval_core.llm.base import ProviderError
-    from rageval_core.runner import RunError, run
-    from rageval_core.store import new_run_id
+    from rageval_core.run import RunError, run
+    from rageval_core.store.runs import new_run_id
 
     tune_memory_for_run(cfg.provider)  # before the run's worker threads start (see cli/allocator.py)
     cancel = threading.Event()
@@ -197,7 +197,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
     extra: dict[str, Any] = {}
     prefetcher = None
     if getattr(args, "batch", False):
-        from rageval_core.batch import run_batched
+        from rageval_core.run.batch import run_batched
 
         engine = run_batched
         extra = {"poll_s": args.batch_poll, "say": err, "attach": list(args.batch_job or [])}
@@ -261,8 +261,8 @@ def _add_juries(args: argparse.Namespace, store: Any, result: Any) -> None:
     rules = list(dict.fromkeys(getattr(args, "jury", None) or []))
     if not rules:
         return
-    from rageval_core.judges.jury_run import add_jury
-    from rageval_core.runner.persist import stream_summary
+    from rageval_core.scoring.judges.jury_run import add_jury
+    from rageval_core.run.persist import stream_summary
 
     members = [m.strip() for m in (args.jury_members or "").split(",") if m.strip()] or None
     for rule in rules:
@@ -277,7 +277,7 @@ def _discount(args: argparse.Namespace) -> float:
     """The price factor of this run: batch APIs bill half."""
     if not getattr(args, "batch", False):
         return 1.0
-    from rageval_core.batch import BATCH_DISCOUNT
+    from rageval_core.run.batch import BATCH_DISCOUNT
 
     return BATCH_DISCOUNT
 
@@ -304,7 +304,7 @@ def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
     array of rows) of ``LIVE_MIN_BYTES`` or more is evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
     flight; its skipped rows are then a callable, answered once the reader is at the end (bad rows are listed
     after the run). Batch runs, and any other file, are read whole first (``load_rows``)."""
-    from rageval_core.datasets.live import open_live
+    from rageval_core.data.datasets.live import open_live
 
     if not args.batch:
         opened = open_live(args.data, min_bytes=LIVE_MIN_BYTES)
@@ -341,7 +341,7 @@ def load_rows(path: str, *, quiet: bool = True) -> tuple[Any, list[Any]]:
     """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
     evaluate is a usage error (exit 2) after the reasons are printed. Unless ``quiet``, a large file says
     how far its reading got every 10,000 rows (a 100,000-row file takes seconds to read and check)."""
-    from rageval_core.datasets import load_dataset
+    from rageval_core.data.datasets import load_dataset
 
     def on_row(n: int) -> None:
         if n % LOADING_EVERY == 0:

@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from rageval_core.cli.common import echo, err, fmt, money, table
-from rageval_core.termtext import terminal_text
+from rageval_core.core.termtext import terminal_text
 
 
 def print_failures(store: Any, run_id: str) -> None:
     """Per unscored reason, the count and the first distinct messages (the actual causes), on stdout; read
     from the store one unscored result at a time."""
-    from rageval_core.failures import failure_lines, summarize_failures
-    from rageval_core.runner.readback import unscored_results
+    from rageval_core.analysis.failures import failure_lines, summarize_failures
+    from rageval_core.run.readback import unscored_results
 
     lines = failure_lines(summarize_failures(unscored_results(store, run_id)))
     if lines:
@@ -104,8 +104,8 @@ def print_analysis(store: Any, run_id: str, categories: Mapping[str, Any]) -> No
     agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``. The results
     are folded as they are read (``run_tables``): nothing of a 100,000-row run is held whole for them, and pandas
     is not imported."""
-    from rageval_core.run_tables import closing_tables
-    from rageval_core.tallies import HEURISTIC_ONLY_NOTE
+    from rageval_core.analysis.run_tables import closing_tables
+    from rageval_core.analysis.tallies import HEURISTIC_ONLY_NOTE
 
     tables = closing_tables(store, run_id, categories)
     if any(categories.values()):

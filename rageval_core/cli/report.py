@@ -10,7 +10,7 @@ from rageval_core.cli.common import EXIT_OK, UsageError, echo, find_run, open_st
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from rageval_core.report import write_report
+    from rageval_core.analysis.report import write_report
 
     if not str(args.out).lower().endswith((".html", ".htm")):
         raise UsageError(f"--out {args.out!r}: use an .html file")

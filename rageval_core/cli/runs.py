@@ -35,7 +35,7 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
 
 
 def cmd_runs_export(args: argparse.Namespace) -> int:
-    from rageval_core.export import export_run
+    from rageval_core.analysis.export import export_run
 
     store = open_store(args)
     info = find_run(store, args.run)
@@ -48,7 +48,7 @@ def cmd_runs_export(args: argparse.Namespace) -> int:
 
 
 def cmd_runs_calls(args: argparse.Namespace) -> int:
-    from rageval_core.export import export_calls_jsonl
+    from rageval_core.analysis.export import export_calls_jsonl
 
     store = open_store(args)
     info = find_run(store, args.run)

@@ -53,7 +53,7 @@ def _llm(args: argparse.Namespace) -> Any:
 
 def _documents(paths: list[str]) -> list[Any]:
     from rageval_core.cli.common import UsageError
-    from rageval_core.documents import DocumentError, read_document
+    from rageval_core.data.documents import DocumentError, read_document
 
     docs = []
     for path in paths:
@@ -90,9 +90,9 @@ def _check_chunking(args: argparse.Namespace) -> None:
 def cmd_synth(args: argparse.Namespace) -> int:
     """Generate a test set from one document and write it as JSON."""
     from rageval_core.cli.common import UsageError
-    from rageval_core.documents import chunk_document
+    from rageval_core.data.documents import chunk_document
     from rageval_core.llm.base import ProviderError
-    from rageval_core.synth import SharesError, SynthError, generate_testset, parse_shares
+    from rageval_core.rag.synth import SharesError, SynthError, generate_testset, parse_shares
 
     out = Path(args.out)
     if out.suffix.lower() != ".json":
@@ -150,11 +150,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
 def cmd_rag(args: argparse.Namespace) -> int:
     """Answer every test-set question with retrieval over the documents; write an evaluation dataset."""
     from rageval_core.cli.common import UsageError
-    from rageval_core.datasets import EXTENSIONS, save_dataset
+    from rageval_core.data.datasets import EXTENSIONS, save_dataset
     from rageval_core.llm.base import ProviderError
     from rageval_core.llm.registry import build_embedder
-    from rageval_core.rag import RagError, run_rag
-    from rageval_core.synth import SynthError, load_testset
+    from rageval_core.rag.simple import RagError, run_rag
+    from rageval_core.rag.synth import SynthError, load_testset
 
     out = Path(args.out)
     if out.suffix.lower() not in EXTENSIONS:
@@ -207,9 +207,9 @@ def cmd_rag(args: argparse.Namespace) -> int:
 def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> int:
     """``rag --endpoint`` / ``--callable``: the user's system answers every question through the provider stack."""
     from rageval_core.cli.common import UsageError
-    from rageval_core.datasets import save_dataset
+    from rageval_core.data.datasets import save_dataset
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.your_rag import CallableRAG, EndpointRAG, MappingError, RagMapping, answer_with_system, load_mapping, system_stack
+    from rageval_core.rag.your_rag import CallableRAG, EndpointRAG, MappingError, RagMapping, answer_with_system, load_mapping, system_stack
 
     if args.endpoint and args.callable:
         raise UsageError("give --endpoint or --callable, not both")

@@ -32,11 +32,11 @@ from rageval_core.cli.common import (
     table,
 )
 from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
-from rageval_core.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
-from rageval_core.types import METRIC_IDS
+from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
+from rageval_core.core.types import METRIC_IDS
 
 if TYPE_CHECKING:
-    from rageval_core.trust.report import TrustReport
+    from rageval_core.analysis.trust.report import TrustReport
 
 
 @dataclass
@@ -143,8 +143,8 @@ ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_arg
 def _default_metrics(samples: list[Any], labels_file: str | None) -> list[str]:
     """The decomposed metrics of the criteria labelled in the dataset or the labels file (faithfulness and
     answer relevancy if none is)."""
-    from rageval_core.trust.labels import dataset_labels
-    from rageval_core.trust_report import read_label_rows
+    from rageval_core.analysis.trust.labels import dataset_labels
+    from rageval_core.analysis.trust.run_report import read_label_rows
 
     rows = [(s.id, s.metadata) for s in samples] + (read_label_rows(labels_file) if labels_file else [])
     labelled = {lab.criterion for lab in dataset_labels(rows)}
@@ -170,7 +170,7 @@ def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
 
 def cmd_trust(args: argparse.Namespace) -> int:
     """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
-    from rageval_core.trust_report import run_report, save_report
+    from rageval_core.analysis.trust.run_report import run_report, save_report
 
     if args.labels and not Path(args.labels).is_file():
         raise UsageError(f"--labels {args.labels!r}: no such file")

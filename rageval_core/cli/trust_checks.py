@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_THRESHOLD, ProgressBar, UsageError, echo, err, fmt, provider_config, table
-from rageval_core.metrics.scoring import AGGREGATES
+from rageval_core.scoring.metrics.scoring import AGGREGATES
 
 if TYPE_CHECKING:
     from rageval_core.cli.trust import TrustContext
-    from rageval_core.trust.stability import StabilityReport
-    from rageval_core.trust_checks import ProbeReport
+    from rageval_core.analysis.trust.stability import StabilityReport
+    from rageval_core.analysis.trust.checks import ProbeReport
 
 
 def add_repeat_args(p: argparse.ArgumentParser | Any) -> None:
@@ -33,7 +33,7 @@ def add_repeat_args(p: argparse.ArgumentParser | Any) -> None:
 
 def _probe_list(text: str) -> str:
     """argparse type of ``--probes``: unknown names are a usage error before anything runs."""
-    from rageval_core.trust.probes import parse_probes
+    from rageval_core.analysis.trust.probes import parse_probes
 
     try:
         parse_probes(text)
@@ -125,7 +125,7 @@ def print_probe_report(report: ProbeReport) -> None:
 
 def print_stability(ctx: TrustContext) -> None:
     """Section: the run's repeat stability (when it has repeats or ``--repeats`` was asked for)."""
-    from rageval_core.trust_checks import stability_for_run
+    from rageval_core.analysis.trust.checks import stability_for_run
 
     info = ctx.store.find_run(ctx.run_id)
     stored = int((info.settings or {}).get("repeats", 1))
@@ -155,10 +155,10 @@ def _scorers_of_run(info: Any) -> list[Any]:
 
 def print_probes(ctx: TrustContext) -> None:
     """Section: the probes asked for with ``--probes``, scored through the runner; flags set the exit code."""
-    from rageval_core.datasets import load_dataset
-    from rageval_core.trust.probes import parse_probes, parse_tolerances
-    from rageval_core.trust_checks import run_probes
-    from rageval_core.trust_report import dataset_of_run
+    from rageval_core.data.datasets import load_dataset
+    from rageval_core.analysis.trust.probes import parse_probes, parse_tolerances
+    from rageval_core.analysis.trust.checks import run_probes
+    from rageval_core.analysis.trust.run_report import dataset_of_run
 
     args = ctx.args
     if not args.probes:

@@ -1,7 +1,7 @@
 """Batching, retrying and caching for API embedders.
 
 Vectors are cached in the shared SQLite database keyed by sha256(provider, model, base_url, text) — the base
-URL as ``rageval_core.redact.url_identity`` gives it, never with its credentials — so a
+URL as ``rageval_core.core.redact.url_identity`` gives it, never with its credentials — so a
 re-run (or another metric embedding the same question) costs nothing. Rows come back L2-normalised.
 """
 
@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from rageval_core import db
+from rageval_core.store import db
 from rageval_core.llm.base import canonical_json
-from rageval_core.llm.cache import url_key
-from rageval_core.llm.retry import Retrier
-from rageval_core.redact import redact_url
+from rageval_core.llm.transport.cache import url_key
+from rageval_core.llm.transport.retry import Retrier
+from rageval_core.core.redact import redact_url
 
 if TYPE_CHECKING:
     import numpy as np

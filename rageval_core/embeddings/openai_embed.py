@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import openai
 
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm import warm
-from rageval_core.llm.guard import RequestGuard, http_client
-from rageval_core.llm.http_errors import (
+from rageval_core.llm.transport import warm
+from rageval_core.llm.transport.guard import RequestGuard, http_client
+from rageval_core.llm.transport.http_errors import (
     kind_for_status,
     parse_retry_after,
     provider_error,

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
-from rageval_core.types import Usage
+from rageval_core.core.types import Usage
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,7 +35,7 @@ def canonical_json(value: Any) -> str:
 class LLMRequest:
     """One step of an evaluation sent to a model.
 
-    ``task`` names the step (see ``rageval_core.tasks``), ``messages`` is the rendered prompt and
+    ``task`` names the step (see ``rageval_core.scoring.tasks``), ``messages`` is the rendered prompt and
     ``schema`` the JSON schema of the expected answer. ``inputs`` carries the same step's structured
     inputs so the offline provider can compute it without reading the prompt; it is not part of the
     request key because API providers only ever see the messages.
@@ -113,7 +113,7 @@ class Completion:
     @property
     def parsed_choices(self) -> list[dict[str, Any] | None]:
         """Each choice's JSON object, or None where a choice holds none (n > 1: answer relevancy questions)."""
-        from rageval_core.jsonparse import ParseError, parse_json_object
+        from rageval_core.core.jsonparse import ParseError, parse_json_object
 
         out: list[dict[str, Any] | None] = []
         for text in self.texts:

@@ -1,7 +1,7 @@
 """API keys: where they come from and how they are kept out of messages.
 
 A key lives only in memory (the provider config and the SDK client). Every key resolved here is remembered
-by the one redaction step (``rageval_core.redact``), and every message built from an SDK exception goes
+by the one redaction step (``rageval_core.core.redact``), and every message built from an SDK exception goes
 through ``scrub`` (that step), so a server or proxy that echoes the key cannot leak it into the call log,
 the response cache, exports or the UI.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from rageval_core import redact as redact_module
+from rageval_core.core import redact as redact_module
 
 # Provider id -> environment variables checked in order.
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rageval_core import tasks as T
+from rageval_core.scoring import tasks as T
 from rageval_core.llm.base import Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.offline_judge import (  # noqa: F401  (UNSCORED_KEY, UNSUPPORTED_KEY, to_scale: public here too)
     UNSCORED_KEY,
@@ -30,8 +30,8 @@ from rageval_core.offline.checks import is_blank
 from rageval_core.offline.generate import rag_answer, synth_qa
 from rageval_core.offline.question_types import multi_chunk_pairs, out_of_scope_pairs, reasoning_pairs
 from rageval_core.offline.support import ClaimScore, answer_claims
-from rageval_core.text import Language
-from rageval_core.types import Usage
+from rageval_core.core.text import Language
+from rageval_core.core.types import Usage
 
 PROVIDER = "offline"
 MODEL = "heuristic-v1"

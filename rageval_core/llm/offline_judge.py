@@ -22,8 +22,8 @@ from rageval_core.offline.support import (
     squash,
     support_threshold,
 )
-from rageval_core.text import Language
-from rageval_core.types import (
+from rageval_core.core.text import Language
+from rageval_core.core.types import (
     ANSWER_CORRECTNESS,
     ANSWER_RELEVANCY,
     CONTEXT_PRECISION,

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rageval_core.offline.support import ClaimScore
-from rageval_core.text import Language, detect_language
+from rageval_core.core.text import Language, detect_language
 
 # Offline reasons carry no disclaimer of their own: every result names its provider ("offline"), and the UI and
 # CLI label that once per place (a banner, a short tag per result) instead of a sentence in front of each reason.

@@ -22,17 +22,17 @@ from typing import Any
 import openai
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
-from rageval_core.llm import warm
-from rageval_core.llm.guard import RequestGuard, http_client
-from rageval_core.llm.http_errors import (
+from rageval_core.llm.transport import warm
+from rageval_core.llm.transport.guard import RequestGuard, http_client
+from rageval_core.llm.transport.http_errors import (
     kind_for_status,
     parse_retry_after,
     provider_error,
     transport_kind,
 )
-from rageval_core.llm.ratelimit import estimate_tokens
+from rageval_core.llm.transport.ratelimit import estimate_tokens
 from rageval_core.llm.structured import LADDER, FormatLadder, is_format_rejection
-from rageval_core.types import Usage
+from rageval_core.core.types import Usage
 
 # Structured-output levels, best first.
 JSON_SCHEMA = "json_schema"

@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rageval_core import paths
-from rageval_core.types import Usage
+from rageval_core.core import paths
+from rageval_core.core.types import Usage
 
 DEFAULT_PRICES_PATH = Path(__file__).with_name("prices.json")
 OVERRIDES_NAME = "prices.json"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
-from rageval_core.redact import redact, redact_data
+from rageval_core.core.redact import redact, redact_data
 
 
 class RedactingLLM:

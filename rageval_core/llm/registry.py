@@ -17,7 +17,7 @@ when answers came from the cache.
 
 The API key lives only in ``ProviderConfig.api_key`` (kept out of its repr and ``to_dict``) and in the
 SDK client; it is never part of a cache key, a call record, a replay line or an error message. Directly
-around the provider sits ``RedactingLLM`` (``rageval_core.redact``): whatever a server echoes — the key, a
+around the provider sits ``RedactingLLM`` (``rageval_core.core.redact``): whatever a server echoes — the key, a
 header token, the base URL's credentials — is redacted in answers and errors before any layer sees it.
 """
 
@@ -29,17 +29,17 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from rageval_core import redact
+from rageval_core.core import redact
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
-from rageval_core.llm.cache import CachedLLM, ResponseCache
-from rageval_core.llm.clock import Clock
-from rageval_core.llm.guard import DEFAULT_FAIL_FAST, HostBreaker, RequestGuard
+from rageval_core.llm.transport.cache import CachedLLM, ResponseCache
+from rageval_core.llm.transport.clock import Clock
+from rageval_core.llm.transport.guard import DEFAULT_FAIL_FAST, HostBreaker, RequestGuard
 from rageval_core.llm.keys import KEY_ENV_VARS, missing_key_message, resolve_api_key
 from rageval_core.llm.pricing import PriceTable, load_prices
-from rageval_core.llm.ratelimit import RateLimitedLLM, RateLimiter
+from rageval_core.llm.transport.ratelimit import RateLimitedLLM, RateLimiter
 from rageval_core.llm.redacting import RedactingLLM
 from rageval_core.llm.replay import RecordingLLM, ReplayLLM
-from rageval_core.llm.retry import Retrier, RetryLLM, RetryPolicy
+from rageval_core.llm.transport.retry import Retrier, RetryLLM, RetryPolicy
 from rageval_core.llm.structured import FormatLadder
 from rageval_core.llm.wrappers import (
     AccountingLLM,
@@ -50,7 +50,7 @@ from rageval_core.llm.wrappers import (
     TimeoutLLM,
     UsageMeter,
 )
-from rageval_core.messages import say
+from rageval_core.core.messages import say
 
 __all__ = [
     "PROVIDERS",

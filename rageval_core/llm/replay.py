@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
-from rageval_core.redact import redact_data
-from rageval_core.types import Usage
+from rageval_core.core.redact import redact_data
+from rageval_core.core.types import Usage
 
 
 def record_line(request: LLMRequest, completion: Completion) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.clock import SYSTEM_CLOCK, Clock
+from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
 
 _NAMES_FORMAT = re.compile(r"response_?format|json_?schema|response_?schema|responseJsonSchema|schema|grammar", re.IGNORECASE)
 _UNSUPPORTED = re.compile(r"unsupported|not supported|unknown|invalid|not permitted|cannot|unexpected|not allowed", re.IGNORECASE)

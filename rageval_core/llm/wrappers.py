@@ -16,7 +16,7 @@ from typing import Any
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
 from rageval_core.llm.pricing import PriceTable
-from rageval_core.types import Usage
+from rageval_core.core.types import Usage
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from rageval_core.types import Unscored
+from rageval_core.core.types import Unscored
 
 _BARE_YES_NO = re.compile(
     r"^(?:yes|no|yep|nope|true|false|はい|いいえ|いえ|そうです|違います|ちがいます)[.。!！]?$",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rageval_core.offline.support import TextEmbedder, squash
-from rageval_core.text import Language, content_tokens, detect_language, split_sentences
+from rageval_core.core.text import Language, content_tokens, detect_language, split_sentences
 
 _JA_TOPIC = re.compile(
     r"^(?:また|なお|さらに|ただし|そして|一方|特に)?[、,]?\s*(.{2,30}?)(?:とは|では|には|は|が)"

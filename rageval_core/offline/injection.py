@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from rageval_core.text import char_ngrams
+from rageval_core.core.text import char_ngrams
 
 INSTRUCTION = "instruction_to_evaluator"
 ABOUT_ANSWER = "statement_about_the_answer"

@@ -21,8 +21,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from rageval_core.text import detect_language, split_sentences
-from rageval_core.types import Sample
+from rageval_core.core.text import detect_language, split_sentences
+from rageval_core.core.types import Sample
 
 CHUNK_ROWS = 32  # rows encoded together (about 100 new texts of seed-size rows)
 AHEAD = 512  # prefetched texts not asked for yet before the next rows wait

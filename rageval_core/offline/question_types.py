@@ -16,7 +16,7 @@ import zlib
 from dataclasses import dataclass
 
 from rageval_core.offline.generate import QAPair, informative_sentences, key_phrase
-from rageval_core.text import Language, normalize
+from rageval_core.core.text import Language, normalize
 
 _JA_RULE = re.compile(
     r"(?P<num>\d[\d,]*(?:\.\d+)?)(?P<unit>円|営業日|日|時間|km|か月|ヶ月|年|泊|%|名|人|件|分|時)?"

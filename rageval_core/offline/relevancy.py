@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from rageval_core.offline.support import TextEmbedder
-from rageval_core.text import (
+from rageval_core.core.text import (
     Language,
     content_tokens,
     detect_language,

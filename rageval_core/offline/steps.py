@@ -37,7 +37,7 @@ from rageval_core.offline.support import (
     token_coverage,
     trigram_coverage,
 )
-from rageval_core.text import Language, content_tokens, detect_language, split_sentences
+from rageval_core.core.text import Language, content_tokens, detect_language, split_sentences
 
 # A chunk is useful when it covers at least this share of one reference sentence's wording.
 USEFUL_THRESHOLD = 0.35

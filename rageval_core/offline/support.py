@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from rageval_core.offline import injection
-from rageval_core.text import (
+from rageval_core.core.text import (
     Language,
     char_ngrams,
     content_tokens,

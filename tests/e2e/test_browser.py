@@ -292,11 +292,11 @@ def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> Non
     """The Trust page on an offline run of the shipped labelled set, stored where the server reads it."""
     from playwright.sync_api import expect
 
-    from rageval_core.datasets import load_dataset
+    from rageval_core.data.datasets import load_dataset
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.metrics.registry import build_scorers
-    from rageval_core.runner import run
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.scoring.metrics.registry import build_scorers
+    from rageval_core.run import run
 
     ds = load_dataset(ROOT / "sample_data" / "trust_labelled.jsonl")
     with pytest.MonkeyPatch.context() as mp:
@@ -337,15 +337,15 @@ def test_history_leaderboard_in_a_real_browser(server: str, page: Any, home: Pat
     a mean jury): the run is named and annotated in the page, and the name reaches the store."""
     from playwright.sync_api import expect
 
-    from rageval_core.datasets import load_dataset
-    from rageval_core.judges.bound import judge_scorers
-    from rageval_core.judges.config import JudgeConfig
-    from rageval_core.judges.jury_run import add_jury
+    from rageval_core.data.datasets import load_dataset
+    from rageval_core.scoring.judges.bound import judge_scorers
+    from rageval_core.scoring.judges.config import JudgeConfig
+    from rageval_core.scoring.judges.jury_run import add_jury
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.runner import run
-    from rageval_core.store import Store
+    from rageval_core.run import run
+    from rageval_core.store.runs import Store
     from tests.support.scripted_llm import ScriptedLLM
-    from tests.test_judge import scores_for
+    from tests.scoring.test_judge import scores_for
 
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
     judges = [JudgeConfig("heuristic", provider="offline"), JudgeConfig("scripted", provider="openai-compatible", model="scripted-1")]
@@ -377,9 +377,9 @@ def test_report_opens_offline_with_its_charts_in_a_real_browser(page: Any, tmp_p
     """The HTML report of the two-judge run (offline + a scripted second model, jury) opens from a file with every
     network request blocked, and its SVG charts are drawn (bars with a width on screen). A fresh, offline context
     of the module's browser (one Playwright per thread)."""
-    from rageval_core.report import write_report
-    from rageval_core.store import Store
-    from tests.test_report import two_judge_run
+    from rageval_core.analysis.report import write_report
+    from rageval_core.store.runs import Store
+    from tests.analysis.test_report import two_judge_run
 
     store = Store(tmp_path / "db.sqlite")
     _ds, result = two_judge_run(store)
@@ -422,13 +422,13 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     step's last element, so the test's own polling is not counted."""
     from playwright.sync_api import expect
 
-    from rageval_core.datasets import load_dataset
+    from rageval_core.data.datasets import load_dataset
     from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.metrics.judge import JudgeScorer
-    from rageval_core.metrics.registry import build_scorers
-    from rageval_core.runner import run
-    from rageval_core.store import Store
-    from rageval_core.types import SEED_METRICS
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from rageval_core.scoring.metrics.registry import build_scorers
+    from rageval_core.run import run
+    from rageval_core.store.runs import Store
+    from rageval_core.core.types import SEED_METRICS
     from tests.support.big_run import clone_run
 
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")

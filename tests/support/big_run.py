@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from rageval_core.store import Store, new_run_id
+from rageval_core.store.runs import Store, new_run_id
 
 
 def _columns(store: Store, table: str) -> list[str]:

@@ -6,7 +6,7 @@ import csv
 import io
 import math
 
-from rageval_core.csvsafe import FORMULA_CHARS
+from rageval_core.core.csvsafe import FORMULA_CHARS
 
 
 def _is_number(text: str) -> bool:

@@ -1,4 +1,4 @@
-"""A user's RAG system on loopback for the your-RAG tests (tests/test_your_rag.py, tests/test_secrets_pipeline.py):
+"""A user's RAG system on loopback for the your-RAG tests (tests/rag/test_your_rag.py, tests/project/test_secrets_pipeline.py):
 it answers, fails, hangs and echoes what it was sent on demand."""
 
 from __future__ import annotations

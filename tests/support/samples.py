@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rageval_core.types import Sample
+from rageval_core.core.types import Sample
 
 # A Japanese row with one supporting and one off-topic context, an answer and a reference.
 DROPOUT_JA = Sample(

@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
-from rageval_core.types import Usage
+from rageval_core.core.types import Usage
 
 Answer = str | dict | ProviderError | Callable[[LLMRequest], "str | dict"]
 

@@ -1,0 +1,17 @@
+"""Reading results: comparison, tallies, exports, leaderboard, the report and trust statistics.
+
+Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
+"""
+
+__all__ = [
+    "compare",
+    "export",
+    "failures",
+    "leaderboard",
+    "report",
+    "row_filter",
+    "run_tables",
+    "tallies",
+    "trust",
+    "trust_defaults",
+]

@@ -1,0 +1,307 @@
+"""Exports of a stored run: the documented JSON format, a wide CSV and the call log as JSON Lines.
+
+The JSON keys ``run_id``, ``provider``, ``model``, ``rows[].id``, ``rows[].results[].{metric, method,
+value, unscored_reason, reason}`` and ``summary`` are the public contract (DESIGN.md); everything else
+is extra and may grow (``trust``: the run's last saved trust report, when one was computed). Keys are never
+exported: the store never holds one, and everything exported passes the redaction step (``rageval_core.core.redact``)
+once more, which also covers runs stored before that step existed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from rageval_core.core.csvsafe import dumps_csv
+from rageval_core.core.redact import redact_data
+from rageval_core.store.runs import Store
+from rageval_core.store.runs import _metric_result as store_metric_result
+from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
+from rageval_core.scoring.judges.labels import base_method, display_method, judge_of, result_method
+
+FORMAT_VERSION = 1
+
+
+def _result_dict(r: MetricResult, include_details: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "metric": r.metric,
+        "method": r.method,
+        "value": r.value,
+        "unscored_reason": r.unscored_reason,
+        "reason": r.reason,
+        "raw_score": r.raw_score,
+        "provider": r.provider,
+        "model": r.model,
+        "calls": r.calls,
+        "cached_calls": r.cached_calls,
+        "usage": r.usage.to_dict(),
+        "cost_usd": r.cost_usd,
+        "latency_s": round(r.latency_s, 4),
+    }
+    judge = judge_of(r.details)
+    if judge:  # a run with several judge configurations: which one scored this (extra key, contract unchanged)
+        out["judge"] = judge
+    if include_details:
+        out["details"] = r.details
+    return out
+
+
+def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int, str]]:
+    """Sort key for one row's results: decomposed first, then judges in the run's scorer order; metrics in
+    the standard id order. Results are stored as tasks finish, so without this the order of a row's
+    results (and of CSV columns) would change from run to run and diffs of two exports would be noise."""
+    judges = [s for s in scorers if s.startswith("judge:")]
+    metric_rank = {m: i for i, m in enumerate(METRIC_IDS)}
+
+    def key(r: Any) -> tuple[int, str, int, str]:
+        method_rank = 0 if r.method == DECOMPOSED else 1 + (judges.index(r.method) if r.method in judges else len(judges))
+        return (method_rank, result_method(r), metric_rank.get(r.metric, len(metric_rank)), r.metric)
+
+    return key
+
+
+# Without details an export needs only which judge configuration scored a result: the narrow copy
+# ``result_light`` (light_tables.py) has it, reached through the covering index on results by sample, so no
+# result's details are read or parsed (on a 10,000-row run the query took 5.9 s with every column of
+# ``results``, 1.2 s this way).
+_DETAILED = (
+    "SELECT rr.sample_id AS row_id, rr.category AS row_category, r.* FROM run_rows rr"
+    " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id AND r.repeat_index = 0"
+    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
+)
+_LEAN = (
+    "SELECT rr.sample_id AS row_id, rr.category AS row_category, l.*,"
+    " CASE WHEN l.judge IS NULL THEN '{}' ELSE json_object('judge', l.judge) END AS details FROM run_rows rr"
+    " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id"
+    " LEFT JOIN result_light l ON l.run_id = r.run_id AND l.repeat_index = 0 AND l.id = r.id"
+    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
+)
+
+
+def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, Any]]:
+    """The export rows in dataset order, each with its results in the fixed order, streamed from the store:
+    one row's results in memory at a time. Results of rows the run table does not list come last (never
+    expected, never dropped)."""
+    order = result_order(info.scorers)
+    conn = store._conn()
+    cur = conn.execute(_DETAILED if include_details else _LEAN, (info.id,))
+    current: dict[str, Any] | None = None
+    pending: list[MetricResult] = []
+
+    def finish(row: dict[str, Any]) -> dict[str, Any]:
+        row["results"] = [_result_dict(r, include_details) for r in sorted(pending, key=order)]
+        return redact_data(row)
+
+    for rec in cur:
+        if current is None or current["id"] != rec["row_id"]:
+            if current is not None:
+                yield finish(current)
+            current, pending = {"id": rec["row_id"], "category": rec["row_category"]}, []
+        if rec["metric"] is not None:
+            pending.append(store_metric_result(rec))
+    if current is not None:
+        yield finish(current)
+    orphans = conn.execute(
+        "SELECT * FROM results WHERE run_id = ? AND repeat_index = 0 AND sample_id NOT IN"
+        " (SELECT sample_id FROM run_rows WHERE run_id = ? AND valid = 1) ORDER BY sample_id, id",
+        (info.id, info.id),
+    )
+    current, pending = None, []
+    for rec in orphans:
+        if current is None or current["id"] != rec["sample_id"]:
+            if current is not None:
+                yield finish(current)
+            current, pending = {"id": rec["sample_id"], "category": None}, []
+        pending.append(store_metric_result(rec))
+    if current is not None:
+        yield finish(current)
+
+
+def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """The run, the export keys before ``rows`` and those after it (summary and cost streamed from the store)."""
+    from rageval_core.run.persist import stream_cost, stream_summary
+
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    before = {
+        "format_version": FORMAT_VERSION,
+        "run_id": info.id,
+        "provider": info.provider,
+        "model": info.model,
+        "base_url": info.base_url,
+        "status": info.status,
+        "created_at": info.created_at,
+        "finished_at": info.finished_at,
+        "dataset": {"name": info.dataset_name, "hash": info.dataset_hash},
+        "scorers": info.scorers,
+        "versions": info.versions,
+        "settings": info.settings,
+    }
+    after = {
+        "invalid_rows": [
+            {"id": m.sample_id, "position": m.position, "error": m.error} for m in store.rows(info.id) if not m.valid
+        ],
+        "summary": stream_summary(store, info.id),
+        "cost": {k: v.to_dict() for k, v in stream_cost(store, info.id).items()},
+        "warnings": info.warnings,
+        **_trust_block(store, info.id),
+        **_stability_block(store, info),
+    }
+    return info, redact_data(before), redact_data(after)
+
+
+def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
+    """The export JSON of one run as a dict (rows in dataset order, results in a fixed order; invalid rows
+    listed separately). For large runs write it with ``export_json``, which streams."""
+    info, before, after = _head(store, run_id)
+    return {**before, "rows": list(_rows(store, info, include_details)), **after}
+
+
+def _stability_block(store: Store, info: Any) -> dict[str, Any]:
+    """``{"stability": report}`` for a run made with repeats (rows keep repeat 0, as every export does)."""
+    if int((info.settings or {}).get("repeats", 1)) < 2:
+        return {}
+    from rageval_core.analysis.trust.checks import stability_for_run
+
+    return {"stability": stability_for_run(store, info.id).to_dict()}
+
+
+def _trust_block(store: Store, run_id: str) -> dict[str, Any]:
+    """``{"trust": report}`` when a trust report of the run was computed and saved, else nothing."""
+    from rageval_core.analysis.trust.run_report import saved_report
+
+    report = saved_report(store, run_id)
+    return {} if report is None else {"trust": report}
+
+
+def export_json(store: Store, run_id: str, path: str | Path, *, include_details: bool = False) -> Path:
+    """Write the export JSON row by row (memory stays flat however many rows the run has)."""
+    info, before, after = _head(store, run_id)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+
+    def dump(value: Any, indent: int) -> str:
+        text = json.dumps(value, ensure_ascii=False, indent=2)
+        return text.replace("\n", "\n" + " " * indent)
+
+    with target.open("w", encoding="utf-8") as fh:
+        fh.write("{\n")
+        for key, value in before.items():
+            fh.write(f"  {json.dumps(key)}: {dump(value, 2)},\n")
+        fh.write('  "rows": [')
+        for i, row in enumerate(_rows(store, info, include_details)):
+            fh.write(("," if i else "") + "\n    " + dump(row, 4))
+        fh.write("\n  ],\n")
+        items = list(after.items())
+        for i, (key, value) in enumerate(items):
+            fh.write(f"  {json.dumps(key)}: {dump(value, 2)}" + (",\n" if i + 1 < len(items) else "\n"))
+        fh.write("}\n")
+    return target
+
+
+def column_name(metric: str, method: str) -> str:
+    """CSV column of one metric by one method, e.g. ``decomposed/faithfulness``, ``judge:rubric5/faithfulness``."""
+    return f"{method}/{metric}"
+
+
+def run_to_csv(store: Store, run_id: str, samples: Mapping[str, Sample] | None = None) -> str:
+    """One line per sample: id, category, row_error, question, answer, then per metric and method its value,
+    ``…/unscored`` and ``…/reason`` columns, so the file reads without the dataset beside it.
+
+    The store keeps no dataset texts: ``samples`` (id → Sample, the rows the run was made on) fills question and
+    answer; without it those columns stay empty. Cells go through ``csvsafe`` (no formula injection)."""
+    return "".join(csv_lines(store, run_id, samples))
+
+
+def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = None) -> Iterator[str]:
+    """``run_to_csv`` a line at a time: the columns come from one query over the run's (method, metric)
+    pairs, then the rows are streamed from the store (one row's results in memory at a time)."""
+    from rageval_core.run.readback import result_pairs
+
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    texts = samples or {}
+    order = result_order(info.scorers)
+    pairs = sorted(result_pairs(store, info.id), key=lambda p: order(
+        SimpleNamespace(method=base_method(p[0]), metric=p[1], details={"judge": p[0].partition("@")[2]})))
+    header = ["id", "category", "row_error", "question", "answer"]
+    for method, metric in pairs:
+        name = column_name(metric, method)
+        header += [name, name + "/unscored", name + "/reason"]
+    yield dumps_csv([], header)
+    for row in _rows(store, info, False):
+        cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
+        sample = texts.get(str(row["id"]))
+        line: list[Any] = [row["id"], row["category"] or "", "", sample.question if sample else "", sample.answer if sample else ""]
+        for key in pairs:
+            r = cells.get(key)
+            line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or ""),
+                     "" if r is None else (r.get("reason") or "")]
+        yield dumps_csv([line])
+    for bad in store.rows(info.id):
+        if not bad.valid:
+            yield dumps_csv([[redact_data(bad.sample_id), "", redact_data(bad.error) or "invalid", "", ""] + [""] * (3 * len(pairs))])
+
+
+def export_csv(store: Store, run_id: str, path: str | Path, samples: Mapping[str, Sample] | None = None) -> Path:
+    """Write the wide CSV a line at a time (memory stays flat however many rows the run has)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as fh:
+        fh.writelines(csv_lines(store, run_id, samples))
+    return target
+
+
+def call_lines(store: Store, run_id: str) -> Iterator[str]:
+    """The run's call log as JSON Lines, redacted: the one form the CLI and the UI download both write."""
+    for entry in store.iter_calls(run_id):
+        yield json.dumps(redact_data(entry.to_dict()), ensure_ascii=False) + "\n"
+
+
+def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
+    """The run's call log, one call a line (prompt, response, tokens, cost, latency, cache hit, error)."""
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("w", encoding="utf-8") as fh:
+        fh.writelines(call_lines(store, info.id))
+    return target
+
+
+def export_run(store: Store, run_id: str, path: str | Path, *, include_details: bool = False,
+               samples: Mapping[str, Sample] | None = None) -> Path:
+    """Export by file extension: ``.json`` results, ``.csv`` wide table (texts from ``samples``), ``.jsonl`` call log."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        return export_json(store, run_id, path, include_details=include_details)
+    if suffix == ".csv":
+        return export_csv(store, run_id, path, samples)
+    if suffix == ".jsonl":
+        return export_calls_jsonl(store, run_id, path)
+    raise ValueError(f"unknown export format {suffix!r}: use .json, .csv or .jsonl (call log)")
+
+
+def export_labelled_dataset(store: Store, samples: Sequence[Sample], dataset_hash: str, path: str | Path) -> Path:
+    """Write the dataset with its stored human labels under each row's ``human_labels``.
+
+    Labels live in the store keyed by dataset hash; they enter a dataset file only through this explicit
+    export, so loading a dataset never changes its hash.
+    """
+    from rageval_core.data.datasets import save_dataset
+
+    labels = store.labels(dataset_hash)
+    out = []
+    for s in samples:
+        got = labels.get(s.id)
+        if got:
+            merged = {**dict(s.metadata.get("human_labels") or {}), **got}
+            s = dataclasses.replace(s, metadata={**dict(s.metadata), "human_labels": merged})
+        out.append(s)
+    return save_dataset(out, path)

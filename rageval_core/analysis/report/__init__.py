@@ -1,0 +1,33 @@
+"""A self-contained HTML report of one or more runs (``python -m rageval_core report RUN... --out report.html``).
+
+``build`` gathers the sections from the store, ``svg`` draws the charts, ``html`` writes the page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from rageval_core.analysis.report.build import RunReport, build_run
+from rageval_core.analysis.report.html import render
+from rageval_core.store.runs import Store
+from rageval_core.core.types import Sample
+
+__all__ = ["RunReport", "build_run", "render", "report_html", "write_report"]
+
+
+def report_html(store: Store, run_ids: Sequence[str], *, samples: Sequence[Sample] | None = None,
+                sample_ids: Sequence[str] | None = None, top: int = 3, threshold: float = 0.5,
+                iterations: int = 1000, title: str = "RAG evaluation report") -> str:
+    """The report of ``run_ids`` as one HTML string (chosen rows: ``sample_ids``, else the ``top`` most disagreeing)."""
+    reports = [build_run(store, rid, samples=samples, sample_ids=sample_ids, top=top, threshold=threshold,
+                         iterations=iterations) for rid in run_ids]
+    return render(reports, title=title)
+
+
+def write_report(store: Store, run_ids: Sequence[str], out: str | Path, **kwargs: object) -> Path:
+    """``report_html`` written to ``out`` (UTF-8)."""
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(report_html(store, run_ids, **kwargs), encoding="utf-8")  # type: ignore[arg-type]
+    return target

@@ -1,0 +1,204 @@
+"""The report as one self-contained HTML file: inline CSS, static SVG charts, no script, no network.
+
+Japanese renders through a system CJK font stack (Hiragino, Noto Sans CJK, Yu Gothic, Meiryo), so the file
+needs no web font. Every value from the data is escaped; claims are highlighted in the answer by verdict.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from html import escape
+from typing import Any, Sequence
+
+import pandas as pd
+
+from rageval_core.analysis.report import svg
+from rageval_core.analysis.report.build import ChosenRow, RunReport
+
+FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Hiragino Sans", "Hiragino Kaku Gothic ProN", '
+              '"Noto Sans CJK JP", "Noto Sans JP", "Yu Gothic", YuGothic, Meiryo, sans-serif')
+CSS = f"""
+body {{ font-family: {FONT_STACK}; color: #1f2328; max-width: 1100px; margin: 2rem auto; padding: 0 1rem; line-height: 1.5; }}
+h1 {{ font-size: 1.7rem; }} h2 {{ border-bottom: 1px solid #d0d7de; padding-bottom: .2rem; margin-top: 2.2rem; }}
+h3 {{ margin-top: 1.4rem; }}
+table {{ border-collapse: collapse; margin: .5rem 0 1rem; font-size: .9rem; }}
+th, td {{ border: 1px solid #d0d7de; padding: .25rem .55rem; text-align: left; }}
+td.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }} th {{ background: #f6f8fa; }}
+.muted {{ color: #656d76; font-size: .88rem; }}
+.chart {{ font-family: {FONT_STACK}; }}
+.chart-title {{ font-weight: 600; font-size: 13px; }} .label {{ font-size: 12px; }} .tick {{ font-size: 10px; fill: #656d76; }}
+.grid {{ stroke: #d0d7de; stroke-width: 1; }} .whisker {{ stroke: #4c78a8; stroke-width: 2; }}
+.sample {{ border: 1px solid #d0d7de; border-radius: 6px; padding: .6rem 1rem; margin: 1rem 0; }}
+.answer mark.ok {{ background: #dafbe1; }} .answer mark.bad {{ background: #ffd8d3; }} .answer mark.unknown {{ background: #fff1b3; }}
+.context {{ background: #f6f8fa; padding: .4rem .6rem; margin: .3rem 0; font-size: .88rem; white-space: pre-wrap; }}
+td.reason {{ text-align: left; font-size: .85rem; max-width: 560px; }}
+"""
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return escape(str(value))
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = "") -> str:
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
+    def td(c: Any) -> str:
+        numeric = isinstance(c, (int, float)) and not isinstance(c, bool) or (
+            isinstance(c, str) and (c[:1].isdigit() or c.startswith("-0") or c == "-"))
+        return f'<td class="num">{_fmt(c)}</td>' if numeric else f"<td>{_fmt(c)}</td>"
+
+    body = "".join("<tr>" + "".join(td(c) for c in r) + "</tr>" for r in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _metric(m: str) -> str:
+    return m.replace("_", " ").title()
+
+
+def _interval(v: Any, lo: Any, hi: Any) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if lo is None or hi is None or (isinstance(lo, float) and math.isnan(lo)):
+        return f"{v:.3f}"
+    return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _category_charts(rep: RunReport) -> str:
+    return svg.category_charts(rep.category_tables, [c for c, _ in rep.categories], criterion_label=_metric)
+
+
+def _highlighted_answer(answer: str, claims: Sequence[dict[str, Any]]) -> str:
+    """The answer with each claim found in it marked by verdict (green supported, red not, yellow unknown)."""
+    spans: list[tuple[int, int, str, str]] = []
+    for c in claims:
+        text = str(c.get("claim") or "")
+        start = answer.find(text) if text else -1
+        if start < 0 or any(s < start + len(text) and start < e for s, e, _, _ in spans):
+            continue
+        verdict = c.get("verdict")
+        kind = "ok" if verdict == 1 else "bad" if verdict == 0 else "unknown"
+        spans.append((start, start + len(text), kind, str(c.get("reason") or "")))
+    spans.sort()
+    out, pos = [], 0
+    for s, e, kind, reason in spans:
+        out.append(escape(answer[pos:s]))
+        out.append(f'<mark class="{kind}" title="{escape(reason)}">{escape(answer[s:e])}</mark>')
+        pos = e
+    out.append(escape(answer[pos:]))
+    return "".join(out)
+
+
+def _chosen(row: ChosenRow) -> str:
+    parts = [f'<div class="sample"><h3>#{escape(row.sample_id)} {escape(row.category or "")}</h3>',
+             f'<p class="muted">largest disagreement between methods on one criterion: {row.spread:.3f}</p>']
+    if row.sample is not None:
+        s = row.sample
+        parts.append(f"<p><b>Question</b>: {escape(s.question)}</p>")
+        parts.append(f'<p class="answer"><b>Answer</b>: {_highlighted_answer(s.answer, row.claims)}</p>')
+        if row.claims:
+            parts.append('<p class="muted">Claims: <mark class="ok" style="background:#dafbe1">supported</mark> · '
+                         '<mark style="background:#ffd8d3">not supported</mark> (decomposed faithfulness verdicts)</p>')
+        if s.ground_truth:
+            parts.append(f"<p><b>Ground truth</b>: {escape(s.ground_truth)}</p>")
+        for i, c in enumerate(s.contexts):
+            parts.append(f'<div class="context"><b>Context {i + 1}</b>: {escape(c)}</div>')
+    else:
+        parts.append('<p class="muted">Row texts not available (the dataset file was not found).</p>')
+    if row.claims:
+        parts.append(_table(["claim", "verdict", "reason"],
+                            [[c.get("claim"), {1: "supported", 0: "not supported"}.get(c.get("verdict"), "-"), c.get("reason")]
+                             for c in row.claims], cls="claims"))
+    from rageval_core.scoring.judges.labels import result_method
+
+    lines = [[r.metric, result_method(r), r.value if r.value is not None else (r.unscored_reason or "-"), r.reason or ""]
+             for r in sorted(row.results, key=lambda r: (r.metric, result_method(r)))]
+    head = "".join(f"<th>{h}</th>" for h in ("criterion", "method", "score", "reason"))
+    body = "".join(f"<tr><td>{escape(_metric(m))}</td><td>{escape(me)}</td><td class='num'>{_fmt(v)}</td>"
+                   f'<td class="reason">{escape(str(why))}</td></tr>' for m, me, v, why in lines)
+    parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    return "".join(parts)
+
+
+def _trust(trust: dict[str, Any] | None) -> str:
+    if not trust:
+        return '<p class="muted">Not computed for this run (Trust page or <code>trust</code> CLI with human labels).</p>'
+    def cell(a: dict[str, Any], key: str) -> str:
+        stat = a.get(key) or {}
+        return _interval(stat.get("value"), stat.get("low"), stat.get("high"))
+
+    rows = [[_metric(a.get("metric", "")), a.get("method"), a.get("n_labelled"), cell(a, "auroc"),
+             cell(a, "balanced_accuracy"), cell(a, "kappa")] for a in trust.get("agreement", [])]
+    return _table(["criterion", "method", "labelled rows", "AUROC [95%]", "balanced accuracy [95%]", "kappa [95%]"], rows)
+
+
+def render_run(rep: RunReport) -> str:
+    """One run's sections."""
+    i = rep.info
+    when = datetime.fromtimestamp(i.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    judges = ", ".join(f"{c.get('id')}: {c.get('provider')}/{c.get('model') or '-'} ({c.get('method')})"
+                       for c in i.settings.get("judge_configs") or []) or f"{i.provider}/{i.model}"
+    out = [f'<section class="run" id="run-{escape(i.id)}"><h2>Run {escape(i.name or i.id)}</h2>',
+           f'<p class="muted">{escape(i.id)} · {when} · status {escape(i.status)} · judged by {escape(judges)}'
+           + (f"<br>Note: {escape(i.note)}" if i.note else "") + "</p>",
+           "<h3>Dataset</h3>",
+           _table(["dataset", "hash", "rows", "language", "texts from"],
+                  [[i.dataset_name, (i.dataset_hash or "")[:12], rep.n_rows, rep.language or "-", rep.texts_source or "-"]]),
+           _table(["category", "rows"], rep.categories),
+           "<h3>Per category (the source article's layout: mean over scored rows, - when none scored)</h3>",
+           _category_charts(rep)]
+    for m, t in rep.category_tables.items():
+        out.append(f"<p><b>{escape(m)}</b></p>")
+        out.append(_table(["category"] + [_metric(c) for c in t.columns],
+                          [[cat] + [None if pd.isna(v) else float(v) for v in t.loc[cat]] for cat in t.index]))
+    out.append("<h3>Decomposed vs single-prompt judge</h3>")
+    if not rep.decomposed_vs_judge:
+        out.append('<p class="muted">This run has no decomposed metric beside a judge.</p>')
+    for m, stats in rep.decomposed_vs_judge.items():
+        out.append(f"<p><b>decomposed vs {escape(m)}</b> (rows scored by both; kappa at {stats['threshold'].iloc[0]:g})</p>")
+        out.append(_table(["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
+                          [[_metric(r.criterion), r.n, r.pearson, r.spearman, r.mad, r.kappa, r.note if isinstance(r.note, str) else ""]
+                           for r in stats.itertuples()]))
+    out.append("<h3>Judge vs judge</h3>")
+    pairs = rep.judge_pairs
+    if pairs.empty:
+        out.append('<p class="muted">One judge only: nothing to pair.</p>')
+    else:
+        out.append(_table(["criterion", "judge A", "judge B", "n", "Spearman [95%]", "kappa [95%]", "note"],
+                          [[_metric(r.criterion), r.judge_a, r.judge_b, r.n, _interval(r.spearman, r.spearman_lo, r.spearman_hi),
+                            _interval(r.kappa, r.kappa_lo, r.kappa_hi), r.note if isinstance(r.note, str) else ""]
+                           for r in pairs.itertuples()]))
+        rows = [(f"{_metric(r.criterion)}: {r.judge_a} vs {r.judge_b}",
+                 None if math.isnan(r.spearman) else r.spearman,
+                 None if math.isnan(r.spearman_lo) else r.spearman_lo, None if math.isnan(r.spearman_hi) else r.spearman_hi)
+                for r in pairs.itertuples()]
+        out.append(svg.intervals("Spearman between judges, with 95% bootstrap intervals", rows))
+    out.append("<h3>Agreement with human labels (trust)</h3>")
+    out.append(_trust(rep.trust))
+    out.append("<h3>Cost</h3>")
+    c = rep.cost
+    out.append(_table(["method", "calls", "cache hits", "errors", "tokens", "cost ($)", "seconds", "calls/row", "seconds/row"],
+                      [[r.judge, r.calls, r.cached_calls, r.errors, r.tokens, f"{r.cost_usd:.4f}", r.seconds, r.calls_per_row,
+                        r.seconds_per_row] for r in c.itertuples()]))
+    out.append(f"<h3>Chosen rows ({len(rep.chosen)})</h3>")
+    out.extend(_chosen(r) for r in rep.chosen)
+    out.append("</section>")
+    return "".join(out)
+
+
+def render(reports: Sequence[RunReport], *, title: str = "RAG evaluation report") -> str:
+    """The whole document."""
+    made = datetime.now(tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    summary = ""
+    if len(reports) > 1:
+        summary = "<h2>Runs</h2>" + _table(
+            ["run", "dataset", "rows", "methods"],
+            [[r.info.name or r.info.id, r.info.dataset_name, r.n_rows, ", ".join(r.methods)] for r in reports])
+    body = summary + "".join(render_run(r) for r in reports)
+    return (f'<!DOCTYPE html><html lang="ja"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head><body>'
+            f'<h1>{escape(title)}</h1><p class="muted">Made {made} by the RAG Eval Workbench. Self-contained: '
+            f"no script, no network; charts are inline SVG.</p>{body}</body></html>\n")

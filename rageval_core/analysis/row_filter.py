@@ -1,0 +1,95 @@
+"""Which rows of a run to show: the filters Compare and Inspect share (category, method, score range,
+disagreement between the decomposed metrics and a judge, unscored results, labelled or not).
+
+Pure functions on the results frame (``compare.results_frame``), so a thousand-row run narrows down the same
+way on both pages and in tests, with no Streamlit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from rageval_core.core.types import DECOMPOSED
+
+LABEL_MODES = ("all", "labelled", "unlabelled")
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """Empty / default fields filter nothing."""
+
+    categories: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    score_range: tuple[float, float] = (0.0, 1.0)
+    min_disagreement: float = 0.0  # keep rows where |decomposed − judge| exceeds this on some criterion
+    unscored_only: bool = False
+    labels: str = "all"  # "labelled": rows with a human label; "unlabelled": rows without
+
+    def active(self) -> bool:
+        return self != RowFilter()
+
+
+def disagreement_by_row(frame: pd.DataFrame, judge: str | None) -> dict[str, float]:
+    """Largest |decomposed − judge| per row over the criteria both scored (rows with no shared score absent)."""
+    if not judge or frame.empty:
+        return {}
+    keys = ["sample_id", "metric"]
+    a = frame[frame["method"] == DECOMPOSED].dropna(subset=["value"]).drop_duplicates(keys, keep="last")
+    b = frame[frame["method"] == judge].dropna(subset=["value"]).drop_duplicates(keys, keep="last")
+    both = a[keys + ["value"]].merge(b[keys + ["value"]], on=keys, suffixes=("_a", "_b"))
+    if both.empty:
+        return {}
+    gap = (both["value_a"] - both["value_b"]).abs()
+    return {str(k): float(v) for k, v in gap.groupby(both["sample_id"]).max().items()}
+
+
+def filter_rows(
+    frame: pd.DataFrame,
+    flt: RowFilter,
+    *,
+    judge: str | None = None,
+    labelled: Collection[str] = (),
+    order: list[str] | None = None,
+) -> list[str]:
+    """Sample ids that pass every filter, in ``order`` (default: first appearance in the frame).
+
+    ``methods`` narrows which results the score, unscored and disagreement tests look at; a row passes the
+    score range when one of those results is scored inside it (the full range [0, 1] tests nothing, so
+    unscored rows stay). ``labelled`` is the set of rows with a stored human label.
+    """
+    ids = order if order is not None else frame["sample_id"].unique().tolist()
+    if not flt.active() or frame.empty:
+        return list(ids)
+    part = frame[frame["method"].isin(flt.methods)] if flt.methods else frame
+    keep = set(part["sample_id"])
+    if flt.categories:
+        wanted = set(flt.categories)
+        keep &= {sid for sid, cat in zip(frame["sample_id"], frame["category"]) if category_name(cat) in wanted}
+    lo, hi = flt.score_range
+    if (lo, hi) != (0.0, 1.0):
+        scored = part.dropna(subset=["value"])
+        inside = scored[(scored["value"] >= lo - 1e-12) & (scored["value"] <= hi + 1e-12)]
+        keep &= set(inside["sample_id"])
+    if flt.unscored_only:
+        keep &= set(part.loc[part["value"].isna(), "sample_id"])
+    if flt.min_disagreement > 0:
+        gaps = disagreement_by_row(frame, judge)
+        keep &= {sid for sid, gap in gaps.items() if gap > flt.min_disagreement}
+    if flt.labels == "labelled":
+        keep &= set(labelled)
+    elif flt.labels == "unlabelled":
+        keep -= set(labelled)
+    return [sid for sid in ids if sid in keep]
+
+
+def category_name(category: object) -> str:
+    """A row's category as filters and tables name it: "(none)" for a row without one."""
+    return "(none)" if category is None or (isinstance(category, float) and pd.isna(category)) or category == "" else str(category)
+
+
+def labelled_rows(labels: Mapping[str, Mapping[str, float | None]]) -> set[str]:
+    """Rows with at least one 👍 / 👎 (a note alone is not a label)."""
+    return {row for row, by in labels.items() if any(v is not None for v in by.values())}

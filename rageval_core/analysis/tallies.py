@@ -1,0 +1,173 @@
+"""The pure, pandas-free part of the analytics: run summaries, call costs per method or scorer, and the
+agreement statistics of two methods' paired values.
+
+``compare`` re-exports all of it; it lives apart so that what a CLI run needs once it is over (the summary,
+the cost tables, the agreement lines of ``run_tables``) never imports pandas: importing it took about 75 MB of
+the CLI's peak memory, more than any table of a 12,000-row run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from rageval_core.scoring.judges.labels import result_method
+from rageval_core.analysis.trust.stats import cohen_kappa, pearson, spearman
+from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
+
+# ---- summaries (plain Python; used by the runner, the export and the CLI) -------------------------------
+def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, Any]]]:
+    """``{method: {metric: {mean, scored, unscored, unscored_reasons, reasked, recovered}}}``; the mean covers
+    scored rows only; ``reasked`` / ``recovered`` count re-asks after unusable answers and those that worked.
+
+    Decomposed first, then judges in the order they appear; metrics in the standard id order.
+    """
+    totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])  # running sum, count (flat memory)
+    reasons: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    order: list[tuple[str, str]] = []
+    reasks: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for r in results:
+        key = (result_method(r), r.metric)
+        if key not in totals and key not in reasons:
+            order.append(key)
+        reask = (getattr(r, "details", None) or {}).get("reask")
+        if isinstance(reask, dict):
+            reasks[key][0] += int(reask.get("asked") or 0)
+            reasks[key][1] += int(reask.get("recovered") or 0)
+        if r.value is not None:
+            acc = totals[key]
+            acc[0] += float(r.value)
+            acc[1] += 1
+        else:
+            reasons[key][r.unscored_reason or "unknown"] += 1
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    methods = list(dict.fromkeys(m for m, _ in order))
+    rank = {m: i for i, m in enumerate(METRIC_IDS)}
+    seen = {k: i for i, k in enumerate(order)}
+    order = sorted(order, key=lambda k: (k[0] != DECOMPOSED, methods.index(k[0]), rank.get(k[1], len(rank)), seen[k]))
+    for method, metric in order:
+        total, count = totals.get((method, metric), (0.0, 0))
+        why = reasons.get((method, metric), Counter())
+        out.setdefault(method, {})[metric] = {
+            "mean": (total / count) if count else None,
+            "scored": int(count),
+            "unscored": sum(why.values()),
+            "unscored_reasons": dict(why),
+            "reasked": reasks[(method, metric)][0],
+            "recovered": reasks[(method, metric)][1],
+        }
+    return out
+
+
+@dataclass
+class MethodCost:
+    """Actual work of one method: provider calls, cache hits, errors, tokens, cost and summed call latency."""
+
+    method: str
+    calls: int = 0
+    cached_calls: int = 0
+    errors: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def method_of_scorer(scorer: str | None) -> str:
+    """Judge scorers are named by their method (``judge:rubric5``); every other scorer is decomposed."""
+    return scorer if scorer and scorer.startswith("judge:") else DECOMPOSED
+
+
+def cost_by_method(calls: Iterable[Any]) -> dict[str, MethodCost]:
+    """Aggregate call-log entries (``store.CallEntry`` or dicts with the same keys) per method."""
+    return _cost_by(calls, lambda get, method: method)
+
+
+def cost_by_scorer(calls: Iterable[Any]) -> dict[str, MethodCost]:
+    """Like ``cost_by_method`` but per scorer (a decomposed metric or a judge), keyed by scorer name.
+
+    A call shared through the claim memo counts for the scorer that made it.
+    """
+    return _cost_by(calls, lambda get, method: get("scorer") or "?")
+
+
+def _cost_by(calls: Iterable[Any], key: Callable[[Callable[[str], Any], str], str]) -> dict[str, MethodCost]:
+    """Call-log entries summed per ``key(get, method)``; each total is labelled with its first call's method."""
+    out: dict[str, MethodCost] = {}
+    for c in calls:
+        get = c.get if isinstance(c, Mapping) else (lambda k, _c=c: getattr(_c, k, None))
+        method = get("method") or method_of_scorer(get("scorer"))
+        m = out.setdefault(key(get, method), MethodCost(method))
+        usage = get("usage")
+        if isinstance(usage, Mapping):
+            inp, outp = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+        else:
+            inp, outp = getattr(usage, "input_tokens", 0), getattr(usage, "output_tokens", 0)
+        if get("error"):
+            m.errors += 1
+            continue
+        if get("cached"):
+            m.cached_calls += 1
+        else:
+            m.calls += 1
+            m.input_tokens += int(inp or 0)
+            m.output_tokens += int(outp or 0)
+            m.cost_usd += float(get("cost_usd") or 0.0)
+        m.latency_s += float(get("latency_s") or 0.0)
+    return out
+
+
+def _nan(value: float | None) -> float:
+    """A table cell: NaN where a statistic is undefined (``None``)."""
+    return math.nan if value is None else value
+
+
+def agreement_stats(
+    x: Sequence[float], y: Sequence[float], threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
+) -> dict[str, Any]:
+    """One agreement line over paired values scored by both methods: n, pearson, spearman, mad (mean absolute
+    difference), kappa at ``threshold`` and the note saying why a statistic is NaN. ``compare.agreement`` (a
+    pandas pivot) and ``run_tables`` (a streamed pass over the store) both end here, so they cannot differ."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    return {
+        "n": int(len(a)),
+        "pearson": _nan(pearson(a, b)),
+        "spearman": _nan(spearman(a, b)),
+        "mad": float(np.mean(np.abs(a - b))) if len(a) else math.nan,
+        "kappa": _nan(cohen_kappa(a, b, threshold)),
+        "note": agreement_note(a, b, threshold, names),
+    }
+
+
+def agreement_note(
+    x: Sequence[float], y: Sequence[float], threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
+) -> str | None:
+    """Why a statistic in an agreement row is undefined (NaN), in words; None when every one is defined."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) == 0:
+        return "no row scored by both methods: every statistic undefined"
+    notes = []
+    if len(a) < 2:
+        notes.append("n < 2: Pearson and Spearman undefined")
+    else:
+        constant = [f"{name} constant ({vals[0]:.3f} on every row)" for name, vals in zip(names, (a, b)) if np.ptp(vals) == 0]
+        if constant:
+            notes.append(" and ".join(constant) + ": Pearson and Spearman undefined")
+    side_a, side_b = a >= threshold, b >= threshold
+    if (side_a.all() or not side_a.any()) and (side_b.all() or not side_b.any()) and side_a[0] == side_b[0]:
+        where = "at or above" if side_a[0] else "below"
+        notes.append(f"both put every row {where} {threshold:g}: kappa undefined (they agree on all {len(a)})")
+    return "; ".join(notes) or None
+
+
+HEURISTIC_ONLY_NOTE = (
+    "both methods come from the offline heuristic (no LLM on either side), so agreement between them measures "
+    "nothing about an LLM judge: it compares the heuristic with itself. Judge with a real model, or replay a recording."
+)

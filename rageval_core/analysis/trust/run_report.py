@@ -1,0 +1,145 @@
+"""The trust report of a stored run: reads the run's results, its dataset's label columns, a labels file
+and the inspector's 👍 / 👎 from the store, and hands them to the pure ``rageval_core.analysis.trust`` package.
+
+A computed report is saved beside the run (table ``trust_reports``, owned here) so the run's export JSON
+carries it as its ``trust`` block. Labels never enter the dataset file, so its hash never changes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rageval_core.store import db
+from rageval_core.store.runs import Store
+from rageval_core.analysis.trust.labels import FILE, HumanLabels, Label, dataset_labels, inspector_labels, merge_labels
+from rageval_core.analysis.trust.report import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD, TrustReport, build_report
+from rageval_core.core.types import Sample
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS trust_reports (
+    run_id TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    report TEXT NOT NULL
+);
+"""
+
+Rows = list[tuple[str, Mapping[str, Any]]]
+
+
+def _conn(store: Store) -> Any:
+    conn = db.connect(store.path)
+    db.ensure_schema(conn, _DDL)
+    return conn
+
+
+def save_report(store: Store, run_id: str, report: Mapping[str, Any]) -> None:
+    """Keep the latest trust report of a run (what ``run_to_dict`` exports as ``trust``)."""
+    _conn(store).execute(
+        "INSERT INTO trust_reports (run_id, created_at, report) VALUES (?,?,?) ON CONFLICT (run_id) DO UPDATE SET"
+        " created_at = excluded.created_at, report = excluded.report",
+        (run_id, time.time(), json.dumps(report, ensure_ascii=False, default=str)),
+    )
+
+
+def saved_report(store: Store, run_id: str) -> dict[str, Any] | None:
+    """The last saved trust report of a run, or ``None`` when none was computed."""
+    row = _conn(store).execute("SELECT report FROM trust_reports WHERE run_id = ?", (run_id,)).fetchone()
+    return None if row is None else json.loads(row["report"])
+
+
+def sample_rows(samples: Sequence[Sample]) -> Rows:
+    """``(row id, metadata)`` of dataset samples: where label columns are kept."""
+    return [(s.id, s.metadata) for s in samples]
+
+
+def read_label_rows(path: str | Path) -> Rows:
+    """Rows of a labels file: a dataset file (JSON, JSONL, CSV) or a labels-only one with an ``id``
+    column and label columns (see ``rageval_core.analysis.trust.labels``)."""
+    from rageval_core.data.datasets import load_dataset
+
+    loaded = load_dataset(path)
+    if loaded.samples and not loaded.errors:
+        return sample_rows(loaded.samples)
+    text = Path(path).read_text(encoding="utf-8-sig")
+    records: Any
+    if text.lstrip()[:1] in ("[", "{"):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError:  # JSON Lines
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        if isinstance(records, Mapping):
+            records = records.get("rows") or records.get("labels") or [records]
+    else:
+        records = list(csv.DictReader(io.StringIO(text)))
+    rows: Rows = []
+    for rec in records:
+        if isinstance(rec, Mapping):
+            rid = rec.get("id", rec.get("sample_id"))
+            if rid not in (None, ""):
+                rows.append((str(rid), rec))
+    return rows
+
+
+def dataset_of_run(info: Any) -> list[Sample] | None:
+    """The run's dataset when the file it was run on is still there unchanged (same content hash)."""
+    from rageval_core.data.datasets import load_dataset
+
+    data = (info.settings or {}).get("data")
+    if not data or not Path(str(data)).is_file():
+        return None
+    try:
+        loaded = load_dataset(str(data))
+    except (OSError, ValueError):
+        return None
+    return loaded.samples if loaded.content_hash == info.dataset_hash else None
+
+
+def merged_labels(
+    samples: Sequence[Sample] | None,
+    stored: Mapping[str, Mapping[str, float | None]],
+    label_rows: Rows | None = None,
+) -> HumanLabels:
+    """Dataset columns, a labels file and the inspector's labels, merged (inspector > file > dataset)."""
+    rows = sample_rows(samples or [])
+    file_labels: list[Label] = dataset_labels(label_rows, source=FILE) if label_rows else []
+    return merge_labels(dataset_labels(rows), file_labels, inspector_labels(stored), rows=rows + list(label_rows or []))
+
+
+def run_report(
+    store: Store,
+    run_id: str,
+    *,
+    samples: Sequence[Sample] | None = None,
+    labels_file: str | Path | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+    save: bool = False,
+) -> TrustReport:
+    """The trust report of a stored run (``samples``: its dataset, else re-read from the run's file).
+
+    ``save`` keeps it for the run's export; callers that add sections first save after adding them."""
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    if samples is None:
+        samples = dataset_of_run(info)
+    labels = merged_labels(
+        samples,
+        store.labels(info.dataset_hash or ""),
+        read_label_rows(labels_file) if labels_file else None,
+    )
+    rows = [r.sample_id for r in store.rows(info.id) if r.valid]
+    results = store.results(info.id)
+    report = build_report(
+        results, labels, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed
+    )
+    if save:
+        save_report(store, info.id, report.to_dict())
+    return report

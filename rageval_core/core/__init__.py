@@ -1,0 +1,15 @@
+"""Shared foundations: plain data types, ja/en text handling, coded messages, redaction, state paths.
+
+Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
+"""
+
+__all__ = [
+    "csvsafe",
+    "jsonparse",
+    "messages",
+    "paths",
+    "redact",
+    "termtext",
+    "text",
+    "types",
+]

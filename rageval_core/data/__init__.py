@@ -1,0 +1,9 @@
+"""Input data: datasets (JSON, JSONL, CSV; validation and streaming) and documents for test sets.
+
+Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
+"""
+
+__all__ = [
+    "datasets",
+    "documents",
+]

@@ -1,0 +1,15 @@
+"""What every provider request goes through: guard, rate limit, retry, response cache, clock.
+
+Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
+"""
+
+__all__ = [
+    "cache",
+    "callpool",
+    "clock",
+    "guard",
+    "http_errors",
+    "ratelimit",
+    "retry",
+    "warm",
+]

@@ -1,0 +1,26 @@
+"""The evaluation runner, the project's one concurrency boundary: ``run(samples, scorers, llm, ...) -> Run``.
+
+Split by job: ``plan`` (estimate, versions, what a resume skips), ``execute`` (slot gate, cancel, counters,
+call log around the LLM), ``persist`` (results written as they finish, the ``Run`` read back from the
+store), ``feed`` and ``rows`` (a dataset file read while the run goes: tasks from its rows as they are read,
+the run's row table and identity written as the reader gets there) and ``loop`` (the thread pool that ties
+them together).
+"""
+
+from rageval_core.run.execute import TaskTag, make_call_hook
+from rageval_core.run.loop import Progress, load_run, run
+from rageval_core.run.persist import ResultSink, Run
+from rageval_core.run.plan import (
+    RETRYABLE_REASONS,
+    Estimate,
+    EstimateRow,
+    RunError,
+    dataset_hash,
+    estimate,
+    scorer_versions,
+)
+
+__all__ = [
+    "RETRYABLE_REASONS", "Estimate", "EstimateRow", "Progress", "ResultSink", "Run", "RunError", "TaskTag",
+    "dataset_hash", "estimate", "load_run", "make_call_hook", "run", "scorer_versions",
+]

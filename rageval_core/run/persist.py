@@ -1,0 +1,361 @@
+"""Persisting a run: finished tasks go to the store as they finish, and a ``Run`` is read back from it.
+
+Nothing of a finished task stays in memory: ``ResultSink.save`` writes it at once (group commit: one
+transaction for the tasks that finished while the previous one was written). When the store stays
+locked past its retries (another process holding a write lock), the results are kept and written later
+by the run loop (``retry_due``); the run pauses only when too many wait (``max_kept``) or at the end
+(``drain``). If they still cannot be written, they go to a JSON Lines file beside the database that the
+next resume of the run writes back first: a finished result is never lost.
+
+``Run`` reads its summary and costs from the store by streaming rows (no list of every result), and its
+``results`` only when someone asks for them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+from rageval_core.store import db
+from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.redact import redact_data
+from rageval_core.run.group_commit import GroupCommit
+from rageval_core.store.runs import RowInfo, Store
+from rageval_core.core.types import DECOMPOSED, MetricResult
+
+if TYPE_CHECKING:
+    from rageval_core.analysis.tallies import MethodCost
+    from rageval_core.run.execute import Counters
+
+Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
+
+
+def spill_path(store: Store, run_id: str) -> Path | None:
+    """Where results the store refused are kept for the next resume (None for an in-memory database)."""
+    if store.path == ":memory:":
+        return None
+    return Path(store.path).parent / "unsaved" / f"{run_id}.jsonl"
+
+
+MAX_QUEUED = 256  # finished tasks waiting for the group commit before a worker waits for the writer (so at most
+# twice this many are held: the batch being written and the next one)
+
+
+class ResultSink:
+    """Writes finished tasks of one run; what the store refuses after its retries is kept and written later."""
+
+    def __init__(
+        self, store: Store, run_id: str, *, clock: Clock | None = None, max_kept: int = 1000, patience_s: float = 600.0,
+        max_queued: int = MAX_QUEUED,
+    ) -> None:
+        self.store = store
+        self.patience_s = patience_s
+        self.run_id = run_id
+        self.clock = clock or store.clock or SYSTEM_CLOCK
+        self.max_kept = max_kept
+        self._kept: deque[Task] = deque()
+        self._lock = threading.Lock()  # guards the kept tasks and the queue of finished ones
+        self._commit: GroupCommit[Task] = GroupCommit(self._write_batch, max_queued=max_queued, lock=self._lock)
+        self._delay = 1.0
+        self._next_try = 0.0
+        self.deferred = 0  # tasks whose first write failed (written later, or spilled)
+
+    @property
+    def unsaved(self) -> int:
+        with self._lock:
+            return len(self._kept) + len(self._commit.queued)
+
+    def save(self, sample_id: str, scorer: str, results: Sequence[MetricResult], repeat: int = 0) -> None:
+        """Write one finished task now; if the store refuses, keep it (and, with too many kept, wait)."""
+        task = (sample_id, scorer, list(results), int(repeat))
+        with self._lock:
+            waiting = bool(self._kept)
+            if waiting and len(self._kept) < self.max_kept:
+                self._kept.append(task)  # the store is known to be locked: do not stall a worker on it
+                self.deferred += 1
+                return
+        if waiting and not self.drain(self.patience_s):  # too many kept: this worker pauses for the store
+            with self._lock:
+                self._kept.append(task)
+                self.deferred += 1
+            return
+        self._commit.add(task)
+
+    def _write_batch(self, batch: list[Task]) -> None:
+        """One batch of the group commit (``runner.group_commit``); a store that refuses it keeps the batch and
+        what queued behind it for the run loop's retry."""
+        try:
+            self.store.save_tasks(self.run_id, batch)
+        except (db.StoreBusy, sqlite3.Error):
+            with self._lock:  # the store is locked: what waits is kept for the run loop's retry
+                batch += self._commit.queued
+                self._commit.queued = []
+                self._kept.extend(batch)
+                self.deferred += len(batch)
+                self._next_try = self.clock.now() + self._delay
+
+    def retry_due(self) -> bool:
+        """Try the kept tasks once if their next try is due; True when nothing is kept any more."""
+        with self._lock:
+            if not self._kept:
+                return True
+            if self.clock.now() < self._next_try:
+                return False
+        return self._flush_once()
+
+    def drain(self, patience_s: float = 600.0, on_wait: Callable[[int], None] | None = None) -> bool:
+        """Pause until every kept task is written, waiting on the clock up to ``patience_s`` (then False)."""
+        waited = 0.0
+        while not self._flush_once():
+            if waited >= patience_s:
+                return False
+            if on_wait is not None:
+                on_wait(self.unsaved)
+            self.clock.sleep(self._delay)
+            waited += self._delay
+        return True
+
+    def spill(self) -> Path | None:
+        """Write the kept tasks to the spill file (appending) and forget them; returns the file, or None."""
+        with self._lock:
+            kept, self._kept, self._commit.queued = list(self._kept) + self._commit.queued, deque(), []
+        target = spill_path(self.store, self.run_id)
+        if not kept or target is None:
+            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with target.open("a", encoding="utf-8") as fh:
+            for sample_id, scorer, results, repeat in kept:
+                line = {"sample_id": sample_id, "scorer": scorer, "repeat": repeat, "results": [r.to_dict() for r in results]}
+                fh.write(json.dumps(redact_data(line), ensure_ascii=False, default=str) + "\n")
+        return target
+
+    def _flush_once(self) -> bool:
+        """One attempt at writing every kept task in one transaction (one flusher at a time)."""
+        with self._commit.write_lock:
+            with self._lock:
+                batch = list(self._kept)
+            if not batch:
+                return True
+            try:
+                self.store.save_tasks(self.run_id, batch)
+            except (db.StoreBusy, sqlite3.Error):
+                with self._lock:
+                    self._delay = min(self._delay * 2, 30.0)
+                    self._next_try = self.clock.now() + self._delay
+                return False
+            with self._lock:
+                for _ in batch:
+                    self._kept.popleft()  # only this flusher removes, and new tasks are appended behind
+                self._delay = 1.0
+                return not self._kept
+
+
+def restore_spilled(store: Store, run_id: str) -> int:
+    """Write back the results an earlier session of the run had to keep in its spill file; returns how many
+    tasks. The file is removed only after the store took them."""
+    target = spill_path(store, run_id)
+    if target is None or not target.exists():
+        return 0
+    batch: list[Task] = []
+    for line in target.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            data = json.loads(line)
+            results = [MetricResult.from_dict(r) for r in data["results"]]
+            batch.append((data["sample_id"], data["scorer"], results, int(data.get("repeat", 0))))
+    store.save_tasks(run_id, batch)
+    target.unlink()
+    return len(batch)
+
+
+# ---- the Run read back from the store ------------------------------------------------------------------
+@dataclass
+class Run:
+    """A finished (or cancelled) run: summary and actual figures; its results are read from the store on demand."""
+
+    run_id: str
+    status: str
+    provider: str | None
+    model: str | None
+    summary: dict[str, dict[str, dict[str, Any]]]
+    cost: dict[str, MethodCost]
+    invalid_rows: list[RowInfo] = field(default_factory=list)
+    total_tasks: int = 0
+    done_tasks: int = 0
+    skipped_tasks: int = 0
+    provider_calls: int = 0
+    cache_hits: int = 0
+    call_errors: int = 0
+    embedding_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+    resumed: bool = False
+    repeats: int = 1
+    warnings: dict[str, int] = field(default_factory=dict)  # lost call-log / cache writes by kind; results unaffected
+    unsaved_tasks: int = 0  # finished tasks the store refused to the end, kept in ``spill_file`` for the resume
+    spill_file: str | None = None
+    store: Store | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def results(self) -> list[MetricResult]:
+        """Every stored result of the run, repeat 0 (read from the store the first time it is asked for)."""
+        return [] if self.store is None else self.store.results(self.run_id)
+
+    @property
+    def scored_results(self) -> int:
+        """How many results have a value (from the summary; no results loaded)."""
+        return sum(s["scored"] for metrics in self.summary.values() for s in metrics.values())
+
+    @property
+    def all_cached(self) -> bool:
+        """True when this invocation needed the provider for nothing: every call was a cache hit."""
+        return self.provider_calls == 0 and self.call_errors == 0
+
+
+def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """``compare.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
+    from rageval_core.analysis.tallies import summarize
+
+    return summarize(_result_heads(store, run_id))
+
+
+def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
+    """``compare.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
+    building a dict per call took as long as writing the run's results)."""
+    from rageval_core.analysis.tallies import MethodCost
+
+    rows = store._conn().execute(
+        "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
+        " SUM(error IS NULL AND cached = 0), SUM(error IS NULL AND cached != 0), SUM(error IS NOT NULL),"
+        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN input_tokens ELSE 0 END),"
+        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN output_tokens ELSE 0 END),"
+        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cost_usd ELSE 0 END),"
+        " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END)"
+        " FROM call_light WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
+        (DECOMPOSED, run_id),
+    )
+    return {
+        m: MethodCost(m, int(calls), int(cached), int(errors), int(inp or 0), int(out or 0), float(cost or 0), float(lat or 0))
+        for m, calls, cached, errors, inp, out, cost, lat in rows
+    }
+
+
+def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
+    """``compare.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
+    from rageval_core.analysis.tallies import cost_by_scorer
+
+    return cost_by_scorer(lean_calls(store, run_id))
+
+
+def lean_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
+    """The run's call-log entries with only what the cost tables read (no prompt, response or request)."""
+    cur = store._conn().execute(
+        "SELECT scorer, method, input_tokens, output_tokens, cost_usd, latency_s, cached, error FROM call_light"
+        " WHERE run_id = ? ORDER BY id",
+        (run_id,),
+    )
+    for r in cur:
+        yield {
+            "scorer": r[0], "method": r[1], "usage": {"input_tokens": r[2], "output_tokens": r[3]},
+            "cost_usd": r[4], "latency_s": r[5], "cached": r[6], "error": r[7],
+        }
+
+
+@dataclass
+class _Head:
+    method: str
+    metric: str
+    value: float | None
+    unscored_reason: str | None
+    details: dict[str, Any] | None = None  # only the re-ask counts and the judge id, when the result has them
+
+
+def _result_heads(store: Store, run_id: str) -> Iterator[_Head]:
+    cur = store._conn().execute(
+        "SELECT method, metric, value, unscored_reason, json_extract(details, '$.reask.asked'),"
+        " json_extract(details, '$.reask.recovered'), json_extract(details, '$.judge') FROM results"
+        " WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
+        (run_id,),
+    )
+    for r in cur:
+        details = {"reask": {"asked": r[4], "recovered": r[5] or 0}} if r[4] else {}
+        if r[6]:
+            details["judge"] = r[6]
+        yield _Head(r[0], r[1], r[2], r[3], details or None)
+
+
+def load_run(
+    store: Store,
+    run_id: str,
+    *,
+    status: str | None = None,
+    counters: Counters | None = None,
+    wall_s: float = 0.0,
+    total: int | None = None,
+    done: int | None = None,
+    skipped: int = 0,
+    resumed: bool = False,
+    unsaved: tuple[int, str | None] = (0, None),
+) -> Run:
+    """A ``Run`` from the store (all sessions of a resumed run). Live counters, when given, describe this invocation.
+
+    Summary and costs are computed by streaming the stored rows; ``Run.results`` is read only when asked for.
+    """
+    from rageval_core.run.plan import RunError
+    from rageval_core.run.rows import count_valid_rows
+    from rageval_core.run.rows import invalid_rows as stored_invalid_rows
+
+    info = store.find_run(run_id)
+    if info is None:
+        raise RunError(f"no run {run_id!r}")
+    invalid = stored_invalid_rows(store, info.id)
+    cost = stream_cost(store, info.id)
+    warnings = dict(info.warnings)
+    if counters is None:
+        provider_calls = sum(c.calls for c in cost.values())
+        cache_hits = sum(c.cached_calls for c in cost.values())
+        errors = sum(c.errors for c in cost.values())
+        embedding_calls = 0
+        tokens_in = sum(c.input_tokens for c in cost.values())
+        tokens_out = sum(c.output_tokens for c in cost.values())
+        cost_usd = sum(c.cost_usd for c in cost.values())
+    else:
+        provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
+        embedding_calls = counters.embedding_calls
+        tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
+        warnings = dict(counters.warnings)
+    n_valid = count_valid_rows(store, info.id) if total is None else 0
+    repeats = int(info.settings.get("repeats", 1))
+    return Run(
+        run_id=info.id,
+        status=status or info.status,
+        provider=info.provider,
+        model=info.model,
+        summary=stream_summary(store, info.id),
+        cost=cost,
+        invalid_rows=invalid,
+        total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
+        done_tasks=done if done is not None else store.count_finished(info.id),
+        skipped_tasks=skipped,
+        provider_calls=provider_calls,
+        cache_hits=cache_hits,
+        call_errors=errors,
+        embedding_calls=embedding_calls,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=cost_usd,
+        wall_s=wall_s,
+        resumed=resumed,
+        repeats=repeats,
+        warnings=warnings,
+        unsaved_tasks=unsaved[0],
+        spill_file=unsaved[1],
+        store=store,
+    )

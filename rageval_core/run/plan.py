@@ -1,0 +1,352 @@
+"""Planning a run: what it will cost (estimate), what identifies its configuration (versions, dataset hash),
+whether a stored run may be resumed with the scorers at hand, and which (row, scorer) tasks remain.
+
+Pure bookkeeping over samples and scorers: no provider call, no thread; the store is only read.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from rageval_core.llm.base import LLM
+from rageval_core.scoring.metrics.base import Scorer
+from rageval_core.store.runs import Store
+from rageval_core.core.types import Sample, Unscored, Usage
+
+RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PROVIDER_UNREACHABLE})
+
+
+class RunError(Exception):
+    """A run that cannot start (unknown run id to resume, dataset changed under a resumed run, ...)."""
+
+
+@dataclass
+class EstimateRow:
+    """Expected work of one scorer over all rows."""
+
+    scorer: str
+    method: str
+    metrics: tuple[str, ...]
+    llm_calls: int = 0
+    embedding_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass
+class Estimate:
+    """Expected calls, tokens and cost per scorer (metric) and method, before a run starts."""
+
+    rows: list[EstimateRow]
+    n_samples: int
+    provider: str | None = None
+    model: str | None = None
+    from_rows: int | None = None  # set when the figures were scaled up from this many evenly spaced rows
+
+    @property
+    def llm_calls(self) -> int:
+        return sum(r.llm_calls for r in self.rows)
+
+    @property
+    def embedding_calls(self) -> int:
+        return sum(r.embedding_calls for r in self.rows)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(r.input_tokens for r in self.rows)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(r.output_tokens for r in self.rows)
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [r.cost_usd for r in self.rows]
+        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
+
+    def by_method(self) -> dict[str, EstimateRow]:
+        out: dict[str, EstimateRow] = {}
+        for r in self.rows:
+            agg = out.setdefault(r.method, EstimateRow(r.method, r.method, (), cost_usd=0.0))
+            agg.metrics = agg.metrics + tuple(m for m in r.metrics if m not in agg.metrics)
+            agg.llm_calls += r.llm_calls
+            agg.embedding_calls += r.embedding_calls
+            agg.input_tokens += r.input_tokens
+            agg.output_tokens += r.output_tokens
+            agg.cost_usd = None if agg.cost_usd is None or r.cost_usd is None else agg.cost_usd + r.cost_usd
+        return out
+
+
+# ---- estimate ------------------------------------------------------------------------------------------
+def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int], float] | None:
+    """Cost of (input, output) tokens from the providers' editable price table; None when unknown.
+
+    Offline, replay and local OpenAI-compatible servers cost nothing (as the provider stack bills them).
+    A model missing from the table gives None: the estimate then says "unknown", never $0.
+    """
+    if provider in ("offline", "replay", "openai-compatible"):
+        return lambda _i, _o: 0.0
+    if not provider:
+        return None
+    try:
+        from rageval_core.llm.pricing import load_prices
+        from rageval_core.llm.registry import PROVIDERS
+    except ImportError:
+        return None
+    info = PROVIDERS.get(provider)
+    name = model or (info.default_model if info else None)
+    if not name:
+        return None
+    table = load_prices()
+    if table.lookup(name) is None:
+        return None
+
+    def price(i: int, o: int) -> float:
+        cost = table.cost(name, Usage(i, o))
+        return float("nan") if cost is None else float(cost)
+
+    return price
+
+
+# Above this many rows the estimate is measured on this many evenly spaced rows and scaled up: estimating
+# every row of 100,000 renders 500,000 prompts before the first progress line (and 2,000 rows still took
+# 14 s at 10,000 rows on the loaded 2-core machine, bench/stream_scale.py).
+ESTIMATE_ROWS = 500
+
+
+def estimate(
+    samples: Sequence[Sample],
+    scorers: Sequence[Scorer],
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    price: Callable[[int, int], float] | None = None,
+    max_rows: int | None = ESTIMATE_ROWS,
+    discount: float = 1.0,
+    total_rows: int | None = None,
+) -> Estimate:
+    """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``).
+
+    With more than ``max_rows`` rows, ``max_rows`` evenly spaced rows are estimated and the totals scaled
+    by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row. ``total_rows``: the
+    dataset has this many rows of which ``samples`` are the first (a file evaluated as it is read), so the
+    totals are scaled to it. ``discount`` scales the price (0.5 for a batch-API run)."""
+    price = price or _price_lookup(provider, model)
+    n = len(samples) if total_rows is None else total_rows
+    measured: Sequence[Sample] = samples
+    if max_rows is not None and len(samples) > max_rows:
+        step = len(samples) / max_rows
+        measured = [samples[int(i * step)] for i in range(max_rows)]
+    scale = n / len(measured) if measured else 1.0
+    rows = []
+    for scorer in scorers:
+        row = EstimateRow(scorer.name, scorer.method, tuple(scorer.metrics))
+        judge = getattr(scorer, "judge", None)  # a scorer bound to its own judge configuration (judges.bound)
+        scorer_price = _price_lookup(judge.provider, judge.model) if judge is not None else price
+        scorer_estimate = _estimate_for(scorer, judge.provider if judge is not None else provider)
+        for sample in measured:
+            e = scorer_estimate(sample)
+            row.llm_calls += e.llm_calls
+            row.embedding_calls += e.embedding_calls
+            row.input_tokens += e.input_tokens
+            row.output_tokens += e.output_tokens
+        if scale != 1.0:
+            row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
+            row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
+        if scorer_price is not None:
+            cost = scorer_price(row.input_tokens, row.output_tokens) * discount
+            row.cost_usd = None if cost != cost else cost  # NaN → unknown
+        rows.append(row)
+    return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None)
+
+
+def _estimate_for(scorer: Scorer, provider: str | None) -> Callable[[Sample], Any]:
+    """``scorer.estimate``, told the provider when its work depends on it (``estimate(sample, provider=...)``:
+    offline answer relevancy sends no request), so the estimate matches what the run will send."""
+    try:
+        takes_provider = "provider" in inspect.signature(scorer.estimate).parameters
+    except (TypeError, ValueError):
+        takes_provider = False
+    if provider is not None and takes_provider:
+        return lambda sample: scorer.estimate(sample, provider=provider)  # type: ignore[call-arg]
+    return scorer.estimate
+
+
+# ---- helpers -------------------------------------------------------------------------------------------
+def dataset_hash(samples: Sequence[Sample]) -> str:
+    """Content hash of the rows as evaluated, the same identity ``datasets.load_dataset`` reports."""
+    from rageval_core.data.datasets import dataset_hash as _hash
+
+    return _hash(samples)
+
+
+def scorer_versions(
+    scorers: Sequence[Scorer], samples: Sequence[Sample] = (), options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """What identifies each scorer's prompts and rubric, recorded with the run so runs stay comparable.
+
+    Judges: rubric id + content hash and template hash (per language of the rows). Decomposed metrics:
+    the hash of every task template in the rows' languages, the edited one when ``options["templates"]``
+    overrides it (listed under ``_edited_templates``). Anything a scorer reports through ``describe()``
+    is added as is.
+    """
+    firsts = _one_per_language(samples)  # one pass over the rows for every scorer (it is 100,000 rows long)
+    languages = sorted({lang for lang, _ in firsts}) or ["ja", "en"]
+    out: dict[str, Any] = {}
+    for s in scorers:
+        info: dict[str, Any] = {"method": s.method, "metrics": list(s.metrics)}
+        describe = getattr(s, "describe", None)
+        if callable(describe):
+            try:
+                extra = describe()
+                if isinstance(extra, Mapping):
+                    info.update({k: v for k, v in extra.items() if _jsonable(v)})
+            except Exception as exc:  # a broken describe() must not stop a run
+                info["describe_error"] = str(exc)
+        rubric_for = getattr(s, "rubric_for", None)
+        template_for = getattr(s, "template_for", None)
+        if callable(rubric_for):
+            by_lang: dict[str, Any] = {}
+            for sample_lang, sample in firsts:
+                try:
+                    rubric = rubric_for(sample)
+                    entry = {"rubric_id": rubric.id, "rubric_hash": rubric.content_hash}
+                    if callable(template_for):
+                        template = template_for(rubric)
+                        entry["template_hash"] = template.sha256
+                    by_lang[rubric.language] = entry
+                except Exception as exc:
+                    by_lang[sample_lang] = {"error": str(exc)}
+            info["rubrics"] = by_lang
+        out[s.name] = info
+    decomposed = [s for s in scorers if s.method == "decomposed"]
+    if decomposed:
+        overrides = (options or {}).get("templates") or {}
+        out["_templates"] = _template_hashes(languages, overrides)
+        edited = sorted(k for k in out["_templates"] if _override(overrides, k) is not None)
+        if edited:
+            out["_edited_templates"] = edited
+    return out
+
+
+def _one_per_language(samples: Sequence[Sample]) -> list[tuple[str, Sample]]:
+    """The first row of each language (ja, en) with its language, in the order found; stops once both are."""
+    from rageval_core.scoring.metrics.steps import sample_language
+
+    seen: dict[str, Sample] = {}
+    for s in samples:
+        seen.setdefault(sample_language(s), s)
+        if len(seen) == 2:
+            break
+    return list(seen.items())
+
+
+# The tasks decomposed metrics send (synthetic QA and the RAG answer are not metric steps).
+_METRIC_TASKS = (
+    "extract_claims", "verify_claims", "verify_claims_with_reference", "generate_questions", "context_verdicts",
+    "attribute_reference", "extract_relevant_sentences", "classify_correctness",
+)
+
+
+def _override(overrides: Mapping[str, Any], key: str) -> Any:
+    """The edited template for ``"<lang>/<task>"`` as ``metrics.steps.get_template`` finds it, or None."""
+    return overrides.get(key, overrides.get(key.split("/", 1)[1]))
+
+
+def _template_hashes(languages: Sequence[str], overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Short hashes of the decomposed-task templates, e.g. ``{"ja/extract_claims": "3f2a…"}``; an edited
+    template from the run's options is hashed instead of the shipped file."""
+    from rageval_core.scoring.prompts import resolve_template
+
+    out: dict[str, str] = {}
+    for lang in languages:
+        for task in _METRIC_TASKS:
+            key = f"{lang}/{task}"
+            custom = _override(overrides or {}, key)
+            try:
+                out[key] = resolve_template(task, lang, custom).short_hash
+            except Exception as exc:  # a broken edited template still gets recorded, as broken
+                out[key] = f"error: {exc}"
+    return out
+
+
+def _jsonable_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Run options as stored with the run: edited templates by their text (their hashes are in versions)."""
+    from rageval_core.scoring.prompts import PromptTemplate
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, PromptTemplate):
+            return value.text
+        if isinstance(value, Mapping):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+
+    return plain(dict(options))
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def scorer_chain_length(scorer: Scorer) -> int:
+    """Longest dependent call chain of a scorer, from its ``chain_length`` if it declares one."""
+    value = getattr(scorer, "chain_length", None)
+    if callable(value):
+        value = value()
+    return int(value) if isinstance(value, int) else 1
+
+
+def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mapping[str, Any]) -> None:
+    """Refuse to resume a run with other scorers, another provider / model, or edited prompts or rubrics:
+    the finished rows would silently mix two configurations in one run."""
+    from rageval_core.analysis.compare import version_changes
+
+    if sorted(info.scorers) != sorted(names):
+        raise RunError(
+            f"run {info.id} was made with scorers {', '.join(info.scorers)}; resume it with the same metrics and "
+            f"judges (got {', '.join(names)}) or start a new run"
+        )
+    if (info.provider, info.model) != (llm.provider, llm.model):
+        raise RunError(
+            f"run {info.id} was made with {info.provider}/{info.model}, not {llm.provider}/{llm.model}; "
+            "resume it with the same provider and model or start a new run"
+        )
+    from rageval_core.store.runs import _dumps, stored_settings
+
+    stored_form = json.loads(_dumps(stored_settings(versions)))  # as the store keeps it: tuples → lists, no secrets
+    changed = version_changes(info.versions or {}, stored_form)
+    if changed:
+        what = "; ".join(f"{path}: {a} → {b}" for path, a, b in changed[:3])
+        raise RunError(
+            f"run {info.id} was made with other prompt or rubric versions ({what}); start a new run and compare the two"
+        )
+
+
+
+def finished_pairs(store: Store, run_id: str, *, retry_errors: bool = True) -> set[tuple[str, str, int]]:
+    """(sample_id, scorer, repeat) tasks of a stored run that a resume skips: all but those whose every result
+    is a provider failure (redone when ``retry_errors``). Read with one grouped query, not by loading results."""
+    retryable = sorted(RETRYABLE_REASONS)
+    marks = ",".join("?" * len(retryable))
+    rows = store._conn().execute(
+        "SELECT sample_id, scorer, repeat_index,"
+        " SUM(CASE WHEN value IS NULL AND unscored_reason IN (" + marks + ") THEN 0 ELSE 1 END) AS kept"
+        " FROM results WHERE run_id = ? GROUP BY sample_id, scorer, repeat_index",
+        (*retryable, run_id),
+    ).fetchall()
+    return {(r[0], r[1], int(r[2])) for r in rows if r[3] > 0 or not retry_errors}
+
+
+def task_order(scorers: Sequence[Scorer]) -> list[int]:
+    """Scorer indexes, longest call chain first, so within a row the slowest task starts first."""
+    return sorted(range(len(scorers)), key=lambda i: -scorer_chain_length(scorers[i]))

@@ -1,0 +1,65 @@
+"""Human 👍 / 👎 labels per dataset row and criterion: the store's label methods and the export merge.
+
+The ``human_labels`` table is created with the store's schema; ``Store`` mixes these methods in (they use
+its write transaction), so labels live in the one workbench database next to the runs they judge.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Sequence
+
+from rageval_core.core.redact import redact_optional
+
+
+class HumanLabels:
+    """Label methods of ``rageval_core.store.runs.Store`` (set, read, notes); they use its ``_conn`` and ``_write``."""
+
+    def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None) -> None:
+        """Store (or with ``label=None`` and no note, remove) one human label for a dataset row."""
+        if label is None and note is None:
+            sql = "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?"
+            args: tuple[Any, ...] = (dataset_hash, row_id, criterion)
+        else:
+            sql = (
+                "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
+                " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
+                " note = excluded.note, ts = excluded.ts"
+            )
+            args = (dataset_hash, row_id, criterion, label, redact_optional(note), time.time())
+        self._write(lambda conn: conn.execute(sql, args), "save label")
+
+    def labels(self, dataset_hash: str) -> dict[str, dict[str, float | None]]:
+        """``{row_id: {criterion: label}}`` for one dataset."""
+        out: dict[str, dict[str, float | None]] = {}
+        for r in self._conn().execute(
+            "SELECT row_id, criterion, label FROM human_labels WHERE dataset_hash = ? ORDER BY row_id, criterion",
+            (dataset_hash,),
+        ).fetchall():
+            out.setdefault(r["row_id"], {})[r["criterion"]] = r["label"]
+        return out
+
+    def label_notes(self, dataset_hash: str) -> dict[str, dict[str, str]]:
+        """``{row_id: {criterion: note}}`` for one dataset: the free text a person wrote beside a label."""
+        out: dict[str, dict[str, str]] = {}
+        for r in self._conn().execute(
+            "SELECT row_id, criterion, note FROM human_labels WHERE dataset_hash = ? AND note IS NOT NULL AND note != ''"
+            " ORDER BY row_id, criterion",
+            (dataset_hash,),
+        ).fetchall():
+            out.setdefault(r["row_id"], {})[r["criterion"]] = r["note"]
+        return out
+
+
+def rows_with_labels(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Dataset rows with their stored human labels under ``human_labels`` (only when the user asks to export)."""
+    out = []
+    for row in rows:
+        copy = dict(row)
+        got = labels.get(str(row.get("id")))
+        if got:
+            merged = dict(copy.get("human_labels") or {})
+            merged.update(got)
+            copy["human_labels"] = merged
+        out.append(copy)
+    return out

@@ -1,0 +1,494 @@
+"""SQLite run history: runs, per-row results, the call log and human labels.
+
+Everything lives in the one workbench database (``rageval_core.store.db``; ``.rageval/`` or RAGEVAL_HOME).
+Results are written the moment a (row, scorer) task finishes, in one transaction per task, so a killed
+process loses at most the tasks that were in flight and a resumed run knows exactly what is done.
+Every write goes through ``db.write``: a database locked by another process is waited for (busy timeout),
+retried with backoff on the store's clock, and only then reported as ``db.StoreBusy`` for the caller to keep.
+API keys are never passed in and never stored: every text and setting written goes through the one redaction
+step (``rageval_core.core.redact``; ``stored_settings`` for settings) as a last guard, and the base URL is stored
+without its credentials.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+
+from rageval_core.store import db, light_tables
+from rageval_core.core import paths
+from rageval_core.store.call_log import CallEntry, call_entry, call_insert
+from rageval_core.store.human_labels import HumanLabels
+from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
+from rageval_core.llm.transport.clock import Clock
+from rageval_core.core.redact import redact_data, redact_optional, redact_url
+from rageval_core.core.types import MetricResult, Usage
+
+RUNNING = "running"
+DONE = "done"
+CANCELLED = "cancelled"
+FAILED = "failed"
+STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
+T = TypeVar("T")
+
+# Columns added after the first release: databases made before get them on open.
+_CALL_LOG_ADDED = {"reask": "INTEGER NOT NULL DEFAULT 0", "structured_output": "TEXT"}
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    finished_at REAL,
+    status TEXT NOT NULL,
+    dataset_name TEXT,
+    dataset_hash TEXT,
+    scorers TEXT NOT NULL,
+    versions TEXT NOT NULL,
+    provider TEXT,
+    model TEXT,
+    base_url TEXT,
+    settings TEXT NOT NULL,
+    n_rows INTEGER NOT NULL DEFAULT 0,
+    note TEXT,
+    name TEXT
+);
+CREATE TABLE IF NOT EXISTS run_rows (
+    run_id TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    category TEXT,
+    valid INTEGER NOT NULL DEFAULT 1,
+    error TEXT,
+    PRIMARY KEY (run_id, sample_id)
+);
+CREATE TABLE IF NOT EXISTS results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    sample_id TEXT NOT NULL,
+    scorer TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    method TEXT NOT NULL,
+    value REAL,
+    unscored_reason TEXT,
+    reason TEXT,
+    raw_score REAL,
+    details TEXT NOT NULL,
+    provider TEXT,
+    model TEXT,
+    calls INTEGER NOT NULL DEFAULT 0,
+    cached_calls INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    latency_s REAL NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    repeat_index INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS results_run ON results (run_id, sample_id, scorer);
+CREATE TABLE IF NOT EXISTS call_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT,
+    sample_id TEXT,
+    scorer TEXT,
+    method TEXT,
+    task TEXT,
+    request_key TEXT,
+    provider TEXT,
+    model TEXT,
+    prompt TEXT,
+    response TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    latency_s REAL NOT NULL DEFAULT 0,
+    cached INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    ts REAL NOT NULL,
+    reask INTEGER NOT NULL DEFAULT 0,
+    structured_output TEXT
+);
+CREATE INDEX IF NOT EXISTS call_log_run ON call_log (run_id);
+CREATE TABLE IF NOT EXISTS human_labels (
+    dataset_hash TEXT NOT NULL,
+    row_id TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    label REAL,
+    note TEXT,
+    ts REAL NOT NULL,
+    PRIMARY KEY (dataset_hash, row_id, criterion)
+);
+"""
+
+def stored_settings(value: Mapping[str, Any]) -> Any:
+    """Run settings or versions as the store keeps them: redacted, credential-named entries dropped."""
+    return redact_data(dict(value), drop_secret_fields=True)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+@dataclass
+class RunInfo:
+    """One row of the runs table, decoded."""
+
+    id: str
+    created_at: float
+    status: str
+    dataset_name: str | None
+    dataset_hash: str | None
+    scorers: list[str]
+    versions: dict[str, Any]
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    settings: dict[str, Any]
+    n_rows: int = 0
+    finished_at: float | None = None
+    note: str | None = None
+    warnings: dict[str, int] = field(default_factory=dict)  # lost call-log / cache writes by kind
+    name: str | None = None  # the user's name for the run (History), None until set
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RowInfo:
+    """A dataset row as the run saw it: position, category, and why it was rejected if it was."""
+
+    sample_id: str
+    position: int
+    category: str | None = None
+    valid: bool = True
+    error: str | None = None
+
+
+class Store(HumanLabels):
+    """Run history in SQLite. Thread-safe: each thread gets its own connection from ``rageval_core.store.db``."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        clock: Clock | None = None,
+        busy_timeout_s: float | None = None,
+        attempts: int = db.DEFAULT_ATTEMPTS,
+    ) -> None:
+        self.path = str(path) if path is not None else str(paths.database_path())
+        self.clock = clock
+        self.busy_timeout_s = busy_timeout_s
+        self.attempts = attempts
+        self._lock = threading.Lock()
+        conn = self._conn()
+        db.ensure_schema(conn, _DDL)
+        _migrate(conn)
+        db.add_column(conn, "runs", "warnings", "TEXT")
+        light_tables.ensure(conn)  # the pages' narrow copies of results and calls (rageval_core.store.light_tables)
+
+    def _conn(self) -> sqlite3.Connection:
+        return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T], what: str) -> T:
+        """One write transaction (BEGIN IMMEDIATE … COMMIT), one thread at a time, retried while locked."""
+
+        def attempt() -> T:
+            conn = self._conn()
+            with self._lock:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(conn)
+                    conn.execute("COMMIT")
+                    return out
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+
+        return db.write(attempt, clock=self.clock, attempts=self.attempts, what=what)
+
+    # ---- runs -------------------------------------------------------------------------------------
+    def create_run(
+        self,
+        *,
+        scorers: Sequence[str],
+        run_id: str | None = None,
+        dataset_name: str | None = None,
+        dataset_hash: str | None = None,
+        versions: Mapping[str, Any] | None = None,
+        provider: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        rows: Iterable[RowInfo] = (),
+    ) -> str:
+        """Record a new run (status ``running``) and the rows it covers; returns its id."""
+        rid = run_id or new_run_id()
+        rows = list(rows)
+
+        def insert(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO runs (id, created_at, status, dataset_name, dataset_hash, scorers, versions, provider,"
+                " model, base_url, settings, n_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    rid,
+                    time.time(),
+                    RUNNING,
+                    dataset_name,
+                    dataset_hash,
+                    _dumps(list(scorers)),
+                    _dumps(stored_settings(versions or {})),
+                    provider,
+                    model,
+                    redact_url(base_url),
+                    _dumps(stored_settings(settings or {})),
+                    sum(1 for r in rows if r.valid),
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
+                [(rid, r.sample_id, r.position, r.category, int(r.valid), redact_optional(r.error)) for r in rows],
+            )
+
+        self._write(insert, "create run")
+        return rid
+
+    def get_run(self, run_id: str) -> RunInfo | None:
+        row = self._conn().execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else _run_info(row)
+
+    def find_run(self, prefix: str) -> RunInfo | None:
+        """A run by full id or by a unique id prefix (the CLI accepts short ids)."""
+        exact = self.get_run(prefix)
+        if exact is not None:
+            return exact
+        rows = self._conn().execute("SELECT * FROM runs WHERE id LIKE ? ORDER BY created_at", (prefix + "%",)).fetchall()
+        return _run_info(rows[0]) if len(rows) == 1 else None
+
+    def list_runs(self, limit: int | None = None) -> list[RunInfo]:
+        sql = "SELECT * FROM runs ORDER BY created_at DESC"
+        params: tuple[Any, ...] = ()
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = (int(limit),)
+        return [_run_info(r) for r in self._conn().execute(sql, params).fetchall()]
+
+    def set_status(
+        self, run_id: str, status: str, note: str | None = None, warnings: Mapping[str, int] | None = None
+    ) -> None:
+        """Set a run's status; ``warnings`` (lost call-log / cache writes by kind) replaces the stored counts."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown run status {status!r}")
+        finished = None if status == RUNNING else time.time()
+        counts = None if warnings is None else _dumps(dict(warnings))
+        self._write(
+            lambda conn: conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, note = COALESCE(?, note), warnings = COALESCE(?, warnings)"
+                " WHERE id = ?",
+                (status, finished, redact_optional(note), counts, run_id),
+            ),
+            "set run status",
+        )
+
+    def label_run(self, run_id: str, *, name: str | None = None, note: str | None = None) -> None:
+        """Set a run's name and note as the user typed them (History); "" clears one, None leaves it."""
+        def update(conn: sqlite3.Connection) -> None:
+            if name is not None:
+                conn.execute("UPDATE runs SET name = ? WHERE id = ?", (redact_optional(name.strip() or None), run_id))
+            if note is not None:
+                conn.execute("UPDATE runs SET note = ? WHERE id = ?", (redact_optional(note.strip() or None), run_id))
+
+        self._write(update, "label run")
+
+    def delete_run(self, run_id: str) -> None:
+        def delete(conn: sqlite3.Connection) -> None:
+            for table, col in (("results", "run_id"), ("run_rows", "run_id"), ("call_log", "run_id"), ("runs", "id")):
+                conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (run_id,))
+
+        self._write(delete, "delete run")
+
+    def rows(self, run_id: str) -> list[RowInfo]:
+        return [
+            RowInfo(r["sample_id"], r["position"], r["category"], bool(r["valid"]), r["error"])
+            for r in self._conn().execute(
+                "SELECT * FROM run_rows WHERE run_id = ? ORDER BY position", (run_id,)
+            ).fetchall()
+        ]
+
+    # ---- results ----------------------------------------------------------------------------------
+    def save_task(
+        self, run_id: str, sample_id: str, scorer: str, results: Sequence[MetricResult], *, repeat: int = 0
+    ) -> None:
+        """Write all results of one finished (row, scorer, repeat) task in one transaction, replacing any earlier
+        ones. ``repeat`` is the run repeat (0 for a run without repeats; see ``runner.run(repeats=...)``)."""
+        self.save_tasks(run_id, [(sample_id, scorer, results, repeat)])
+
+    def save_tasks(self, run_id: str, tasks: Sequence[tuple[str, str, Sequence[MetricResult], int]]) -> None:
+        """Write several finished (sample_id, scorer, results, repeat) tasks in one transaction, each replacing its
+        earlier results; retried while the database is locked, then ``db.StoreBusy`` with nothing written."""
+        now = time.time()
+
+        def replace(conn: sqlite3.Connection) -> None:
+            for sample_id, scorer, results, repeat in tasks:
+                conn.execute(
+                    "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
+                    (run_id, sample_id, scorer, int(repeat)),
+                )
+                conn.executemany(
+                    "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
+                    " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
+                    " cached_input_tokens, cost_usd, latency_s, created_at, repeat_index) VALUES"
+                    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [_result_row(run_id, sample_id, scorer, r, now) + (int(repeat),) for r in results],
+                )
+
+        self._write(replace, "save results")
+
+    def results(self, run_id: str, repeat: int = 0) -> list[MetricResult]:
+        """Stored results of a run for one repeat (0: the run itself), in the order they were written."""
+        return [r for _, r in self.results_with_scorer(run_id, repeat)]
+
+    def results_with_scorer(self, run_id: str, repeat: int = 0) -> list[tuple[str, MetricResult]]:
+        rows = self._conn().execute(
+            "SELECT * FROM results WHERE run_id = ? AND repeat_index = ? ORDER BY id", (run_id, int(repeat))
+        ).fetchall()
+        return [(row["scorer"], _metric_result(row)) for row in rows]
+
+    def results_by_repeat(self, run_id: str) -> dict[int, list[MetricResult]]:
+        """Every repeat's results, ``{repeat: results}`` (one key, 0, for a run without repeats)."""
+        out: dict[int, list[MetricResult]] = {}
+        for row in self._conn().execute(
+            "SELECT * FROM results WHERE run_id = ? ORDER BY repeat_index, id", (run_id,)
+        ).fetchall():
+            out.setdefault(int(row["repeat_index"]), []).append(_metric_result(row))
+        return out
+
+    def finished_tasks(self, run_id: str, repeat: int = 0) -> set[tuple[str, str]]:
+        """(sample_id, scorer) pairs whose results are stored for one repeat."""
+        rows = self._conn().execute(
+            "SELECT DISTINCT sample_id, scorer FROM results WHERE run_id = ? AND repeat_index = ?", (run_id, int(repeat))
+        ).fetchall()
+        return {(r["sample_id"], r["scorer"]) for r in rows}
+
+    def count_finished(self, run_id: str) -> int:
+        """How many (sample_id, scorer, repeat) tasks have stored results, all repeats (counted in SQL)."""
+        row = self._conn().execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT sample_id, scorer, repeat_index FROM results WHERE run_id = ?)",
+            (run_id,),
+        ).fetchone()
+        return int(row[0])
+
+    def iter_results(self, run_id: str, repeat: int = 0, batch: int = 1000) -> Iterator[tuple[str, MetricResult]]:
+        """(scorer, result) pairs of one repeat in the order they were written, read in batches."""
+        cur = self._conn().execute(
+            "SELECT * FROM results WHERE run_id = ? AND repeat_index = ? ORDER BY id", (run_id, int(repeat))
+        )
+        while True:
+            chunk = cur.fetchmany(batch)
+            if not chunk:
+                return
+            for row in chunk:
+                yield row["scorer"], _metric_result(row)
+
+    def iter_calls(self, run_id: str, batch: int = 500) -> Iterator[CallEntry]:
+        """The run's call log in order, read in batches (never the whole log in memory)."""
+        cur = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,))
+        while True:
+            chunk = cur.fetchmany(batch)
+            if not chunk:
+                return
+            for row in chunk:
+                yield call_entry(row)
+
+    # ---- call log ---------------------------------------------------------------------------------
+    def log_call(self, entry: CallEntry) -> None:
+        """Append one call to the log at once (its own transaction)."""
+        self.log_calls([entry])
+
+    def log_calls(self, entries: Sequence[CallEntry]) -> None:
+        """Append several calls in one transaction (the runner's group commit: ``runner.calllog``)."""
+
+        def insert(conn: sqlite3.Connection) -> None:
+            for entry in entries:
+                conn.execute(*call_insert(entry))
+
+        self._write(insert, "log call")
+
+    def calls(self, run_id: str) -> list[CallEntry]:
+        rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+        return [call_entry(r) for r in rows]
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a database made by an older version up to this schema (idempotent, in place).
+
+    ``results.repeat_index`` (run repeats) arrived after the first release: existing rows get 0, the
+    repeat every earlier query reads, so old runs load and export exactly as before. The call log's
+    ``reask`` and ``structured_output`` columns came later too (0 and unknown for old calls).
+    """
+    db.add_column(conn, "results", "repeat_index", "INTEGER NOT NULL DEFAULT 0")
+    db.add_column(conn, "runs", "name", "TEXT")  # History's editable run name
+    for column, decl in _CALL_LOG_ADDED.items():
+        db.add_column(conn, "call_log", column, decl)
+
+
+def _result_row(run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float) -> tuple[Any, ...]:
+    u = r.usage
+    return (
+        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, redact_optional(r.reason), r.raw_score,
+        _dumps(redact_data(r.details)), r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
+        u.cached_input_tokens, r.cost_usd, r.latency_s, now,
+    )
+
+
+def new_run_id() -> str:
+    """Sortable, short, unique: UTC timestamp plus random suffix."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
+
+
+def _run_info(row: sqlite3.Row) -> RunInfo:
+    return RunInfo(
+        id=row["id"],
+        created_at=row["created_at"],
+        status=row["status"],
+        dataset_name=row["dataset_name"],
+        dataset_hash=row["dataset_hash"],
+        scorers=json.loads(row["scorers"]),
+        versions=json.loads(row["versions"]),
+        provider=row["provider"],
+        model=row["model"],
+        base_url=row["base_url"],
+        settings=json.loads(row["settings"]),
+        n_rows=row["n_rows"],
+        finished_at=row["finished_at"],
+        note=row["note"],
+        warnings=json.loads(row["warnings"]) if row["warnings"] else {},
+        name=row["name"] if "name" in row.keys() else None,
+    )
+
+
+def _metric_result(row: sqlite3.Row) -> MetricResult:
+    return MetricResult(
+        sample_id=row["sample_id"],
+        metric=row["metric"],
+        method=row["method"],
+        value=row["value"],
+        unscored_reason=row["unscored_reason"],
+        reason=row["reason"],
+        raw_score=row["raw_score"],
+        details=json.loads(row["details"]),
+        provider=row["provider"],
+        model=row["model"],
+        calls=row["calls"],
+        cached_calls=row["cached_calls"],
+        usage=Usage(row["input_tokens"], row["output_tokens"], row["cached_input_tokens"]),
+        cost_usd=row["cost_usd"],
+        latency_s=row["latency_s"],
+    )

@@ -1,0 +1,186 @@
+"""The UI's two catalogues (ui/locales/ja.json, en.json): same keys, same placeholders, every key the code asks
+for exists, no key is left unused; and the sidebar switch changes the language of every page (AppTest)."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from rageval_core.core import messages
+from rageval_core.store.runs import STATUSES
+from rageval_core.core.types import Unscored
+from tests.support.apptest import assert_ok, start_app
+from ui import i18n, nav
+
+ROOT = Path(__file__).resolve().parents[2]
+CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+# t("key", ...) and t('key'): the literal keys the code asks for.
+CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
+# Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
+# core.* (rageval_core.core.messages codes), unscored.*, status.* and severity.* are checked against the core below.
+DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.", "core.", "unscored.", "status.", "severity.")
+
+
+def load(language: str) -> dict[str, str]:
+    return json.loads((ROOT / "ui" / "locales" / f"{language}.json").read_text(encoding="utf-8"))
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+def used_keys() -> set[str]:
+    keys: set[str] = set()
+    for path in CODE:
+        keys.update(CALL.findall(path.read_text(encoding="utf-8")))
+    keys.update(spec.title_key for spec in nav.ALL)
+    return keys
+
+
+def test_both_catalogues_have_the_same_keys() -> None:
+    ja, en = load("ja"), load("en")
+    assert sorted(set(en) - set(ja)) == [], "keys missing in ja.json"
+    assert sorted(set(ja) - set(en)) == [], "keys missing in en.json"
+    assert all(isinstance(v, str) and v.strip() for v in [*ja.values(), *en.values()])
+
+
+def test_placeholders_match_and_every_string_formats() -> None:
+    ja, en = load("ja"), load("en")
+    mismatched = {k: (placeholders(en[k]), placeholders(ja[k])) for k in en if placeholders(en[k]) != placeholders(ja[k])}
+    assert mismatched == {}
+    for catalogue in (ja, en):
+        for text in catalogue.values():
+            text.format(**{name: "x" for name in placeholders(text)})  # raises on a stray brace
+
+
+def test_every_key_used_in_code_exists_and_none_is_dead() -> None:
+    en = load("en")
+    used = used_keys()
+    assert len(used) > 30, "the key scan found almost nothing: is the t(...) pattern still right?"
+    assert sorted(used - set(en)) == [], "t() asks for keys no catalogue has"
+    dead = sorted(k for k in set(en) - used if not k.startswith(DYNAMIC_PREFIXES))
+    assert dead == [], "catalogue keys no code uses"
+
+
+def test_every_core_message_code_has_its_english_and_a_translation() -> None:
+    """core.<code> for exactly the core's codes: English word for word as the core says it, Japanese with the same
+    placeholders; every unscored reason and run status has a label too."""
+    ja, en = load("ja"), load("en")
+    assert {k.removeprefix("core.") for k in en if k.startswith("core.")} == set(messages.ENGLISH)
+    assert {k: en[f"core.{k}"] for k in messages.ENGLISH} == messages.ENGLISH
+    assert {k: placeholders(ja[f"core.{k}"]) for k in messages.ENGLISH} == {k: messages.placeholders(v) for k, v in messages.ENGLISH.items()}
+    assert {k.removeprefix("unscored.") for k in en if k.startswith("unscored.")} == {
+        v for k, v in vars(Unscored).items() if k.isupper()}
+    assert {k.removeprefix("status.") for k in en if k.startswith("status.")} == set(STATUSES)
+
+
+def test_every_core_message_is_recognised_again_from_its_english_text() -> None:
+    """What the UI relies on for a message read back from disk: the plain English finds its code and parameters."""
+    for code, template in messages.ENGLISH.items():
+        params = {name: f"<{n}>" for n, name in enumerate(sorted(messages.placeholders(template)))}
+        said = messages.say(code, **params)
+        assert messages.parse(said) == (code, params)
+        assert messages.parse(str(said)) == (code, params), code
+    assert messages.parse("the judge said no") is None
+
+
+def test_core_messages_show_in_the_ui_language_nested_parameters_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    said = messages.say("row.not_object", kind=messages.say("kind.list"))
+    assert said == "row is a list, expected an object with question, contexts, answer; row skipped"  # the CLI's text
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    expected = "行がリストです。question、contexts、answer を持つオブジェクトが必要です。この行を飛ばしました"
+    assert i18n.core(said) == expected
+    assert i18n.core(str(said)) == expected  # read back from disk: a plain string
+    assert i18n.core("an LLM's own reason") == "an LLM's own reason"
+    monkeypatch.setattr(i18n, "lang", lambda: "en")
+    assert i18n.core(str(said)) == str(said)
+
+
+def test_a_coded_core_error_shows_in_the_ui_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exceptions raised with a coded message (an empty document) read in Japanese on the page (show_error)."""
+    from rageval_core.data.documents import DocumentError, parse_document
+
+    with pytest.raises(DocumentError) as caught:
+        parse_document("   \n", "memo")
+    assert str(caught.value) == "memo: the document is empty"
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    assert i18n.core(str(caught.value)) == "memo: 文書が空です"
+
+
+def test_judge_configuration_problems_read_in_japanese(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every problem of a judges file is coded: the CLI keeps the English, the app shows each in Japanese."""
+    from rageval_core.scoring.judges.config import JudgeConfigError, parse_judges
+
+    with pytest.raises(JudgeConfigError) as caught:
+        parse_judges([{"provider": "nope"}, {"id": "a", "temperature": "hot"}, {"id": "b", "api_key": "x"},
+                      {"id": "c", "colour": 1}, {"id": "c"}, {"id": "c"}], source="judges.yaml")
+    english = str(caught.value)
+    assert "judges.yaml: judge 1: unknown provider 'nope'; known: " in english
+    assert "judges.yaml: judge 2: temperature must be a number, got 'hot'" in english
+    assert "judges.yaml: judge id given twice: c (set a distinct id on each)" in english
+    assert len(caught.value.problems) == 5
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    shown = [i18n.core(p) for p in caught.value.problems]
+    assert shown[0].startswith("judges.yaml: 審査員 1: 不明なプロバイダー 'nope'。")
+    assert shown[1] == "judges.yaml: 審査員 2: temperature は数値にしてください（指定: 'hot'）"
+    assert shown[2].startswith("judges.yaml: 審査員 3: api_key: キーは審査員ファイルに書きません")
+    assert shown[3].startswith("judges.yaml: 審査員 4: 不明なフィールド colour。")
+    assert shown[4] == "judges.yaml: 審査員の id が重複しています: c（それぞれ別の id にしてください）"
+    assert all(i18n.core(str(p)) == s for p, s in zip(caught.value.problems, shown))  # plain strings too
+
+
+def test_japanese_strings_are_japanese() -> None:
+    """A ja entry copied from English by mistake: most ja strings must hold kana or kanji."""
+    ja, en = load("ja"), load("en")
+    cjk = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    same = [k for k in ja if ja[k] == en[k] and cjk.search(ja[k]) is None and len(ja[k]) > 12]
+    assert same == [], "ja strings identical to the English ones"
+
+
+def test_browser_language_picks_japanese_for_a_japanese_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    for locale, expected in (("ja-JP", "ja"), ("ja", "ja"), ("en-US", "en"), ("fr-FR", "en"), (None, "en")):
+        monkeypatch.setattr(i18n.st, "context", SimpleNamespace(locale=locale))
+        assert i18n.browser_language() == expected
+
+
+def test_missing_key_falls_back_to_english_then_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(i18n, "lang", lambda: "ja")
+    assert i18n.t("nav.compare") == load("ja")["nav.compare"]
+    assert i18n.t_opt("metric.no_such_metric", "No such") == "No such"
+
+
+@pytest.mark.parametrize("spec", nav.ALL, ids=lambda s: s.url_path)
+def test_every_page_follows_the_language_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec) -> None:
+    at = start_app(monkeypatch, tmp_path / "home", spec.path)
+    assert at.sidebar.radio(key=i18n.LANG).value == "en"  # AppTest has no browser locale: English
+    en, ja = load("en"), load("ja")
+    assert at.title[0].value == f"{spec.icon} {en[spec.title_key]}"
+    assert en["sidebar.heading"] in [s.value for s in at.sidebar.subheader]
+    at.sidebar.radio(key=i18n.LANG).set_value("ja").run()
+    assert_ok(at)
+    assert at.title[0].value == f"{spec.icon} {ja[spec.title_key]}"
+    assert ja["sidebar.heading"] in [s.value for s in at.sidebar.subheader]
+    shown = " ".join(e.value for kind in ("subheader", "caption", "markdown", "info", "button") for e in getattr(at, kind)
+                     if isinstance(getattr(e, "value", None), str))
+    shown += " ".join(b.label for b in at.button)
+    for key in PAGE_MARKERS.get(spec.url_path, ()):
+        assert ja[key].split("{")[0] in shown, f"{key} not shown in Japanese on {spec.url_path}"
+    at.sidebar.radio(key=i18n.LANG).set_value("en").run()
+    assert at.title[0].value == f"{spec.icon} {en[spec.title_key]}"
+
+
+# Per page, strings that must show in Japanese once the switch says 日本語 (beyond the title and sidebar).
+PAGE_MARKERS: dict[str, tuple[str, ...]] = {
+    "evaluate": ("evaluate.estimate", "evaluate.start"),
+    "compare": ("compare.no_runs",),
+    "inspect": ("inspect.no_runs",),
+    "prompts": ("steps.heading", "prompts.rubric"),
+    "dataset": ("dataset.rows",),
+    "history": ("compare.no_runs",),
+    "trust": ("trust.caption",),
+}
