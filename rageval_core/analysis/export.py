@@ -21,6 +21,7 @@ from rageval_core.store.runs import Store
 from rageval_core.store.runs import _metric_result as store_metric_result
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 from rageval_core.scoring.judges.labels import base_method, display_method, judge_of, result_method
+from rageval_core.core.private import open_private
 
 FORMAT_VERSION = 1
 
@@ -188,7 +189,7 @@ def export_json(store: Store, run_id: str, path: str | Path, *, include_details:
         text = json.dumps(value, ensure_ascii=False, indent=2)
         return text.replace("\n", "\n" + " " * indent)
 
-    with target.open("w", encoding="utf-8") as fh:
+    with open_private(target, "w") as fh:
         fh.write("{\n")
         for key, value in before.items():
             fh.write(f"  {json.dumps(key)}: {dump(value, 2)},\n")
@@ -252,7 +253,7 @@ def export_csv(store: Store, run_id: str, path: str | Path, samples: Mapping[str
     """Write the wide CSV a line at a time (memory stays flat however many rows the run has)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as fh:
+    with open_private(target, "w") as fh:
         fh.writelines(csv_lines(store, run_id, samples))
     return target
 
@@ -270,7 +271,7 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
         raise KeyError(f"no run {run_id!r}")
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as fh:
+    with open_private(target, "w") as fh:
         fh.writelines(call_lines(store, info.id))
     return target
 

@@ -75,9 +75,10 @@ def _internal_error(exc: BaseException, argv: Sequence[str] | None) -> int:
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     try:
         from rageval_core.core.paths import logs_dir
+        from rageval_core.core.private import write_private_text
 
         log = logs_dir() / f"internal-error-{stamp}.log"
-        log.write_text(redact(f"command: {command}\n{text}"), encoding="utf-8")
+        write_private_text(log, redact(f"command: {command}\n{text}"))
         where = f"traceback in {log}"
     except OSError as write_exc:
         where = f"and the log could not be written ({write_exc.strerror or write_exc})"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any, Sequence
 
 from rageval_core.cli.common import EXIT_OK, UsageError, find_run, fmt, open_store, echo, short, table
 from rageval_core.core.csvsafe import dumps_frame
+from rageval_core.core.private import write_private_text
 
 
 def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
@@ -78,7 +78,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     one_sided_pairs = {tuple(x.rsplit(" (", 1)) for x in only_a + only_b}
     delta = delta[[(m, f"{meth})") not in one_sided_pairs for m, meth in zip(delta["metric"], delta["method"])]].reset_index(drop=True)
     if args.out:
-        Path(args.out).write_text(dumps_frame(delta), encoding="utf-8")
+        write_private_text(args.out, dumps_frame(delta))
         echo(f"per-row deltas → {args.out}")
     shown = delta.head(args.limit)
     what = "rows" if args.all else "changed rows"

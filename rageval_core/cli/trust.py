@@ -34,6 +34,7 @@ from rageval_core.cli.common import (
 from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.core.types import METRIC_IDS
+from rageval_core.core.private import write_private_text
 
 if TYPE_CHECKING:
     from rageval_core.analysis.trust.report import TrustReport
@@ -194,7 +195,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+        write_private_text(out, json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         echo(f"\ntrust report → {out}")
     return ctx.exit_code
 

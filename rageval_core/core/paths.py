@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rageval_core.core.private import private_dir
+
 
 def home() -> Path:
-    """The state folder (created on first use): SQLite store, response cache, call log, rubrics, labels."""
-    root = Path(os.environ.get("RAGEVAL_HOME") or Path.cwd() / ".rageval")
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    """The state folder (created 0700 on first use, a looser one tightened with a warning): SQLite store,
+    response cache, call log, rubrics, labels — the user's documents, readable by no one else."""
+    return private_dir(Path(os.environ.get("RAGEVAL_HOME") or Path.cwd() / ".rageval"))
 
 
 def database_path() -> Path:
@@ -20,6 +21,4 @@ def database_path() -> Path:
 
 def logs_dir() -> Path:
     """Where internal-error tracebacks go (the CLI prints one line naming the file, never the traceback)."""
-    folder = home() / "logs"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return private_dir(home() / "logs")

@@ -18,6 +18,7 @@ from typing import Any
 
 from rageval_core.core import paths
 from rageval_core.core.types import Usage
+from rageval_core.core.private import write_private_text
 
 DEFAULT_PRICES_PATH = Path(__file__).with_name("prices.json")
 OVERRIDES_NAME = "prices.json"
@@ -93,7 +94,7 @@ class PriceTable:
     def save_overrides(self, target: str | Path | None = None) -> Path:
         """Write the user's overrides (only those) to the state folder."""
         path = Path(target) if target is not None else paths.home() / OVERRIDES_NAME
-        path.write_text(json.dumps(self.overrides_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_private_text(path, json.dumps(self.overrides_dict(), indent=2, ensure_ascii=False) + "\n")
         return path
 
     def rows(self) -> list[dict[str, Any]]:

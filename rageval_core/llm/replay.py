@@ -24,6 +24,7 @@ from typing import Any
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
 from rageval_core.core.redact import redact_data
 from rageval_core.core.types import Usage
+from rageval_core.core.private import open_private
 
 
 def record_line(request: LLMRequest, completion: Completion) -> dict[str, Any]:
@@ -57,7 +58,7 @@ class RecordingLLM:
     def complete(self, request: LLMRequest) -> Completion:
         completion = self.inner.complete(request)
         line = json.dumps(redact_data(record_line(request, completion)), ensure_ascii=False)  # the key stays: a hash
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+        with self._lock, open_private(self.path, "a") as fh:
             fh.write(line + "\n")
         return completion
 

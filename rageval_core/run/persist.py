@@ -28,6 +28,7 @@ from rageval_core.core.redact import redact_data
 from rageval_core.run.group_commit import GroupCommit
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.core.types import DECOMPOSED, MetricResult
+from rageval_core.core.private import open_private, private_dir
 
 if TYPE_CHECKING:
     from rageval_core.analysis.tallies import MethodCost
@@ -128,8 +129,8 @@ class ResultSink:
         target = spill_path(self.store, self.run_id)
         if not kept or target is None:
             return None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("a", encoding="utf-8") as fh:
+        private_dir(target.parent)
+        with open_private(target, "a") as fh:
             for sample_id, scorer, results, repeat in kept:
                 line = {"sample_id": sample_id, "scorer": scorer, "repeat": repeat, "results": [r.to_dict() for r in results]}
                 fh.write(json.dumps(redact_data(line), ensure_ascii=False, default=str) + "\n")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from rageval_core.core import paths
+from rageval_core.core.private import private_dir, tighten_file, touch_private
 from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
 
 # SQLite waits this long for another writer's lock before saying "database is locked"; ``write`` then
@@ -43,7 +44,7 @@ def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = No
     conn = cache.get(target)
     if conn is None:
         if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            _private_database(Path(target))
         conn = sqlite3.connect(target, timeout=wanted, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={int(wanted * 1000)}")
@@ -55,6 +56,16 @@ def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = No
         conn.execute(f"PRAGMA busy_timeout={int(wanted * 1000)}")
         timeouts[target] = wanted
     return conn
+
+
+def _private_database(target: Path) -> None:
+    """The database file made 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database
+    file's mode, so all three stay private whatever the umask (older, looser ones are tightened)."""
+    if not target.parent.is_dir():
+        private_dir(target.parent, tighten=False)
+    touch_private(target)
+    for suffix in ("-wal", "-shm", "-journal"):
+        tighten_file(f"{target}{suffix}")
 
 
 def _set_wal(conn: sqlite3.Connection) -> None:

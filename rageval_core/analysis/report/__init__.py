@@ -12,6 +12,7 @@ from rageval_core.analysis.report.build import RunReport, build_run
 from rageval_core.analysis.report.html import render
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample
+from rageval_core.core.private import write_private_text
 
 __all__ = ["RunReport", "build_run", "render", "report_html", "write_report"]
 
@@ -29,5 +30,5 @@ def write_report(store: Store, run_ids: Sequence[str], out: str | Path, **kwargs
     """``report_html`` written to ``out`` (UTF-8)."""
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(report_html(store, run_ids, **kwargs), encoding="utf-8")  # type: ignore[arg-type]
+    write_private_text(target, report_html(store, run_ids, **kwargs))  # type: ignore[arg-type]
     return target

@@ -13,6 +13,7 @@ from rageval_core.core.csvsafe import dumps_csv
 from rageval_core.data.datasets.formats import EXTENSIONS
 from rageval_core.data.datasets.model import DatasetError, Format, Naming
 from rageval_core.core.types import Sample
+from rageval_core.core.private import write_private_bytes
 
 RAGAS_NAMES: dict[str, str] = {
     "question": "user_input",
@@ -71,5 +72,5 @@ def save_dataset(samples: Sequence[Sample], path: str | Path, *, naming: Naming 
     if fmt is None:
         raise DatasetError(f"cannot tell the format of {target.name}; use .json, .jsonl or .csv")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(dumps_dataset(samples, fmt, naming=naming))
+    write_private_bytes(target, dumps_dataset(samples, fmt, naming=naming))
     return target

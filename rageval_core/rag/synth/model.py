@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rageval_core.core.private import write_private_bytes
+
 TESTSET_FORMAT = "rageval-testset"
 TESTSET_VERSION = 2
 
@@ -124,7 +126,7 @@ class TestSet:
     def save(self, path: str | Path) -> Path:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(self.dumps())
+        write_private_bytes(target, self.dumps())
         return target
 
 

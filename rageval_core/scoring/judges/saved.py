@@ -13,6 +13,7 @@ from typing import Sequence
 from rageval_core.core import paths
 from rageval_core.scoring.judges.config import JudgeConfig, JudgeConfigError, dump_judges, load_judges, parse_judges
 from rageval_core.core.messages import say
+from rageval_core.core.private import write_private_text
 
 FILE_NAME = "judges.json"
 
@@ -35,7 +36,7 @@ def save_all(judges: Sequence[JudgeConfig], path: str | Path | None = None) -> P
     if not judges:
         p.unlink(missing_ok=True)
         return p
-    p.write_text(dump_judges(judges) + "\n", encoding="utf-8")
+    write_private_text(p, dump_judges(judges) + "\n")
     return p
 
 
