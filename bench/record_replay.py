@@ -1,6 +1,6 @@
 """Re-record the real-model replay sample (sample_data/replay/) after a prompt, template, rubric or schema edit.
 
-Needs the local llama.cpp server with Qwen2.5-Coder-1.5B (README, "A real small model (llama.cpp)"), so it is
+Needs the local llama.cpp server with Qwen2.5-Coder-1.5B (docs/providers.md, "A real small model (llama.cpp)"), so it is
 run on demand, never in CI; `tests/llm/test_replay_sample.py` fails with this command when the recording is stale.
 
     python bench/record_replay.py --base-url http://127.0.0.1:8080/v1
@@ -37,7 +37,7 @@ def main() -> int:
     parser.add_argument("--base-url", required=True, help="the llama.cpp server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="model name recorded with each call")
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds per call (a 1.5B model on 2 cores is slow)")
-    parser.add_argument("--economy-rows", default="1,4,7", help="rows also recorded in economy mode (README's economy table)")
+    parser.add_argument("--economy-rows", default="1,4,7", help="rows also recorded in economy mode (docs/metrics.md, calls per row)")
     args = parser.parse_args()
 
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))

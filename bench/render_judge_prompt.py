@@ -3,7 +3,7 @@
     python bench/render_judge_prompt.py [--rubric rubric5|binary|binary-strict|PATH] [--row 4]
                                         [--data sample_data/ml_qa_ja.json] [--language ja|en]
 
-Used to produce the README's judges section; it renders with the same code the judge calls with.
+Used to produce the judge prompt shown in docs/judges.md; it renders with the same code the judge calls with.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Prints one line per k: questions, retrieval hit rate (share of questions whose s
 the top k) and the mean faithfulness / answer correctness of the lenient ``binary`` and ``binary-strict``
 judges. With ``--changed OLD=NEW`` (repeatable) it also answers the same test set over a copy of the document
 with those replacements (the synthetic-QA article's regression check on a document change) and prints the same line.
-The README's synth section quotes the offline figures. State goes to a temporary RAGEVAL_HOME.
+docs/synth.md quotes the offline figures. State goes to a temporary RAGEVAL_HOME.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``python -m rageval_core``: evaluate a dataset in CI, compare runs, list and export run history, build
 test sets, report how far scores can be trusted. One module per command group; this one only builds the parser and maps outcomes to exit codes.
 
-Exit codes (the README's contract): 0 done; 1 a ``--fail-under`` threshold missed (a threshold whose every
+Exit codes (the contract in docs/cli.md): 0 done; 1 a ``--fail-under`` threshold missed (a threshold whose every
 row is unscored counts as missed); 2 nothing could be evaluated (no valid rows, bad configuration, or
 ``--strict`` with bad rows); 3 an internal error (one line on stderr naming the log file under the state
 directory that holds the traceback; never a traceback on the terminal); 130 interrupted. API keys come

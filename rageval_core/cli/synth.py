@@ -284,7 +284,7 @@ def add_commands(sub: Any) -> None:
     rg.add_argument("--endpoint", metavar="URL", help="your RAG server: each question is POSTed as JSON")
     rg.add_argument("--header", action="append", metavar="'NAME: VALUE'",
                     help="request header for --endpoint (repeatable); $NAME in the value is read from the environment")
-    rg.add_argument("--map", metavar="FILE", help="JSON (or YAML) mapping of request and reply paths (README: Your RAG)")
+    rg.add_argument("--map", metavar="FILE", help="JSON (or YAML) mapping of request and reply paths (docs/synth.md: Your own RAG system)")
     rg.add_argument("--callable", metavar="MOD:FN", help="your RAG as Python: fn(question[, metadata]) -> dict or (answer, contexts)")
     rg.add_argument("--docs", action="append", help="built-in pipeline: document to retrieve from (repeatable)")
     rg.add_argument("--k", type=int, default=2, help="chunks retrieved per question (default 2, as in the synthetic-QA article)")

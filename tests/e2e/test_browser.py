@@ -2,7 +2,7 @@
 
 Load the seed dataset, run the offline evaluation on the three pinned rows, read the comparison table,
 open a disagreeing row in the inspector. Screenshots go to a temporary folder, or to the folder named by
-RAGEVAL_SCREENSHOTS: `RAGEVAL_SCREENSHOTS=docs/img python -m pytest tests/e2e` refreshes the README's pictures.
+RAGEVAL_SCREENSHOTS: `RAGEVAL_SCREENSHOTS=docs/img python -m pytest tests/e2e` refreshes the pictures of the README and docs/.
 Skips with a reason when /usr/bin/chromium or the playwright package is missing, unless
 RAGEVAL_REQUIRE_E2E=1 (CI), where a missing browser is a failure.
 """

@@ -36,7 +36,7 @@ def prompt_fingerprint() -> str:
 
 
 RERECORD = ("python bench/record_replay.py --base-url http://127.0.0.1:8080/v1  (needs the llama.cpp server "
-            "with Qwen2.5-Coder-1.5B: README, 'A real small model (llama.cpp)')")
+            "with Qwen2.5-Coder-1.5B: docs/providers.md, 'A real small model (llama.cpp)')")
 
 
 def _stale_message(missed: list[str], prompts_changed: bool) -> str:

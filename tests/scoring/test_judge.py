@@ -450,9 +450,9 @@ def test_nested_output_keys_in_an_edited_template_are_accepted(row4):
     assert [r.raw_score for r in results] == [0, 0] and results[0].method == "judge:binary-strict"
 
 
-def test_readme_shows_the_current_row4_prompt(row4):
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- section:judges -->", 1)[1].split("<!-- /section:judges -->", 1)[0]
+def test_judges_page_shows_the_current_row4_prompt(row4):
+    page = (Path(__file__).resolve().parents[2] / "docs" / "judges.md").read_text(encoding="utf-8")
+    section = page.split("<!-- section:judges -->", 1)[1].split("<!-- /section:judges -->", 1)[0]
     shown = section.split("```text\n", 1)[1].split("\n```", 1)[0]
     assert shown == render_judge_prompt(load_rubric("rubric5", "ja"), row4)
 

@@ -5,7 +5,7 @@ answer, ground_truth) or the ragas ones (user_input, retrieved_contexts, respons
 everything else in a row is kept in ``metadata``. Validation never stops at the first problem: each
 one becomes an ``Issue`` with file, 1-based row and field, good rows load and bad rows are listed,
 so a partly broken file can still be evaluated and the user sees exactly what to fix. Loading never
-raises; the limits (``MAX_FILE_BYTES``, ``MAX_STREAM_BYTES``, ``MAX_DEPTH``) are in the README.
+raises; the limits (``MAX_FILE_BYTES``, ``MAX_STREAM_BYTES``, ``MAX_DEPTH``) are in docs/datasets.md.
 
 One module per job: ``decoding`` (bytes → text), ``formats`` (text → records per format), ``rows``
 (records → samples and issues), ``streaming`` (large JSONL / CSV files read row by row), ``live`` (a JSONL file

@@ -13,7 +13,7 @@ Severity = Literal["error", "warning"]
 Format = Literal["json", "jsonl", "csv"]
 Naming = Literal["seed", "ragas"]
 
-# Documented in the README's "Datasets" section: change them there too.
+# Documented in docs/datasets.md: change them there too.
 MAX_FILE_BYTES = 50 * 1024 * 1024  # data read whole (uploads, JSON documents) larger than this is rejected unread
 MAX_STREAM_BYTES = 1024 * 1024 * 1024  # JSON Lines / CSV files on disk past MAX_FILE_BYTES are read row by row up to this
 MAX_DEPTH = 20  # nesting of JSON arrays / objects, the top level counting as 1 (a normal row needs 4)

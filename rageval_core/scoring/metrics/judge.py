@@ -79,7 +79,7 @@ def prompt_values(rubric: Rubric, sample: Sample) -> dict[str, Any]:
 
 
 def render_judge_prompt(rubric: Rubric, sample: Sample, template: PromptTemplate | None = None) -> str:
-    """The prompt text the judge sends for ``sample`` (what the README and the prompt editor show)."""
+    """The prompt text the judge sends for ``sample`` (what docs/judges.md and the prompt editor show)."""
     template = template or judge_template(rubric.language)
     values = prompt_values(rubric, sample)
     return template.render(**{k: v for k, v in values.items() if k in template.variables})
