@@ -21,6 +21,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from rageval_core.llm.api_provider import APIProvider
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
 from rageval_core.llm.transport.guard import RequestGuard, http_client
 from rageval_core.llm.transport.http_errors import (
@@ -31,7 +32,7 @@ from rageval_core.llm.transport.http_errors import (
     transport_kind,
 )
 from rageval_core.llm.transport.ratelimit import estimate_tokens
-from rageval_core.llm.structured import LADDER, FormatLadder, is_format_rejection
+from rageval_core.llm.structured import FormatLadder
 from rageval_core.core.types import Usage
 
 RESPONSE_JSON_SCHEMA = "response_json_schema"
@@ -40,7 +41,7 @@ JSON_MIME = "response_mime_type"
 FORMAT_LEVELS: tuple[str, ...] = (RESPONSE_JSON_SCHEMA, RESPONSE_SCHEMA, JSON_MIME)
 
 
-class GeminiLLM:
+class GeminiLLM(APIProvider):
     """Synchronous, thread-safe ``generate_content`` calls."""
 
     provider = "gemini"
@@ -56,38 +57,17 @@ class GeminiLLM:
         guard: RequestGuard | None = None,
         ladder: FormatLadder | None = None,
     ) -> None:
-        self.model = model
-        self.base_url = base_url
-        self.timeout_s = timeout_s
+        super().__init__(provider="gemini", api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s,
+                         levels=FORMAT_LEVELS, guard=guard, ladder=ladder)
         self.thinking_budget = thinking_budget
-        self._secrets = (api_key,)
-        self.guard = guard or RequestGuard(timeout_s=timeout_s)
         self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
-        self._ladder = ladder or LADDER
-        self._key = ("gemini", base_url or "", model)
 
     def __repr__(self) -> str:
         return f"GeminiLLM(model={self.model!r}, base_url={self.base_url!r})"
 
-    @property
-    def structured_output(self) -> str:
-        """The structured-output level this endpoint + model currently uses (after any fallback)."""
-        return FORMAT_LEVELS[self._ladder.level(self._key)]
-
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
-        level = self._ladder.current(self._key) if request.schema is not None else 0
-        fallbacks: list[str] = []
-        while True:
-            try:
-                response = self._generate(request, level)
-                break
-            except ProviderError as err:
-                err.structured_output = FORMAT_LEVELS[level] if request.schema is not None else None
-                if request.schema is None or level + 1 >= len(FORMAT_LEVELS) or not is_format_rejection(err):
-                    raise
-                fallbacks.append(f"{FORMAT_LEVELS[level]}: {err}")
-                level = self._ladder.reject(self._key, level, len(FORMAT_LEVELS))
+        response, level, fallbacks = self._send_with_fallback(request, self._generate)
         completion = self._completion(response, time.perf_counter() - started)
         completion.raw["structured_output"] = FORMAT_LEVELS[level] if request.schema is not None else None
         if fallbacks:

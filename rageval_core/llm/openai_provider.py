@@ -21,6 +21,7 @@ from typing import Any
 
 import openai
 
+from rageval_core.llm.api_provider import APIProvider
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
 from rageval_core.llm.transport import warm
 from rageval_core.llm.transport.guard import RequestGuard, http_client
@@ -31,7 +32,7 @@ from rageval_core.llm.transport.http_errors import (
     transport_kind,
 )
 from rageval_core.llm.transport.ratelimit import estimate_tokens
-from rageval_core.llm.structured import LADDER, FormatLadder, is_format_rejection
+from rageval_core.llm.structured import FormatLadder
 from rageval_core.core.types import Usage
 
 # Structured-output levels, best first.
@@ -57,7 +58,7 @@ def response_format(level: str, name: str, schema: dict[str, Any]) -> dict[str, 
     return {"type": "json_object"}
 
 
-class OpenAILLM:
+class OpenAILLM(APIProvider):
     """Synchronous, thread-safe chat completions through the ``openai`` SDK."""
 
     def __init__(
@@ -71,19 +72,12 @@ class OpenAILLM:
         guard: RequestGuard | None = None,
         ladder: FormatLadder | None = None,
     ) -> None:
-        self.provider = provider
-        self.model = model
-        self.base_url = base_url
-        self.timeout_s = timeout_s
-        self._secrets = (api_key,)
-        self.guard = guard or RequestGuard(timeout_s=timeout_s)
+        super().__init__(provider=provider, api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s,
+                         levels=FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"]), guard=guard, ladder=ladder)
         self._client = openai.OpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
         )
         warm.start("chat")  # the SDK's first-call work, done once off the request path (llm/warm.py)
-        self._levels = FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"])
-        self._ladder = ladder or LADDER
-        self._key = (provider, base_url or "", model)
 
     def _structured_label(self, request: LLMRequest | None, level: int | None) -> str | None:
         if request is not None and request.schema is None:
@@ -93,25 +87,9 @@ class OpenAILLM:
     def __repr__(self) -> str:
         return f"OpenAILLM(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
 
-    @property
-    def structured_output(self) -> str:
-        """The structured-output level this provider + endpoint + model currently uses (after any fallback)."""
-        return self._levels[self._ladder.level(self._key)]
-
     def complete(self, request: LLMRequest) -> Completion:
         started = time.perf_counter()
-        level = self._ladder.current(self._key) if request.schema is not None else 0
-        fallbacks: list[str] = []
-        while True:
-            try:
-                response = self._create(request, level)
-                break
-            except ProviderError as err:
-                err.structured_output = self._levels[level] if request.schema is not None else None
-                if request.schema is None or level + 1 >= len(self._levels) or not is_format_rejection(err):
-                    raise
-                fallbacks.append(f"{self._levels[level]}: {err}")
-                level = self._ladder.reject(self._key, level, len(self._levels))
+        response, level, fallbacks = self._send_with_fallback(request, self._create)
         completion = self._completion(response, request, time.perf_counter() - started, level)
         if fallbacks:
             completion.raw["format_rejections"] = fallbacks

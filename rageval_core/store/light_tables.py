@@ -19,72 +19,21 @@ from __future__ import annotations
 
 import sqlite3
 
-from rageval_core.store import db
+from rageval_core.store import columns, db
 
 # The judge id as ``judges.labels.judge_of`` reads it: the top-level "judge" of the details, if any (the
 # substring test first: parsing each result's details JSON would cost as much as the details themselves).
 _JUDGE = "CASE WHEN instr({d}.details, '\"judge\"') > 0 THEN json_extract({d}.details, '$.judge') END"
 
-RESULT_COLUMNS = (
-    "run_id", "repeat_index", "id", "sample_id", "scorer", "metric", "method", "value", "unscored_reason", "reason",
-    "raw_score", "provider", "model", "calls", "cached_calls", "input_tokens", "output_tokens",
-    "cached_input_tokens", "cost_usd", "latency_s",
-)
-CALL_COLUMNS = (
-    "run_id", "id", "sample_id", "scorer", "method", "task", "request_key", "provider", "model", "input_tokens",
-    "output_tokens", "cached_input_tokens", "cost_usd", "latency_s", "cached", "error", "ts", "reask",
-    "structured_output",
-)
+RESULT_COLUMNS = columns.RESULT_LIGHT_COLUMNS
+CALL_COLUMNS = columns.CALL_LIGHT_COLUMNS
 
-_TABLES = """
-CREATE TABLE IF NOT EXISTS result_light (
-    run_id TEXT NOT NULL,
-    repeat_index INTEGER NOT NULL,
-    id INTEGER NOT NULL,
-    sample_id TEXT NOT NULL,
-    scorer TEXT NOT NULL,
-    metric TEXT NOT NULL,
-    method TEXT NOT NULL,
-    value REAL,
-    unscored_reason TEXT,
-    reason TEXT,
-    raw_score REAL,
-    provider TEXT,
-    model TEXT,
-    calls INTEGER NOT NULL,
-    cached_calls INTEGER NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    cached_input_tokens INTEGER NOT NULL,
-    cost_usd REAL NOT NULL,
-    latency_s REAL NOT NULL,
-    judge,
-    PRIMARY KEY (run_id, repeat_index, id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS call_light (
-    run_id TEXT NOT NULL,
-    id INTEGER NOT NULL,
-    sample_id TEXT,
-    scorer TEXT,
-    method TEXT,
-    task TEXT,
-    request_key TEXT,
-    provider TEXT,
-    model TEXT,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    cached_input_tokens INTEGER NOT NULL,
-    cost_usd REAL NOT NULL,
-    latency_s REAL NOT NULL,
-    cached INTEGER NOT NULL,
-    error TEXT,
-    ts REAL NOT NULL,
-    reask INTEGER NOT NULL,
-    structured_output TEXT,
-    PRIMARY KEY (run_id, id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS result_light_means ON result_light (run_id, repeat_index, method, judge, metric, value);
-"""
+_TABLES = "\n".join((
+    columns.create_light_table("result_light", columns.RESULTS, RESULT_COLUMNS, extra=("judge",),
+                               key=("run_id", "repeat_index", "id")),
+    columns.create_light_table("call_light", columns.CALL_LOG, CALL_COLUMNS, not_null=("run_id",), key=("run_id", "id")),
+    "CREATE INDEX IF NOT EXISTS result_light_means ON result_light (run_id, repeat_index, method, judge, metric, value);",
+))
 
 
 def _copy(table: str, columns: tuple[str, ...], source: str, extra: str = "") -> str:

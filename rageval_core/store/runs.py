@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core.store import db, light_tables
+from rageval_core.store import columns, db, light_tables
 from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
@@ -67,54 +67,9 @@ CREATE TABLE IF NOT EXISTS run_rows (
     error TEXT,
     PRIMARY KEY (run_id, sample_id)
 );
-CREATE TABLE IF NOT EXISTS results (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id TEXT NOT NULL,
-    sample_id TEXT NOT NULL,
-    scorer TEXT NOT NULL,
-    metric TEXT NOT NULL,
-    method TEXT NOT NULL,
-    value REAL,
-    unscored_reason TEXT,
-    reason TEXT,
-    raw_score REAL,
-    details TEXT NOT NULL,
-    provider TEXT,
-    model TEXT,
-    calls INTEGER NOT NULL DEFAULT 0,
-    cached_calls INTEGER NOT NULL DEFAULT 0,
-    input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0,
-    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
-    cost_usd REAL NOT NULL DEFAULT 0,
-    latency_s REAL NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL,
-    repeat_index INTEGER NOT NULL DEFAULT 0
-);
+{results}
 CREATE INDEX IF NOT EXISTS results_run ON results (run_id, sample_id, scorer);
-CREATE TABLE IF NOT EXISTS call_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id TEXT,
-    sample_id TEXT,
-    scorer TEXT,
-    method TEXT,
-    task TEXT,
-    request_key TEXT,
-    provider TEXT,
-    model TEXT,
-    prompt TEXT,
-    response TEXT,
-    input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0,
-    cached_input_tokens INTEGER NOT NULL DEFAULT 0,
-    cost_usd REAL NOT NULL DEFAULT 0,
-    latency_s REAL NOT NULL DEFAULT 0,
-    cached INTEGER NOT NULL DEFAULT 0,
-    error TEXT,
-    ts REAL NOT NULL,
-    reask INTEGER NOT NULL DEFAULT 0,
-    structured_output TEXT
-);
+{call_log}
 CREATE INDEX IF NOT EXISTS call_log_run ON call_log (run_id);
 CREATE TABLE IF NOT EXISTS human_labels (
     dataset_hash TEXT NOT NULL,
@@ -125,7 +80,7 @@ CREATE TABLE IF NOT EXISTS human_labels (
     ts REAL NOT NULL,
     PRIMARY KEY (dataset_hash, row_id, criterion)
 );
-"""
+""".format(results=columns.create_table("results", columns.RESULTS), call_log=columns.create_table("call_log", columns.CALL_LOG))
 
 def stored_settings(value: Mapping[str, Any]) -> Any:
     """Run settings or versions as the store keeps them: redacted, credential-named entries dropped."""

@@ -27,6 +27,7 @@ from rageval_core.scoring.metrics.steps import (
     build_request,
     embed,
     field_list,
+    mode_checker,
     msg,
     option,
     quote,
@@ -54,10 +55,7 @@ def check_n(value: Any) -> int:
     return n
 
 
-def check_mode(value: Any) -> str:
-    if value not in MODES:
-        raise ValueError(f"answer relevancy calls must be one of {MODES}, got {value!r}")
-    return str(value)
+check_mode = mode_checker("answer relevancy calls", MODES)
 
 
 class AnswerRelevancy(DecomposedScorer):

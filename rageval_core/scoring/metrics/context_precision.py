@@ -19,12 +19,13 @@ from rageval_core.scoring.metrics.steps import (
     ask_items,
     build_request,
     msg,
+    mode_checker,
     option,
+    prompt_tokens,
     require_contexts,
     require_question,
     required_bit,
     sample_language,
-    template_tokens,
     text_field,
 )
 from rageval_core.scoring.tasks import CONTEXT_VERDICTS
@@ -35,10 +36,7 @@ PER_CHUNK = "per_chunk"
 MODES = (ONE_CALL, PER_CHUNK)
 
 
-def check_mode(value: Any) -> str:
-    if value not in MODES:
-        raise ValueError(f"context precision calls must be one of {MODES}, got {value!r}")
-    return str(value)
+check_mode = mode_checker("context precision calls", MODES)
 
 
 class ContextPrecision(DecomposedScorer):
@@ -100,7 +98,7 @@ class ContextPrecision(DecomposedScorer):
         lang = sample_language(sample)
         ref, _ = _reference(sample)
         k = max(1, len(sample.contexts))
-        fixed = template_tokens(CONTEXT_VERDICTS, lang) + approx_tokens(sample.question or "") + approx_tokens(ref or "")
+        fixed = prompt_tokens(CONTEXT_VERDICTS, lang, sample.question, ref)
         ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
         calls = 1 if self.calls == ONE_CALL else k
         return CallEstimate(llm_calls=calls, input_tokens=calls * fixed + ctx_tokens, output_tokens=30 * k)

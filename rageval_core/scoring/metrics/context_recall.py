@@ -13,7 +13,6 @@ from rageval_core.scoring.metrics.base import CallEstimate, CallTrace, EvalConte
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
-    approx_tokens,
     ask_items,
     build_request,
     msg,
@@ -21,8 +20,8 @@ from rageval_core.scoring.metrics.steps import (
     require_contexts,
     require_ground_truth,
     required_bit,
+    prompt_tokens,
     sample_language,
-    template_tokens,
     text_field,
 )
 from rageval_core.scoring.tasks import ATTRIBUTE_REFERENCE
@@ -57,12 +56,7 @@ class ContextRecall(DecomposedScorer):
 
     def estimate(self, sample: Sample) -> CallEstimate:
         lang = sample_language(sample)
-        tokens = (
-            template_tokens(ATTRIBUTE_REFERENCE, lang)
-            + approx_tokens(sample.question or "")
-            + sum(approx_tokens(c) for c in sample.contexts)
-            + approx_tokens(sample.ground_truth or "")
-        )
+        tokens = prompt_tokens(ATTRIBUTE_REFERENCE, lang, sample.question, sample.ground_truth, contexts=sample.contexts)
         n = max(1, len(split_sentences(sample.ground_truth or "", lang)))  # type: ignore[arg-type]
         return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=30 * n)
 

@@ -23,9 +23,9 @@ from rageval_core.scoring.metrics.steps import (
     context_sentences,
     field_list,
     msg,
+    prompt_tokens,
     require_question,
     sample_language,
-    template_tokens,
 )
 from rageval_core.scoring.tasks import EXTRACT_RELEVANT_SENTENCES
 from rageval_core.core.text import char_ngrams, normalize, split_sentences
@@ -71,7 +71,7 @@ class ContextRelevance(DecomposedScorer):
     def estimate(self, sample: Sample) -> CallEstimate:
         lang = sample_language(sample)
         ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
-        tokens = template_tokens(EXTRACT_RELEVANT_SENTENCES, lang) + approx_tokens(sample.question or "") + ctx_tokens
+        tokens = prompt_tokens(EXTRACT_RELEVANT_SENTENCES, lang, sample.question) + ctx_tokens
         return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=max(20, ctx_tokens // 3))
 
 

@@ -30,11 +30,11 @@ from rageval_core.scoring.metrics.steps import (
     msg,
     no_answer_claims,
     option,
+    prompt_tokens,
     quote,
     require_answer,
     require_contexts,
     sample_language,
-    template_tokens,
 )
 from rageval_core.scoring.tasks import (
     EXTRACT_CLAIMS,
@@ -108,11 +108,10 @@ class Faithfulness(DecomposedScorer):
         """Two calls: extract (shared with answer correctness, counted here) and verify."""
         lang = sample_language(sample)
         answer = approx_tokens(sample.answer or "")
-        ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
-        extract_in = template_tokens(EXTRACT_CLAIMS, lang) + approx_tokens(sample.question or "") + answer
+        extract_in = prompt_tokens(EXTRACT_CLAIMS, lang, sample.question, sample.answer)
         economy = self.economy and bool((sample.ground_truth or "").strip())
         verify_task = VERIFY_CLAIMS_WITH_REFERENCE if economy else VERIFY_CLAIMS
-        verify_in = template_tokens(verify_task, lang) + ctx_tokens + answer
+        verify_in = prompt_tokens(verify_task, lang, sample.answer, contexts=sample.contexts)
         if economy:
             verify_in += 2 * approx_tokens(sample.ground_truth or "")
         n_claims = max(1, len(split_sentences(sample.answer or "", lang)))  # type: ignore[arg-type]

@@ -347,6 +347,25 @@ def approx_tokens(text: str) -> int:
     return int(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9) + 1
 
 
+def prompt_tokens(task: str, language: str, *texts: str | None, contexts: Sequence[str] = ()) -> int:
+    """A request's input tokens as the estimates guess them: the template's fixed text, the row's texts put
+    into it, and its contexts (the one sum every metric's ``estimate`` made by hand)."""
+    return (template_tokens(task, language) + sum(approx_tokens(t or "") for t in texts)
+            + sum(approx_tokens(c) for c in contexts))
+
+
+def mode_checker(what: str, modes: tuple[str, ...]) -> Callable[[Any], str]:
+    """A check for a metric's ``calls`` option: the value when it is one of ``modes``, else a ValueError
+    naming the option (``what``)."""
+
+    def check(value: Any) -> str:
+        if value not in modes:
+            raise ValueError(f"{what} must be one of {modes}, got {value!r}")
+        return str(value)
+
+    return check
+
+
 @functools.lru_cache(maxsize=256)
 def template_tokens(task: str, language: str) -> int:
     """Tokens of a shipped template's fixed text (its instructions and examples), counted once per process:
