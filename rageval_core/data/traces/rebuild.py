@@ -1,0 +1,185 @@
+"""Spans → one dataset row per RAG answer (one trace = one request = one row): the question, the retrieved
+contexts in rank order with their ids and scores, the answer, the latency and the trace id (the row's id,
+so Inspect names the trace it came from). A trace that is not a complete RAG answer is skipped with a reason
+(``model.SKIP_REASONS``), never filled in with guesses. No I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rageval_core.data.traces.attributes import as_text, indexed, parse_json
+from rageval_core.data.traces.mapping import Source, TraceMap, build_map
+from rageval_core.data.traces.model import (
+    ERROR_STATUS,
+    MALFORMED,
+    NO_ANSWER,
+    NO_QUESTION,
+    NO_RETRIEVAL,
+    SkippedTrace,
+    TraceSpan,
+)
+
+QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "prompt", "text", "content")
+ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
+
+
+def group_traces(spans: Iterable[TraceSpan]) -> dict[str, list[TraceSpan]]:
+    """Spans by trace id, traces in the order first seen, spans by start time (unknown times last, stable)."""
+    out: dict[str, list[TraceSpan]] = {}
+    for span in spans:
+        out.setdefault(span.trace_id, []).append(span)
+    for items in out.values():
+        items.sort(key=lambda s: (s.start_ns is None, s.start_ns or 0))
+    return out
+
+
+def root_of(spans: Sequence[TraceSpan]) -> TraceSpan | None:
+    """The span whose id is the trace's (Langfuse), else the earliest one whose parent is not in the trace."""
+    ids = {s.span_id for s in spans}
+    for s in spans:
+        if s.span_id == s.trace_id:
+            return s
+    return next((s for s in spans if not s.parent_id or s.parent_id not in ids), None)
+
+
+def _walk(value: Any, path: Sequence[str]) -> Any:
+    for step in path:
+        value = parse_json(value)
+        if isinstance(value, Mapping):
+            value = value.get(step)
+        elif isinstance(value, list) and step.lstrip("-").isdigit() and -len(value) <= int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return None
+    return value
+
+
+def text_of(value: Any, keys: Sequence[str], role: str) -> str | None:
+    """The text a value holds: itself, a known key of a JSON object (``{"query": ...}``), or the last message of
+    ``role`` in a list of chat messages; ``None`` when it holds no text."""
+    value = parse_json(value)
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, list):
+        messages = [m for m in value if isinstance(m, Mapping)]
+        picked = [m for m in messages if str(m.get("message.role", m.get("role", role))) == role]
+        for m in reversed(picked or messages):
+            got = text_of(m.get("message.content", m.get("content")), keys, role)
+            if got:
+                return got
+        return None
+    if isinstance(value, Mapping):
+        if isinstance(value.get("messages"), list):
+            return text_of(value["messages"], keys, role)
+        for k in keys:
+            if k in value:
+                got = text_of(value[k], keys, role)
+                if got:
+                    return got
+    return None
+
+
+def _value(span: TraceSpan, source: Source) -> Any:
+    value = span.attributes.get(source.key)
+    if value is None:
+        value = indexed(span.attributes, source.key) or None
+    return _walk(value, source.path) if value is not None else None
+
+
+def pick_text(spans: Sequence[TraceSpan], root_id: str | None, sources: Sequence[Source], keys: Sequence[str],
+              role: str, last: bool) -> str | None:
+    """The first source that gives text on a matching span (the first such span, or the last with ``last``)."""
+    for source in sources:
+        matching = [s for s in spans if source.matches(s, root_id)]
+        for span in reversed(matching) if last else matching:
+            got = text_of(_value(span, source), keys, role)
+            if got:
+                return got
+    return None
+
+
+def pick_documents(spans: Sequence[TraceSpan], root_id: str | None, sources: Sequence[Source]) -> list[dict[str, Any]]:
+    """The documents of the first source that has any: ``{"content", "id", "score"}`` in rank order, every
+    matching span's in start order (a retriever called twice gives both lists, the first first)."""
+    for source in sources:
+        docs: list[dict[str, Any]] = []
+        for span in (s for s in spans if source.matches(s, root_id)):
+            value = _value(span, source)
+            for item in value if isinstance(value, list) else []:
+                item = parse_json(item)
+                if not isinstance(item, Mapping):
+                    item = {"document.content": item}
+                content = as_text(item.get("document.content", item.get("content")))
+                if content and content.strip():
+                    docs.append({"content": content, "id": item.get("document.id", item.get("id")),
+                                 "score": item.get("document.score", item.get("score"))})
+        if docs:
+            return docs
+    return []
+
+
+def latency_ms(spans: Sequence[TraceSpan], root: TraceSpan | None) -> float | None:
+    """The root span's duration, else first start to last end, in milliseconds (one decimal)."""
+    if root is not None and root.start_ns is not None and root.end_ns is not None:
+        return round((root.end_ns - root.start_ns) / 1e6, 1)
+    starts = [s.start_ns for s in spans if s.start_ns is not None]
+    ends = [s.end_ns for s in spans if s.end_ns is not None]
+    return round((max(ends) - min(starts)) / 1e6, 1) if starts and ends else None
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def rebuild_trace(trace_id: str, spans: Sequence[TraceSpan], fmt: str, trace_map: TraceMap) -> dict[str, Any] | str:
+    """One trace's row, or the reason it is skipped."""
+    if any(s.kind == "MALFORMED" for s in spans):
+        return MALFORMED
+    root = root_of(spans)
+    root_id = root.span_id if root else None
+    f = trace_map.fields
+    answer = pick_text(spans, root_id, f["answer"], ANSWER_KEYS, "assistant", last=True)
+    if (root is not None and root.status == "ERROR") or (answer is None and any(s.status == "ERROR" for s in spans)):
+        return ERROR_STATUS
+    question = pick_text(spans, root_id, f["question"], QUESTION_KEYS, "user", last=False)
+    if question is None:
+        return NO_QUESTION
+    if answer is None:
+        return NO_ANSWER
+    docs = pick_documents(spans, root_id, f["contexts"])
+    if not docs:
+        return NO_RETRIEVAL
+    row: dict[str, Any] = {"id": trace_id, "question": question, "contexts": [d["content"] for d in docs], "answer": answer}
+    ground_truth = pick_text(spans, root_id, f["ground_truth"], ANSWER_KEYS, "assistant", last=False)
+    if ground_truth is not None:
+        row["ground_truth"] = ground_truth
+    row["trace_id"] = trace_id
+    row["trace_format"] = fmt
+    row["latency_ms"] = latency_ms(spans, root)
+    row["context_ids"] = [None if d["id"] is None else str(d["id"]) for d in docs]
+    row["context_scores"] = [_number(d["score"]) for d in docs]
+    for column, sources in trace_map.metadata.items():
+        got = pick_text(spans, root_id, sources, QUESTION_KEYS, "user", last=False)
+        if got is not None:
+            row[column] = got
+    return row
+
+
+def rebuild_rows(spans: Iterable[TraceSpan], fmt: str, trace_map: TraceMap | None = None) -> tuple[list[dict[str, Any]], list[SkippedTrace]]:
+    """Every trace's row (in the order traces first appear) and the skipped traces with their reasons."""
+    trace_map = trace_map or build_map()
+    rows: list[dict[str, Any]] = []
+    skipped: list[SkippedTrace] = []
+    for trace_id, items in group_traces(spans).items():
+        got = rebuild_trace(trace_id, items, fmt, trace_map)
+        if isinstance(got, str):
+            skipped.append(SkippedTrace(trace_id, got))
+        else:
+            rows.append(got)
+    return rows, skipped
