@@ -36,6 +36,8 @@ from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THR
 from rageval_core.core.types import METRIC_IDS
 from rageval_core.core.private import write_private_text
 
+SPLITS = ("train", "dev", "test")  # rageval_core.analysis.trust.splits.SPLITS (not imported: numpy at parse time)
+
 if TYPE_CHECKING:
     from rageval_core.analysis.trust.report import TrustReport
 
@@ -83,6 +85,28 @@ def print_coverage(ctx: TrustContext) -> None:
     ))
     for c in report.conflicts:
         echo(f"  conflict {c.row_id} {c.criterion}: " + ", ".join(f"{k} {v}" for k, v in c.values.items()) + f" (used {c.used})")
+
+
+def print_split(ctx: TrustContext) -> None:
+    split = ctx.report.split
+    if split is None:
+        return
+    shares = ", ".join(f"{k} {v:g}" for k, v in split.fractions.items())
+    echo(f"\nlabel split (seed {split.seed}; {shares}; stratified by label and category; stored with the labels):")
+    rows = [["rows in the run", *(split.rows.get(s, 0) for s in SPLITS)]]
+    rows += [[f"labelled {c}", *(v.get(s, 0) for s in SPLITS)] for c, v in split.labelled.items()]
+    echo(table(["", *SPLITS], rows))
+    for name, shown in split.agreement.items():
+        echo(f"\nagreement on {name} (pass = score >= {ctx.report.threshold:g}):")
+        echo(table(
+            ["metric", "method", "n", "AUROC", "balanced acc.", "kappa", "best threshold"],
+            [[a.metric, a.method, a.n_labelled, ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa), ci(a.best_threshold)]
+             for a in shown],
+        ))
+    if split.test_shown:
+        echo(f"test opened {split.test_looks} times (this look counted)")
+    for note in split.notes:
+        echo(f"  {note}")
 
 
 def print_agreement(ctx: TrustContext) -> None:
@@ -136,7 +160,7 @@ def print_label_next(ctx: TrustContext) -> None:
 
 
 SECTIONS: list[Section] = [
-    print_coverage, print_agreement, print_confusion, print_estimates, print_label_next, print_stability, print_probes,
+    print_coverage, print_split, print_agreement, print_confusion, print_estimates, print_label_next, print_stability, print_probes,
 ]
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]
 
@@ -172,9 +196,14 @@ def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
 def cmd_trust(args: argparse.Namespace) -> int:
     """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
     from rageval_core.analysis.trust.run_report import run_report, save_report
+    from rageval_core.analysis.trust.splits import parse_split
 
     if args.labels and not Path(args.labels).is_file():
         raise UsageError(f"--labels {args.labels!r}: no such file")
+    try:
+        split = parse_split(args.split) if args.split else None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     store = open_store(args)
     target = Path(args.target)
     samples = None
@@ -185,7 +214,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
         run_id = find_run(store, args.target).id
     report = run_report(
         store, run_id, samples=samples, labels_file=args.labels, threshold=args.threshold,
-        iterations=args.iterations, seed=args.seed,
+        iterations=args.iterations, seed=args.seed, split=split, show_test=args.show_test,
     )
     ctx = TrustContext(args, store, run_id, report, samples)
     echo(f"trust report of run {run_id}")
@@ -216,7 +245,12 @@ def add_command(sub: Any) -> None:
     p.add_argument("--out", help="write the report as JSON")
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD, help="pass = score >= this (default 0.5)")
     p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, help="bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the label split and the bootstrap (default 0)")
+    p.add_argument("--split", metavar="train=F,dev=F,test=F",
+                   help="deal the labelled rows into train / dev / test (stratified by label and category, stored with "
+                   "the labels; a split stored earlier is used without this flag), e.g. train=0.2,dev=0.4,test=0.4")
+    p.add_argument("--show-test", action="store_true",
+                   help="include the test split's figures (each look is counted and shown)")
     p.add_argument("--top", type=int, default=10, help="rows shown under label next (default 10)")
     g = p.add_argument_group("evaluating a dataset file first")
     add_provider_args(g, default_provider="offline")

@@ -104,6 +104,10 @@ ENGLISH: dict[str, str] = {
     "rank.methods_disagree": "methods disagree",
     "rank.repeats_differ": "repeats differ",
     "rank.settled": "settled (far from the threshold, methods agree)",
+    # trust: label splits
+    "split.test_hidden": "test figures are hidden (opened {looks} time(s) so far): look only once the prompt is final; every look is counted",
+    "split.test_shown": "test figures shown: look {looks} at this dataset's test split",
+    "split.stored": "split stored with the labels (seed {seed}); new rows are dealt without moving any stored row",
     # provider settings (check_config; ``field`` is how the front end names the setting)
     "config.unknown_provider": "Unknown provider '{provider}'. Choose one of: {choices}.",
     "config.no_offline": "The offline provider is not available in this installation (rageval_core.llm.offline is missing).",

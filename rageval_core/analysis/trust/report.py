@@ -116,6 +116,7 @@ class TrustReport:
     label_next: list[LabelCandidate]
     conflicts: list[LabelConflict]
     sections: dict[str, Any] = field(default_factory=dict)
+    split: Any = None  # a split_report.SplitReport when the labels are split into train / dev / test
 
     def find(self, metric: str, method: str) -> MethodAgreement | None:
         return next((a for a in self.agreement if a.metric == metric and a.method == method), None)
@@ -132,6 +133,7 @@ class TrustReport:
             "label_next": [c.to_dict() for c in self.label_next],
             "conflicts": [c.to_dict() for c in self.conflicts],
             "sections": {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in self.sections.items()},
+            "split": None if self.split is None else self.split.to_dict(),
         }
 
 
@@ -215,6 +217,44 @@ def method_agreement(
     )
 
 
+def labels_in(labels: HumanLabels, rows: set[str]) -> dict[str, dict[str, int]]:
+    """``{criterion: {row_id: 0/1}}`` restricted to ``rows``."""
+    return {c: {rid: v for rid, v in labels.for_criterion(c).items() if rid in rows} for c in labels.criteria()}
+
+
+def agreements(
+    scores: Mapping[str, Mapping[str, Mapping[str, float]]],
+    labels: HumanLabels,
+    rows: Sequence[str],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+) -> list[MethodAgreement]:
+    """Agreement of every metric × method with the labels of ``rows`` (a run's rows, or one split's):
+    the rows' labels and the preference pairs inside them."""
+    in_rows = set(rows)
+    label_map = labels_in(labels, in_rows)
+    out: list[MethodAgreement] = []
+    for metric, by_method in scores.items():
+        crit_labels = label_map.get(metric, {})
+        pairs = [
+            (p.preferred, p.other)
+            for p in labels.pairs
+            if p.criterion in (metric, ALL_CRITERIA) and p.preferred in in_rows and p.other in in_rows
+        ]
+        for method, values in by_method.items():
+            if not crit_labels and not pairs:
+                continue
+            out.append(
+                method_agreement(
+                    metric, method, {r: v for r, v in values.items() if r in in_rows}, crit_labels, all_rows=rows,
+                    groups=labels.groups, pairs=pairs, threshold=threshold, iterations=iterations, seed=seed,
+                )
+            )
+    return out
+
+
 def build_report(
     results: Sequence[MetricResult],
     labels: HumanLabels,
@@ -235,27 +275,15 @@ def build_report(
     rows = list(row_ids) if row_ids is not None else list(dict.fromkeys(r.sample_id for r in results))
     in_run = set(rows)
     scores = scores_by(results)
-    label_map = {c: {rid: v for rid, v in labels.for_criterion(c).items() if rid in in_run} for c in labels.criteria()}
-    agreement: list[MethodAgreement] = []
-    estimates: list[CriterionEstimate] = []
-    for metric, by_method in scores.items():
-        crit_labels = label_map.get(metric, {})
-        pairs = [
-            (p.preferred, p.other)
-            for p in labels.pairs
-            if p.criterion in (metric, ALL_CRITERIA) and p.preferred in in_run and p.other in in_run
-        ]
-        for method, values in by_method.items():
-            if not crit_labels and not pairs:
-                continue
-            agreement.append(
-                method_agreement(
-                    metric, method, values, crit_labels, all_rows=rows, groups=labels.groups, pairs=pairs,
-                    threshold=threshold, iterations=iterations, seed=seed,
-                )
-            )
-            if crit_labels and values:
-                estimates.append(CriterionEstimate(metric, method, corrected_estimate(values, crit_labels)))
+    label_map = labels_in(labels, in_run)
+    agreement = agreements(scores, labels, rows, threshold=threshold, iterations=iterations, seed=seed)
+    estimates = [
+        CriterionEstimate(metric, method, corrected_estimate(values, label_map[metric]))
+        for metric, by_method in scores.items()
+        if label_map.get(metric)
+        for method, values in by_method.items()
+        if values
+    ]
     coverage = [
         Coverage(
             criterion=c,

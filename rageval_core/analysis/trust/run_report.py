@@ -15,10 +15,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rageval_core.store import db
-from rageval_core.store.runs import Store
+from rageval_core.store import db, label_splits
+from rageval_core.store.runs import RowInfo, Store
 from rageval_core.analysis.trust.labels import FILE, HumanLabels, Label, dataset_labels, inspector_labels, merge_labels
-from rageval_core.analysis.trust.report import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD, TrustReport, build_report
+from rageval_core.analysis.trust.report import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_THRESHOLD,
+    TrustReport,
+    build_report,
+    scores_by,
+)
+from rageval_core.analysis.trust.split_report import split_report, withhold
+from rageval_core.analysis.trust.split_run import SplitState, current_split, ensure_split
+from rageval_core.analysis.trust.splits import TEST, split_rows
+from rageval_core.analysis.trust.probes import PARALLEL_SUFFIX
 from rageval_core.core.types import Sample
 
 _DDL = """
@@ -111,6 +121,29 @@ def merged_labels(
     return merge_labels(dataset_labels(rows), file_labels, inspector_labels(stored), rows=rows + list(label_rows or []))
 
 
+def run_split(
+    store: Store,
+    dataset_hash: str | None,
+    run_rows: Sequence[RowInfo],
+    labels: HumanLabels,
+    fractions: Mapping[str, float] | None,
+    seed: int,
+) -> SplitState | None:
+    """The split the report uses: dealt (or re-dealt) now when ``fractions`` are given, else the stored one
+    extended to the run's new rows; ``None`` when the dataset was never split (or has no hash)."""
+    if not dataset_hash:
+        return None
+    if fractions is None:
+        stored = current_split(store, dataset_hash)
+        if stored is None:
+            return None
+        fractions, seed = stored.fractions, stored.seed
+    categories = {r.sample_id: r.category for r in run_rows}
+    by_criterion = {c: labels.for_criterion(c) for c in labels.criteria()}
+    rows = split_rows([r.sample_id for r in run_rows], categories, by_criterion, labels.groups, PARALLEL_SUFFIX)
+    return ensure_split(store, dataset_hash, rows, fractions, seed)
+
+
 def run_report(
     store: Store,
     run_id: str,
@@ -121,10 +154,17 @@ def run_report(
     iterations: int = DEFAULT_ITERATIONS,
     seed: int = 0,
     save: bool = False,
+    split: Mapping[str, float] | None = None,
+    split_seed: int | None = None,
+    show_test: bool = False,
+    look: str = "cli",
 ) -> TrustReport:
     """The trust report of a stored run (``samples``: its dataset, else re-read from the run's file).
 
-    ``save`` keeps it for the run's export; callers that add sections first save after adding them."""
+    ``split`` (fractions) deals the labels into train / dev / test, or re-deals them under another
+    ``split_seed`` (default ``seed``); without it a split stored earlier for the dataset is used. With a
+    split, test labels stay out of every figure unless ``show_test``, which counts one look (``look``
+    says where). ``save`` keeps the report for the run's export; callers that add sections save after."""
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
@@ -135,11 +175,25 @@ def run_report(
         store.labels(info.dataset_hash or ""),
         read_label_rows(labels_file) if labels_file else None,
     )
-    rows = [r.sample_id for r in store.rows(info.id) if r.valid]
+    run_rows = [r for r in store.rows(info.id) if r.valid]
+    rows = [r.sample_id for r in run_rows]
     results = store.results(info.id)
+    state = run_split(store, info.dataset_hash, run_rows, labels, split, seed if split_seed is None else split_seed)
+    used = labels
+    if state is not None:
+        looks = state.test_looks
+        if show_test:
+            looks = label_splits.record_test_look(store, info.dataset_hash or "", look)
+        else:
+            used = withhold(labels, {r for r, s in state.assignment.items() if s == TEST})
     report = build_report(
-        results, labels, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed
+        results, used, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed
     )
+    if state is not None:
+        report.split = split_report(
+            scores_by(results), labels, rows, state.assignment, seed=state.seed, fractions=state.fractions,
+            test_looks=looks, show_test=show_test, threshold=threshold, iterations=iterations,
+        )
     if save:
         save_report(store, info.id, report.to_dict())
     return report

@@ -1,0 +1,62 @@
+"""``trust DATA --split ...``: the split block in the JSON, agreement per split, test withheld until
+``--show-test`` (and each look counted in the store), a stored split reused, bad fractions."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rageval_core import cli
+from rageval_core.analysis.trust.split_run import current_split
+from rageval_core.store.runs import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+MINI = ROOT / "sample_data" / "labelled_mini_ja.jsonl"
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run_id(out: str) -> str:
+    return out.split("trust report of run ", 1)[1].split()[0]
+
+
+def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):
+    code = cli.main(["trust", str(MINI), "--split", "train=0.2,dev=0.4,test=0.4", "--seed", "5", "--iterations", "50",
+                     "--quiet", "--out", "a.json"])
+    out = capsys.readouterr().out
+    assert code == 0 and "label split (seed 5" in out and "agreement on dev" in out and "agreement on test" not in out
+    data = json.loads((home / "a.json").read_text(encoding="utf-8"))
+    split = data["split"]
+    assert split["seed"] == 5 and split["fractions"] == pytest.approx({"train": 0.2, "dev": 0.4, "test": 0.4})
+    assert sum(split["rows"].values()) == 16 and split["rows"]["test"] >= 6 and split["rows"]["train"] >= 3
+    assert set(split["agreement"]) == {"train", "dev"} and not split["test_shown"] and split["test_looks"] == 0
+    assert "hidden" in split["notes"][0]
+    dev = next(a for a in split["agreement"]["dev"] if a["metric"] == "faithfulness" and a["method"] == "decomposed")
+    assert dev["n_labelled"] == split["labelled"]["faithfulness"]["dev"]
+    # the run-wide figures leave the test labels out too
+    faith = next(c for c in data["coverage"] if c["criterion"] == "faithfulness")
+    assert faith["labelled"] == 16 - split["labelled"]["faithfulness"]["test"]
+
+    run_id = _run_id(out)
+    info = Store().find_run(run_id)
+    assignment = current_split(Store(), info.dataset_hash).assignment
+    for look in (1, 2):
+        assert cli.main(["trust", run_id, "--show-test", "--iterations", "50", "--out", "b.json"]) == 0
+        shown = json.loads((home / "b.json").read_text(encoding="utf-8"))["split"]
+        assert shown["test_shown"] and shown["test_looks"] == look and shown["seed"] == 5  # the stored split is reused
+        assert f"test opened {look} times" in capsys.readouterr().out
+    test = next(a for a in shown["agreement"]["test"] if a["metric"] == "faithfulness" and a["method"] == "decomposed")
+    assert test["n_labelled"] == sum(1 for s in assignment.values() if s == "test")
+    assert current_split(Store(), info.dataset_hash).test_looks == 2
+
+
+def test_without_a_split_the_report_has_none_and_bad_fractions_exit_2(home, capsys):
+    assert cli.main(["trust", str(MINI), "--iterations", "20", "--quiet", "--out", "c.json"]) == 0
+    assert json.loads((home / "c.json").read_text(encoding="utf-8"))["split"] is None
+    assert cli.main(["trust", str(MINI), "--split", "train=0.5,dev=0.4", "--quiet"]) == 2
+    assert "sum to 0.9" in capsys.readouterr().err
