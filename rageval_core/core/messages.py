@@ -108,6 +108,12 @@ ENGLISH: dict[str, str] = {
     "split.test_hidden": "test figures are hidden (opened {looks} time(s) so far): look only once the prompt is final; every look is counted",
     "split.test_shown": "test figures shown: look {looks} at this dataset's test split",
     "split.stored": "split stored with the labels (seed {seed}); new rows are dealt without moving any stored row",
+    # a judge version against people on dev rows (the Prompts page's "vs people" panel)
+    "versus.small_n": "{criterion}: only {n} paired row(s), fewer than {small}: the intervals are wide and a difference rarely excludes 0",
+    "versus.one_class": "{criterion}: all {n} paired row(s) carry one label, so AUROC, balanced accuracy and kappa are undefined",
+    "versus.other_language": "{n} dev row(s) in another language than the {language} rubric left out (answers are judged in their own language)",
+    "versus.example_rows": "{n} dev row(s) are the rubric's few-shot examples and are left out (a model judging its own examples says nothing)",
+    "versus.no_dev": "no labelled dev rows to judge: split the labels first (train / dev / test)",
     # provider settings (check_config; ``field`` is how the front end names the setting)
     "config.unknown_provider": "Unknown provider '{provider}'. Choose one of: {choices}.",
     "config.no_offline": "The offline provider is not available in this installation (rageval_core.llm.offline is missing).",

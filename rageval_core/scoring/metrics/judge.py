@@ -34,6 +34,7 @@ from rageval_core.scoring.rubric import (
     render_rubric,
     rubric_record,
 )
+from rageval_core.scoring.few_shot import render_examples
 from rageval_core.scoring.tasks import JUDGE, judge_schema
 from rageval_core.scoring.metrics.judge_parse import (  # noqa: F401 - re-exported: callers read the parser from here
     DECLARABLE_REASONS,
@@ -69,6 +70,7 @@ def prompt_values(rubric: Rubric, sample: Sample) -> dict[str, Any]:
         "instructions": rubric.instructions,
         "overview": render_overview(rubric),
         "rubric": render_rubric(rubric),
+        "examples": render_examples(rubric),
         "output_format": render_output_format(rubric),
         "question": sample.question or "",
         "contexts": contexts,

@@ -18,6 +18,7 @@ JUDGE_VARIABLES: tuple[str, ...] = (
     "instructions",
     "overview",
     "rubric",
+    "examples",
     "output_format",
     "question",
     "contexts",
@@ -162,6 +163,8 @@ def template_notes(template: PromptTemplate | str, rubric: Rubric) -> list[str]:
         )
     if "instructions" not in used and rubric.instructions:
         notes.append("the template has no {instructions}: the rubric's role line is not sent")
+    if "examples" not in used and rubric.metadata.get("few_shot"):
+        notes.append("the template has no {examples}: the rubric's few-shot examples are not sent")
     if "overview" not in used and "rubric" in used:
         notes.append("the template has no {overview}: the number of criteria and their scale are not stated")
     return notes
