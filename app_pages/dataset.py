@@ -9,6 +9,8 @@ from ui.i18n import t
 
 UPLOAD_KEY = "dataset.upload"
 UPLOAD_SEEN = "dataset.upload_seen"
+TRACES_KEY = "dataset.traces"
+TRACES_SEEN = "dataset.traces_seen"
 
 
 st.title(nav.DATASET.heading)
@@ -38,6 +40,17 @@ with upload:
             widgets.show_error(t("dataset.unreadable", name=uploaded.name), exc)
         else:
             st.rerun()
+    with st.expander(t("dataset.traces")):
+        st.caption(t("dataset.traces_help"))
+        trace_format = st.selectbox(t("dataset.traces_format"), data.TRACE_FORMATS, key="dataset.traces_format")
+        traces = st.file_uploader(t("dataset.traces_upload"), type=["json", "jsonl", "ndjson"], key=TRACES_KEY)
+        if traces is not None and state.is_new_upload(traces, TRACES_SEEN):
+            try:
+                state.use_dataset(data.load_trace_upload(traces.name, traces.getvalue(), trace_format))
+            except Exception as exc:  # noqa: BLE001 - TraceFormatError names the file and span; anything else is still a message
+                widgets.show_error(t("dataset.unreadable", name=traces.name), exc)
+            else:
+                st.rerun()
 
 ws = st.session_state[state.DATASET]
 pinned = st.session_state[state.PINNED]

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core.core.types import DECOMPOSED, MetricResult
-from ui import evidence, filters, inspector, labels, nav, run_picker, runs, state, widgets
+from ui import data, evidence, filters, inspector, labels, nav, run_picker, runs, state, widgets
 from ui import trust as trust_ui
 from ui.i18n import core, t
 
@@ -78,6 +78,9 @@ else:
     category = view.categories.get(sample_id)
     st.markdown(f"**{t('inspect.question')}**" + (f" · {widgets.md_escape(category)}" if category else ""))
     st.markdown(f"> {sample.question}")
+    trace = data.trace_caption(sample.metadata)
+    if trace:
+        st.caption(trace)
     left, right = st.columns(2)
     with left:
         st.markdown(t("inspect.answer"))

@@ -18,7 +18,7 @@ import pandas as pd
 from rageval_core.data import datasets
 from rageval_core.data.datasets import Issue, LoadedDataset
 from rageval_core.core.types import Sample
-from ui.i18n import core, t_opt
+from ui.i18n import core, t, t_opt
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 PIN_COLUMN = "📌"
@@ -96,6 +96,43 @@ def load_sample_file(name: str) -> Workset:
 def load_upload(name: str, data: bytes) -> Workset:
     """Load uploaded bytes; the format comes from the file name or the content."""
     return _workset(datasets.load_dataset(data, name), f"upload: {name}")
+
+
+TRACE_FORMATS = ("auto", "otel", "openinference", "langfuse", "phoenix")
+
+
+def load_trace_upload(name: str, data: bytes, fmt: str = "auto") -> Workset:
+    """Rebuild a dataset from an uploaded trace export (one row per RAG answer). The export's problems (naming
+    the span or line) and the skipped traces by reason become warnings in the validation report;
+    ``TraceFormatError`` when nothing can be read, or when no trace is a complete RAG answer."""
+    from rageval_core.cli.traces import rows_to_samples
+    from rageval_core.data.traces import SKIP_REASONS, TraceFormatError, import_traces
+
+    result = import_traces(data, name, fmt)
+    if not result.rows:
+        raise TraceFormatError(result.summary())
+    loaded = datasets.load_dataset(datasets.dumps_dataset(rows_to_samples(result.rows), "jsonl"), f"{Path(name).stem}.jsonl")
+    notes = [Issue(name, None, issue.where, issue.message, "warning") for issue in result.issues]
+    notes += [Issue(name, None, "traces", f"{n} trace(s) skipped: {SKIP_REASONS.get(reason, reason)}", "warning")
+              for reason, n in result.skip_counts().items()]
+    ws = _workset(loaded, f"traces ({result.format}): {name}")
+    ws.load_issues = notes + ws.load_issues
+    return ws
+
+
+def trace_caption(metadata: Mapping[str, Any]) -> str | None:
+    """Markdown naming the trace a row was imported from (a link when the import was given ``--trace-url``) and
+    its latency; ``None`` for a row that did not come from a trace."""
+    trace_id = metadata.get("trace_id")
+    if not trace_id:
+        return None
+    label = t("inspect.trace", trace_id=f"`{trace_id}`")
+    url = str(metadata.get("trace_url") or "")
+    if url.startswith(("http://", "https://")):
+        label = f"[{label}]({url.replace(')', '%29')})"
+    if isinstance(metadata.get("latency_ms"), (int, float)):
+        label += " · " + t("inspect.trace_latency", ms=f"{metadata['latency_ms']:g}")
+    return label
 
 
 def default_pins(ws: Workset, n: int = QUICK_ROWS) -> list[str]:

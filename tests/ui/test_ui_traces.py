@@ -1,0 +1,47 @@
+"""AppTest: a trace export uploaded on the Dataset page becomes a dataset (one row per RAG answer), the skipped
+traces are counted in the validation report, and Inspect's caption names the trace a row came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.apptest import assert_ok, metric, start_app
+
+TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
+
+
+def _uploader(app, label: str):
+    return next(u for u in app.file_uploader if u.label == label)
+
+
+def test_a_trace_export_uploaded_on_the_dataset_page_becomes_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = start_app(monkeypatch, tmp_path / "home")
+    _uploader(app, "Upload a trace export (JSON or JSON Lines)").upload(
+        "otel.json", (TRACES / "otel.json").read_bytes(), "application/json")
+    app.run()
+    assert_ok(app)
+    assert metric(app, "Dataset") == "otel"
+    assert metric(app, "Valid rows") == "2"
+    ws = app.session_state["dataset"]
+    assert [s.metadata["trace_id"] for s in ws.samples] == ["4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c"]
+    report = app.dataframe[0].value
+    assert "1 trace(s) skipped: no retrieved documents: not a RAG answer (no retriever span with documents)" in list(report["message"])
+
+
+def test_an_export_with_no_rag_answer_is_a_message_and_the_dataset_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = start_app(monkeypatch, tmp_path / "home")
+    _uploader(app, "Upload a trace export (JSON or JSON Lines)").upload("bad.json", b'{"resourceSpans": []}', "application/json")
+    app.run()
+    assert metric(app, "Dataset") == "ml_qa_ja"
+    assert any("bad.json" in e.value for e in app.error)
+
+
+def test_trace_caption_links_back() -> None:
+    from ui.data import trace_caption
+
+    assert trace_caption({}) is None
+    meta = {"trace_id": "4bf9", "latency_ms": 1250.0, "trace_url": "http://localhost:6006/projects/default/traces/4bf9"}
+    assert trace_caption(meta) == "[trace `4bf9`](http://localhost:6006/projects/default/traces/4bf9) · 1250 ms"
+    assert trace_caption({"trace_id": "4bf9", "trace_url": "javascript:alert(1)"}) == "trace `4bf9`"
