@@ -1,0 +1,112 @@
+"""Two judge versions on the labelled dev rows through the runner, the response cache and a real HTTP client
+(rageval_core.analysis.trust.versus_run against the local fake server)."""
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from rageval_core.analysis.trust.run_report import merged_labels
+from rageval_core.analysis.trust.splits import DEV, TRAIN
+from rageval_core.analysis.trust.versus_run import Version, dataset_split, judged_rows, run_versus
+from rageval_core.data.datasets import load_dataset
+from rageval_core.llm.registry import ProviderConfig
+from rageval_core.scoring import few_shot
+from rageval_core.scoring.rubric import load_rubric
+from rageval_core.store.runs import Store
+from tests.support.fake_server import FakeLLMServer
+
+DATA = Path(__file__).resolve().parents[2] / "sample_data" / "trust_labelled.jsonl"
+ANSWER = "【生成された回答】"
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    ds = load_dataset(DATA)
+    return ds, merged_labels(ds.samples, {})
+
+
+def _judge_like_people(ds, labels):
+    """A fake model: with few-shot examples in the prompt it gives people's labels, without it passes everything."""
+    truth = {s.answer: s.id for s in ds.samples}
+
+    def respond(request):
+        prompt = request.prompt
+        row = truth[prompt[prompt.rindex(ANSWER):].split("<answer>\n", 1)[1].split("\n</answer>", 1)[0]]
+        informed = "人が判定した例" in prompt
+        out = {}
+        for c in ("faithfulness", "answer_correctness"):
+            out[f"{c}_score"] = labels.for_criterion(c)[row] if informed else 1
+            out[f"{c}_reason"] = "見本に従った" if informed else "問題なし"
+        return out
+
+    return respond
+
+
+def test_dev_rows_in_the_rubric_language_without_its_examples(tmp_path, dataset):
+    ds, labels = dataset
+    split = dataset_split(Store(tmp_path / "s.sqlite"), ds.content_hash, ds.samples, labels)
+    assert split.counts() == {"train": 10, "dev": 20, "test": 18}
+    rubric = load_rubric("binary", "ja")
+    rows, notes = judged_rows(ds.samples, labels, split.assignment, [rubric])
+    assert len(rows) == 10 and all(split.assignment[s.id] == DEV and not s.id.endswith("-en") for s in rows)
+    assert any("10 dev row(s) in another language" in n for n in notes)
+    # a few-shot example taken from dev (not from train) is left out of the rows it would be judged on
+    with_dev_example = few_shot.with_examples(rubric, few_shot.choose_examples(ds.samples, {
+        c: labels.for_criterion(c) for c in rubric.ids}, rubric, [r.id for r in rows]))
+    kept, notes = judged_rows(ds.samples, labels, split.assignment, [with_dev_example])
+    assert len(kept) == 8 and any("2 dev row(s) are the rubric's few-shot examples" in n for n in notes)
+
+
+def test_two_versions_compared_and_only_changed_requests_sent(tmp_path, dataset):
+    ds, labels = dataset
+    store = Store(tmp_path / "s.sqlite")
+    split = dataset_split(store, ds.content_hash, ds.samples, labels)
+    base = load_rubric("binary", "ja")
+    train = [r for r, s in split.assignment.items() if s == TRAIN]
+    shots = few_shot.choose_examples(ds.samples, {c: labels.for_criterion(c) for c in base.ids}, base, train)
+    old, new = Version("v1", base), Version("v2", few_shot.with_examples(base, shots))
+    with FakeLLMServer(responder=_judge_like_people(ds, labels)) as server:
+        cfg = ProviderConfig(provider="openai-compatible", model="fake", base_url=server.openai_base_url, concurrency=2)
+        kwargs = dict(config=cfg, store=store, assignment=split.assignment, dataset_name="trust", dataset_digest=ds.content_hash,
+                      iterations=200)
+        first = run_versus(ds.samples, labels, old, new, **kwargs)
+        sent = server.count("/chat/completions")
+        assert sent == 20  # 10 ja dev rows x 2 versions
+        rep = first.report
+        faith_old, faith_new = rep.find("v1", "faithfulness"), rep.find("v2", "faithfulness")
+        assert faith_old.agreement.balanced_accuracy.value == 0.5 and faith_old.tnr.value == 0.0
+        assert faith_new.agreement.balanced_accuracy.value == 1.0 and faith_new.agreement.kappa.value == 1.0
+        diff = next(d for d in rep.differences if d.criterion == "faithfulness")
+        assert diff.n == 10 and diff.differences["balanced_accuracy"].value == 0.5
+        assert diff.excludes_zero("tnr")  # every failing row is now caught, on every resample with a fail
+        assert first.runs["v2"].provider_calls == 10
+
+        again = run_versus(ds.samples, labels, old, new, **kwargs)
+        assert server.count("/chat/completions") == sent  # nothing changed: all from the cache
+        assert again.runs["v1"].cache_hits == 10 and again.runs["v2"].provider_calls == 0
+        assert again.report.to_dict()["differences"] == rep.to_dict()["differences"]
+
+        edited = Version("v3", new.rubric.with_level("faithfulness", 0, "コンテキストにない情報が一つでもあれば 0"))
+        run_versus(ds.samples, labels, new, edited, **kwargs)
+        assert server.count("/chat/completions") == sent + 10  # only the edited version's requests went out
+    exported = json.loads(json.dumps(first.to_dict(), ensure_ascii=False))
+    assert exported["runs"]["v1"]["provider_calls"] == 10 and exported["old"] == "v1"
+
+
+def test_a_failed_call_leaves_that_row_unscored_and_the_rest_compared(tmp_path, dataset):
+    ds, labels = dataset
+    store = Store(tmp_path / "s.sqlite")
+    split = dataset_split(store, ds.content_hash, ds.samples, labels)
+    base = load_rubric("binary", "ja")
+    with FakeLLMServer(responder=_judge_like_people(ds, labels)) as server:
+        server.fault("status", status=400)
+        cfg = ProviderConfig(provider="openai-compatible", model="fake", base_url=server.openai_base_url, concurrency=1,
+                             max_retries=0)
+        got = run_versus(ds.samples, labels, Version("a", base), Version("b", replace(base, instructions="評価者です。")),
+                         config=cfg, store=store, assignment=split.assignment, dataset_name="t", dataset_digest=None,
+                         iterations=50)
+    a = got.report.find("a", "faithfulness")
+    assert a.agreement.unscored_labelled == 1 and a.agreement.n_labelled == 9
+    assert next(d for d in got.report.differences if d.criterion == "faithfulness").n == 9
