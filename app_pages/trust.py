@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import charts, data, nav, run_picker, runs, state, trust_checks, widgets
+from ui import charts, data, nav, run_picker, runs, state, trust_checks, trust_split, widgets
 from ui import trust as trust_ui
 from ui.i18n import t
 
@@ -49,8 +49,10 @@ k = int(k_col.number_input(t("trust.k"), 1, max(1, labelled_rows), min(16, max(1
 st.session_state[state.LABEL_KEEP] = k if simulate else None
 keep = trust_ui.label_keep()
 
+show_test = trust_split.split_panel(view, store)
 with st.spinner(t("trust.computing")):
-    rep = trust_ui.report(view, store, keep)
+    rep = trust_ui.report(view, store, keep, show_test)
+trust_split.split_tables(rep)
 st.caption(t("trust.run_caption", run=view.run_id, provider=view.info.provider, model=view.info.model, n=rep.n_rows,
              threshold=f"{rep.threshold:g}", iterations=rep.iterations, seed=rep.seed))
 

@@ -22,6 +22,7 @@ from rageval_core.analysis.trust import label_next
 from rageval_core.analysis.trust.labels import LABEL_COLUMNS
 from rageval_core.analysis.trust.ranking import LabelCandidate
 from rageval_core.analysis.trust.report import TrustReport, scores_by
+from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.core.types import Sample
 from ui import nav, state
 from ui.i18n import core, t
@@ -74,24 +75,32 @@ def label_keep() -> int | None:
 
 
 # ----------------------------------------------------------------------------------------- the report
-def _signature(view: RunView, run_store: Store, keep: int | None) -> str:
-    """What the report depends on: the run (and how far it got), the kept label rows, the stored 👍 / 👎."""
+def _signature(view: RunView, run_store: Store, keep: int | None, show_test: bool) -> str:
+    """What the report depends on: the run (and how far it got), the kept label rows, the stored 👍 / 👎,
+    the stored label split and whether test is open (the look itself is counted once, by the page)."""
     stored = run_store.labels(view.info.dataset_hash or "")
+    split = current_split(run_store, view.info.dataset_hash) if view.info.dataset_hash else None
+    dealt = None if split is None else [split.seed, split.fractions, sorted(split.assignment.items()), split.test_looks]
     return json.dumps(
-        [view.run_id, view.info.status, len(view.frame), view.info.dataset_hash, keep, sorted(view.samples), stored],
+        [view.run_id, view.info.status, len(view.frame), view.info.dataset_hash, keep, sorted(view.samples), stored,
+         dealt, show_test],
         sort_keys=True, default=str,
     )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _cached_report(signature: str, store_path: str, run_id: str, _samples: list[Sample] | None) -> TrustReport:
-    return trust_report.run_report(Store(store_path), run_id, samples=_samples)
+def _cached_report(
+    signature: str, store_path: str, run_id: str, _samples: list[Sample] | None, show_test: bool
+) -> TrustReport:
+    return trust_report.run_report(Store(store_path), run_id, samples=_samples, show_test=show_test, look=None)
 
 
-def report(view: RunView, run_store: Store, keep: int | None) -> TrustReport:
-    """The trust report of ``view``'s run with the labels in use (cached until the run or a label changes)."""
+def report(view: RunView, run_store: Store, keep: int | None, show_test: bool = False) -> TrustReport:
+    """The trust report of ``view``'s run with the labels in use (cached until the run, a label or the split
+    changes); ``show_test`` includes a split's test rows (the caller has counted the look)."""
     samples = labelled_samples(run_samples(view), keep) if view.samples else None
-    return _cached_report(_signature(view, run_store, keep), str(run_store.path), view.run_id, samples)
+    signature = _signature(view, run_store, keep, show_test)
+    return _cached_report(signature, str(run_store.path), view.run_id, samples, show_test)
 
 
 def next_to_label(view: RunView, run_store: Store, keep: int | None, *, skip: str | None = None) -> LabelCandidate | None:
@@ -133,13 +142,15 @@ def coverage_frame(rep: TrustReport) -> pd.DataFrame:
     )
 
 
-def agreement_frame(rep: TrustReport) -> pd.DataFrame:
+def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
+    """One row per metric × method: a report's agreement, or a list of ``MethodAgreement`` (one split's)."""
+    rows = rep.agreement if isinstance(rep, TrustReport) else rep
     return pd.DataFrame(
         [{"criterion": metric_label(a.metric), "method": a.method, "n": a.n_labelled,
           "people pass": a.n_positive, "AUROC": fmt_ci(a.auroc), "balanced accuracy": fmt_ci(a.balanced_accuracy),
           "kappa": fmt_ci(a.kappa), "best threshold": fmt_ci(a.best_threshold),
           "pairs": UNSCORED if a.pairwise is None else f"{fmt_ci(a.pairwise)} of {a.n_pairs}",
-          "unscored labelled": a.unscored_labelled} for a in rep.agreement],
+          "unscored labelled": a.unscored_labelled} for a in rows],
     )
 
 

@@ -144,6 +144,23 @@ def run_split(
     return ensure_split(store, dataset_hash, rows, fractions, seed)
 
 
+def deal_split(
+    store: Store,
+    run_id: str,
+    fractions: Mapping[str, float],
+    seed: int = 0,
+    *,
+    samples: Sequence[Sample] | None = None,
+) -> SplitState | None:
+    """Deal (or re-deal) the labels of a stored run's dataset into train / dev / test and store the split;
+    ``None`` when the run has no dataset hash to key it by."""
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    labels = merged_labels(samples if samples is not None else dataset_of_run(info), store.labels(info.dataset_hash or ""))
+    return run_split(store, info.dataset_hash, [r for r in store.rows(info.id) if r.valid], labels, fractions, seed)
+
+
 def run_report(
     store: Store,
     run_id: str,
@@ -157,14 +174,14 @@ def run_report(
     split: Mapping[str, float] | None = None,
     split_seed: int | None = None,
     show_test: bool = False,
-    look: str = "cli",
+    look: str | None = "cli",
 ) -> TrustReport:
     """The trust report of a stored run (``samples``: its dataset, else re-read from the run's file).
 
     ``split`` (fractions) deals the labels into train / dev / test, or re-deals them under another
     ``split_seed`` (default ``seed``); without it a split stored earlier for the dataset is used. With a
     split, test labels stay out of every figure unless ``show_test``, which counts one look (``look``
-    says where). ``save`` keeps the report for the run's export; callers that add sections save after."""
+    says where; ``None`` when the caller already counted this look, e.g. a page redrawn). ``save`` keeps the report for the run's export; callers that add sections save after."""
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
@@ -182,7 +199,7 @@ def run_report(
     used = labels
     if state is not None:
         looks = state.test_looks
-        if show_test:
+        if show_test and look is not None:
             looks = label_splits.record_test_look(store, info.dataset_hash or "", look)
         else:
             used = withhold(labels, {r for r, s in state.assignment.items() if s == TEST})
