@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.soak import soak_rows  # noqa: E402
+from bench.rows import soak_rows  # noqa: E402
 from ui.state import COMPARE_TAB  # noqa: E402
 
 PAGES = {"compare": "app_pages/compare.py", "history": "app_pages/history.py", "inspect": "app_pages/inspect_sample.py"}

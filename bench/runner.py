@@ -100,7 +100,7 @@ def bench_samples(n: int = 48) -> list[Any]:
     """``n`` distinct rows (bench/soak.py's generator: the seed rows, each row's number in its texts)."""
     import json
 
-    from bench.soak import soak_rows
+    from bench.rows import soak_rows
     from rageval_core.data.datasets import load_dataset
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,7 +3,7 @@ on 1,000 rows offline. Four seed metrics + rubric5 against the server, all six m
 
 Rows against the server are fully distinct (question, answer, ground truth and every context carry the row's
 number), so neither the response cache, the claim memo nor the embedding cache makes a row cheaper than
-the first. The offline rows are the seed rows with numbered questions and answers (``bench.soak.soak_rows``):
+the first. The offline rows are the seed rows with numbered questions and answers (``bench.rows.soak_rows``):
 their contexts repeat every 12 rows, as a RAG system's retrieved passages do over a fixed corpus; the
 offline encoder embeds each distinct text once a run.
 
@@ -45,7 +45,7 @@ if str(ROOT) not in sys.path:
 
 from bench.fake_llm_server import is_chat, start  # noqa: E402
 from bench.runner import task_responder  # noqa: E402
-from bench.soak import soak_rows  # noqa: E402
+from bench.rows import soak_rows  # noqa: E402
 
 SEED = "faithfulness,answer_relevancy,context_precision,answer_correctness"
 ALL = "faithfulness,answer_relevancy,context_precision,context_recall,context_relevance,answer_correctness"

@@ -33,23 +33,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.fake_llm_server import is_chat, max_in_window, outcome_counts, repeated_after_success, start  # noqa: E402
+from bench.rows import soak_rows  # noqa: E402
 from bench.runner import task_responder  # noqa: E402
 
 METRICS = "faithfulness,answer_relevancy,context_precision,answer_correctness"
 SCORERS = METRICS.split(",") + ["judge:rubric5"]
-
-
-def soak_rows(n: int) -> list[dict[str, Any]]:
-    """``n`` distinct rows from the seed data: each row's question and answer carry its number."""
-    seed = json.loads((ROOT / "sample_data" / "ml_qa_ja.json").read_text(encoding="utf-8"))
-    rows = []
-    for i in range(n):
-        row = dict(seed[i % len(seed)])
-        row["id"] = f"soak-{i:04d}"
-        row["question"] = f"{row['question']}（{i}）"
-        row["answer"] = f"{row['answer']}（{i}）"
-        rows.append(row)
-    return rows
 
 
 def _query(db: Path, sql: str, *params: Any) -> list[tuple]:

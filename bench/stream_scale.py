@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.soak import soak_rows  # noqa: E402
+from bench.rows import soak_rows  # noqa: E402
 
 METRICS = "faithfulness,answer_relevancy,context_precision,answer_correctness"
 

@@ -12,7 +12,7 @@ from rageval_core.store import run_summary
 from rageval_core.scoring.judges import agreement
 from rageval_core.scoring.judges.jury import RULES
 from rageval_core.scoring.judges.jury_run import add_jury, default_members
-from rageval_core.scoring.judges.labels import is_jury
+from rageval_core.core.method_labels import is_jury
 from rageval_core.store.runs import Store
 from ui import charts, widgets
 from ui.i18n import t

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
-from ui import state
+from ui import recording, state
 from ui.i18n import core, t, t_opt
 
 
@@ -175,9 +175,7 @@ def render() -> None:
         if provider == "offline":
             st.info(t("sidebar.offline_notice"), icon="🧮")
         elif provider == "replay":
-            from ui import demo  # demo imports this module
-
-            demo.label()
+            recording.label()
         elif not problems:
             model = (state.get(state.MODEL) or "").strip() or info.default_model
             st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))

@@ -25,7 +25,7 @@ from rageval_core.analysis.tallies import (  # noqa: F401  (re-exported: the pur
 )
 from rageval_core.analysis.trust.stats import cohen_kappa, pearson, spearman  # noqa: F401  (re-exported, as before)
 from rageval_core.core.types import DECOMPOSED, SEED_METRICS, MetricResult
-from rageval_core.scoring.judges.labels import result_method
+from rageval_core.core.method_labels import result_method
 
 RESULT_COLUMNS = [
     "sample_id",

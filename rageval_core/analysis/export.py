@@ -20,7 +20,7 @@ from rageval_core.core.redact import redact_data
 from rageval_core.store.runs import Store
 from rageval_core.store.runs import _metric_result as store_metric_result
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
-from rageval_core.scoring.judges.labels import base_method, display_method, judge_of, result_method
+from rageval_core.core.method_labels import base_method, display_method, judge_of, result_method
 from rageval_core.core.private import open_private
 
 FORMAT_VERSION = 1

@@ -2,7 +2,7 @@
 
 Per run: name and note (editable), dataset, provider and model(s) (every judge configuration's), the mean of
 each metric per method over scored rows (``<method>/<metric>`` columns; several judge configurations and
-juries are methods of their own, see ``judges.labels``), the unscored share, provider calls, cost and wall
+juries are methods of their own, see ``core.method_labels``), the unscored share, provider calls, cost and wall
 time. Two aggregate queries cover every run, over the narrow copies of the results and the call log
 (``rageval_core.store.light_tables``), so the table stays cheap with many runs of 10,000 rows: no result details,
 prompts or responses are read.
@@ -16,7 +16,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from rageval_core.scoring.judges.labels import display_method
+from rageval_core.core.method_labels import display_method
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from rageval_core.scoring.judges.labels import result_method
+from rageval_core.core.method_labels import result_method
 from rageval_core.analysis.trust.stats import cohen_kappa, pearson, spearman
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
 

@@ -70,7 +70,7 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
     from rageval_core.analysis.export import export_calls_jsonl, export_run
-    from rageval_core.scoring.judges.labels import display_method
+    from rageval_core.core.method_labels import display_method
     from rageval_core.run import estimate
     from rageval_core.run.persist import stream_cost_by_scorer
 

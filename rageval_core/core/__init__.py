@@ -1,4 +1,4 @@
-"""Shared foundations: plain data types, ja/en text handling, coded messages, redaction, state paths.
+"""Shared foundations: plain data types, ja/en text handling, coded messages, method labels, redaction, state paths.
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
@@ -7,6 +7,7 @@ __all__ = [
     "csvsafe",
     "jsonparse",
     "messages",
+    "method_labels",
     "paths",
     "redact",
     "termtext",

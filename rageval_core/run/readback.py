@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from rageval_core.scoring.judges.labels import display_method, judge_of
+from rageval_core.core.method_labels import display_method, judge_of
 from rageval_core.store.runs import Store
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ import sqlite3
 
 from rageval_core.store import columns, db
 
-# The judge id as ``judges.labels.judge_of`` reads it: the top-level "judge" of the details, if any (the
+# The judge id as ``core.method_labels.judge_of`` reads it: the top-level "judge" of the details, if any (the
 # substring test first: parsing each result's details JSON would cost as much as the details themselves).
 _JUDGE = "CASE WHEN instr({d}.details, '\"judge\"') > 0 THEN json_extract({d}.details, '$.judge') END"
 

@@ -37,7 +37,7 @@ _LIGHT_COLUMNS = (
     "sample_id, metric, method, value, unscored_reason, reason, raw_score, provider, model, calls, cached_calls,"
     " input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, judge"
 )
-# ``judges.labels.result_method`` in SQL: ``<method>@<judge id>`` when the result names a (truthy) judge.
+# ``core.method_labels.result_method`` in SQL: ``<method>@<judge id>`` when the result names a (truthy) judge.
 _DISPLAY_METHOD = "CASE WHEN h.judge IS NULL OR h.judge = '' OR h.judge = 0 THEN h.method ELSE h.method || '@' || h.judge END"
 # ``compare.results_frame``'s columns but the category (mapped in Python: it may come from the dataset's texts),
 # in the order written (the table's key order: no join or sort in SQLite; ``run_frame`` puts rows in order).

@@ -3,6 +3,7 @@ noncommittal sentences, and the value on RAGAS's scale (lexical only, or with th
 
 import pytest
 
+from rageval_core.offline import answer_types as T
 from rageval_core.offline import relevancy as R
 from tests.support.scripted_llm import HashEmbedder
 
@@ -22,35 +23,35 @@ def test_split_asks_on_compound_questions_only():
 @pytest.mark.parametrize(
     ("question", "kinds"),
     [
-        ("バックプロパゲーションはいつ誰が発明しましたか？", [R.WHEN, R.WHO]),
-        ("How many parameters does GPT-4 have?", [R.NUMBER]),
-        ("Why does batch normalisation stabilise training?", [R.WHY]),
-        ("Can I carry over unused leave?", [R.YES_NO]),
-        ("使わなかった有給休暇は繰り越せますか？", [R.YES_NO]),
+        ("バックプロパゲーションはいつ誰が発明しましたか？", [T.WHEN, T.WHO]),
+        ("How many parameters does GPT-4 have?", [T.NUMBER]),
+        ("Why does batch normalisation stabilise training?", [T.WHY]),
+        ("Can I carry over unused leave?", [T.YES_NO]),
+        ("使わなかった有給休暇は繰り越せますか？", [T.YES_NO]),
         ("過学習とは何ですか？", []),
         # "when" / "who" inside a clause are conjunctions or relatives, not question words
-        ("Why am I unstable on my bike when it's stationary?", [R.WHY]),
-        ("Why do people who sleep late dream more?", [R.WHY]),
+        ("Why am I unstable on my bike when it's stationary?", [T.WHY]),
+        ("Why do people who sleep late dream more?", [T.WHY]),
         ("Explain the Q-learning algorithm.", []),
     ],
 )
 def test_question_kinds(question, kinds):
-    assert R.question_kinds(question) == kinds
+    assert T.question_kinds(question) == kinds
 
 
 def test_answer_types():
     q = "When was the tower completed?"
-    assert R.has_answer_type(R.WHEN, "It was completed in 1896.", q, "en")
-    assert not R.has_answer_type(R.WHEN, "It is a beautiful landmark.", q, "en")
-    assert R.has_answer_type(R.NUMBER, "It is 6,958 feet high.", "What is its elevation?", "en")
-    assert not R.has_answer_type(R.NUMBER, "It is very high.", "What is its elevation?", "en")
+    assert T.has_answer_type(T.WHEN, "It was completed in 1896.", q, "en")
+    assert not T.has_answer_type(T.WHEN, "It is a beautiful landmark.", q, "en")
+    assert T.has_answer_type(T.NUMBER, "It is 6,958 feet high.", "What is its elevation?", "en")
+    assert not T.has_answer_type(T.NUMBER, "It is very high.", "What is its elevation?", "en")
     # a number already in the question does not answer it
-    assert not R.has_answer_type(R.NUMBER, "GPT-4 is large.", "How many parameters does GPT-4 have?", "en")
-    assert R.has_answer_type(R.WHO, "Christopher Nolan directed it.", "Who directed Oppenheimer?", "en")
-    assert R.has_answer_type(R.WHO, "部門長と経理部の承認が必要です。", "誰の承認が必要ですか？", "ja")
-    assert R.has_answer_type(R.YES_NO, "翌年度に限って繰り越すことができます。", "繰り越せますか？", "ja")
-    assert R.has_answer_type(R.YES_NO, "You cannot carry it over.", "Can I carry over leave?", "en")
-    assert not R.has_answer_type(R.YES_NO, "最近は生成AIの活用が進んでいます。", "入力してもよいですか？", "ja")
+    assert not T.has_answer_type(T.NUMBER, "GPT-4 is large.", "How many parameters does GPT-4 have?", "en")
+    assert T.has_answer_type(T.WHO, "Christopher Nolan directed it.", "Who directed Oppenheimer?", "en")
+    assert T.has_answer_type(T.WHO, "部門長と経理部の承認が必要です。", "誰の承認が必要ですか？", "ja")
+    assert T.has_answer_type(T.YES_NO, "翌年度に限って繰り越すことができます。", "繰り越せますか？", "ja")
+    assert T.has_answer_type(T.YES_NO, "You cannot carry it over.", "Can I carry over leave?", "en")
+    assert not T.has_answer_type(T.YES_NO, "最近は生成AIの活用が進んでいます。", "入力してもよいですか？", "ja")
 
 
 def test_scope_words_weigh_less_and_glosses_are_alternatives():
@@ -85,7 +86,7 @@ def test_typed_ask_without_its_type_loses_half():
     full = R.answer_relevancy(q, "Mount Brown is located in Montana. Its elevation is 6,958 feet.")
     part = R.answer_relevancy(q, "Mount Brown is located in New Zealand. It is a popular hiking destination.")
     assert full.value == pytest.approx(1.0) and [a.score for a in full.asks] == [1.0, 1.0]
-    assert part.asks[1].types_found == {R.NUMBER: False} and part.value == pytest.approx(0.5)
+    assert part.asks[1].types_found == {T.NUMBER: False} and part.value == pytest.approx(0.5)
 
 
 def test_definitional_answer_scores_high_off_topic_low():

@@ -60,7 +60,7 @@ def test_the_lean_frame_gives_the_tables_the_full_results_give(tmp_path) -> None
 def _csv_from_dict(store: Store, run_id: str, samples) -> str:
     """The wide CSV as it was built before it streamed: from the whole export dict."""
     from rageval_core.core.csvsafe import dumps_csv
-    from rageval_core.scoring.judges.labels import base_method, display_method
+    from rageval_core.core.method_labels import base_method, display_method
 
     data = export.run_to_dict(store, run_id)
     pairs: list[tuple[str, str]] = []

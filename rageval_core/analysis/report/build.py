@@ -19,7 +19,7 @@ import pandas as pd
 
 from rageval_core.analysis import compare
 from rageval_core.scoring.judges import agreement as judge_agreement
-from rageval_core.scoring.judges.labels import is_jury
+from rageval_core.core.method_labels import is_jury
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED, FAITHFULNESS, MetricResult, Sample
 

@@ -112,7 +112,7 @@ def _chosen(row: ChosenRow) -> str:
         parts.append(_table(["claim", "verdict", "reason"],
                             [[c.get("claim"), {1: "supported", 0: "not supported"}.get(c.get("verdict"), "-"), c.get("reason")]
                              for c in row.claims], cls="claims"))
-    from rageval_core.scoring.judges.labels import result_method
+    from rageval_core.core.method_labels import result_method
 
     lines = [[r.metric, result_method(r), r.value if r.value is not None else (r.unscored_reason or "-"), r.reason or ""]
              for r in sorted(row.results, key=lambda r: (r.metric, result_method(r)))]

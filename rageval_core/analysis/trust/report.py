@@ -18,7 +18,7 @@ from rageval_core.analysis.trust.estimate import CorrectedEstimate, corrected_es
 from rageval_core.analysis.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
-from rageval_core.scoring.judges.labels import result_method
+from rageval_core.core.method_labels import result_method
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 
 

@@ -9,6 +9,7 @@ __all__ = [
     "clock",
     "guard",
     "http_errors",
+    "httpx_lib",
     "ratelimit",
     "retry",
     "warm",

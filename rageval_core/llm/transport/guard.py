@@ -20,7 +20,6 @@ Waits (rate limit, a full set of connections) go through the clock and end early
 from __future__ import annotations
 
 import contextvars
-import importlib
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -29,6 +28,7 @@ from urllib.parse import urlsplit
 from rageval_core.llm.transport import callpool, warm
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.llm.transport.httpx_lib import httpx_module
 from rageval_core.llm.transport.ratelimit import RateLimiter
 
 T = TypeVar("T")
@@ -246,16 +246,6 @@ class RequestGuard:
 
 
 # ---- an HTTP client whose body reads stop at the request's deadline ------------------------------------
-def httpx_module() -> Any:
-    """The httpx module the SDKs use here (the ``httpx2`` fork when installed, else ``httpx``)."""
-    for name in ("httpx2", "httpx"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    raise ImportError("neither httpx2 nor httpx is installed")
-
-
 def http_client(timeout_s: float, base_url: str | None = None) -> Any:
     """An ``httpx.Client`` for the SDKs whose transport ends a response body that is still arriving at the
     request's deadline (a server trickling one byte a second never trips a read timeout); the connection

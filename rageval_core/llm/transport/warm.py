@@ -72,7 +72,7 @@ def warm(kind: str) -> Any:
     parsed answer (tests read it)."""
     import openai
 
-    from rageval_core.llm.transport.guard import httpx_module
+    from rageval_core.llm.transport.httpx_lib import httpx_module
 
     httpx = httpx_module()
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rageval_core.analysis.compare import agreement_note, methods_in, shared_criteria, wide
-from rageval_core.scoring.judges.labels import scorer_label
+from rageval_core.core.method_labels import scorer_label
 from rageval_core.analysis.trust.stats import bootstrap_ci, cohen_kappa, spearman
 
 PAIR_COLUMNS = ["criterion", "judge_a", "judge_b", "n", "spearman", "spearman_lo", "spearman_hi",

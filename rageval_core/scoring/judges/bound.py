@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from rageval_core.scoring.judges.config import JudgeConfig
-from rageval_core.scoring.judges.labels import SEPARATOR
+from rageval_core.core.method_labels import SEPARATOR
 from rageval_core.llm.base import LLM, Completion, LLMRequest
 from rageval_core.scoring.metrics.base import CallEstimate, EvalContext
 from rageval_core.core.types import MetricResult, Sample

@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from rageval_core.scoring.judges.jury import combine, jury_method
-from rageval_core.scoring.judges.labels import is_jury, result_method
+from rageval_core.core.method_labels import is_jury, result_method
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult
 

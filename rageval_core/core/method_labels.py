@@ -5,6 +5,8 @@ whichever model judged). A result scored under a named judge configuration carri
 in ``details["judge"]``; every table, summary and statistic then keys it by ``<method>@<judge id>`` so two
 models on the same rubric are two columns, not one average. Results of single-configuration runs keep
 their plain method.
+
+In ``core`` because the store, the runner, the analysis and the UI all key by these labels.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from typing import Any, Mapping
 
 SEPARATOR = "@"
 JURY_PREFIX = "jury:"
+
+__all__ = ["JURY_PREFIX", "SEPARATOR", "base_method", "display_method", "is_jury", "judge_of", "result_method",
+           "scorer_label"]
 
 
 def display_method(method: str, judge: str | None) -> str:
