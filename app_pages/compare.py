@@ -12,7 +12,7 @@ from rageval_core.store import run_summary
 from rageval_core.analysis.report import svg
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED
-from ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, report_button, run_picker, runs, state, widgets
+from ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, report_button, run_picker, runs, state, trust_compare, widgets
 from ui.i18n import lang, t
 
 INSPECT_PICK, GO_INSPECT = "compare.inspect_pick", "compare.go_inspect"
@@ -125,6 +125,7 @@ def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
     summary = diff.summary.assign(metric=widgets.metric_labels(diff.summary["metric"]))  # the diff is cached
     widgets.table(summary, column_config=widgets.score_columns(summary[["mean_a", "mean_b", "delta"]]),
                   hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
+    trust_compare.corrected_panel(full, view_b, store)
     with st.expander(t("compare.setups", n=len(diff.differences))):
         if diff.differences:
             widgets.table(runs.differences_frame(diff.differences), hide_index=True, width="stretch")

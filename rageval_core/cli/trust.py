@@ -159,8 +159,37 @@ def print_label_next(ctx: TrustContext) -> None:
     ))
 
 
+def diff(d: Any) -> str:
+    """``+0.120 [+0.031, +0.209] *`` (the star: the interval excludes 0), ``-`` when undefined."""
+    if d.value is None:
+        return "-"
+    interval = "" if d.low is None else f" [{d.low:+.3f}, {d.high:+.3f}]"
+    return f"{d.value:+.3f}{interval}" + (" *" if d.excludes_zero else "")
+
+
+def print_comparison(ctx: TrustContext) -> None:
+    """``--against RUN_B``: run A − run B, judge-only, labels-only and corrected, paired by row."""
+    if not getattr(ctx.args, "against", None):
+        return
+    from rageval_core.analysis.trust.compare_run import compare_runs
+
+    other = find_run(ctx.store, ctx.args.against).id
+    comparison = compare_runs(ctx.store, ctx.run_id, other, samples_a=ctx.samples)
+    ctx.report.comparison = comparison
+    echo(f"\nrun {ctx.run_id} − run {other}, paired by row (95% intervals; * = excludes 0):")
+    echo(table(
+        ["metric", "method", "rows", "labelled", "judge only", "labels only", "corrected", "judge vs corrected"],
+        [[c.metric, c.method, c.n_shared, c.n_labelled, diff(c.judge_only), diff(c.labels_only), diff(c.corrected),
+          "DISAGREE" if c.disagree else "agree"] for c in comparison.comparisons],
+    ))
+    for c in comparison.comparisons:
+        for note in c.notes:
+            echo(f"  {c.metric} {c.method}: {note}")
+
+
 SECTIONS: list[Section] = [
     print_coverage, print_split, print_agreement, print_confusion, print_estimates, print_label_next, print_stability, print_probes,
+    print_comparison,
 ]
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]
 
@@ -249,6 +278,8 @@ def add_command(sub: Any) -> None:
     p.add_argument("--split", metavar="train=F,dev=F,test=F",
                    help="deal the labelled rows into train / dev / test (stratified by label and category, stored with "
                    "the labels; a split stored earlier is used without this flag), e.g. train=0.2,dev=0.4,test=0.4")
+    p.add_argument("--against", metavar="RUN_B",
+                   help="compare with another run on the same rows: judge-only, labels-only and corrected difference")
     p.add_argument("--show-test", action="store_true",
                    help="include the test split's figures (each look is counted and shown)")
     p.add_argument("--top", type=int, default=10, help="rows shown under label next (default 10)")
