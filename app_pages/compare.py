@@ -121,7 +121,7 @@ def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
         st.info(t("compare.b_empty"))
         return
     diff = runs.cached_diff(full, view_b)
-    st.caption(runs.diff_note(diff))
+    st.caption(widgets.md_escape(runs.diff_note(diff)))
     summary = diff.summary.assign(metric=widgets.metric_labels(diff.summary["metric"]))  # the diff is cached
     widgets.table(summary, column_config=widgets.score_columns(summary[["mean_a", "mean_b", "delta"]]),
                   hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
@@ -153,7 +153,7 @@ if full is None or full.frame.empty:
     st.stop()
 
 cost = compare.cost_frame(run_summary.method_costs(store, run_id))
-st.caption(t("compare.judged_by", provider=full.info.provider, model=full.info.model,
+st.caption(t("compare.judged_by", provider=full.info.provider, model=widgets.md_escape(full.info.model),
              dataset=full.info.dataset_name or "?", hash=str(full.info.dataset_hash or "")[:12]))
 widgets.offline_banner_of(full.frame)
 demo.run_banner(full.info.provider, full.info.model)

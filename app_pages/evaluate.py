@@ -15,7 +15,7 @@ st.title(nav.EVALUATE.heading)
 ws: data.Workset = st.session_state[state.DATASET]
 pinned: set[str] = st.session_state[state.PINNED]
 config = sidebar.current_config()
-st.caption(t("evaluate.caption", name=ws.name, n=len(ws.samples), language=ws.language, judge=sidebar.provider_label()))
+st.caption(t("evaluate.caption", name=widgets.md_escape(ws.name), n=len(ws.samples), language=ws.language, judge=sidebar.provider_label()))
 
 if sidebar.is_offline() and demo.fits(ws):
     st.info(t("demo.offer"), icon="📼")
@@ -134,7 +134,7 @@ if job is not None and job.done:
         note = widgets.unscored_note(result.results)
         (st.success if result.status == "done" and note is None else st.warning)(widgets.run_outcome(result))
         if note is not None:
-            (st.error if note[0] == "error" else st.warning)(note[1], icon="⚠️")
+            (st.error if note[0] == "error" else st.warning)(widgets.md_escape(note[1]), icon="⚠️")
         st.session_state[state.SELECTED_RUN] = result.run_id
         widgets.table(widgets.summary_frame(result.summary), hide_index=True, width="stretch")
         if result.cost:

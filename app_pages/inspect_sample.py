@@ -61,7 +61,7 @@ if label_next.button(t("inspect.label_next"), key="inspect.label_next", width="s
 sample_id = pick.selectbox(t("inspect.row"), sample_ids, index=position, format_func={sid: _row_label(sid) for sid in sample_ids}.get)
 hint = st.session_state.get("inspect.label_hint")
 if hint is not None and hint.row_id == sample_id:
-    st.info(t("inspect.suggested", criterion=widgets.metric_label(hint.criterion), reason=core(hint.reason)))
+    st.info(t("inspect.suggested", criterion=widgets.metric_label(hint.criterion), reason=widgets.md_escape(core(hint.reason))))
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
 results = evidence.reading_order(view.results_for(sample_id))
@@ -71,13 +71,13 @@ claims = list((faith.details.get("claims") if faith else None) or [])
 prefix = f"r{sample_id}"
 
 if sample is None:
-    st.warning(t("inspect.no_texts", row=sample_id, hash=str(view.info.dataset_hash)[:12]))
+    st.warning(t("inspect.no_texts", row=widgets.md_escape(sample_id), hash=str(view.info.dataset_hash)[:12]))
 else:
     if view.samples_source and "different version" in view.samples_source:
-        st.caption(t("inspect.texts_from", source=view.samples_source))
+        st.caption(t("inspect.texts_from", source=widgets.md_escape(view.samples_source)))
     category = view.categories.get(sample_id)
     st.markdown(f"**{t('inspect.question')}**" + (f" · {widgets.md_escape(category)}" if category else ""))
-    st.markdown(f"> {sample.question}")
+    st.markdown(f"> {widgets.md_escape(sample.question)}")
     trace = data.trace_caption(sample.metadata)
     if trace:
         st.caption(trace)
@@ -87,7 +87,7 @@ else:
         st.html(inspector.answer_html(sample.answer, claims, prefix))
         if sample.ground_truth:
             st.markdown(f"**{t('inspect.ground_truth')}**")
-            st.markdown(sample.ground_truth)
+            st.markdown(widgets.md_escape(sample.ground_truth))
     with right:
         st.markdown(t("inspect.contexts"))
         st.html(inspector.contexts_html(sample.contexts, claims, prefix))
@@ -98,7 +98,7 @@ widgets.table(widgets.results_frame(results, by="method"), hide_index=True, widt
 if faith is not None:
     with st.expander(t("inspect.claims"), expanded=True):
         if faith.unscored_reason and not claims:  # e.g. the provider failed: say why, not "no claims"
-            st.warning(t("inspect.unscored", why=widgets.unscored_label(faith.unscored_reason), reason=core(faith.reason) or t("inspect.no_reason")))
+            st.warning(t("inspect.unscored", why=widgets.unscored_label(faith.unscored_reason), reason=widgets.md_escape(core(faith.reason)) or t("inspect.no_reason")))
         else:
             st.html(inspector.claims_html(claims, prefix))
 relevancy = by_key.get(("answer_relevancy", DECOMPOSED))
@@ -110,7 +110,7 @@ if relevancy is not None and relevancy.details.get("offline_relevancy"):
     with st.expander(t("inspect.asks")):
         st.caption(t("inspect.offline_asks") if relevancy.details.get("offline_note") else t("inspect.offline_no_questions"))
         widgets.table(evidence.asks_frame(offline_rel), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
-        st.caption(t("inspect.best_sentence", sentence=offline_rel.get("best_sentence") or "-",
+        st.caption(t("inspect.best_sentence", sentence=widgets.md_escape(offline_rel.get("best_sentence") or "-"),
                      cosine=widgets.fmt_score(offline_rel.get("cosine")),
                      share=widgets.fmt_score(offline_rel.get("noncommittal_share"))))
 precision = by_key.get(("context_precision", DECOMPOSED))
@@ -140,7 +140,7 @@ for judge in view.judges():
             st.markdown(f"**{widgets.metric_label(r.metric)}** {widgets.fmt_score(r.value)}{scale}"
                         + (f" · {t('inspect.unscored_short')}: `{r.unscored_reason}`" if r.unscored_reason else "")
                         + f" · `{widgets.source_tag(r)}`")
-            st.caption(r.reason or "")
+            st.caption(widgets.md_escape(r.reason or ""))
 
 st.subheader(t("inspect.labels"))
 criteria = list(dict.fromkeys(r.metric for r in results))
@@ -152,7 +152,7 @@ calls = runs.calls_for(run_id, sample_id, store)
 if not calls:
     st.caption(t("inspect.no_calls"))
 for n, call in enumerate(calls, 1):
-    with st.expander(evidence.call_title(n, call)):
+    with st.expander(widgets.md_escape(evidence.call_title(n, call))):
         st.markdown(t("inspect.prompt"))
         st.code(call.prompt or "", language=None, wrap_lines=True)
         st.markdown(t("inspect.response"))

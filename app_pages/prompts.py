@@ -119,10 +119,10 @@ try:
         instructions=st.session_state.get(INSTRUCTIONS) or "",
     )
 except RubricError as exc:
-    st.error(t("prompts.invalid") + "\n\n" + "\n".join(f"- {core(p)}" for p in exc.problems))
+    st.error(t("prompts.invalid") + "\n\n" + "\n".join(f"- {widgets.md_escape(core(p))}" for p in exc.problems))
 else:
     st.session_state[state.RUBRIC] = rubric
-    st.success(t("prompts.rubric_ok", id=rubric.id, n=len(rubric.criteria), hash=rubric.short_hash), icon="✅")
+    st.success(t("prompts.rubric_ok", id=widgets.md_escape(rubric.id), n=len(rubric.criteria), hash=rubric.short_hash), icon="✅")
 
 st.subheader(t("prompts.judge_template"))
 shipped = judge_template(language).source or ""
@@ -138,13 +138,13 @@ template = None
 if rubric is not None:
     problems = check_template(text, rubric)
     if problems:
-        st.error(t("prompts.placeholders_failed") + "\n\n" + "\n".join(f"- {core(p)}" for p in problems))
+        st.error(t("prompts.placeholders_failed") + "\n\n" + "\n".join(f"- {widgets.md_escape(core(p))}" for p in problems))
     else:
         template = template_from_text(text, language)
-        st.success(t("prompts.placeholders_ok", placeholders=", ".join("{" + p + "}" for p in template.placeholders),
+        st.success(t("prompts.placeholders_ok", placeholders=widgets.md_escape(", ".join("{" + p + "}" for p in template.placeholders)),
                      hash=template.short_hash, state=t("steps.shipped") if text == shipped else t("steps.edited")), icon="✅")
         for note in template_notes(template, rubric):  # rubric edits this template does not send
-            st.warning(note, icon="⚠️")
+            st.warning(widgets.md_escape(note), icon="⚠️")
 
 st.subheader(t("prompts.preview"))
 pinned: set[str] = st.session_state[state.PINNED]
@@ -193,10 +193,10 @@ name = st.text_input(t("prompts.version_name"), key="prompts.version_name", plac
 save_rubric, save_template = st.columns(2)
 if save_rubric.button(t("prompts.save_rubric"), disabled=rubric is None):
     saved_version = versions_store.save_rubric(rubric, name or None)
-    st.toast(t("steps.saved", label=saved_version.label))
+    st.toast(t("steps.saved", label=widgets.md_escape(saved_version.label)))
 if save_template.button(t("prompts.save_template"), disabled=template is None):
     saved_version = versions_store.save_template(text, name or None, language)
-    st.toast(t("steps.saved", label=saved_version.label))
+    st.toast(t("steps.saved", label=widgets.md_escape(saved_version.label)))
 all_versions = versions_store.versions()
 if len(all_versions) >= 2:
     labels = {v.id: f"{v.kind}: {v.label} · {v.created_at_iso}" for v in all_versions}

@@ -93,7 +93,7 @@ cols[0].metric(t("testset.document"), doc.name)
 cols[1].metric(t("testset.language"), doc.language)
 cols[2].metric(t("testset.sections"), len(doc.sections))
 cols[3].metric(t("testset.chunks"), len(chunk_document(doc, size=size, overlap=overlap)))
-st.caption(t("testset.doc_caption", title=doc.title, chars=len(doc.text), hash=doc.sha256[:12]))
+st.caption(t("testset.doc_caption", title=widgets.md_escape(doc.title), chars=len(doc.text), hash=doc.sha256[:12]))
 with st.expander(t("testset.sections")):
     sections = ts_ui.sections_frame(doc, size, overlap)
     widgets.table(sections, hide_index=True, width="stretch")
@@ -157,19 +157,19 @@ st.caption(t("testset.generated_by", generator=f"{gen.get('provider')}/{gen.get(
 failed = [s for s in testset.sections if s.status != "ok"]
 if failed:
     st.warning(t("testset.failed_sections", n=len(failed),
-                 detail="; ".join(f"{s.heading or s.index}: {s.status} — {core(s.reason)}" for s in failed)), icon="⚠️")
+                 detail=widgets.md_escape("; ".join(f"{s.heading or s.index}: {s.status} — {core(s.reason)}" for s in failed))), icon="⚠️")
 with st.expander(t("testset.report", ok=len(testset.sections) - len(failed), total=len(testset.sections))):
     report = ts_ui.report_frame(testset)
     widgets.table(report, hide_index=True, width="stretch")
 
 BULK_NOTE = "testset.bulk_note"
 st.subheader(t("testset.review", n=len(testset.items)))
-st.caption(ts_ui.review_summary(testset))
+st.caption(widgets.md_escape(ts_ui.review_summary(testset)))
 st.caption(t("testset.review_help"))
 notes = ts_ui.flag_notes(testset)
 if notes:
     with st.expander(t("testset.why_flagged", n=len(notes))):
-        st.markdown("\n".join(f"- {line}" for line in notes))
+        st.markdown("\n".join(f"- {widgets.md_escape(line)}" for line in notes))
 bulk_pick, bulk_accept, bulk_reject = st.columns([2, 1, 1])
 bulk_choice = bulk_pick.selectbox(t("testset.bulk"), list(ts_ui.BULK_CHOICES), format_func={c: ts_ui.bulk_label(c) for c in ts_ui.BULK_CHOICES}.get, key="testset.bulk_choice")
 for column, label, status in ((bulk_accept, t("testset.accept"), "accepted"), (bulk_reject, t("testset.reject"), "rejected")):
@@ -260,7 +260,7 @@ def _builtin_rag(testset, doc, size, overlap, problems) -> None:
     if use.button(t("testset.use"), type="primary"):
         ws = ts_ui.to_workset(run, name)
         state.use_dataset(ws)
-        st.success(t("testset.loaded", n=len(ws.samples), name=ws.name))
+        st.success(t("testset.loaded", n=len(ws.samples), name=widgets.md_escape(ws.name)))
     if evaluate.button(t("testset.open_evaluate")):
         st.switch_page(nav.EVALUATE.path)
     dl_json.download_button(t("testset.outputs_json"), ts_ui.rag_download(run, "json"), file_name=f"{name}.json", mime="application/json")

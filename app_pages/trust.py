@@ -53,7 +53,7 @@ show_test = trust_split.split_panel(view, store)
 with st.spinner(t("trust.computing")):
     rep = trust_ui.report(view, store, keep, show_test)
 trust_split.split_tables(rep)
-st.caption(t("trust.run_caption", run=view.run_id, provider=view.info.provider, model=view.info.model, n=rep.n_rows,
+st.caption(t("trust.run_caption", run=view.run_id, provider=view.info.provider, model=widgets.md_escape(view.info.model), n=rep.n_rows,
              threshold=f"{rep.threshold:g}", iterations=rep.iterations, seed=rep.seed))
 
 st.subheader(t("trust.coverage"))

@@ -16,13 +16,14 @@ from rageval_core.scoring.judges.bound import judge_scorers
 from rageval_core.scoring.judges.config import JudgeConfig, JudgeConfigError, parse_judges
 from rageval_core.llm.registry import PROVIDERS
 from ui.i18n import core, t
+from ui.safe_text import md_escape
 
 PICKED = "evaluate.judge_configs"
 
 
 def _problems(exc: Exception) -> str:
     """A judge configuration's problems in the UI language (each one the core said; other errors as they are)."""
-    return "; ".join(core(p) for p in getattr(exc, "problems", None) or [str(exc)])
+    return "; ".join(md_escape(core(p)) for p in getattr(exc, "problems", None) or [str(exc)])
 
 
 def _label(j: JudgeConfig) -> str:

@@ -17,6 +17,7 @@ from rageval_core.store.runs import Store
 from ui import charts, widgets
 from ui.i18n import t
 from ui.runs import RunView
+from ui.safe_text import md_escape
 
 
 def judge_methods(view: RunView) -> list[str]:
@@ -79,7 +80,7 @@ def _jury_form(view: RunView, store: Store, methods: list[str]) -> None:
             try:
                 add_jury(store, view.run_id, rule, members)
             except ValueError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
             else:
                 st.toast(t("judges.added", rule=rule, n=len(members)))
                 st.rerun()

@@ -15,6 +15,7 @@ import streamlit as st
 from rageval_core.store.runs import Store
 from ui.i18n import t
 from ui.widgets import metric_label
+from ui.safe_text import md_escape
 
 VERSION = "labels.version"
 BULK_ROWS = "labels.bulk_rows"
@@ -46,7 +47,7 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
             new_note, old_note = note.strip() or None, notes.get(criterion) or None
             if new_label != old_label or new_note != old_note:
                 store.set_label(dataset_hash, sample_id, criterion, new_label, new_note)
-                st.toast(t("labels.saved", label=_label_word(new_label), criterion=metric_label(criterion), row=sample_id)
+                st.toast(t("labels.saved", label=_label_word(new_label), criterion=metric_label(criterion), row=md_escape(sample_id))
                          + (" " + t("labels.with_note") if new_note and new_note != old_note else ""))
 
 

@@ -22,6 +22,7 @@ from rageval_core.core.types import Sample
 from ui import evaluation, sidebar, state, widgets
 from ui.runs import run_status
 from ui.i18n import t
+from ui.safe_text import md_escape
 
 STEP = "prompts.step"
 RESULTS = "prompts.step_results"
@@ -63,7 +64,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
     try:
         template = step_templates.check(task, language, text)
     except TemplateError as exc:
-        st.error(t("steps.invalid", error=exc))
+        st.error(t("steps.invalid", error=md_escape(exc)))
     else:
         st.success(t("steps.ok", placeholders=", ".join("{" + p + "}" for p in template.placeholders),
                      hash=template.short_hash, state=t("steps.shipped") if text == shipped_text else t("steps.edited")),
@@ -75,7 +76,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
 
     by_id = {s.id: s for s in samples}
     if template is not None and preview_row in by_id:
-        st.markdown(t("steps.preview", row=preview_row))
+        st.markdown(t("steps.preview", row=md_escape(preview_row)))
         st.code(step_templates.render_preview(task, by_id[preview_row], language, text), language=None, wrap_lines=True,
                 height=300)
         st.caption(t("steps.preview_note"))

@@ -30,6 +30,7 @@ from ui.runs import RunView
 from ui.trust import run_samples
 from ui.i18n import core, t
 from ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
+from ui.safe_text import md_escape
 
 REPEATS_CLI = "python -m rageval_core trust DATA --repeats 3"
 PROBES_CLI = "python -m rageval_core trust RUN_ID --probes all"
@@ -223,7 +224,7 @@ def probes_panel(view: RunView, run_store: Store) -> None:
         table(probes_frame(report), hide_index=True, width="stretch")
         with st.expander(t("probes.notes")):
             for note in probe_notes(report):
-                st.markdown(note)
+                st.markdown(md_escape(note))
     else:
         st.info(t("probes.none_yet", cli=PROBES_CLI))
     _probe_controls(view, run_store, rerun=report is not None)

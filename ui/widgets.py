@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ from rageval_core.data.datasets import Issue
 from rageval_core.core.types import Unscored
 from ui import data
 from ui.i18n import core, header, headers, t, t_opt
+from ui.safe_text import md_escape  # noqa: F401 - re-exported: pages call widgets.md_escape
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -122,7 +122,7 @@ def show_error(message: str, exc: BaseException | None = None) -> None:
     from rageval_core.core.redact import redact
 
     detail = f" — {type(exc).__name__}: {core(str(exc))}" if exc is not None else ""  # a coded core message, translated
-    st.error(redact(f"{message}{detail}"), icon="⚠️")
+    st.error(md_escape(redact(f"{message}{detail}")), icon="⚠️")
 
 
 LAZY_ROWS = 1000  # a longer plain frame goes to the browser a screenful at a time (``st.dataframe(lazy=True)``)
@@ -153,15 +153,6 @@ def validation_report(issues: Sequence[Issue], n_rows: int) -> None:
                 warnings=counted(len(warnings), t("unit.warning"), t("unit.warnings")))
     (st.error if errors else st.warning)(summary)
     table(data.issues_frame(issues), hide_index=True, width="stretch")
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~<])")
-
-
-def md_escape(text: Any) -> str:
-    """Text shown literally where Streamlit renders Markdown: "1. 適用範囲" would become a numbered list and
-    "- x" a bullet. A backslash before ASCII punctuation is always literal in CommonMark."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
 
 
 def score_table(frame: pd.DataFrame, *, markdown: bool = False) -> Any:

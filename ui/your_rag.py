@@ -34,6 +34,7 @@ from rageval_core.rag.your_rag import (
 from rageval_core.rag.your_rag.mapping import mapping_from_dict
 from ui import data, state, widgets
 from ui.i18n import t
+from ui.safe_text import md_escape
 
 ENDPOINT, CALLABLE = "endpoint", "callable"  # the kind radio's values; ``_kind_label`` names them
 TRY = "testset.yr.try_result"  # the last "try one question" result (reply and what the mapping read)
@@ -175,7 +176,7 @@ def render(items: Sequence[TestItem], name: str) -> None:
                 st.caption(t("yr.read"))
                 st.json(shown["read"])
         else:
-            st.error(t("yr.no_answer", error=shown["error"]))
+            st.error(t("yr.no_answer", error=md_escape(shown["error"])))
 
     if st.button(t("yr.answer_all"), type="primary", disabled=system is None or not items):
         bar = st.progress(0.0, text=t("yr.asking"))
@@ -194,13 +195,13 @@ def render(items: Sequence[TestItem], name: str) -> None:
     cols[2].metric(t("yr.latency_median"), _seconds(run.latency.get("median_s")))
     cols[3].metric(t("yr.latency_p95"), _seconds(run.latency.get("p95_s")))
     cols[4].metric(t("yr.cached"), run.cached)
-    st.caption(t("yr.run_caption", system=run.system, name=run.name))
+    st.caption(t("yr.run_caption", system=md_escape(run.system), name=md_escape(run.name)))
     answers = run_frame(run)
     widgets.table(answers, hide_index=True, width="stretch")
     use, download = st.columns(2)
     if use.button(t("yr.use"), type="primary"):
         ws = to_workset(run, f"{name}-yours")
         state.use_dataset(ws)
-        st.success(t("yr.loaded", n=len(ws.samples), name=ws.name))
+        st.success(t("yr.loaded", n=len(ws.samples), name=md_escape(ws.name)))
     download.download_button(t("yr.download"), datasets.dumps_dataset(run.samples, "json"),
                              file_name=f"{name}-yours.json", mime="application/json")

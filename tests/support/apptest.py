@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,11 @@ def compare_tab(at: AppTest, label: str) -> AppTest:
     """Open one of Compare's tabs (``COMPARE_TAB``: a tab runs only when open) as a click on it does."""
     at.session_state[COMPARE_TAB] = label
     return at.run()
+
+
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def plain(text: str) -> str:
+    """Markdown source as a reader sees it: backslash escapes and word joiners (``ui.safe_text.md_escape``) removed."""
+    return _MD_ESCAPE.sub(r"\1", str(text)).replace("\u2060", "")

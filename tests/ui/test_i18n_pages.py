@@ -23,7 +23,7 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.run import run
 from rageval_core.core.types import SEED_METRICS
-from tests.support.apptest import ROOT, assert_ok, button, compare_tab, start_app
+from tests.support.apptest import ROOT, assert_ok, button, compare_tab, plain, start_app
 from tests.support.html_tables import page_tables
 from tests.support.html_tables import text as html_text
 from ui import i18n, nav
@@ -54,13 +54,13 @@ def shown_texts(at: AppTest) -> list[tuple[str, str]]:
     """(kind, text) of everything a page shows as UI text: headings, messages, captions, labels and help."""
     out: list[tuple[str, str]] = []
     for kind in ("title", "header", "subheader", "caption", "markdown", "info", "warning", "success", "error", "toast"):
-        out += [(kind, e.value) for e in getattr(at, kind) if isinstance(e.value, str)]
+        out += [(kind, plain(e.value)) for e in getattr(at, kind) if isinstance(e.value, str)]
     out += [("html", html_text(e.value)) for e in at.get("html")]
     for kind in ("button", "selectbox", "multiselect", "radio", "text_input", "text_area", "number_input", "toggle",
                  "checkbox", "slider", "metric", "expander", "tabs"):
         for e in at.get(kind):
             proto = getattr(e, "proto", None)  # the proto's fields: a widget's value is not computed
-            out += [(f"{kind}.{field}", getattr(proto, field, "") or getattr(e, field, "") or "") for field in ("label", "help")]
+            out += [(f"{kind}.{field}", plain(getattr(proto, field, "") or getattr(e, field, "") or "")) for field in ("label", "help")]
     return out
 
 

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.store.rubric_versions import RubricStore
-from tests.support.apptest import assert_ok, button, start_app
+from tests.support.apptest import assert_ok, button, plain, start_app
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_unknown_placeholder_is_named_before_any_call(app: AppTest) -> None:
     area = next(t for t in app.text_area if t.label.startswith("Raw template"))
     area.set_value(area.value.replace("{answer}", "{answr}")).run()
     assert_ok(app)
-    errors = " ".join(e.value for e in app.error)
+    errors = " ".join(plain(e.value) for e in app.error)
     assert "{answr}" in errors
     assert not any(b.label == "Run on pinned rows" for b in app.button)  # nothing can be sent
 
@@ -86,7 +86,7 @@ def test_a_template_without_rubric_placeholder_warns_that_level_edits_are_not_se
     area = next(t for t in app.text_area if t.label.startswith("Raw template"))
     area.set_value(area.value.replace("{rubric}", "")).run()
     assert_ok(app)
-    warnings = " ".join(w.value for w in app.warning)
+    warnings = " ".join(plain(w.value) for w in app.warning)
     assert "no {rubric}" in warnings and "level descriptions" in warnings
 
 
@@ -138,14 +138,14 @@ def test_a_step_template_is_edited_checked_previewed_run_and_versioned(app: AppT
     area = step_area(app)
     shipped = area.value
     assert area.key.startswith("prompts.step_text.ja/extract_claims")
-    assert any(s.value.startswith("Step placeholders OK") and "{answer}" in s.value for s in app.success)
+    assert any(plain(s.value).startswith("Step placeholders OK") and "{answer}" in plain(s.value) for s in app.success)
     preview = next(c.value for c in app.code if "機械学習における過学習" in c.value and "あなたはRAG" not in c.value)
     assert preview  # the step's own prompt, filled with the preview row
 
     # An unknown placeholder is named before any call.
     step_area(app).set_value(shipped + "\n{rubric}").run()
     assert_ok(app)
-    assert any("unknown placeholder {rubric}" in e.value for e in app.error)
+    assert any("unknown placeholder {rubric}" in plain(e.value) for e in app.error)
     button_label = "Run this step's metrics on the 3 pinned rows"
     assert button(app, button_label).disabled  # no run with an invalid template
 

@@ -17,7 +17,7 @@ from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.run import run
 from rageval_core.store.runs import Store
 from rageval_core.core.types import SEED_METRICS
-from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
+from tests.support.apptest import ROOT, assert_ok, compare_tab, plain, start_app
 from tests.support.html_tables import page_tables
 
 
@@ -84,7 +84,7 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
     differences = next(d.value for d in app.dataframe if "setting" in d.value.columns)
     assert any("economy" in setting for setting in differences["setting"])
     assert any(e.label.startswith("What differs between the runs' set-ups") for e in app.expander)
-    assert "Compared on the 4 rows both runs scored." in " ".join(c.value for c in app.caption)
+    assert "Compared on the 4 rows both runs scored." in " ".join(plain(c.value) for c in app.caption)
 
 
 def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: AppTest) -> None:
@@ -125,7 +125,7 @@ def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> No
     html = " ".join(h.proto.body for h in app.get("html"))
     assert "not supported" in html and "アラン・チューリング" in html  # the hallucinated claim, marked
     assert 'id="r4-ctx-0"' in html
-    labels = [e.label for e in app.expander]
+    labels = [plain(e.label) for e in app.expander]
     assert "Faithfulness: claims and verdicts" in labels
     assert any(label.startswith("Answer relevancy") for label in labels)
     assert any(label.startswith("Context precision") for label in labels)
@@ -172,7 +172,7 @@ def test_an_unexpected_page_error_is_a_message_not_a_traceback(app: AppTest, mon
     monkeypatch.setattr(runs, "load", broken)
     app.switch_page("app_pages/compare.py").run()
     assert not app.exception
-    message = " ".join(e.value for e in app.error)
+    message = " ".join(plain(e.value) for e in app.error)
     assert "unexpected error" in message and "RuntimeError: database is locked" in message
     assert app.sidebar.info  # the router and sidebar still render
 
