@@ -11,3 +11,6 @@ The packages, in the order data flows through them:
 """
 
 __version__ = "0.1.0"
+
+__all__ = ["__version__", "analysis", "cli", "core", "data", "embeddings", "llm", "offline", "rag", "run", "scoring",
+           "store"]

@@ -1,4 +1,5 @@
-"""Shared foundations: plain data types, ja/en text handling, coded messages, method labels, redaction, state paths.
+"""Shared foundations: plain data types, ja/en text handling, coded messages, method labels, redaction, state paths
+and private (0600) files.
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
@@ -9,6 +10,7 @@ __all__ = [
     "messages",
     "method_labels",
     "paths",
+    "private",
     "redact",
     "termtext",
     "text",

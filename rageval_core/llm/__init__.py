@@ -1,0 +1,26 @@
+"""The LLM side: one request / completion / error type (``base``), the providers (``gemini_provider``,
+``openai_provider`` on the shared ``api_provider`` base, ``offline`` with its judge and reasons, ``replay``),
+keys, prices, structured-output levels, the redaction boundary, the wrappers (timeout, concurrency, usage,
+call log) and the ``registry`` that builds a provider stack; ``transport`` holds what every request goes through.
+Providers and their flags: docs/providers.md.
+
+Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
+"""
+
+__all__ = [
+    "api_provider",
+    "base",
+    "gemini_provider",
+    "keys",
+    "offline",
+    "offline_judge",
+    "offline_reasons",
+    "openai_provider",
+    "pricing",
+    "redacting",
+    "registry",
+    "replay",
+    "structured",
+    "transport",
+    "wrappers",
+]

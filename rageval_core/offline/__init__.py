@@ -3,5 +3,20 @@
 They score claims by lexical coverage of the contexts, a number / entity mismatch penalty and a small,
 gated embedding term (``support``), and build every other evaluation step from that (``steps``).
 The offline provider (``rageval_core.llm.offline``) wraps them in the LLM protocol; metrics may call
-``checks`` directly to mark rows the heuristic cannot score.
+``checks`` directly to mark rows the heuristic cannot score. Answer relevancy offline is ``relevancy`` (with
+``answer_types``); ``generate`` and ``question_types`` build test-set questions and RAG answers extractively.
+
+Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
+
+__all__ = [
+    "answer_types",
+    "checks",
+    "generate",
+    "injection",
+    "prefetch",
+    "question_types",
+    "relevancy",
+    "steps",
+    "support",
+]
