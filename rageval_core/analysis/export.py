@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rageval_core.core.csvsafe import dumps_csv
 from rageval_core.core.redact import redact_data
+from rageval_core.store import packing
 from rageval_core.store.runs import Store
 from rageval_core.store.runs import _metric_result as store_metric_result
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
@@ -89,6 +90,7 @@ def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, 
     order = result_order(info.scorers)
     conn = store._conn()
     cur = conn.execute(_DETAILED if include_details else _LEAN, (info.id,))
+    read = packing.reader(conn)
     current: dict[str, Any] | None = None
     pending: list[MetricResult] = []
 
@@ -102,7 +104,7 @@ def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, 
                 yield finish(current)
             current, pending = {"id": rec["row_id"], "category": rec["row_category"]}, []
         if rec["metric"] is not None:
-            pending.append(store_metric_result(rec))
+            pending.append(store_metric_result(rec, read))
     if current is not None:
         yield finish(current)
     orphans = conn.execute(
@@ -116,7 +118,7 @@ def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, 
             if current is not None:
                 yield finish(current)
             current, pending = {"id": rec["sample_id"], "category": None}, []
-        pending.append(store_metric_result(rec))
+        pending.append(store_metric_result(rec, read))
     if current is not None:
         yield finish(current)
 

@@ -14,6 +14,8 @@ from typing import Any
 from rageval_core.core.redact import redact_optional
 from rageval_core.core.types import Usage
 
+from rageval_core.store.packing import Reader, call_texts, pack_call_texts
+
 
 @dataclass
 class CallEntry:
@@ -45,23 +47,27 @@ class CallEntry:
 
 
 
-def call_insert(entry: CallEntry) -> tuple[str, tuple[Any, ...]]:
-    """The INSERT of one call-log entry and its parameters."""
+def call_insert(conn: sqlite3.Connection, entry: CallEntry, memo: dict[bytes, int]) -> tuple[str, tuple[Any, ...]]:
+    """The INSERT of one call-log entry and its parameters; its prompt and response go to ``store.texts``
+    (inside the caller's transaction) and the row holds their ids (``store.packing``)."""
     sql = (
-        "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt,"
-        " response, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts,"
+        "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt_parts,"
+        " response_id, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts,"
         " reask, structured_output) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     )
     u = entry.usage
+    parts, response_id = pack_call_texts(conn, redact_optional(entry.prompt), redact_optional(entry.response), memo)
     return sql, (
         entry.run_id, entry.sample_id, entry.scorer, entry.method, entry.task, entry.request_key, entry.provider,
-        entry.model, redact_optional(entry.prompt), redact_optional(entry.response), u.input_tokens, u.output_tokens, u.cached_input_tokens,
+        entry.model, parts, response_id, u.input_tokens, u.output_tokens, u.cached_input_tokens,
         entry.cost_usd, entry.latency_s, int(entry.cached), redact_optional(entry.error), entry.ts, int(entry.reask),
         entry.structured_output,
     )
 
 
-def call_entry(r: sqlite3.Row) -> CallEntry:
+def call_entry(r: sqlite3.Row, read: Reader | None = None) -> CallEntry:
+    """One ``call_log`` row decoded; ``read`` (``packing.reader(conn)``) fills texts stored by reference."""
+    prompt, response = call_texts(r, read)
     return CallEntry(
         run_id=r["run_id"],
         sample_id=r["sample_id"],
@@ -71,8 +77,8 @@ def call_entry(r: sqlite3.Row) -> CallEntry:
         request_key=r["request_key"],
         provider=r["provider"],
         model=r["model"],
-        prompt=r["prompt"],
-        response=r["response"],
+        prompt=prompt,
+        response=response,
         usage=Usage(r["input_tokens"], r["output_tokens"], r["cached_input_tokens"]),
         cost_usd=r["cost_usd"],
         latency_s=r["latency_s"],

@@ -34,6 +34,7 @@ RESULTS: tuple[tuple[str, str], ...] = (
     ("latency_s", "REAL NOT NULL DEFAULT 0"),
     ("created_at", "REAL NOT NULL"),
     ("repeat_index", "INTEGER NOT NULL DEFAULT 0"),
+    ("details_pack", "BLOB"),  # the details, texts by reference (store.packing); NULL: written before, in details
 )
 
 CALL_LOG: tuple[tuple[str, str], ...] = (
@@ -58,6 +59,8 @@ CALL_LOG: tuple[tuple[str, str], ...] = (
     ("ts", "REAL NOT NULL"),
     ("reask", "INTEGER NOT NULL DEFAULT 0"),
     ("structured_output", "TEXT"),
+    ("prompt_parts", "TEXT"),  # the prompt's segment ids in ``texts`` (store.packing); NULL: inline in prompt
+    ("response_id", "INTEGER"),  # the response's id in ``texts``; NULL: inline in response (or none)
 )
 
 # The light copies: which columns, in their order (the key columns first).

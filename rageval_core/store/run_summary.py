@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from rageval_core.store import packing
 from rageval_core.store.call_log import CallEntry, call_entry
 from rageval_core.analysis.compare import RESULT_COLUMNS, MethodCost, results_frame
 from rageval_core.run.persist import stream_cost
@@ -230,7 +231,8 @@ def row_results(store: Store, run_id: str, sample_id: str) -> list[MetricResult]
     rows = store._conn().execute(
         "SELECT * FROM results WHERE run_id = ? AND sample_id = ? AND repeat_index = 0 ORDER BY id", (run_id, sample_id)
     ).fetchall()
-    return [_metric_result(r) for r in rows]
+    read = packing.reader(store._conn())
+    return [_metric_result(r, read) for r in rows]
 
 
 def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
@@ -239,7 +241,8 @@ def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
         "SELECT * FROM call_log WHERE id IN (SELECT id FROM call_light WHERE run_id = ? AND sample_id = ?) ORDER BY id",
         (run_id, sample_id),
     ).fetchall()
-    return [call_entry(r) for r in rows]
+    read = packing.reader(store._conn())
+    return [call_entry(r, read) for r in rows]
 
 
 def light_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core.store import columns, db, light_tables
+from rageval_core.store import columns, db, light_tables, migrate_texts, packing, texts
 from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
 from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
 from rageval_core.llm.transport.clock import Clock
 from rageval_core.core.redact import redact_data, redact_optional, redact_url
-from rageval_core.core.types import MetricResult, Usage
+from rageval_core.core.types import MetricResult
 
 RUNNING = "running"
 DONE = "done"
@@ -38,7 +38,8 @@ STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
 T = TypeVar("T")
 
 # Columns added after the first release: databases made before get them on open.
-_CALL_LOG_ADDED = {"reask": "INTEGER NOT NULL DEFAULT 0", "structured_output": "TEXT"}
+_CALL_LOG_ADDED = {"reask": "INTEGER NOT NULL DEFAULT 0", "structured_output": "TEXT", "prompt_parts": "TEXT",
+                   "response_id": "INTEGER"}
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -144,10 +145,11 @@ class Store(HumanLabels):
         self.attempts = attempts
         self._lock = threading.Lock()
         conn = self._conn()
-        db.ensure_schema(conn, _DDL)
+        db.ensure_schema(conn, _DDL + texts.DDL)
         _migrate(conn)
         db.add_column(conn, "runs", "warnings", "TEXT")
         light_tables.ensure(conn)  # the pages' narrow copies of results and calls (rageval_core.store.light_tables)
+        migrate_texts.migrate(conn)  # an older store's inline texts to ``texts``, once (a no-op look when done)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
@@ -291,17 +293,15 @@ class Store(HumanLabels):
         now = time.time()
 
         def replace(conn: sqlite3.Connection) -> None:
+            memo: dict[bytes, int] = {}
             for sample_id, scorer, results, repeat in tasks:
                 conn.execute(
                     "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
                     (run_id, sample_id, scorer, int(repeat)),
                 )
                 conn.executemany(
-                    "INSERT INTO results (run_id, sample_id, scorer, metric, method, value, unscored_reason, reason,"
-                    " raw_score, details, provider, model, calls, cached_calls, input_tokens, output_tokens,"
-                    " cached_input_tokens, cost_usd, latency_s, created_at, repeat_index) VALUES"
-                    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [_result_row(run_id, sample_id, scorer, r, now) + (int(repeat),) for r in results],
+                    packing.RESULT_INSERT,
+                    [packing.result_row(conn, run_id, sample_id, scorer, r, now, memo) + (int(repeat),) for r in results],
                 )
 
         self._write(replace, "save results")
@@ -314,15 +314,17 @@ class Store(HumanLabels):
         rows = self._conn().execute(
             "SELECT * FROM results WHERE run_id = ? AND repeat_index = ? ORDER BY id", (run_id, int(repeat))
         ).fetchall()
-        return [(row["scorer"], _metric_result(row)) for row in rows]
+        read = packing.reader(self._conn())
+        return [(row["scorer"], _metric_result(row, read)) for row in rows]
 
     def results_by_repeat(self, run_id: str) -> dict[int, list[MetricResult]]:
         """Every repeat's results, ``{repeat: results}`` (one key, 0, for a run without repeats)."""
         out: dict[int, list[MetricResult]] = {}
+        read = packing.reader(self._conn())
         for row in self._conn().execute(
             "SELECT * FROM results WHERE run_id = ? ORDER BY repeat_index, id", (run_id,)
         ).fetchall():
-            out.setdefault(int(row["repeat_index"]), []).append(_metric_result(row))
+            out.setdefault(int(row["repeat_index"]), []).append(_metric_result(row, read))
         return out
 
     def finished_tasks(self, run_id: str, repeat: int = 0) -> set[tuple[str, str]]:
@@ -345,22 +347,24 @@ class Store(HumanLabels):
         cur = self._conn().execute(
             "SELECT * FROM results WHERE run_id = ? AND repeat_index = ? ORDER BY id", (run_id, int(repeat))
         )
+        read = packing.reader(self._conn())
         while True:
             chunk = cur.fetchmany(batch)
             if not chunk:
                 return
             for row in chunk:
-                yield row["scorer"], _metric_result(row)
+                yield row["scorer"], _metric_result(row, read)
 
     def iter_calls(self, run_id: str, batch: int = 500) -> Iterator[CallEntry]:
         """The run's call log in order, read in batches (never the whole log in memory)."""
         cur = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,))
+        read = packing.reader(self._conn())
         while True:
             chunk = cur.fetchmany(batch)
             if not chunk:
                 return
             for row in chunk:
-                yield call_entry(row)
+                yield call_entry(row, read)
 
     # ---- call log ---------------------------------------------------------------------------------
     def log_call(self, entry: CallEntry) -> None:
@@ -371,14 +375,16 @@ class Store(HumanLabels):
         """Append several calls in one transaction (the runner's group commit: ``runner.calllog``)."""
 
         def insert(conn: sqlite3.Connection) -> None:
+            memo: dict[bytes, int] = {}
             for entry in entries:
-                conn.execute(*call_insert(entry))
+                conn.execute(*call_insert(conn, entry, memo))
 
         self._write(insert, "log call")
 
     def calls(self, run_id: str) -> list[CallEntry]:
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
-        return [call_entry(r) for r in rows]
+        read = packing.reader(self._conn())
+        return [call_entry(r, read) for r in rows]
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -392,15 +398,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
     db.add_column(conn, "runs", "name", "TEXT")  # History's editable run name
     for column, decl in _CALL_LOG_ADDED.items():
         db.add_column(conn, "call_log", column, decl)
-
-
-def _result_row(run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float) -> tuple[Any, ...]:
-    u = r.usage
-    return (
-        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, redact_optional(r.reason), r.raw_score,
-        _dumps(redact_data(r.details)), r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
-        u.cached_input_tokens, r.cost_usd, r.latency_s, now,
-    )
+    db.add_column(conn, "results", "details_pack", "BLOB")  # texts by reference (store.packing)
 
 
 def new_run_id() -> str:
@@ -429,21 +427,6 @@ def _run_info(row: sqlite3.Row) -> RunInfo:
     )
 
 
-def _metric_result(row: sqlite3.Row) -> MetricResult:
-    return MetricResult(
-        sample_id=row["sample_id"],
-        metric=row["metric"],
-        method=row["method"],
-        value=row["value"],
-        unscored_reason=row["unscored_reason"],
-        reason=row["reason"],
-        raw_score=row["raw_score"],
-        details=json.loads(row["details"]),
-        provider=row["provider"],
-        model=row["model"],
-        calls=row["calls"],
-        cached_calls=row["cached_calls"],
-        usage=Usage(row["input_tokens"], row["output_tokens"], row["cached_input_tokens"]),
-        cost_usd=row["cost_usd"],
-        latency_s=row["latency_s"],
-    )
+def _metric_result(row: sqlite3.Row, read: packing.Reader | None = None) -> MetricResult:
+    """One ``results`` row decoded (``packing.metric_result``; kept under this name for its importers)."""
+    return packing.metric_result(row, read)

@@ -11,6 +11,7 @@ import pytest
 from rageval_core import cli
 from rageval_core.cli import Threshold, UsageError, check_thresholds, parse_threshold
 from tests.support.fake_server import FakeLLMServer
+from tests.support.store_bytes import readable
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "sample_data" / "ml_qa_ja.json"
@@ -175,7 +176,7 @@ def test_keys_never_printed_or_stored(server, home, capsys, monkeypatch):
     for blob in (out.out, out.err, (home / "k.json").read_text(), (home / "k.jsonl").read_text()):
         assert "SECRET" not in blob
     for f in (home / "home").iterdir():
-        assert b"SECRET" not in f.read_bytes()
+        assert b"SECRET" not in readable(f)
 
 
 def test_compare_and_runs_export(server, home, capsys):

@@ -21,6 +21,7 @@ from rageval_core.llm.registry import (
 )
 from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
+from tests.support.store_bytes import readable
 
 OPENAI_KEY = "sk-planted-LEAKCHECK-7c1e9a0b55d24f3e"
 GEMINI_KEY = "AIzaPlantedLEAKCHECK_x9Qw3Er5Ty7Ui9Op"
@@ -138,7 +139,7 @@ def test_planted_keys_never_leak(tmp_path, monkeypatch):
     # ... and nothing we keep holds them: database (+ WAL), record log, call log, errors, reprs.
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name.startswith("db.sqlite") for p in files) and (tmp_path / "record.jsonl").is_file()
-    blobs = [p.read_bytes() for p in files] + [t.encode("utf-8") for t in texts]
+    blobs = [readable(p) for p in files] + [t.encode("utf-8") for t in texts]
     for key in (OPENAI_KEY, GEMINI_KEY):
         for blob in blobs:
             assert key.encode() not in blob

@@ -14,6 +14,7 @@ import pytest
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset, save_dataset
 from tests.support.fake_server import FakeLLMServer
+from tests.support.store_bytes import readable
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAI_KEY = "sk-pipeline-LEAKCHECK-3b9f0c7d21e84a6b"
@@ -81,7 +82,7 @@ def test_planted_key_never_reaches_store_exports_logs_or_messages(provider, tmp_
         assert conn.execute("SELECT COUNT(*) FROM llm_response_cache").fetchone()[0] > 0, tables
     calls = (tmp_path / "calls.jsonl").read_text(encoding="utf-8")
     assert '"error"' in calls and "***" in calls  # the failed calls are logged, scrubbed
-    blobs = [p.read_bytes() for p in files] + [t.encode("utf-8") for t in printed]
+    blobs = [readable(p) for p in files] + [t.encode("utf-8") for t in printed]
     for secret in (key, key[-12:]):
         leaked = [p.name for p, b in zip(files, blobs) if secret.encode() in b]
         assert not leaked, f"{secret!r} found in {leaked}"

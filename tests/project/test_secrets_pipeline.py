@@ -25,6 +25,7 @@ from rageval_core import cli
 from rageval_core.data.datasets import load_dataset, save_dataset
 from tests.support.fake_server import FakeLLMServer
 from tests.support.rag_server import RagServer
+from tests.support.store_bytes import readable
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAI_KEY = "plainOpenaiValue-LEAKCHECK-7731x"
@@ -38,7 +39,7 @@ PLANTED = (OPENAI_KEY, GEMINI_KEY, URL_PASSWORD, QUERY_KEY, RAG_TOKEN, BASIC)
 
 def _leaks(root: Path, printed: list[str]) -> list[str]:
     """Every planted value (and a 12-character tail of each, a truncated echo) found in any file or output."""
-    blobs = [(str(p.relative_to(root)), p.read_bytes()) for p in root.rglob("*") if p.is_file() and p.name != "rows.json"]
+    blobs = [(str(p.relative_to(root)), readable(p)) for p in root.rglob("*") if p.is_file() and p.name != "rows.json"]
     blobs += [(f"output {i}", t.encode("utf-8")) for i, t in enumerate(printed)]
     needles = {s for value in PLANTED for s in (value, value[-12:])}
     return [f"{s!r} in {name}" for s in sorted(needles) for name, blob in blobs if s.encode() in blob]

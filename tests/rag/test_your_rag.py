@@ -28,6 +28,7 @@ from rageval_core.rag.your_rag import (
 )
 from rageval_core.rag.your_rag.mapping import get_path, mapping_from_dict
 from tests.support.rag_server import RagServer
+from tests.support.store_bytes import readable
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "tok-PLANTED-7f3a9c1e55"
@@ -179,7 +180,7 @@ def test_a_callable_that_raises_marks_only_that_row(tmp_path):
 
 # ---- the CLI chain ---------------------------------------------------------------------------------------
 def _all_text(*roots: Path) -> str:
-    return "\n".join(p.read_bytes().decode("utf-8", errors="replace") for root in roots for p in root.rglob("*") if p.is_file())
+    return "\n".join(readable(p).decode("utf-8", errors="replace") for root in roots for p in root.rglob("*") if p.is_file())
 
 
 def test_cli_synth_rag_endpoint_evaluate_and_the_token_never_leaves_memory(rag_server, tmp_path, monkeypatch, capsys):

@@ -114,9 +114,9 @@ def test_the_call_log_export_converts_entries_as_it_writes_them(tmp_path, monkey
     made = [0]
     real = store_module.call_entry
 
-    def counting(row):
+    def counting(row, read=None):
         made[0] += 1
-        return real(row)
+        return real(row, read)
 
     monkeypatch.setattr(store_module, "call_entry", counting)
     monkeypatch.setattr(Store, "calls", lambda *a, **k: (_ for _ in ()).throw(AssertionError("loaded whole")))

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rageval_core.store import db
+from rageval_core.store import texts as text_store
 from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
 from rageval_core.llm.transport.clock import Clock
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
@@ -68,14 +69,21 @@ class ResponseCache:
         self.db_path = db_path
         self.clock = clock
         self.busy_timeout_s = busy_timeout_s
-        db.ensure_schema(self._conn(), DDL)
+        conn = self._conn()
+        db.ensure_schema(conn, DDL + text_store.DDL)
+        db.add_column(conn, "llm_response_cache", "text_ids", "TEXT")  # answers in ``texts`` (NULL: inline, older)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.db_path, busy_timeout_s=self.busy_timeout_s)
 
     def get(self, key: str) -> tuple[list[str], Usage] | None:
         try:
-            row = self._conn().execute("SELECT texts, usage FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
+            conn = self._conn()
+            row = conn.execute("SELECT texts, text_ids, usage FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
+            if row is not None and row["text_ids"] is not None:
+                ids = json.loads(row["text_ids"])
+                found = text_store.get_many(conn, ids)
+                return [found[i] for i in ids], Usage(**json.loads(row["usage"]))
         except sqlite3.Error as exc:  # an unreadable cache is a miss, reported
             db.warn("cache", exc)
             return None
@@ -93,16 +101,19 @@ class ResponseCache:
             return False
 
     def _insert(self, key: str, completion: Completion, base_url: str | None, task: str) -> None:
-        self._conn().execute(
-            "INSERT OR REPLACE INTO llm_response_cache (key, provider, model, base_url, task, texts, usage, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        conn = self._conn()
+        # the answers by reference to ``texts``, where the call log's copy of the same response already is
+        ids = [text_store.put(conn, redact(t)) for t in completion.texts]
+        conn.execute(
+            "INSERT OR REPLACE INTO llm_response_cache (key, provider, model, base_url, task, texts, text_ids, usage,"
+            " created_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?)",
             (
                 key,
                 completion.provider,
                 completion.model,
                 redact_url(base_url),
                 task,
-                json.dumps([redact(t) for t in completion.texts], ensure_ascii=False),
+                json.dumps(ids),
                 json.dumps(completion.usage.to_dict()),
                 time.time(),
             ),

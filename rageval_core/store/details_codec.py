@@ -1,0 +1,113 @@
+"""A result's details as the store keeps them: its own fields inline, its calls' texts by reference.
+
+Why: details repeated the prompt and response of every call (and a judge's raw text and parsed answer for
+each of its criteria), which the call log holds already. ``pack`` takes those values out of the details and
+returns the skeleton (the same JSON with ``null`` in their place, so key order and everything else is kept)
+and a list of ``(path, kind, text)``; ``unpack`` puts them back. The texts go to ``store.texts``, where equal
+texts are one row, so a prompt the call log and the details both hold is stored once.
+
+Kinds: ``s`` a prompt, stored as segments; ``t`` a response or raw text, stored whole; ``j`` a parsed
+answer (any JSON value), stored as its JSON text. Taken out only when long enough to be worth a reference.
+Pure: no SQL here.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from importlib import resources
+from typing import Any, Callable, Mapping, Sequence
+
+Path = tuple[Any, ...]  # dict keys (str) and list indexes (int) from the top of the details
+TEXT_KINDS: Mapping[str, str] = {"prompt": "s", "response": "t", "raw_text": "t", "raw_response": "t"}
+JSON_KEYS = frozenset({"parsed"})
+MIN_TEXT = 48  # a shorter value stays inline: the reference and the row would cost more than it
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def pack(details: Mapping[str, Any]) -> tuple[Any, list[tuple[Path, str, str]]]:
+    """The skeleton of ``details`` (a JSON-ready copy, the taken values ``None``) and what was taken."""
+    taken: list[tuple[Path, str, str]] = []
+    return _walk(details, (), taken), taken
+
+
+def _walk(value: Any, path: Path, taken: list[tuple[Path, str, str]]) -> Any:
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            here = path + (str(key),)
+            kind = TEXT_KINDS.get(str(key))
+            if kind is not None and isinstance(item, str) and len(item) >= MIN_TEXT:
+                taken.append((here, kind, item))
+                out[key] = None
+            elif str(key) in JSON_KEYS and isinstance(item, (Mapping, list, tuple)) and item:
+                text = _dumps(item)
+                if len(text) >= MIN_TEXT:
+                    taken.append((here, "j", text))
+                    out[key] = None
+                else:
+                    out[key] = item
+            else:
+                out[key] = _walk(item, here, taken)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_walk(item, path + (i,), taken) for i, item in enumerate(value)]
+    return value
+
+
+def unpack(skeleton: Any, refs: Sequence[tuple[Sequence[Any], str, str]]) -> Any:
+    """``skeleton`` with each ``(path, kind, text)`` put back in place (``pack`` inverted, after JSON)."""
+    for path, kind, text in refs:
+        target = skeleton
+        for step in path[:-1]:
+            target = target[step]
+        target[path[-1]] = json.loads(text) if kind == "j" else text
+    return skeleton
+
+
+# ---- the stored form: a projection for SQL, the rest in one compressed blob ------------------------------
+# The only detail keys SQL reads (light_tables' judge column, persist's re-ask tallies, readback's errors): kept
+# as plain JSON in ``results.details``. Everything else is in ``results.details_pack``.
+SQL_KEYS = ("judge", "reask", "error")
+_VERSION = b"\x01"  # deflate with dictionary v1; a new dictionary gets a new version byte, v1 stays readable
+_DICT_V1 = (resources.files("rageval_core.store") / "details_dict_v1.txt").read_bytes()
+
+
+def projection(skeleton: Mapping[str, Any]) -> str:
+    """The ``details`` column: the ``SQL_KEYS`` the details have, as JSON."""
+    return _dumps({k: skeleton[k] for k in SQL_KEYS if k in skeleton})
+
+
+def encode_pack(skeleton: Any, refs: Sequence[tuple[Path, str, Sequence[int]]]) -> bytes:
+    """The ``details_pack`` column: ``[skeleton, [[path, kind, [text ids]], ...]]`` as JSON, deflated against a
+    fixed dictionary of the details' key names and the code's own constant values (no dataset or model text:
+    ``details_dict_v1.txt``), which a result of a few hundred bytes needs to compress at all."""
+    doc = _dumps([skeleton, [[list(p), k, list(ids)] for p, k, ids in refs]]).encode("utf-8")
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, _DICT_V1)
+    return _VERSION + deflate.compress(doc) + deflate.flush()
+
+
+def decode_pack(blob: bytes) -> tuple[Any, list[tuple[list[Any], str, list[int]]]]:
+    """``encode_pack`` inverted: the skeleton and its references."""
+    data = bytes(blob)
+    if data[:1] != _VERSION:
+        raise ValueError(f"details_pack: unknown version byte {data[:1]!r}")
+    inflate = zlib.decompressobj(-15, _DICT_V1)
+    skeleton, refs = json.loads((inflate.decompress(data[1:]) + inflate.flush()).decode("utf-8"))
+    return skeleton, [(list(p), str(k), [int(i) for i in ids]) for p, k, ids in refs]
+
+
+def restore(details: str, pack: bytes | None, texts: Callable[[Sequence[int]], Mapping[int, str]] | Mapping[int, str]) -> Any:
+    """The details of a stored result: from ``pack`` with its references filled from ``texts`` (a map of id →
+    text, or a function that reads the ids it is given); a result stored before packing (``pack`` None) is its
+    ``details`` JSON as it was."""
+    if pack is None:
+        return json.loads(details)
+    skeleton, refs = decode_pack(pack)
+    if not refs:
+        return skeleton
+    lookup = texts if isinstance(texts, Mapping) else texts([i for _, _, ids in refs for i in ids])
+    return unpack(skeleton, [(p, k, "".join(lookup[i] for i in ids)) for p, k, ids in refs])
