@@ -17,7 +17,8 @@ from rageval_core.scoring.metrics.judge import (
 from rageval_core.scoring.rubric import PRESET_IDS, RubricError, is_preset, load_rubric
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.store.runs import Store
-from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, widgets
+from rageval_core.scoring.few_shot import with_examples
+from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, versus_panel, widgets
 from ui.runs import run_status
 from ui.i18n import core, header, headers, t
 
@@ -186,6 +187,16 @@ elif rubric is not None and template is not None:
         widgets.table(widgets.results_frame(ordered_results, by="row"), hide_index=True, width="stretch",
                      placeholder=widgets.UNSCORED)
 
+
+
+def _set_examples(examples: list) -> None:
+    """Replace the edited rubric's few-shot examples (they live in its metadata, kept through table edits)."""
+    st.session_state[BASE] = with_examples(st.session_state[BASE], examples)
+    st.session_state.pop(versus_panel.RESULT, None)
+
+
+versus_panel.render(ws, rubric if template is not None else None, st.session_state[state.TEMPLATE_TEXT], language,
+                    versions_store, load=_load, set_examples=_set_examples)
 step_edit.render(language, ws.samples, pinned, st.session_state.get("prompts.preview_row"), versions_store)
 
 st.subheader(t("prompts.versions"))

@@ -118,7 +118,7 @@ ENGLISH: dict[str, str] = {
     "note.one_class": "people gave one verdict only on these rows ({verdict}): AUROC, balanced accuracy and kappa carry no information here",
     # a judge version against people on dev rows (the Prompts page's "vs people" panel)
     "versus.small_n": "{criterion}: only {n} paired row(s), fewer than {small}: the intervals are wide and a difference rarely excludes 0",
-    "versus.one_class": "{criterion}: all {n} paired row(s) carry one label, so AUROC, balanced accuracy and kappa are undefined",
+    "versus.one_class": "{criterion}: all {n} paired row(s) carry one label: AUROC and one of TPR / TNR are undefined, kappa says nothing and balanced accuracy is the hit rate on that one class",
     "versus.other_language": "{n} dev row(s) in another language than the {language} rubric left out (answers are judged in their own language)",
     "versus.example_rows": "{n} dev row(s) are the rubric's few-shot examples and are left out (a model judging its own examples says nothing)",
     "versus.no_dev": "no labelled dev rows to judge: split the labels first (train / dev / test)",

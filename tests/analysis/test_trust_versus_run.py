@@ -16,9 +16,9 @@ from rageval_core.scoring import few_shot
 from rageval_core.scoring.rubric import load_rubric
 from rageval_core.store.runs import Store
 from tests.support.fake_server import FakeLLMServer
+from tests.support.people_judge import judge_like_people
 
 DATA = Path(__file__).resolve().parents[2] / "sample_data" / "trust_labelled.jsonl"
-ANSWER = "【生成された回答】"
 
 
 @pytest.fixture(scope="module")
@@ -28,20 +28,7 @@ def dataset():
 
 
 def _judge_like_people(ds, labels):
-    """A fake model: with few-shot examples in the prompt it gives people's labels, without it passes everything."""
-    truth = {s.answer: s.id for s in ds.samples}
-
-    def respond(request):
-        prompt = request.prompt
-        row = truth[prompt[prompt.rindex(ANSWER):].split("<answer>\n", 1)[1].split("\n</answer>", 1)[0]]
-        informed = "人が判定した例" in prompt
-        out = {}
-        for c in ("faithfulness", "answer_correctness"):
-            out[f"{c}_score"] = labels.for_criterion(c)[row] if informed else 1
-            out[f"{c}_reason"] = "見本に従った" if informed else "問題なし"
-        return out
-
-    return respond
+    return judge_like_people(ds.samples, labels)
 
 
 def test_dev_rows_in_the_rubric_language_without_its_examples(tmp_path, dataset):

@@ -93,3 +93,15 @@ def test_the_judge_sends_the_examples_and_records_them():
     assert "Examples judged by people" in request.messages[0].content
     assert JudgeScorer(rubric).describe()["rubric"]["metadata"]["few_shot"][0]["row_id"] == "p-short"
     assert few_shot.examples_of(rubric)[0] == few_shot.FewShotExample.from_dict(few_shot.examples_of(rubric)[0].to_dict())
+
+
+def test_a_reason_cap_in_the_rubric_bounds_every_reason_in_the_schema():
+    from dataclasses import replace
+
+    from rageval_core.scoring.metrics.judge import judge_output_schema
+
+    assert "maxLength" not in judge_output_schema(RUBRIC)["properties"]["faithfulness_reason"]
+    capped = replace(RUBRIC, metadata={"reason_max_chars": 60})
+    props = judge_output_schema(capped)["properties"]
+    assert props["faithfulness_reason"] == props["answer_correctness_reason"] == {"type": "string", "maxLength": 60}
+    assert JudgeScorer(capped).build_request(capped, ROWS[5]).schema["properties"]["faithfulness_reason"]["maxLength"] == 60

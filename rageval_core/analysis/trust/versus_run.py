@@ -13,8 +13,10 @@ page's "vs people" panel calls:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rageval_core.analysis.trust.labels import HumanLabels
@@ -148,3 +150,30 @@ def run_versus(
     report = compare_versions((old.label, scores[old.label]), (new.label, scores[new.label]), wanted, ids,
                               groups=labels.groups, threshold=threshold, iterations=iterations, seed=seed)
     return VersusRun(report, runs, ids, notes)
+
+
+@dataclass(frozen=True)
+class RecordedLoop:
+    """A shipped recording of a real model judging a labelled dataset's dev rows with two or more versions
+    (``bench/record_prompt_loop.py``): replayed, it shows the versions' real difference with no key."""
+
+    log: str
+    model: str
+    recorded_on: str
+    server: str
+    dataset: str
+    dataset_hash: str
+    rows: tuple[str, ...]
+    versions: tuple[Version, ...]
+
+
+def recorded_loop(versions_file: str | Path) -> RecordedLoop | None:
+    """The recording described by ``versions_file`` (its call log beside it), or ``None`` when either is missing."""
+    path = Path(versions_file)
+    log = path.with_name(path.name.replace(".versions.json", ".jsonl"))
+    if not path.is_file() or not log.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    versions = tuple(Version(v["label"], Rubric.from_dict(v["rubric"]), v.get("template")) for v in data["versions"])
+    return RecordedLoop(str(log), str(data["model"]), str(data["recorded_on"]), str(data.get("server") or ""),
+                        str(data["dataset"]), str(data["dataset_hash"]), tuple(data["rows"]), versions)

@@ -87,14 +87,24 @@ def render_judge_prompt(rubric: Rubric, sample: Sample, template: PromptTemplate
     return template.render(**{k: v for k, v in values.items() if k in template.variables})
 
 
+REASON_CAP_KEY = "reason_max_chars"  # rubric metadata: a maxLength on every reason (small local models loop without one)
+
+
 def judge_output_schema(rubric: Rubric) -> dict[str, Any]:
-    """``tasks.judge_schema`` for the rubric's criteria, with each criterion's own score bounds."""
+    """``tasks.judge_schema`` for the rubric's criteria, with each criterion's own score bounds, and a
+    ``maxLength`` on the reasons when the rubric sets ``metadata["reason_max_chars"]`` (none by default, so
+    the presets' requests are unchanged)."""
     scale = rubric.uniform_scale
     if scale is not None:
-        return judge_schema(rubric.ids, min_score=scale[0], max_score=scale[1])
-    schema = judge_schema(rubric.ids)
-    for c in rubric.criteria:
-        schema["properties"][f"{c.id}_score"] = {"type": "integer", "minimum": c.min, "maximum": c.max}
+        schema = judge_schema(rubric.ids, min_score=scale[0], max_score=scale[1])
+    else:
+        schema = judge_schema(rubric.ids)
+        for c in rubric.criteria:
+            schema["properties"][f"{c.id}_score"] = {"type": "integer", "minimum": c.min, "maximum": c.max}
+    cap = rubric.metadata.get(REASON_CAP_KEY)
+    if isinstance(cap, int) and not isinstance(cap, bool) and cap > 0:
+        for cid in rubric.ids:
+            schema["properties"][f"{cid}_reason"] = {"type": "string", "maxLength": cap}
     return schema
 
 

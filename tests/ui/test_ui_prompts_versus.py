@@ -1,0 +1,92 @@
+"""AppTest: the Prompts page's "vs people" panel on the labelled sample — few-shot examples from train in the preview,
+the edited rubric against a saved version on the dev rows (through a real HTTP client and the response cache), the
+agreement of both versions and the paired difference; and the shipped recording replayed with no key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rageval_core.analysis.trust.run_report import merged_labels
+from rageval_core.data.datasets import load_dataset
+from tests.support.apptest import ROOT, assert_ok, button, start_app
+from tests.support.fake_server import FakeLLMServer
+from tests.support.people_judge import judge_like_people
+from ui import data, versus_panel
+
+LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
+pytestmark = pytest.mark.timeout(600)  # bootstrap intervals on a loaded machine; a deadline, not a timing assertion
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    at = start_app(monkeypatch, tmp_path / "home", timeout=240)
+    at.session_state["dataset"] = data.load_sample_file(LABELLED.name)
+    at.session_state["pinned"] = {"t05"}
+    at.switch_page("app_pages/prompts.py").run()
+    assert_ok(at)
+    return at
+
+
+def _start_from(at: AppTest, option: str) -> None:
+    at.selectbox(key="prompts.start").set_value(option).run()
+    button(at, "Load").click().run()
+    assert_ok(at)
+
+
+def _tables(at: AppTest) -> list:
+    return [d.value for d in at.dataframe if "tpr" in d.value.columns]
+
+
+def _insert_examples(at: AppTest) -> None:
+    button(at, "Insert 2 example(s) from train").click().run()
+    assert_ok(at)
+
+
+def test_examples_from_train_reach_the_preview_and_offline_both_versions_score_alike(app: AppTest) -> None:
+    _start_from(app, "preset:binary")
+    assert any(c.value == "The rubric carries no examples." for c in app.caption)
+    assert any(c.value.startswith("Label split (seed 0): train 10 · dev 20 · test 18") for c in app.caption)
+    _insert_examples(app)
+    shown = next(c.value for c in app.caption if c.value.startswith("The rubric carries examples from rows"))
+    assert "t16" in shown or "t04" in shown  # train rows (t02-t04, t06, t16 and their -en twins)
+    assert "人が判定した例" in app.code[0].value  # the preview shows them, before the row being judged
+    assert app.code[0].value.index("人が判定した例") < app.code[0].value.index("【質問】")
+    app.selectbox(key=versus_panel.AGAINST).set_value("preset:binary").run()
+    assert any("ignores prompt text" in w.value for w in app.warning)
+    button(app, "Run both versions on 10 dev rows").click().run()
+    assert_ok(app)
+    faith, correct = _tables(app)
+    assert list(faith["version"]) == ["binary (preset)", "editor", "new − old (paired)"]
+    assert faith.iloc[2]["balanced_accuracy"] == "0.000 [0.000, 0.000]"  # the heuristic ignores the examples
+    assert any("10 dev row(s) in another language" in i.value for i in app.info)
+
+
+def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(app: AppTest) -> None:
+    """A saved version v1 against the edited rubric (two train examples inserted) on a model server."""
+    ds = load_dataset(LABELLED)
+    with FakeLLMServer(responder=judge_like_people(ds.samples, merged_labels(ds.samples, {}))) as server:
+        app.sidebar.selectbox(key="w.provider").set_value("openai-compatible").run()
+        app.text_input(key="w.base_url").set_value(server.openai_base_url).run()
+        app.text_input(key="w.model").set_value("fake-judge").run()
+        _start_from(app, "preset:binary")
+        app.text_input(key="prompts.version_name").set_value("v1").run()
+        button(app, "Save rubric version").click().run()
+        _insert_examples(app)
+        app.selectbox(key=versus_panel.AGAINST).set_value("version:1").run()  # the first saved version, in a fresh home
+        button(app, "Run both versions on 10 dev rows").click().run()
+        assert_ok(app)
+        assert server.count("/chat/completions") == 20
+        faith = _tables(app)[0]
+        old, new, diff = faith.iloc[0], faith.iloc[1], faith.iloc[2]
+        assert old["version"].startswith("#1 v1") and new["version"] == "editor"
+        assert old["balanced_accuracy"].startswith("0.500") and old["tnr"].startswith("0.000")
+        assert new["balanced_accuracy"].startswith("1.000") and new["kappa"].startswith("1.000")
+        assert diff["balanced_accuracy"].startswith("+0.500 [") and diff["tnr"].endswith("✱")
+        assert any("sent" in c.value and "from the cache" in c.value for c in app.caption)
+
+        button(app, "Run both versions on 10 dev rows").click().run()  # nothing edited: all from the cache
+        assert server.count("/chat/completions") == 20
+        assert any("editor: 0 sent, 10 from the cache" in c.value for c in app.caption)
