@@ -1,5 +1,5 @@
 """The SQLite store: runs, results (their columns defined once), the call log, labels and their splits, rubric
-versions and narrow read models.
+versions, narrow read models, and texts stored once (prompts and responses by reference, packed details).
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
@@ -8,10 +8,14 @@ __all__ = [
     "call_log",
     "columns",
     "db",
+    "details_codec",
     "human_labels",
     "label_splits",
     "light_tables",
+    "migrate_texts",
+    "packing",
     "rubric_versions",
     "run_summary",
     "runs",
+    "texts",
 ]
