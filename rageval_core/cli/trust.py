@@ -31,6 +31,7 @@ from rageval_core.cli.common import (
     short,
     table,
 )
+from rageval_core.cli.trust_annotators import print_annotators
 from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.core.types import METRIC_IDS
@@ -188,8 +189,8 @@ def print_comparison(ctx: TrustContext) -> None:
 
 
 SECTIONS: list[Section] = [
-    print_coverage, print_split, print_agreement, print_confusion, print_estimates, print_label_next, print_stability, print_probes,
-    print_comparison,
+    print_coverage, print_split, print_agreement, print_annotators, print_confusion, print_estimates, print_label_next, print_stability,
+    print_probes, print_comparison,
 ]
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]
 

@@ -189,6 +189,11 @@ ENGLISH: dict[str, str] = {
     "judges.not_number_got": "{source}: judge {n}: {name} must be a number, got {value}",
     "judges.not_valid": "{path}: not valid {format}: {error}",
     "judges.neither": "{name}: neither JSON nor YAML: {error}",
+    # annotators: where the judge stands among the people (rageval_core.analysis.trust.annotator_report)
+    "annotators.within": "{criterion}, {method}: within the people's range: its kappa with each annotator averages {judge}, people agree with each other at {people} [{low}, {high}]",
+    "annotators.below": "{criterion}, {method}: below the people's range: its kappa with each annotator averages {judge}, people agree with each other at {people} [{low}, {high}], so people agree with each other more than with the judge",
+    "annotators.above": "{criterion}, {method}: above the people's range: its kappa with each annotator averages {judge}, people agree with each other at {people} [{low}, {high}]; check it is not echoing one annotator",
+    "annotators.unknown": "{criterion}, {method}: too few rows labelled by two people and scored to place the judge among them",
     # JSON words for a value's type
     "kind.boolean": "a boolean",
     "kind.number": "a number",

@@ -2,6 +2,11 @@
 
 The ``human_labels`` table is created with the store's schema; ``Store`` mixes these methods in (they use
 its write transaction), so labels live in the one workbench database next to the runs they judge.
+
+``human_labels`` holds the team's latest word per row and criterion (what judge–human agreement uses);
+``annotator_labels`` keeps each named annotator's own label beside it, for human–human agreement. A label
+saved without a name goes to ``human_labels`` only, as before annotators existed; a store made before the
+``annotator_labels`` table gains it (empty) when it is opened.
 """
 
 from __future__ import annotations
@@ -15,8 +20,13 @@ from rageval_core.core.redact import redact_optional
 class HumanLabels:
     """Label methods of ``rageval_core.store.runs.Store`` (set, read, notes); they use its ``_conn`` and ``_write``."""
 
-    def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None) -> None:
-        """Store (or with ``label=None`` and no note, remove) one human label for a dataset row."""
+    def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None,
+                  annotator: str | None = None) -> None:
+        """Store (or with ``label=None`` and no note, remove) one human label for a dataset row; with ``annotator``
+        the label is also kept as that person's (``annotator_labels``)."""
+        name = (annotator or "").strip()
+        if name:
+            self._set_annotator_label(dataset_hash, row_id, criterion, name, label, note)
         if label is None and note is None:
             sql = "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?"
             args: tuple[Any, ...] = (dataset_hash, row_id, criterion)
@@ -28,6 +38,41 @@ class HumanLabels:
             )
             args = (dataset_hash, row_id, criterion, label, redact_optional(note), time.time())
         self._write(lambda conn: conn.execute(sql, args), "save label")
+
+    def _set_annotator_label(self, dataset_hash: str, row_id: str, criterion: str, annotator: str,
+                             label: float | None, note: str | None) -> None:
+        if label is None:
+            sql = "DELETE FROM annotator_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ? AND annotator = ?"
+            args: tuple[Any, ...] = (dataset_hash, row_id, criterion, annotator)
+        else:
+            sql = (
+                "INSERT INTO annotator_labels (dataset_hash, row_id, criterion, annotator, label, note, ts) VALUES (?,?,?,?,?,?,?)"
+                " ON CONFLICT (dataset_hash, row_id, criterion, annotator) DO UPDATE SET label = excluded.label,"
+                " note = excluded.note, ts = excluded.ts"
+            )
+            args = (dataset_hash, row_id, criterion, annotator, label, redact_optional(note), time.time())
+        self._write(lambda conn: conn.execute(sql, args), "save annotator label")
+
+    def annotator_labels(self, dataset_hash: str) -> dict[str, dict[str, dict[str, float]]]:
+        """``{row_id: {criterion: {annotator: label}}}`` for one dataset: each named person's own labels."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for r in self._conn().execute(
+            "SELECT row_id, criterion, annotator, label FROM annotator_labels WHERE dataset_hash = ?"
+            " ORDER BY row_id, criterion, annotator",
+            (dataset_hash,),
+        ).fetchall():
+            out.setdefault(r["row_id"], {}).setdefault(r["criterion"], {})[r["annotator"]] = r["label"]
+        return out
+
+    def annotator_label_times(self, dataset_hash: str) -> dict[tuple[str, str], float]:
+        """``{(row_id, criterion): ts}`` of the latest annotator label (settling a disagreement must come after it)."""
+        return {
+            (r["row_id"], r["criterion"]): r["ts"]
+            for r in self._conn().execute(
+                "SELECT row_id, criterion, MAX(ts) AS ts FROM annotator_labels WHERE dataset_hash = ? GROUP BY row_id, criterion",
+                (dataset_hash,),
+            ).fetchall()
+        }
 
     def labels(self, dataset_hash: str) -> dict[str, dict[str, float | None]]:
         """``{row_id: {criterion: label}}`` for one dataset."""

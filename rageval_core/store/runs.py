@@ -81,6 +81,16 @@ CREATE TABLE IF NOT EXISTS human_labels (
     ts REAL NOT NULL,
     PRIMARY KEY (dataset_hash, row_id, criterion)
 );
+CREATE TABLE IF NOT EXISTS annotator_labels (
+    dataset_hash TEXT NOT NULL,
+    row_id TEXT NOT NULL,
+    criterion TEXT NOT NULL,
+    annotator TEXT NOT NULL,
+    label REAL NOT NULL,
+    note TEXT,
+    ts REAL NOT NULL,
+    PRIMARY KEY (dataset_hash, row_id, criterion, annotator)
+);
 """.format(results=columns.create_table("results", columns.RESULTS), call_log=columns.create_table("call_log", columns.CALL_LOG))
 
 def stored_settings(value: Mapping[str, Any]) -> Any:

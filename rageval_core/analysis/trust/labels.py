@@ -11,6 +11,11 @@ Dataset columns (top level or under a row's ``meta`` object, as in ../shared/ben
 | ``label_correct`` | answer_correctness |
 | ``human_labels`` object | its own criterion ids (what "download with labels" writes) |
 
+Annotators: a row's ``annotator`` field names who gave its labels (a labels file may hold one row per person
+and row id), and a column may name its own: ``label_faithful@alice``. Several annotators' labels of one
+source merge to their majority (a tie gives no label: it is a disagreement to settle); each person's own
+labels feed the human–human agreement (``rageval_core.analysis.trust.annotator_report``).
+
 Values are 0/1 (also true/false, "yes"/"no") or a 1–5 rating. A column whose values go above 1 is a
 1–5 rating and is binarised at ≥ 4 (4 and 5 pass: "good", 3 is not). Blank / null means no label.
 Precedence when two sources label the same row and criterion: inspector over labels file over dataset
@@ -62,6 +67,7 @@ class Label:
     value: int
     source: str
     raw: float
+    annotator: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -150,29 +156,45 @@ def binarize_label(raw: float, rating: bool) -> int:
     return int(raw >= RATING_PASS) if rating else int(raw >= 0.5)
 
 
+ANNOTATOR_FIELD = "annotator"
+
+
+def _label_columns(meta: Mapping[str, Any]) -> Iterable[tuple[str, tuple[str, ...], str | None]]:
+    """``(column, criteria, annotator)`` of each label column a row holds: ``label_faithful`` (the row's
+    ``annotator``, if any) and ``label_faithful@alice``."""
+    nested = meta.get("meta")
+    keys = list(meta) + ([k for k in nested if k not in meta] if isinstance(nested, Mapping) else [])
+    given = _field(meta, ANNOTATOR_FIELD)
+    row_annotator = str(given).strip() or None if given is not None else None
+    for key in keys:
+        base, at, name = str(key).partition("@")
+        if base in LABEL_COLUMNS and (not at or name.strip()):
+            yield str(key), LABEL_COLUMNS[base], name.strip() if at else row_annotator
+
+
 def dataset_labels(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str = DATASET) -> list[Label]:
     """Labels from dataset columns of ``(row_id, metadata)`` pairs (a ``Sample``'s id and metadata).
 
     The scale is decided per column over all rows (any value above 1 makes it a 1–5 rating)."""
     rows = list(rows)
-    raw: dict[tuple[str, str], list[tuple[str, float]]] = {}  # (scale key, column) -> [(row, value)]
+    raw: dict[tuple[str, str], list[tuple[str, float, str | None]]] = {}  # (scale key, criteria) -> [(row, value, annotator)]
     for rid, meta in rows:
-        for column, criteria in LABEL_COLUMNS.items():
+        for column, criteria, annotator in _label_columns(meta):
             v = _as_number(_field(meta, column))
             if v is not None:
-                raw.setdefault((column, ",".join(criteria)), []).append((rid, v))
+                raw.setdefault((column.partition("@")[0], ",".join(criteria)), []).append((rid, v, annotator))
         nested = meta.get("human_labels")
         if isinstance(nested, Mapping):
             for criterion, value in nested.items():
                 v = _as_number(value)
                 if v is not None:
-                    raw.setdefault((f"human_labels.{criterion}", str(criterion)), []).append((rid, v))
+                    raw.setdefault((f"human_labels.{criterion}", str(criterion)), []).append((rid, v, None))
     out: list[Label] = []
     for (_, criteria), values in raw.items():
-        rating = any(v > 1 for _, v in values)
-        for rid, v in values:
+        rating = any(v > 1 for _, v, _ in values)
+        for rid, v, annotator in values:
             for criterion in criteria.split(","):
-                out.append(Label(str(rid), criterion, binarize_label(v, rating), source, v))
+                out.append(Label(str(rid), criterion, binarize_label(v, rating), source, v, annotator))
     return out
 
 
@@ -182,6 +204,17 @@ def inspector_labels(stored: Mapping[str, Mapping[str, float | None]]) -> list[L
         Label(str(rid), str(crit), int(float(v) >= 0.5), INSPECTOR, float(v))
         for rid, by_crit in stored.items()
         for crit, v in by_crit.items()
+        if v is not None
+    ]
+
+
+def inspector_annotator_labels(stored: Mapping[str, Mapping[str, Mapping[str, float]]]) -> list[Label]:
+    """Each named person's labels saved by the inspector (``Store.annotator_labels``)."""
+    return [
+        Label(str(rid), str(crit), int(float(v) >= 0.5), INSPECTOR, float(v), str(name))
+        for rid, by_crit in stored.items()
+        for crit, by_name in by_crit.items()
+        for name, v in by_name.items()
         if v is not None
     ]
 
@@ -225,6 +258,46 @@ def preference_pairs(rows: Sequence[tuple[str, Mapping[str, Any]]], merged: Mapp
     return pairs, groups
 
 
+def _by_source(labs: Sequence[Label]) -> list[list[Label]]:
+    groups: dict[str, list[Label]] = {}
+    for lab in labs:
+        groups.setdefault(lab.source, []).append(lab)
+    return list(groups.values())
+
+
+def _one_per_source(labs: Sequence[Label]) -> Label | None:
+    """One source's label of a row and criterion: the only one, else the majority of its annotators (the last
+    label per annotator counts); ``None`` on a tie."""
+    if len(labs) == 1:
+        return labs[0]
+    last: dict[str | None, Label] = {}
+    for lab in labs:
+        last[lab.annotator] = lab
+    ones = sum(lab.value for lab in last.values())
+    zeros = len(last) - ones
+    if ones == zeros:
+        return None
+    value = int(ones > zeros)
+    return next(lab for lab in last.values() if lab.value == value)
+
+
+def annotator_label_map(labels: Iterable[Label]) -> dict[str, dict[str, dict[str, int]]]:
+    """``{criterion: {annotator: {row_id: 0/1}}}`` of the labels that name their annotator; when one person
+    labelled a row in several sources, ``PRECEDENCE`` picks which counts."""
+    rank = {s: i for i, s in enumerate(PRECEDENCE)}
+    best: dict[tuple[str, str, str], Label] = {}
+    for lab in labels:
+        if not lab.annotator:
+            continue
+        key = (lab.criterion, lab.annotator, lab.row_id)
+        if key not in best or rank.get(lab.source, len(rank)) <= rank.get(best[key].source, len(rank)):
+            best[key] = lab
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for (criterion, annotator, rid), lab in best.items():
+        out.setdefault(criterion, {}).setdefault(annotator, {})[rid] = lab.value
+    return out
+
+
 def merge_labels(*sources: Iterable[Label], rows: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> HumanLabels:
     """One label per (row, criterion) by ``PRECEDENCE``; disagreements become ``LabelConflict``.
 
@@ -237,6 +310,9 @@ def merge_labels(*sources: Iterable[Label], rows: Sequence[tuple[str, Mapping[st
     merged: dict[tuple[str, str], Label] = {}
     conflicts: list[LabelConflict] = []
     for key, labs in by_key.items():
+        labs = [lab for source in _by_source(labs) if (lab := _one_per_source(source)) is not None]
+        if not labs:
+            continue  # annotators tied: no label until the disagreement is settled
         labs = sorted(labs, key=lambda lab: rank.get(lab.source, len(rank)))
         merged[key] = labs[0]
         values = {lab.source: lab.value for lab in labs}

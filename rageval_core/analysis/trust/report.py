@@ -118,6 +118,7 @@ class TrustReport:
     sections: dict[str, Any] = field(default_factory=dict)
     split: Any = None  # a split_report.SplitReport when the labels are split into train / dev / test
     comparison: Any = None  # a compare_run.RunsComparison against another run (trust --against)
+    annotators: Any = None  # an annotator_report.AnnotatorsBlock when two or more people labelled a criterion
 
     def find(self, metric: str, method: str) -> MethodAgreement | None:
         return next((a for a in self.agreement if a.metric == metric and a.method == method), None)
@@ -136,6 +137,7 @@ class TrustReport:
             "sections": {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in self.sections.items()},
             "split": None if self.split is None else self.split.to_dict(),
             **({} if self.comparison is None else {"comparison": self.comparison.to_dict()}),
+            "annotators": None if self.annotators is None else self.annotators.to_dict(),
         }
 
 

@@ -187,11 +187,8 @@ def run_report(
         raise KeyError(f"no run {run_id!r}")
     if samples is None:
         samples = dataset_of_run(info)
-    labels = merged_labels(
-        samples,
-        store.labels(info.dataset_hash or ""),
-        read_label_rows(labels_file) if labels_file else None,
-    )
+    label_rows = read_label_rows(labels_file) if labels_file else None
+    labels = merged_labels(samples, store.labels(info.dataset_hash or ""), label_rows)
     run_rows = [r for r in store.rows(info.id) if r.valid]
     rows = [r.sample_id for r in run_rows]
     results = store.results(info.id)
@@ -211,6 +208,29 @@ def run_report(
             scores_by(results), labels, rows, state.assignment, seed=state.seed, fractions=state.fractions,
             test_looks=looks, show_test=show_test, threshold=threshold, iterations=iterations,
         )
+    withheld = {r for r, s in state.assignment.items() if s == TEST} if state is not None and not show_test else set()
+    report.annotators = annotators_block(
+        store, info.dataset_hash or "", samples, label_rows, scores_by(results), set(rows) - withheld,
+        threshold=threshold, iterations=iterations, seed=seed, groups=labels.groups,
+    )
     if save:
         save_report(store, info.id, report.to_dict())
     return report
+
+
+def annotators_block(store: Store, dataset_hash: str, samples: Sequence[Sample] | None, label_rows: Rows | None,
+                     scores: Mapping[str, Mapping[str, Mapping[str, float]]], rows: set[str], *, threshold: float,
+                     iterations: int, seed: int, groups: Mapping[str, str] | None = None) -> Any:
+    """Human–human agreement beside each judge's (``annotator_report``): the named annotators' labels from the
+    dataset's columns, the labels file and the inspector, with the settled disagreements marked."""
+    from rageval_core.analysis.trust.annotator_report import build_annotators
+    from rageval_core.analysis.trust.labels import annotator_label_map, inspector_annotator_labels
+    from rageval_core.store import annotations
+
+    named = [
+        *dataset_labels(sample_rows(samples or [])),
+        *(dataset_labels(label_rows, source=FILE) if label_rows else []),
+        *inspector_annotator_labels(store.annotator_labels(dataset_hash)),
+    ]
+    return build_annotators(annotator_label_map(named), scores, rows=rows, threshold=threshold, iterations=iterations,
+                            seed=seed, groups=groups, settled=annotations.settlements(store, dataset_hash))
