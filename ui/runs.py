@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pandas as pd
@@ -153,10 +154,15 @@ def run_label(info: RunInfo) -> str:
                      rows=info.n_rows, status=run_status(info.status), when=when)
 
 
-def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
-    """The run's rows with their texts: from the session's dataset when the hash matches, else a sample file."""
+def find_samples(info: RunInfo, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
+    """The run's rows with their texts (label columns included): the session's dataset when the hash matches,
+    else the file the run was made on when unchanged (what ``trust RUN`` reads), else a sample file by hash."""
+    dataset_hash = info.dataset_hash
     if current is not None and (dataset_hash is None or current.content_hash == dataset_hash):
         return current.by_id(), f"the loaded dataset {current.name}"
+    own = _run_file(info)
+    if own is not None:
+        return own
     if dataset_hash:
         for name in data.sample_files():
             loaded = _sample_file(name, (data.SAMPLE_DIR / name).stat().st_mtime_ns)
@@ -165,6 +171,26 @@ def find_samples(dataset_hash: str | None, current: data.Workset | None) -> tupl
     if current is not None:  # a different version of the data: ids may still match, marked as such
         return current.by_id(), f"the loaded dataset {current.name} (a different version than the run's)"
     return {}, None
+
+
+def _run_file(info: RunInfo) -> tuple[dict[str, Sample], str] | None:
+    """The rows of the file the run was made on (a CLI run records it), when it is there with the run's hash."""
+    path = Path(str((info.settings or {}).get("data") or ""))
+    if not info.dataset_hash or not path.name or not path.is_file():
+        return None
+    loaded = _dataset_file(str(path.resolve()), path.stat().st_mtime_ns)
+    if loaded is None or loaded.content_hash != info.dataset_hash:
+        return None
+    return {s.id: s for s in loaded.samples}, f"the run's file {path.name}"
+
+
+@functools.lru_cache(maxsize=8)
+def _dataset_file(path: str, mtime_ns: int) -> datasets.LoadedDataset | None:
+    """A run's own dataset file, loaded once per version (read-only: the pages share it)."""
+    try:
+        return datasets.load_dataset(path)
+    except (OSError, ValueError):
+        return None
 
 
 @functools.lru_cache(maxsize=32)
@@ -182,7 +208,7 @@ def load(run_id: str, current: data.Workset | None = None, run_store: Store | No
     info = s.get_run(run_id)
     if info is None:
         return None
-    samples, source = find_samples(info.dataset_hash, current)
+    samples, source = find_samples(info, current)
 
     def build() -> tuple[pd.DataFrame, dict[str, str | None]]:
         categories = run_summary.row_categories(s, info.id)  # in dataset order
@@ -350,7 +376,7 @@ def export_files(run_id: str, run_store: Store | None = None, current: data.Work
 
     def wide_csv() -> str:
         info = s.get_run(run_id)
-        samples = find_samples(info.dataset_hash, current)[0] if info is not None else {}
+        samples = find_samples(info, current)[0] if info is not None else {}
         return export.run_to_csv(s, run_id, samples)
 
     return [

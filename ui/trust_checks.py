@@ -20,7 +20,7 @@ import streamlit as st
 from rageval_core.analysis.trust import checks as trust_checks, run_report as trust_report
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.scoring.metrics.judge import JudgeScorer
-from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, build_scorers
+from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, KNOWN_OPTIONS, build_scorers
 from rageval_core.scoring.rubric import PRESET_IDS
 from rageval_core.store.runs import Store
 from rageval_core.analysis.trust.probes import PROBES
@@ -111,7 +111,8 @@ def scorers_of_run(scorer_names: Sequence[str], options: Mapping[str, Any] | Non
             judges.append(JudgeScorer(rubric))
         else:
             left_out.append(name)
-    return [*build_scorers(metrics, dict(options or {})), *judges], left_out
+    metric_options = {k: v for k, v in (options or {}).items() if k in KNOWN_OPTIONS}  # a CLI run stores run options too
+    return [*build_scorers(metrics, metric_options), *judges], left_out
 
 
 @dataclass
