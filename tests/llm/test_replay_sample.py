@@ -27,7 +27,7 @@ EXPECTED = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.expected.json"
 
 def prompt_fingerprint() -> str:
     """sha256 over what the recorded requests were rendered from: ja templates, rubric presets, task schemas."""
-    core = ROOT / "rageval_core"
+    core = ROOT / "rageval_core" / "scoring"  # paths hashed as before the regrouping: prompts/..., presets/...
     files = sorted((core / "prompts" / "templates" / "ja").glob("*.txt")) + sorted((core / "presets").rglob("*.json"))
     digest = hashlib.sha256(canonical_json(SCHEMAS).encode("utf-8"))
     for path in files:
