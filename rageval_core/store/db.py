@@ -63,7 +63,12 @@ def _private_database(target: Path) -> None:
     file's mode, so all three stay private whatever the umask (older, looser ones are tightened)."""
     if not target.parent.is_dir():
         private_dir(target.parent, tighten=False)
-    touch_private(target)
+    if target.exists():
+        # chmod, never open: closing any descriptor of a database file drops every POSIX lock this process's
+        # other connections hold on it (fcntl locks are per process), and SQLite then reports disk I/O errors.
+        tighten_file(target)
+    else:
+        touch_private(target)
     for suffix in ("-wal", "-shm", "-journal"):
         tighten_file(f"{target}{suffix}")
 
