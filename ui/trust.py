@@ -150,7 +150,9 @@ def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
           "people pass": a.n_positive, "AUROC": fmt_ci(a.auroc), "balanced accuracy": fmt_ci(a.balanced_accuracy),
           "kappa": fmt_ci(a.kappa), "best threshold": fmt_ci(a.best_threshold),
           "pairs": UNSCORED if a.pairwise is None else f"{fmt_ci(a.pairwise)} of {a.n_pairs}",
-          "unscored labelled": a.unscored_labelled} for a in rows],
+          "unscored labelled": a.unscored_labelled,
+          "interval": ", ".join(dict.fromkeys(st_.interval for st_ in (a.auroc, a.balanced_accuracy, a.kappa))),
+          "notes": " · ".join(core(n) for n in a.notes)} for a in rows],
     )
 
 
@@ -163,8 +165,11 @@ def estimate_frame(rep: TrustReport) -> pd.DataFrame:
             "score mean (all rows)": f"{fmt_ci(est.judge_only)} n={est.judge_only.n}",
             "labels only": f"{fmt_ci(est.labels_only)} n={est.labels_only.n}",
             "corrected": fmt_ci(est.corrected),
+            "Rogan–Gladen": UNSCORED if e.rogan_gladen is None or e.rogan_gladen.value is None else fmt_ci(e.rogan_gladen),
             "score − people": fmt_score(est.judge_bias) if est.judge_bias is not None else UNSCORED,
             "as tight as k labels": UNSCORED if est.effective_labels is None else f"{est.effective_labels:.0f}",
+            "notes": " · ".join(core(n) for n in [*e.notes, *([e.rogan_gladen.note] if e.rogan_gladen and e.rogan_gladen.note
+                                                               else [])]),
         })
     return pd.DataFrame(rows)
 

@@ -121,6 +121,23 @@ def print_agreement(ctx: TrustContext) -> None:
         [[a.metric, a.method, a.n_labelled, ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa), ci(a.best_threshold),
           "-" if a.pairwise is None else f"{ci(a.pairwise)} of {a.n_pairs}"] for a in report.agreement],
     ))
+    print_notes(report.agreement)
+
+
+SMALL_N_LEGEND = ("AUROC: Newcombe's score interval; balanced acc.: the mean of the Wilson intervals of TPR and TNR; "
+                  "kappa: a smoothed bootstrap (Dirichlet, half a count per cell)")
+
+
+def print_notes(agreement: Any) -> None:
+    """Which rows use small-sample intervals (the bootstrap collapses there), then each figure's notes."""
+    small = [f"{a.metric} {a.method}" for a in agreement
+             if any(s.interval != "bootstrap" for s in (a.auroc, a.balanced_accuracy, a.kappa))]
+    if small:
+        echo(f"  small-sample intervals (under 30 labelled rows, a class under 10, or a collapsed bootstrap) for "
+             f"{', '.join(small)}: {SMALL_N_LEGEND}")
+    for a in agreement:
+        for note in a.notes:
+            echo(f"  {a.metric} {a.method}: {note}")
 
 
 def print_confusion(ctx: TrustContext) -> None:
@@ -142,9 +159,17 @@ def print_estimates(ctx: TrustContext) -> None:
     for e in ctx.report.estimates:
         est = e.estimate
         k = "-" if est.effective_labels is None else f"{est.effective_labels:.0f}"
+        rg = e.rogan_gladen
+        rg_text = "-" if rg is None or rg.value is None else ci(rg)
         rows.append([e.metric, e.method, ci(est.judge_only), f"{ci(est.labels_only)} n={est.labels_only.n}",
-                     ci(est.corrected), fmt(est.judge_bias), k])
-    echo(table(["metric", "method", "score mean", "labels only", "corrected", "bias", "as tight as k labels"], rows))
+                     ci(est.corrected), rg_text, fmt(est.judge_bias), k])
+    echo(table(["metric", "method", "score mean", "labels only", "corrected", "Rogan-Gladen", "bias",
+                "as tight as k labels"], rows))
+    echo(f"  Rogan-Gladen: the verdict (score >= {ctx.report.threshold:g}) corrected by its sensitivity and specificity")
+    for e in ctx.report.estimates:
+        rg_note = [] if e.rogan_gladen is None or e.rogan_gladen.note is None else [e.rogan_gladen.note]
+        for note in [*e.notes, *rg_note]:
+            echo(f"  {e.metric} {e.method}: {note}")
 
 
 def print_label_next(ctx: TrustContext) -> None:

@@ -116,6 +116,8 @@ ENGLISH: dict[str, str] = {
     "note.every_row_labelled": "every row is labelled: the corrected figure is the labels' own, and the judge adds no information to it",
     "note.small_n": "only {n} labelled rows (fewer than 10): intervals are wide and approximate",
     "note.one_class": "people gave one verdict only on these rows ({verdict}): AUROC, balanced accuracy and kappa carry no information here",
+    "rg.one_class": "people's labels hold one class only here, so sensitivity or specificity cannot be measured: the Rogan-Gladen correction is undefined",
+    "rg.undefined": "undefined: sensitivity {sensitivity} + specificity {specificity} <= 1, so the verdict is no better than chance",
     # a judge version against people on dev rows (the Prompts page's "vs people" panel)
     "versus.small_n": "{criterion}: only {n} paired row(s), fewer than {small}: the intervals are wide and a difference rarely excludes 0",
     "versus.one_class": "{criterion}: all {n} paired row(s) carry one label: AUROC and one of TPR / TNR are undefined, kappa says nothing and balanced accuracy is the hit rate on that one class",

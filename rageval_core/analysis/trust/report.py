@@ -13,10 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rageval_core.analysis.trust import stats
+from rageval_core.analysis.trust import small_n, stats
 from rageval_core.analysis.trust.estimate import CorrectedEstimate, corrected_estimate
 from rageval_core.analysis.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
+from rageval_core.analysis.trust.rogan_gladen import RoganGladen, rogan_gladen
+from rageval_core.core.messages import say
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
 from rageval_core.core.method_labels import result_method
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
@@ -29,13 +31,14 @@ class Stat:
     value: float | None
     low: float | None = None
     high: float | None = None
+    interval: str = small_n.BOOTSTRAP  # how the interval was made (``small_n``: newcombe, wilson_mean, ...)
 
     @classmethod
-    def of(cls, value: float | None, interval: tuple[float, float] | None) -> "Stat":
-        return cls(value, *(interval if interval is not None and value is not None else (None, None)))
+    def of(cls, value: float | None, interval: tuple[float, float] | None, method: str = small_n.BOOTSTRAP) -> "Stat":
+        return cls(value, *(interval if interval is not None and value is not None else (None, None)), method)
 
-    def to_dict(self) -> dict[str, float | None]:
-        return {"value": self.value, "low": self.low, "high": self.high}
+    def to_dict(self) -> dict[str, float | str | None]:
+        return {"value": self.value, "low": self.low, "high": self.high, "interval": self.interval}
 
 
 @dataclass
@@ -55,6 +58,7 @@ class MethodAgreement:
     confusion: stats.Confusion
     pairwise: Stat | None = None  # share of preference pairs ordered as people did
     n_pairs: int = 0
+    notes: list[str] = field(default_factory=list)  # where a figure carries no (or little) information
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +75,7 @@ class MethodAgreement:
             "confusion": self.confusion.to_dict(),
             "pairwise": None if self.pairwise is None else self.pairwise.to_dict(),
             "n_pairs": self.n_pairs,
+            "notes": [str(n) for n in self.notes],
         }
 
 
@@ -81,9 +86,13 @@ class CriterionEstimate:
     metric: str
     method: str
     estimate: CorrectedEstimate
+    rogan_gladen: RoganGladen | None = None  # the verdict (score >= threshold) corrected by its Se / Sp
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "method": self.method, **self.estimate.to_dict()}
+        return {"metric": self.metric, "method": self.method, **self.estimate.to_dict(),
+                "rogan_gladen": None if self.rogan_gladen is None else self.rogan_gladen.to_dict(),
+                "notes": [str(n) for n in self.notes]}
 
 
 @dataclass
@@ -204,6 +213,13 @@ def method_agreement(
         )
         pairwise = Stat.of(share, ci)
     unscored = sum(1 for rid in labels if rid not in values and (not all_rows or rid in all_rows))
+    matrix = stats.confusion(ids, s, y, threshold)
+    auc_ci = boot(lambda idx: stats.auroc(pick(s, idx), pick(y, idx)))
+    bacc_ci = boot(lambda idx: stats.balanced_accuracy(pick(pred, idx), pick(y, idx)))
+    kappa_ci = boot(lambda idx: stats.cohen_kappa(pick(pred, idx), pick(y, idx)))
+    auroc_stat, bacc_stat, kappa_stat = small_sample_stats(
+        matrix, auc, bacc, kappa, Stat.of(auc, auc_ci), Stat.of(bacc, bacc_ci), Stat.of(kappa, kappa_ci), seed=seed
+    )
     return MethodAgreement(
         metric=metric,
         method=method,
@@ -211,14 +227,48 @@ def method_agreement(
         n_positive=sum(y),
         unscored_labelled=unscored,
         threshold=threshold,
-        auroc=Stat.of(auc, boot(lambda idx: stats.auroc(pick(s, idx), pick(y, idx)))),
-        balanced_accuracy=Stat.of(bacc, boot(lambda idx: stats.balanced_accuracy(pick(pred, idx), pick(y, idx)))),
-        kappa=Stat.of(kappa, boot(lambda idx: stats.cohen_kappa(pick(pred, idx), pick(y, idx)))),
+        auroc=auroc_stat,
+        balanced_accuracy=bacc_stat,
+        kappa=kappa_stat,
         best_threshold=Stat.of(best, boot(lambda idx: stats.best_threshold(pick(s, idx), pick(y, idx)))),
-        confusion=stats.confusion(ids, s, y, threshold),
+        confusion=matrix,
         pairwise=pairwise,
         n_pairs=len(scored_pairs),
+        notes=agreement_notes(len(ids), sum(y)),
     )
+
+
+def small_sample_stats(
+    matrix: stats.Confusion, auc: float | None, bacc: float | None, kappa: float | None,
+    auroc_stat: Stat, bacc_stat: Stat, kappa_stat: Stat, *, seed: int = 0,
+) -> tuple[Stat, Stat, Stat]:
+    """The bootstrap's AUROC, balanced accuracy and kappa, each replaced by its small-sample interval
+    (``small_n``) when the labelled rows are few or the bootstrap interval collapsed to a point."""
+    c = matrix.counts
+    n_pos, n_neg = c["tp"] + c["fn"], c["tn"] + c["fp"]
+    small = small_n.is_small(n_pos, n_neg)
+
+    def use(stat: Stat, value: float | None, interval: tuple[float, float] | None, method: str) -> Stat:
+        collapsed = stat.low is None or stat.high is None or small_n.degenerate((stat.low, stat.high))
+        if value is None or interval is None or not (small or collapsed):
+            return stat
+        return Stat.of(value, interval, method)
+
+    return (
+        use(auroc_stat, auc, None if auc is None else small_n.newcombe_auroc(auc, n_pos, n_neg), small_n.NEWCOMBE),
+        use(bacc_stat, bacc, small_n.wilson_mean_bacc(c["tp"], c["fn"], c["tn"], c["fp"]), small_n.WILSON_MEAN),
+        use(kappa_stat, kappa, small_n.smoothed_kappa(c["tp"], c["fn"], c["tn"], c["fp"], seed=seed), small_n.DIRICHLET),
+    )
+
+
+def agreement_notes(n: int, n_positive: int) -> list[str]:
+    """Plain notes where agreement carries no information (one class) or little (fewer than 10 rows)."""
+    notes = []
+    if n and n_positive in (0, n):
+        notes.append(say("note.one_class", verdict="pass" if n_positive else "fail"))
+    if 0 < n < 10:
+        notes.append(say("note.small_n", n=n))
+    return notes
 
 
 def labels_in(labels: HumanLabels, rows: set[str]) -> dict[str, dict[str, int]]:
@@ -259,6 +309,31 @@ def agreements(
     return out
 
 
+def criterion_estimate(
+    metric: str,
+    method: str,
+    values: Mapping[str, float],
+    labels: Mapping[str, int],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+) -> CriterionEstimate:
+    """The prediction-powered share, the Rogan-Gladen share of the verdict at ``threshold`` and the notes
+    where they carry no information (every row labelled: both only repeat the labels)."""
+    est = corrected_estimate(values, labels)
+    both = [rid for rid in values if rid in labels]
+    verdicts = stats.binarize(list(values.values()), threshold)
+    rg = rogan_gladen(verdicts, stats.binarize([values[r] for r in both], threshold), [int(labels[r]) for r in both],
+                      iterations=iterations, seed=seed) if both else None
+    notes = []
+    if both and len(both) == len(values):
+        notes.append(say("note.every_row_labelled"))
+    elif 0 < len(both) < 10:
+        notes.append(say("note.small_n", n=len(both)))
+    return CriterionEstimate(metric, method, est, rg, notes)
+
+
 def build_report(
     results: Sequence[MetricResult],
     labels: HumanLabels,
@@ -282,7 +357,7 @@ def build_report(
     label_map = labels_in(labels, in_run)
     agreement = agreements(scores, labels, rows, threshold=threshold, iterations=iterations, seed=seed)
     estimates = [
-        CriterionEstimate(metric, method, corrected_estimate(values, label_map[metric]))
+        criterion_estimate(metric, method, values, label_map[metric], threshold=threshold, iterations=iterations, seed=seed)
         for metric, by_method in scores.items()
         if label_map.get(metric)
         for method, values in by_method.items()
