@@ -1,46 +1,40 @@
-"""Opening another connection must not drop the locks this process already holds on the database.
+"""Connecting to an existing database must never open (and so close) a descriptor of the database file.
 
-POSIX (fcntl) locks belong to the process, and closing *any* descriptor of the file releases all of them. A
-connect that opened and closed the database file to fix its mode silently unlocked every other connection's
-transaction; concurrent writers then met "disk I/O error" (seen in the SIGKILL/resume test).
+POSIX (fcntl) locks belong to the process, and closing *any* descriptor of a file releases all of them: a
+connect that opened and closed the database file to fix its mode silently dropped the locks every other
+connection of this process held on it. Concurrent writers then met "disk I/O error" (the SIGKILL/resume test,
+48 worker threads). So the mode of an existing database is fixed with chmod alone.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import subprocess
-import sys
+import os
+import stat
 import threading
 
+from rageval_core.core import private
 from rageval_core.store import db
 
 
-def _other_process_can_write(path: str) -> bool:
-    code = (
-        "import sqlite3, sys\n"
-        f"c = sqlite3.connect({path!r}, timeout=0, isolation_level=None)\n"
-        "try:\n"
-        "    c.execute('BEGIN IMMEDIATE'); print('wrote')\n"
-        "except sqlite3.OperationalError as e:\n"
-        "    print('locked' if 'locked' in str(e) else e)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    return out.stdout.strip() == "wrote"
+def test_a_new_connection_to_an_existing_database_opens_no_descriptor_of_it(tmp_path, monkeypatch):
+    path = tmp_path / "state" / "rageval.sqlite"
+    first = db.connect(path)
+    first.execute("CREATE TABLE IF NOT EXISTS t (x)")
+    os.chmod(path, 0o644)  # written by an older version, looser
 
-
-def test_a_new_connection_keeps_the_write_lock_another_connection_holds(tmp_path):
-    path = str(tmp_path / "state" / "rageval.sqlite")
-    holder = db.connect(path)
-    holder.execute("CREATE TABLE IF NOT EXISTS t (x)")
-    holder.execute("BEGIN IMMEDIATE")
-    holder.execute("INSERT INTO t VALUES (1)")
-    assert not _other_process_can_write(path), "the held transaction should lock other processes out"
-
-    opened: list[sqlite3.Connection] = []
-    worker = threading.Thread(target=lambda: opened.append(db.connect(path)))  # a connection of its own thread
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(private.os, "open", lambda p, *a, **k: opened.append(str(p)) or real_open(p, *a, **k))
+    worker = threading.Thread(target=lambda: db.connect(path))  # each thread connects on its own
     worker.start()
     worker.join()
-    assert opened and opened[0] is not holder
 
-    assert not _other_process_can_write(path), "connecting from another thread released this process's lock"
-    holder.execute("COMMIT")
+    assert str(path) not in opened
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # still tightened
+
+
+def test_a_new_database_is_created_private(tmp_path):
+    path = tmp_path / "fresh" / "rageval.sqlite"
+    db.connect(path).execute("CREATE TABLE IF NOT EXISTS t (x)")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
