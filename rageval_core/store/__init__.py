@@ -1,6 +1,6 @@
 """The SQLite store: runs, results (their columns defined once), the call log, labels, their splits and the
-annotation queue, rubric
-versions, narrow read models, and texts stored once (prompts and responses by reference, packed details).
+annotation queue, rubric versions, narrow read models, and texts stored once (prompts and responses by
+reference, packed details).
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
