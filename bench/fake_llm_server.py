@@ -28,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.support.fake_server import FakeLLMServer, FakeRequest, LoggedRequest  # noqa: E402
+from tests.support.prefix_cache import PrefixCache  # noqa: E402
 
 CHAT_PATHS = ("/chat/completions", ":generateContent")
 
@@ -45,13 +46,17 @@ def start(
     responder: Callable[[FakeRequest], Any] | None = None,
     max_log: int = 200_000,
     max_lifetime_s: float = 1800.0,
+    cache_min_tokens: int | None = 1024,
 ) -> FakeLLMServer:
-    """A started server on 127.0.0.1 with these fault rates per request (stop it with ``.stop()``)."""
+    """A started server on 127.0.0.1 with these fault rates per request (stop it with ``.stop()``).
+    ``cache_min_tokens``: the prefix cache's minimum prompt (1,024 as OpenAI and Gemini 2.5 Flash; 0 as a local
+    server reusing any prefix; None: no cached tokens reported)."""
     rates = {"rate_limit": rate_limit, "server_error": server_error, "malformed": malformed, "hang": hang}
     server = FakeLLMServer(
         latency=latency, responder=responder, fault_rates={k: v for k, v in rates.items() if v > 0},
         retry_after=retry_after, hang_s=hang_s, fault_seed=seed, max_log=max_log, max_lifetime_s=max_lifetime_s,
     )
+    server.prefix_cache = None if cache_min_tokens is None else PrefixCache(min_tokens=cache_min_tokens)
     return server.start()
 
 

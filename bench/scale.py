@@ -12,8 +12,16 @@ Printed per size: wall time, requests the server answered (chat + embeddings), t
 peak memory (VmHWM); for each server run, the highest VmRSS by a quarter, half, three quarters and the end of
 its wall time (the rows go by at a steady pace, so memory that levels off shows as equal figures). Each size
 runs once, in a fresh state dir, as ``python -m rageval_core evaluate``.
+After each server run: the store's bytes per result (the database file after a WAL checkpoint ÷ the results it
+holds: results, call log, texts, response and embedding caches, light copies and indexes all counted).
+Then the prompt cache (``--cache-rows``, default on): the 12 sample rows (sample_data/ml_qa_ja.json) with the
+four seed metrics and rubric5 as ``--provider openai --model gpt-4o-mini`` against the fake server, which reports
+cached input tokens as OpenAI does (tests/support/prefix_cache.py), once with OpenAI's 1,024-token minimum and
+once without a minimum (a local server reusing any prefix): the share of input tokens cached and the run's cost
+against the same tokens all at the input rate.
 Last line:
-``offline_rows_per_s=<a> wall_over_ideal=<b> cpu_ms_per_row_1200=<c> cpu_ms_per_row_12000=<d> peak_mb_12000=<e>``
+``offline_rows_per_s=<a> wall_over_ideal=<b> cpu_ms_per_row_1200=<c> cpu_ms_per_row_12000=<d> peak_mb_12000=<e>
+db_bytes_per_result_12000=<f> cached_share_min0=<g> cached_share_min1024=<h>``
 (wall ÷ ideal of the largest server run; ``-`` for a size not run).
 
 ``--stop-after S`` stops a server run with Ctrl-C once it has run S seconds (a 12,000-row run takes ~25 minutes
@@ -22,7 +30,7 @@ export of what was done, which compares memory across sizes at the same work don
 row of such a run are not figures of the whole size and print as ``-``.
 
     python bench/scale.py [--sizes 12 120 1200 12000] [--offline-rows 1000] [--latency 0.05] [--concurrency 16]
-                          [--stop-after SECONDS]
+                          [--stop-after SECONDS] [--no-cache-run]
 """
 
 from __future__ import annotations
@@ -107,6 +115,52 @@ def measure(cmd: list[str], work: Path, home: Path, stop_after: float | None = N
     return {"wall": wall, "cpu": seen["cpu"], "peak": seen["peak"], "stopped": seen["stopped"], "quarters": quarters}
 
 
+def db_bytes_per_result(home: Path) -> float | None:
+    """The store file's size after a WAL checkpoint ÷ the results it holds (None without a store or results)."""
+    import sqlite3
+
+    path = home / "rageval.sqlite"
+    if not path.is_file():
+        return None
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        n = int(conn.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    finally:
+        conn.close()
+    return path.stat().st_size / n if n else None
+
+
+def prompt_cache_run(work: Path, min_tokens: int) -> dict[str, Any]:
+    """The 12 sample rows against the fake server with its prefix cache at ``min_tokens``: cached share of the
+    input tokens, per method and in all, and the cost next to the same tokens priced without the cached rate."""
+    from rageval_core.llm.pricing import PriceTable
+
+    server = start(latency=0.0, responder=task_responder, cache_min_tokens=min_tokens)
+    out = work / f"cache-{min_tokens}.json"
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in ("GEMINI_API_KEY", "GOOGLE_API_KEY")}
+        env.update(RAGEVAL_HOME=str(work / f"home-cache-{min_tokens}"), PYTHONPATH=str(ROOT),
+                   OPENAI_API_KEY="sk-local-fake-server-0000000000")  # the local fake server's, never a real key
+        cmd = [sys.executable, "-m", "rageval_core", "evaluate", str(ROOT / "sample_data" / "ml_qa_ja.json"),
+               "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", server.openai_base_url,
+               "--embedding-model", "text-embedding-3-small", "--metrics", SEED, "--judge", "rubric5",
+               "--concurrency", "4", "--quiet", "--out", str(out)]
+        subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    finally:
+        server.stop()
+    cost = json.loads(out.read_text(encoding="utf-8"))["cost"]
+    price = PriceTable.load(overrides=False).lookup("gpt-4o-mini")
+    assert price is not None
+    inp = sum(c["input_tokens"] for c in cost.values())
+    hit = sum(c.get("cached_input_tokens", 0) for c in cost.values())
+    outp = sum(c["output_tokens"] for c in cost.values())
+    return {"share": hit / inp if inp else 0.0, "cost": sum(c["cost_usd"] for c in cost.values()),
+            "uncached_cost": (inp * price.input + outp * price.output) / 1_000_000,
+            "per_method": {m: (c.get("cached_input_tokens", 0) / c["input_tokens"] if c["input_tokens"] else 0.0)
+                           for m, c in cost.items()}}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="*", default=[12, 120, 1200, 12000])
@@ -115,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
                         help="Ctrl-C each server run after this long (peak memory at the same work done)")
+    parser.add_argument("--no-cache-run", action="store_true", help="skip the prompt-cache runs on the 12 sample rows")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="rageval-scale-"))
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC",
@@ -159,9 +214,21 @@ def main(argv: list[str] | None = None) -> int:
               f"{chat / n:.1f} + {(requests - chat) / n:.1f} a row)", flush=True)
         print(f"{'':>6} highest RSS by a quarter, half, three quarters and the end of the run: "
               + " / ".join(f"{mb:.0f}" for mb in m["quarters"]) + " MB", flush=True)
+        per_result = db_bytes_per_result(work / f"home-{n}")
+        if per_result is not None:
+            print(f"{'':>6} store: {per_result:.0f} bytes a result", flush=True)
+            out[f"db_bytes_per_result_{n}"] = f"{per_result:.0f}"
         out[f"cpu_ms_per_row_{n}"] = f"{1000 * m['cpu'] / n:.1f}"
         out[f"peak_mb_{n}"] = f"{m['peak']:.0f}"
-    keys = ["offline_rows_per_s", "wall_over_ideal", "cpu_ms_per_row_1200", "cpu_ms_per_row_12000", "peak_mb_12000"]
+    if not args.no_cache_run:
+        for min_tokens in (1024, 0):
+            c = prompt_cache_run(work, min_tokens)
+            methods = ", ".join(f"{m} {v:.0%}" for m, v in c["per_method"].items())
+            print(f"prompt cache, 12 sample rows, minimum {min_tokens} tokens: {c['share']:.1%} of input tokens cached"
+                  f" ({methods}); cost ${c['cost']:.5f} against ${c['uncached_cost']:.5f} without the cached rate", flush=True)
+            out[f"cached_share_min{min_tokens}"] = f"{c['share']:.3f}"
+    keys = ["offline_rows_per_s", "wall_over_ideal", "cpu_ms_per_row_1200", "cpu_ms_per_row_12000", "peak_mb_12000",
+            "db_bytes_per_result_12000", "cached_share_min0", "cached_share_min1024"]
     out["wall_over_ideal"] = "-" if last_ratio is None else f"{last_ratio:.2f}"
     print(" ".join(f"{k}={out.get(k, '-')}" for k in keys))
     return 0

@@ -75,9 +75,15 @@ class MethodCost:
     output_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    cached_input_tokens: int = 0  # of input_tokens, served from the provider's prompt-prefix cache
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    @property
+    def cached_share(self) -> float | None:
+        """Share of the provider calls' input tokens the provider served from its prompt cache (None: no input)."""
+        return self.cached_input_tokens / self.input_tokens if self.input_tokens else None
 
 
 def method_of_scorer(scorer: str | None) -> str:
@@ -107,9 +113,10 @@ def _cost_by(calls: Iterable[Any], key: Callable[[Callable[[str], Any], str], st
         m = out.setdefault(key(get, method), MethodCost(method))
         usage = get("usage")
         if isinstance(usage, Mapping):
-            inp, outp = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+            inp, outp, hit = usage.get("input_tokens", 0), usage.get("output_tokens", 0), usage.get("cached_input_tokens", 0)
         else:
             inp, outp = getattr(usage, "input_tokens", 0), getattr(usage, "output_tokens", 0)
+            hit = getattr(usage, "cached_input_tokens", 0)
         if get("error"):
             m.errors += 1
             continue
@@ -119,6 +126,7 @@ def _cost_by(calls: Iterable[Any], key: Callable[[Callable[[str], Any], str], st
             m.calls += 1
             m.input_tokens += int(inp or 0)
             m.output_tokens += int(outp or 0)
+            m.cached_input_tokens += int(hit or 0)
             m.cost_usd += float(get("cost_usd") or 0.0)
         m.latency_s += float(get("latency_s") or 0.0)
     return out

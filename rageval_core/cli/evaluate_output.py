@@ -36,8 +36,21 @@ def print_call_totals(result: Any) -> None:
     else:
         echo(
             f"calls: {result.provider_calls} provider, {result.cache_hits} cache hits, {result.call_errors} errors; "
-            f"tokens {result.input_tokens}+{result.output_tokens}; cost ${result.cost_usd:.4f}; wall {result.wall_s:.1f}s"
+            f"tokens {result.input_tokens}+{result.output_tokens}{_cached_note(result)}; cost ${result.cost_usd:.4f}; "
+            f"wall {result.wall_s:.1f}s"
         )
+
+
+def cached_share(cached: int, total: int) -> str:
+    """A cached-input share as the tables print it: ``62%``, or ``-`` without input tokens."""
+    return f"{cached / total:.0%}" if total else "-"
+
+
+def _cached_note(result: Any) -> str:
+    """`` (1234 cached input, 62%)`` when the provider served part of the prompts from its prompt cache."""
+    cached = sum(c.cached_input_tokens for c in (getattr(result, "cost", None) or {}).values())
+    total = sum(c.input_tokens for c in (getattr(result, "cost", None) or {}).values())
+    return f" ({cached} cached input, {cached_share(cached, total)})" if cached else ""
 
 
 def print_batch(info: Any) -> None:
@@ -87,11 +100,13 @@ def actual_table(est: Any, actual: Mapping[str, Any]) -> str:
             [
                 r.scorer, r.method, r.llm_calls, a.calls if a else 0, a.cached_calls if a else 0, a.errors if a else 0,
                 r.input_tokens + r.output_tokens, (a.input_tokens + a.output_tokens) if a else 0,
+                cached_share(a.cached_input_tokens, a.input_tokens) if a else "-",
                 money(r.cost_usd), money(a.cost_usd if a else 0.0),
             ]
         )
     return table(
-        ["scorer", "method", "est. calls", "calls", "cached", "errors", "est. tokens", "tokens", "est. cost", "cost_usd"], rows
+        ["scorer", "method", "est. calls", "calls", "cached", "errors", "est. tokens", "tokens", "cached in", "est. cost",
+         "cost_usd"], rows
     )
 
 
@@ -133,10 +148,11 @@ def print_summary(result: Any) -> None:
             rows.append([metric, method, fmt(s["mean"]), s["scored"], s["unscored"], reasons, reasked])
     echo(table(["metric", "method", "mean", "scored", "unscored", "unscored reasons", "re-ask"], rows))
     cost_rows = [
-        [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens, f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
+        [m, c.calls, c.cached_calls, c.errors, c.input_tokens + c.output_tokens,
+         cached_share(c.cached_input_tokens, c.input_tokens), f"{c.cost_usd:.4f}", f"{c.latency_s:.1f}"]
         for m, c in result.cost.items()
     ]
     if cost_rows:
-        echo(table(["method", "calls", "cached", "errors", "tokens", "cost_usd", "call_s"], cost_rows))
+        echo(table(["method", "calls", "cached", "errors", "tokens", "cached in", "cost_usd", "call_s"], cost_rows))
     if result.invalid_rows:
         echo(f"bad rows: {', '.join(terminal_text(r.sample_id) for r in result.invalid_rows)}")

@@ -238,13 +238,15 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
         " SUM(CASE WHEN error IS NULL AND cached = 0 THEN input_tokens ELSE 0 END),"
         " SUM(CASE WHEN error IS NULL AND cached = 0 THEN output_tokens ELSE 0 END),"
         " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cost_usd ELSE 0 END),"
-        " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END)"
+        " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END),"
+        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cached_input_tokens ELSE 0 END)"
         " FROM call_light WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
         (DECOMPOSED, run_id),
     )
     return {
-        m: MethodCost(m, int(calls), int(cached), int(errors), int(inp or 0), int(out or 0), float(cost or 0), float(lat or 0))
-        for m, calls, cached, errors, inp, out, cost, lat in rows
+        m: MethodCost(m, int(calls), int(cached), int(errors), int(inp or 0), int(out or 0), float(cost or 0), float(lat or 0),
+                      int(hit or 0))
+        for m, calls, cached, errors, inp, out, cost, lat, hit in rows
     }
 
 
@@ -258,13 +260,13 @@ def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
 def lean_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
     """The run's call-log entries with only what the cost tables read (no prompt, response or request)."""
     cur = store._conn().execute(
-        "SELECT scorer, method, input_tokens, output_tokens, cost_usd, latency_s, cached, error FROM call_light"
-        " WHERE run_id = ? ORDER BY id",
+        "SELECT scorer, method, input_tokens, output_tokens, cost_usd, latency_s, cached, error, cached_input_tokens"
+        " FROM call_light WHERE run_id = ? ORDER BY id",
         (run_id,),
     )
     for r in cur:
         yield {
-            "scorer": r[0], "method": r[1], "usage": {"input_tokens": r[2], "output_tokens": r[3]},
+            "scorer": r[0], "method": r[1], "usage": {"input_tokens": r[2], "output_tokens": r[3], "cached_input_tokens": r[8]},
             "cost_usd": r[4], "latency_s": r[5], "cached": r[6], "error": r[7],
         }
 

@@ -251,10 +251,10 @@ def light_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
     read the full log for its cost table: every prompt and response of the run."""
     cur = store._conn().cursor()
     cur.row_factory = None
-    rows = cur.execute("SELECT method, scorer, input_tokens, output_tokens, cached, error, cost_usd, latency_s"
-                       " FROM call_light WHERE run_id = ? ORDER BY id", (run_id,))
-    for method, scorer, inp, out, was_cached, error, cost, latency in rows:
-        yield {"method": method, "scorer": scorer, "usage": {"input_tokens": inp, "output_tokens": out},
+    rows = cur.execute("SELECT method, scorer, input_tokens, output_tokens, cached, error, cost_usd, latency_s,"
+                       " cached_input_tokens FROM call_light WHERE run_id = ? ORDER BY id", (run_id,))
+    for method, scorer, inp, out, was_cached, error, cost, latency, hit in rows:
+        yield {"method": method, "scorer": scorer, "usage": {"input_tokens": inp, "output_tokens": out, "cached_input_tokens": hit},
                "cached": bool(was_cached), "error": error, "cost_usd": cost, "latency_s": latency}
 
 

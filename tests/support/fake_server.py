@@ -17,7 +17,8 @@ Endpoints:
 
 Settable at any time (thread-safe): ``latency`` (seconds, or a function of the request), ``responder``
 (request → answer text, a dict sent as JSON, or a list with one answer per choice), queued faults
-(``fault("rate_limit", retry_after=2)`` etc.), ``reject_json_schema`` (llama.cpp behaviour: HTTP 500 on
+(``fault("rate_limit", retry_after=2)`` etc.), ``prefix_cache`` (cached input tokens reported as OpenAI and Gemini
+do, ``tests/support/prefix_cache.py``: 1,024-token minimum, 128-token blocks; None turns it off), ``reject_json_schema`` (llama.cpp behaviour: HTTP 500 on
 ``response_format`` type json_schema), ``reject_response_json_schema`` / ``reject_response_schema`` (Gemini:
 400 INVALID_ARGUMENT "Unknown name" for that generationConfig field), ``ignore_n`` (one choice whatever ``n`` asks), and ``api_key`` (when set, requests must carry it). Every request is
 logged (path, headers without secrets, body, its sha256, status, injected fault) in a bounded log so tests
@@ -55,6 +56,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
 from tests.support.fake_batch import FakeBatches
+from tests.support.prefix_cache import PrefixCache
 
 SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api-key", "proxy-authorization"})
 FAULT_KINDS = frozenset(
@@ -325,6 +327,8 @@ class FakeLLMServer:
         self.reject_response_json_schema = False
         self.reject_response_schema = False
         self.ignore_n = False  # answer one choice whatever n asks (llama.cpp, Ollama)
+        # Cached input tokens as the providers report them (tests/support/prefix_cache.py); None: never cached.
+        self.prefix_cache: PrefixCache | None = PrefixCache()
         self.batches = FakeBatches(self)  # the OpenAI Batch API and Gemini batch mode (tests/support/fake_batch.py)
         # Quote what the client sent (key, Authorization header, request URL with its query) inside every
         # successful chat answer's text fields: a model or proxy that leaks credentials into a 200 answer.
@@ -646,6 +650,7 @@ class FakeLLMServer:
         texts = self._answers(request, echo)
         prompt_tokens = _tokens(request.prompt)
         completion_tokens = sum(_tokens(t) for t in texts)
+        cached = 0 if self.prefix_cache is None else self.prefix_cache.lookup_and_add(request.model, request.prompt, prompt_tokens)
         if request.api == "gemini":
             return {
                 "candidates": [
@@ -656,6 +661,7 @@ class FakeLLMServer:
                     "promptTokenCount": prompt_tokens,
                     "candidatesTokenCount": completion_tokens,
                     "totalTokenCount": prompt_tokens + completion_tokens,
+                    **({"cachedContentTokenCount": cached} if cached else {}),  # Gemini omits it when 0
                 },
                 "modelVersion": request.model,
                 "responseId": f"fake-{self.total_requests}",
@@ -673,7 +679,7 @@ class FakeLLMServer:
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": 0},
+                "prompt_tokens_details": {"cached_tokens": cached},
             },
         }
 
