@@ -12,63 +12,23 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_app, unavailable
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(os.environ.get("RAGEVAL_SCREENSHOTS") or Path(tempfile.gettempdir()) / "rageval-e2e-screenshots")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 TEXT_TIMEOUT_MS = 90_000
 # An offline run on a shared, loaded 2-core machine can take minutes: its end gets a longer deadline (not a timing
 # assertion: the test waits for the text, and a fast machine is done in seconds).
 RUN_TIMEOUT_MS = 400_000
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("RAGEVAL_REQUIRE_E2E") == "1":
-        pytest.fail(f"RAGEVAL_REQUIRE_E2E=1 but {reason}")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, deadline_s: float = 90.0) -> None:
-    """Poll Streamlit's health endpoint until it answers ok (or the server dies)."""
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise RuntimeError(f"streamlit did not become healthy:\n{log.read_text(errors='replace')[-3000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -79,38 +39,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(home: Path) -> Iterator[str]:
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium fonts-noto-cjk)")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _unavailable("the playwright package is not installed (pip install -r requirements-dev.txt)")
-    log = home / "streamlit.log"
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(RAGEVAL_HOME=str(home), PYTHONUNBUFFERED="1")
-    command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
-        "--client.toolbarMode", "minimal",
-    ]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc, log)
+    require_browser()
+    with streamlit_app(home) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
 
 
 @pytest.fixture(scope="module")
@@ -325,10 +256,10 @@ def test_missing_browser_skips_locally_and_fails_when_required(monkeypatch: pyte
     """The guard itself: a skip with the reason, or a failure under RAGEVAL_REQUIRE_E2E=1 (CI)."""
     monkeypatch.delenv("RAGEVAL_REQUIRE_E2E", raising=False)
     with pytest.raises(pytest.skip.Exception, match="chromium is missing"):
-        _unavailable("/usr/bin/chromium is missing")
+        unavailable("/usr/bin/chromium is missing")
     monkeypatch.setenv("RAGEVAL_REQUIRE_E2E", "1")
     with pytest.raises(pytest.fail.Exception, match="RAGEVAL_REQUIRE_E2E=1 but /usr/bin/chromium is missing"):
-        _unavailable("/usr/bin/chromium is missing")
+        unavailable("/usr/bin/chromium is missing")
 
 
 @pytest.mark.timeout(900)
@@ -472,3 +403,49 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
           f"where the run was read ahead), its Row by row tab {rows_tab:.2f} s and Run A vs run B {runs_tab:.2f} s "
           f"after their clicks, {again:.2f} s from the sidebar again; {new_tab:.2f} s in a new tab (front-end load "
           f"and session start included) (load average {os.getloadavg()[0]:.1f})")
+
+
+@pytest.mark.timeout(900)
+def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
+    """Prompts page on the labelled sample against the fake server: save v1, edit it (two train examples), run both
+    on the dev rows, see both versions' agreement and the paired difference."""
+    from playwright.sync_api import expect
+
+    from rageval_core.analysis.trust.run_report import merged_labels
+    from rageval_core.data.datasets import load_dataset
+    from tests.support.fake_server import FakeLLMServer
+    from tests.support.people_judge import judge_like_people
+
+    def pick(where: Any, box: str, option: Any) -> None:
+        where.get_by_test_id("stSelectbox").filter(has_text=box).click()
+        page.get_by_role("option").filter(has_text=option).click()
+
+    def fill(where: Any, field: Any, value: str) -> None:
+        field(where).fill(value)
+        field(where).press("Enter")
+
+    ds = load_dataset(ROOT / "sample_data" / "trust_labelled.jsonl")
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)
+    with FakeLLMServer(responder=judge_like_people(ds.samples, merged_labels(ds.samples, {}))) as fake:
+        page.goto(server)
+        pick(page, "Sample dataset", "trust_labelled.jsonl")
+        page.get_by_role("button", name="Load sample").click()
+        expect(page.get_by_text("Validation: all 48 rows are valid.")).to_be_visible()
+        sidebar = page.get_by_test_id("stSidebar")
+        pick(sidebar, "Provider", "OpenAI-compatible server")
+        fill(sidebar, lambda w: w.get_by_label("Base URL", exact=True), fake.openai_base_url)
+        fill(sidebar, lambda w: w.get_by_label("Model", exact=True), "fake-judge")
+        _go(page, "Prompts & rubric")
+        pick(page, "Start from", re.compile(r"^binary \(preset"))
+        page.get_by_role("button", name="Load", exact=True).click()
+        fill(page, lambda w: w.get_by_placeholder("strict-faithfulness-v2"), "v1")
+        for name in ("Save rubric version", "Insert 2 example(s) from train"):  # v1 saved, then the edit
+            page.get_by_role("button", name=name).click()
+        expect(page.get_by_text(re.compile(r"^The rubric carries examples from rows"))).to_be_visible()
+        pick(page, "Compare with", re.compile(r"^#1 v1 "))
+        page.get_by_role("button", name="Run both versions on 10 dev rows").click()
+        expect(page.get_by_text(re.compile(r"^10 dev rows · pass at score"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+        expect(page.get_by_text(re.compile(r"✱: the interval excludes 0\.$"))).to_be_visible()
+        page.get_by_test_id("stDataFrame").last.wait_for()
+        _shot(page, "prompts-versus.png", scroll_to=page.get_by_role("heading", name=re.compile("^vs people")))
+        assert fake.count("/chat/completions") == 20  # 10 Japanese dev rows x 2 versions
