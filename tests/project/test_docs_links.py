@@ -1,5 +1,6 @@
-"""The README stays short and the docs stay findable: every relative link in README.md and docs/*.md resolves
-(files and #anchors), the README is at most 300 lines and each docs page at most 400.
+"""The README stays short and the docs stay findable and true: every relative link in README.md and docs/*.md
+resolves (files and #anchors), every repository path and ``rageval_core.`` / ``ui.`` module the text names in
+code spans exists, the README is at most 300 lines and each docs page at most 400.
 
 Links are read outside code fences and inline code; anchors follow GitHub's heading slugs.
 """
@@ -23,6 +24,9 @@ REQUIRED_PAGES = ("README", "providers", "metrics", "judges", "trust", "benchmar
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 INLINE_CODE = re.compile(r"(`+).*?\1")
 EXTERNAL = ("http://", "https://", "mailto:")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+REPO_PATH = re.compile(r"^(?:rageval_core|tests|bench|ui|app_pages|sample_data|docs)/[\w./*-]*")
+MODULE = re.compile(r"^(?:rageval_core|ui)(?:\.\w+)+")
 
 
 def doc_files() -> list[Path]:
@@ -85,6 +89,35 @@ def broken_links(path: Path) -> list[str]:
     return problems
 
 
+def stale_code_references(path: Path) -> list[str]:
+    """Code spans naming a repository path or a module that does not exist (``a.b.name``: the longest module
+    prefix must exist; what follows it is an attribute and is not checked)."""
+    problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        for span in CODE_SPAN.findall(line):
+            span = span.strip()
+            where = f"{path.relative_to(ROOT)}:{number}: {span}"
+            if (m := REPO_PATH.match(span)) and not any(ch in span for ch in "{<"):
+                target = m.group(0).split("::")[0].rstrip(".,;:")
+                if not (any(ROOT.glob(target)) if "*" in target else (ROOT / target).exists()):
+                    problems.append(f"{where} (no such path)")
+            elif m := MODULE.match(span):
+                parts = m.group(0).split(".")
+                if not (ROOT / parts[0] / f"{parts[1]}.py").exists() and not (ROOT / parts[0] / parts[1]).is_dir():
+                    problems.append(f"{where} (no such module)")
+                    continue
+                for i in range(2, len(parts)):
+                    folder = ROOT.joinpath(*parts[:i])
+                    if not folder.is_dir():
+                        break
+                    if not (folder / f"{parts[i]}.py").exists() and not (folder / parts[i]).is_dir():
+                        init = folder / "__init__.py"
+                        if not re.search(rf"\b{parts[i]}\b", init.read_text(encoding="utf-8") if init.exists() else ""):
+                            problems.append(f"{where} (no such module or name in {'.'.join(parts[:i])})")
+                        break
+    return problems
+
+
 def test_slugs_follow_github():
     assert slug("Calls per row (`python bench/calls_per_row.py`)") == "calls-per-row-python-benchcalls_per_rowpy"
     assert slug("A real small model (llama.cpp)") == "a-real-small-model-llamacpp"
@@ -106,6 +139,29 @@ def test_link_reader_skips_code_and_finds_broken_targets(tmp_path, monkeypatch):
 @pytest.mark.parametrize("path", doc_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_relative_link_resolves(path):
     assert broken_links(path) == []
+
+
+def test_stale_code_references_are_found(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    (tmp_path / "rageval_core" / "run").mkdir(parents=True)
+    (tmp_path / "rageval_core" / "run" / "__init__.py").write_text("from rageval_core.run.loop import run\n")
+    (tmp_path / "rageval_core" / "run" / "loop.py").write_text("")
+    page = tmp_path / "p.md"
+    page.write_text("`rageval_core/run/loop.py` `rageval_core.run.loop.run` `rageval_core.run.run(...)`\n"
+                    "`rageval_core/runner/loop.py` `rageval_core.runner.loop` `rageval_core.run.gone` `rageval_core/run/l*.py`\n"
+                    "`tests/x_*.py`\n",
+                    encoding="utf-8")
+    assert stale_code_references(page) == [
+        "p.md:2: rageval_core/runner/loop.py (no such path)",
+        "p.md:2: rageval_core.runner.loop (no such module)",
+        "p.md:2: rageval_core.run.gone (no such module or name in rageval_core.run)",
+        "p.md:3: tests/x_*.py (no such path)",
+    ]
+
+
+@pytest.mark.parametrize("path", doc_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_code_the_docs_name_exists(path):
+    assert stale_code_references(path) == []
 
 
 def test_readme_is_short_and_pages_fit():
