@@ -8,6 +8,7 @@ import streamlit as st
 
 from rageval_core.core.types import DECOMPOSED, MetricResult
 from ui import data, evidence, filters, inspector, labels, nav, run_picker, runs, state, widgets
+from ui import annotators as annotators_ui
 from ui import trust as trust_ui
 from ui.i18n import core, t
 
@@ -144,8 +145,9 @@ for judge in view.judges():
 
 st.subheader(t("inspect.labels"))
 criteria = list(dict.fromkeys(r.metric for r in results))
-labels.render_row(store, view.info.dataset_hash or "", sample_id, criteria)
-labels.render_bulk(store, view.info.dataset_hash or "", sample_ids, criteria, _row_label)
+annotator = annotators_ui.ask_name()
+labels.render_row(store, view.info.dataset_hash or "", sample_id, criteria, annotator)
+labels.render_bulk(store, view.info.dataset_hash or "", sample_ids, criteria, _row_label, annotator)
 
 st.subheader(t("inspect.raw_calls"))
 calls = runs.calls_for(run_id, sample_id, store)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import annotators as annotators_ui
 from ui import charts, data, nav, run_picker, runs, state, trust_checks, trust_split, widgets
 from ui import trust as trust_ui
 from ui.i18n import t
@@ -69,6 +70,8 @@ if rep.agreement:
     st.subheader(t("trust.agreement"))
     st.caption(t("trust.agreement_help"))
     widgets.table(trust_ui.agreement_frame(rep), hide_index=True, width="stretch")
+
+    annotators_ui.panel(rep, view, store)
 
     st.subheader(t("trust.confusion"))
     criteria = list(dict.fromkeys(a.metric for a in rep.agreement))

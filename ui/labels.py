@@ -27,9 +27,13 @@ def _label_word(value: float | None) -> str:
     return "👍" if value == 1 else "👎" if value == 0 else t("labels.none")
 
 
-def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequence[str]) -> None:
-    """One 👍 / 👎 and a note per criterion; a change is saved at once."""
+def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequence[str], annotator: str = "") -> None:
+    """One 👍 / 👎 and a note per criterion; a change is saved at once (as ``annotator``'s own when named, whose
+    labels the thumbs then show)."""
     stored = store.labels(dataset_hash).get(sample_id, {})
+    if annotator:
+        mine = store.annotator_labels(dataset_hash).get(sample_id, {})
+        stored = {c: mine.get(c, {}).get(annotator) for c in criteria}
     notes = store.label_notes(dataset_hash).get(sample_id, {})
     version = st.session_state.get(VERSION, 0)
     st.caption(t("labels.help"))
@@ -38,7 +42,7 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
         with cols[i % len(cols)]:
             st.markdown(metric_label(criterion))
             current = stored.get(criterion)
-            base = f"{dataset_hash[:12]}.{sample_id}.{criterion}.{version}"
+            base = f"{dataset_hash[:12]}.{sample_id}.{criterion}.{version}.{annotator}"
             value = st.feedback("thumbs", key=f"label.{base}", default=None if current is None else int(current))
             note = st.text_input(t("labels.note"), value=notes.get(criterion, ""), key=f"note.{base}",
                                  placeholder=t("labels.note_placeholder"))
@@ -46,7 +50,7 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
             old_label = None if current is None else float(current)
             new_note, old_note = note.strip() or None, notes.get(criterion) or None
             if new_label != old_label or new_note != old_note:
-                store.set_label(dataset_hash, sample_id, criterion, new_label, new_note)
+                store.set_label(dataset_hash, sample_id, criterion, new_label, new_note, annotator=annotator or None)
                 st.toast(t("labels.saved", label=_label_word(new_label), criterion=metric_label(criterion), row=md_escape(sample_id))
                          + (" " + t("labels.with_note") if new_note and new_note != old_note else ""))
 
@@ -56,7 +60,7 @@ def _select_all(sample_ids: Sequence[str]) -> None:
 
 
 def render_bulk(store: Store, dataset_hash: str, sample_ids: Sequence[str], criteria: Sequence[str],
-                row_label: Callable[[str], str]) -> None:
+                row_label: Callable[[str], str], annotator: str = "") -> None:
     """Give several rows the same label (and note) on the chosen criteria at once."""
     with st.expander(t("labels.bulk")):
         st.session_state[BULK_ROWS] = [r for r in st.session_state.get(BULK_ROWS, []) if r in sample_ids]
@@ -81,7 +85,8 @@ def render_bulk(store: Store, dataset_hash: str, sample_ids: Sequence[str], crit
         for row in rows:
             for criterion in chosen:
                 kept = (note or "").strip() or notes.get(row, {}).get(criterion)
-                store.set_label(dataset_hash, row, criterion, action, None if action is None else kept)  # type: ignore[arg-type]
+                store.set_label(dataset_hash, row, criterion, action, None if action is None else kept,  # type: ignore[arg-type]
+                                annotator=annotator or None)
         st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
         st.toast(t("labels.bulk_saved", label=_label_word(action), n=len(rows), k=len(chosen)))  # type: ignore[arg-type]
         st.rerun()

@@ -78,12 +78,16 @@ def label_keep() -> int | None:
 def _signature(view: RunView, run_store: Store, keep: int | None, show_test: bool) -> str:
     """What the report depends on: the run (and how far it got), the kept label rows, the stored 👍 / 👎,
     the stored label split and whether test is open (the look itself is counted once, by the page)."""
+    from rageval_core.store import annotations
+
     stored = run_store.labels(view.info.dataset_hash or "")
+    named = [run_store.annotator_labels(view.info.dataset_hash or ""),
+             sorted(annotations.settlements(run_store, view.info.dataset_hash or ""))]
     split = current_split(run_store, view.info.dataset_hash) if view.info.dataset_hash else None
     dealt = None if split is None else [split.seed, split.fractions, sorted(split.assignment.items()), split.test_looks]
     return json.dumps(
         [view.run_id, view.info.status, len(view.frame), view.info.dataset_hash, keep, sorted(view.samples), stored,
-         dealt, show_test],
+         dealt, show_test, named],
         sort_keys=True, default=str,
     )
 

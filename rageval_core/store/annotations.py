@@ -104,6 +104,22 @@ def progress(store: Store, dataset_hash: str) -> list[Progress]:
     return out
 
 
+def import_labels(store: Store, dataset_hash: str, labels: Sequence[tuple[str, str, str, float]]) -> int:
+    """Store ``(row, criterion, annotator, 0/1)`` as each person's own label (a labels file naming its
+    annotators); where the people's majority is clear and the team has no word yet, it becomes the team's
+    word. Ties stay unlabelled for the team: they are disagreements to settle. Returns the labels stored."""
+    for row, criterion, annotator, value in labels:
+        store.set_annotator_label(dataset_hash, row, criterion, annotator, float(value))
+    team = store.labels(dataset_hash)
+    for row, by_criterion in store.annotator_labels(dataset_hash).items():
+        for criterion, by_name in by_criterion.items():
+            ones = sum(1 for v in by_name.values() if v >= 0.5)
+            zeros = len(by_name) - ones
+            if ones != zeros and team.get(row, {}).get(criterion) is None:
+                store.set_label(dataset_hash, row, criterion, float(ones > zeros))
+    return len(labels)
+
+
 def settle(store: Store, dataset_hash: str, row_id: str, criterion: str, label: float, settled_by: str) -> None:
     """Record the label chosen for a disagreement and make it the team's word (``human_labels``)."""
     _conn(store).execute(

@@ -26,7 +26,7 @@ class HumanLabels:
         the label is also kept as that person's (``annotator_labels``)."""
         name = (annotator or "").strip()
         if name:
-            self._set_annotator_label(dataset_hash, row_id, criterion, name, label, note)
+            self.set_annotator_label(dataset_hash, row_id, criterion, name, label, note)
         if label is None and note is None:
             sql = "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?"
             args: tuple[Any, ...] = (dataset_hash, row_id, criterion)
@@ -39,8 +39,9 @@ class HumanLabels:
             args = (dataset_hash, row_id, criterion, label, redact_optional(note), time.time())
         self._write(lambda conn: conn.execute(sql, args), "save label")
 
-    def _set_annotator_label(self, dataset_hash: str, row_id: str, criterion: str, annotator: str,
-                             label: float | None, note: str | None) -> None:
+    def set_annotator_label(self, dataset_hash: str, row_id: str, criterion: str, annotator: str,
+                            label: float | None, note: str | None = None) -> None:
+        """One person's own label only (``None`` removes it); ``set_label`` with ``annotator`` also makes it the team's word."""
         if label is None:
             sql = "DELETE FROM annotator_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ? AND annotator = ?"
             args: tuple[Any, ...] = (dataset_hash, row_id, criterion, annotator)

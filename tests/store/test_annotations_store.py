@@ -50,3 +50,14 @@ def test_queue_progress_and_settling(tmp_path: Path) -> None:
     assert store.labels("h")["r2"]["faithfulness"] == 1.0 and store.label_notes("h")["r2"]["faithfulness"] == "settled by lead"
     store.set_label("h", "r2", "faithfulness", 0.0, annotator="ann")  # someone changes their mind: the settlement lapses
     assert annotations.settlements(store, "h") == {}
+
+
+def test_importing_named_labels_makes_clear_majorities_the_teams_word(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite")
+    store.set_label("h", "r3", "faithfulness", 0.0)  # the team already said something: kept
+    n = annotations.import_labels(store, "h", [("r1", "faithfulness", "ann", 1), ("r1", "faithfulness", "ben", 1),
+                                               ("r2", "faithfulness", "ann", 1), ("r2", "faithfulness", "ben", 0),
+                                               ("r3", "faithfulness", "ann", 1), ("r3", "faithfulness", "ben", 1)])
+    assert n == 6
+    assert store.labels("h") == {"r1": {"faithfulness": 1.0}, "r3": {"faithfulness": 0.0}}  # r2 is a tie: to settle
+    assert store.annotator_labels("h")["r2"] == {"faithfulness": {"ann": 1.0, "ben": 0.0}}

@@ -132,7 +132,27 @@ def _trust(trust: dict[str, Any] | None) -> str:
 
     rows = [[_metric(a.get("metric", "")), a.get("method"), a.get("n_labelled"), cell(a, "auroc"),
              cell(a, "balanced_accuracy"), cell(a, "kappa")] for a in trust.get("agreement", [])]
-    return _table(["criterion", "method", "labelled rows", "AUROC [95%]", "balanced accuracy [95%]", "kappa [95%]"], rows)
+    out = _table(["criterion", "method", "labelled rows", "AUROC [95%]", "balanced accuracy [95%]", "kappa [95%]"], rows)
+    return out + _annotators(trust.get("annotators"))
+
+
+def _annotators(block: dict[str, Any] | None) -> str:
+    """People against each other beside each judge against each person, and whether the judge is within their range."""
+    if not block:
+        return ""
+    rows, sentences = [], []
+    for c in block.get("criteria", []):
+        people = c.get("people") or {}
+        rows.append([_metric(c.get("criterion", "")), f"people ({c.get('statistic')})", c.get("n_shared"),
+                     _interval(people.get("value"), people.get("low"), people.get("high")), ", ".join(c.get("labelled", {})), ""])
+        for j in c.get("judges", []):
+            each = ", ".join(f"{a} {_fmt(v.get('kappa'))}" for a, v in (j.get("per_annotator") or {}).items())
+            rows.append(["", j.get("method"), "", _fmt(j.get("mean")), each, j.get("verdict")])
+            sentences.append(j.get("sentence") or "")
+    head = (f"<p><b>Agreement between people</b> ({escape(', '.join(block.get('annotators', [])))}; "
+            f"{_fmt(block.get('to_settle'))} disagreement(s) to settle)</p>")
+    notes = "".join(f'<p class="muted">{escape(s)}</p>' for s in sentences if s)
+    return head + _table(["criterion", "people / judge", "rows", "kappa or alpha [95%]", "annotators / kappa with each", "judge is"], rows) + notes
 
 
 def render_run(rep: RunReport) -> str:
