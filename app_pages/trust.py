@@ -88,6 +88,12 @@ if rep.estimates:
     st.altair_chart(charts.estimates(trust_ui.estimate_points(rep)))
     widgets.table(trust_ui.estimate_frame(rep), hide_index=True, width="stretch")
 
+if rep.bias is not None:
+    st.subheader(t("trust.bias"))
+    st.caption(t("trust.bias_help", flagged=sum(b.flagged for b in rep.bias), n=len(rep.bias)))
+    if rep.bias:
+        widgets.table(trust_ui.bias_frame(rep), hide_index=True, width="stretch")
+
 trust_checks.stability_panel(view, store)
 trust_checks.probes_panel(view, store)
 

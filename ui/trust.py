@@ -178,6 +178,18 @@ def estimate_frame(rep: TrustReport) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def bias_frame(rep: TrustReport) -> pd.DataFrame:
+    """Judge error against row features, smallest p first (the report's bias tests, Holm-adjusted)."""
+    tests = sorted(rep.bias or [], key=lambda b: b.p_value)
+    return pd.DataFrame(
+        [{"criterion": metric_label(b.metric), "method": b.method, "feature": b.feature,
+          "effect": f"{'ρ' if b.kind == 'spearman' else 'η²'} {b.effect:+.3f}", "n": b.n, "p": round(b.p_value, 4),
+          "Holm p": round(b.p_adjusted, 4) if b.p_adjusted is not None else None, "flag": "⚠️" if b.flagged else "",
+          "mean error by group": ", ".join(f"{g} {m:+.2f}" for g, m in b.group_means.items())} for b in tests],
+        columns=["criterion", "method", "feature", "effect", "n", "p", "Holm p", "flag", "mean error by group"],
+    )
+
+
 def estimate_points(rep: TrustReport) -> pd.DataFrame:
     """The three estimates of every criterion × method as points with intervals, for ``charts.estimates``."""
     rows = []

@@ -110,6 +110,27 @@ def print_split(ctx: TrustContext) -> None:
         echo(f"  {note}")
 
 
+def print_bias(ctx: TrustContext) -> None:
+    """Judge error (score − label) against row features in the labelled rows: flagged ones and the closest."""
+    tests = ctx.report.bias
+    if tests is None:
+        return
+    if not tests:
+        echo("\nbias in the labelled rows: too few labelled rows to test (6 or more per metric × method)")
+        return
+    shown = sorted(tests, key=lambda b: b.p_value)
+    shown = [b for b in shown if b.flagged] or shown[:5]
+    flagged = sum(b.flagged for b in tests)
+    echo(f"\nbias in the labelled rows: error (score − label) against row features; {len(tests)} tests, Holm-adjusted, "
+         f"{flagged} flagged (adjusted p < 0.05){'' if flagged else '; the 5 closest'}:")
+    echo(table(
+        ["metric", "method", "feature", "effect", "n", "p", "adjusted p", "flag", "mean error by group"],
+        [[b.metric, b.method, b.feature, f"{'rho' if b.kind == 'spearman' else 'eta2'} {b.effect:+.3f}", b.n,
+          fmt(b.p_value), fmt(b.p_adjusted), "BIAS" if b.flagged else "-",
+          ", ".join(f"{g} {m:+.2f}" for g, m in b.group_means.items()) or "-"] for b in shown],
+    ))
+
+
 def print_agreement(ctx: TrustContext) -> None:
     report = ctx.report
     if not report.agreement:
@@ -214,8 +235,8 @@ def print_comparison(ctx: TrustContext) -> None:
 
 
 SECTIONS: list[Section] = [
-    print_coverage, print_split, print_agreement, print_annotators, print_confusion, print_estimates, print_label_next, print_stability,
-    print_probes, print_comparison,
+    print_coverage, print_split, print_agreement, print_annotators, print_confusion, print_estimates, print_bias,
+    print_label_next, print_stability, print_probes, print_comparison,
 ]
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]
 

@@ -38,6 +38,9 @@ def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):
     assert "hidden" in split["notes"][0]
     dev = next(a for a in split["agreement"]["dev"] if a["metric"] == "faithfulness" and a["method"] == "decomposed")
     assert dev["n_labelled"] == split["labelled"]["faithfulness"]["dev"]
+    # the bias tests run on the labelled rows outside test, Holm-adjusted over all of them
+    assert data["bias"] and all(b["n"] <= 16 - split["labelled"]["faithfulness"]["test"] for b in data["bias"])
+    assert {"feature", "effect", "p_value", "p_adjusted", "flagged"} <= set(data["bias"][0])
     # the run-wide figures leave the test labels out too
     faith = next(c for c in data["coverage"] if c["criterion"] == "faithfulness")
     assert faith["labelled"] == 16 - split["labelled"]["faithfulness"]["test"]

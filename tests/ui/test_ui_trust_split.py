@@ -27,7 +27,8 @@ def test_split_panel_deals_hides_test_and_counts_looks(monkeypatch: pytest.Monke
     at.session_state["selected_run"] = result.run_id
     at.switch_page("app_pages/trust.py").run()
     assert_ok(at)
-    assert "Label split: train · dev · test" in [h.value for h in at.subheader]
+    assert {"Label split: train · dev · test", "Bias in your labelled rows"} <= {h.value for h in at.subheader}
+    assert any("feature" in d.value.columns and "Holm p" in d.value.columns for d in at.dataframe)
     button(at, "Split the labels").click().run()
     assert_ok(at)
     state = current_split(Store(), ds.content_hash)

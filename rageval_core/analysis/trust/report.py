@@ -127,6 +127,7 @@ class TrustReport:
     sections: dict[str, Any] = field(default_factory=dict)
     split: Any = None  # a split_report.SplitReport when the labels are split into train / dev / test
     comparison: Any = None  # a compare_run.RunsComparison against another run (trust --against)
+    bias: list[Any] | None = None  # bias.BiasTest per metric × method × feature (None: no row texts to test)
     annotators: Any = None  # an annotator_report.AnnotatorsBlock when two or more people labelled a criterion
 
     def find(self, metric: str, method: str) -> MethodAgreement | None:
@@ -145,6 +146,7 @@ class TrustReport:
             "conflicts": [c.to_dict() for c in self.conflicts],
             "sections": {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in self.sections.items()},
             "split": None if self.split is None else self.split.to_dict(),
+            "bias": None if self.bias is None else [b.to_dict() for b in self.bias],
             **({} if self.comparison is None else {"comparison": self.comparison.to_dict()}),
             "annotators": None if self.annotators is None else self.annotators.to_dict(),
         }

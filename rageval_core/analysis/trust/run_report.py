@@ -23,8 +23,10 @@ from rageval_core.analysis.trust.report import (
     DEFAULT_THRESHOLD,
     TrustReport,
     build_report,
+    labels_in,
     scores_by,
 )
+from rageval_core.analysis.trust.bias import bias_report
 from rageval_core.analysis.trust.split_report import split_report, withhold
 from rageval_core.analysis.trust.split_run import SplitState, current_split, ensure_split
 from rageval_core.analysis.trust.splits import TEST, split_rows
@@ -203,6 +205,10 @@ def run_report(
     report = build_report(
         results, used, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed
     )
+    if samples:
+        in_run = set(rows) if rows else {s.id for s in samples}
+        report.bias = bias_report(scores_by(results), labels_in(used, in_run), [s for s in samples if s.id in in_run],
+                                  seed=seed)
     if state is not None:
         report.split = split_report(
             scores_by(results), labels, rows, state.assignment, seed=state.seed, fractions=state.fractions,
