@@ -87,7 +87,8 @@ def write_private_bytes(path: str | Path, data: bytes) -> Path:
 
 def touch_private(path: str | Path) -> Path:
     """Create ``path`` empty (or keep it) and make it 0600: SQLite gives its -wal and -shm files the mode of the
-    database file, so creating the database this way keeps all three private."""
+    database file, so creating the database this way keeps all three private. Never on a database this
+    process has open: closing the descriptor would drop SQLite's locks on it (``tighten_file`` is by path)."""
     fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
     try:
         os.fchmod(fd, FILE_MODE)

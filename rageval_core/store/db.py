@@ -58,19 +58,29 @@ def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = No
     return conn
 
 
+_private_done: set[str] = set()
+_private_lock = threading.Lock()
+
+
 def _private_database(target: Path) -> None:
-    """The database file made 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database
-    file's mode, so all three stay private whatever the umask (older, looser ones are tightened)."""
-    if not target.parent.is_dir():
-        private_dir(target.parent, tighten=False)
-    if target.exists():
-        # chmod, never open: closing any descriptor of a database file drops every POSIX lock this process's
-        # other connections hold on it (fcntl locks are per process), and SQLite then reports disk I/O errors.
-        tighten_file(target)
-    else:
-        touch_private(target)
-    for suffix in ("-wal", "-shm", "-journal"):
-        tighten_file(f"{target}{suffix}")
+    """The database file made 0600 before SQLite first opens it in this process: SQLite gives its -wal and
+    -shm files the database file's mode, so all three stay private whatever the umask (older, looser ones are
+    tightened by path). Once per path, and a file descriptor only to create a missing file: closing any
+    descriptor of a database file drops every POSIX lock this process holds on it (SQLite's own warning),
+    which showed as "disk I/O error" in a run while another thread's connection was writing."""
+    key = str(target)
+    with _private_lock:
+        if key in _private_done:
+            return
+        _private_done.add(key)
+        if not target.parent.is_dir():
+            private_dir(target.parent, tighten=False)
+        if target.exists():
+            tighten_file(target)
+        else:
+            touch_private(target)
+        for suffix in ("-wal", "-shm", "-journal"):
+            tighten_file(f"{target}{suffix}")
 
 
 def _set_wal(conn: sqlite3.Connection) -> None:
