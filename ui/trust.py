@@ -151,6 +151,8 @@ def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
     rows = rep.agreement if isinstance(rep, TrustReport) else rep
     return pd.DataFrame(
         [{"criterion": metric_label(a.metric), "method": a.method, "n": a.n_labelled,
+          "threshold": f"{a.threshold:.3g} · " + (t("trust.threshold_default") if a.threshold_source == "default"
+                                                   else t("trust.threshold_dev")),
           "people pass": a.n_positive, "AUROC": fmt_ci(a.auroc), "balanced accuracy": fmt_ci(a.balanced_accuracy),
           "kappa": fmt_ci(a.kappa), "best threshold": fmt_ci(a.best_threshold),
           "pairs": UNSCORED if a.pairwise is None else f"{fmt_ci(a.pairwise)} of {a.n_pairs}",
@@ -176,6 +178,17 @@ def estimate_frame(rep: TrustReport) -> pd.DataFrame:
                                                                else [])]),
         })
     return pd.DataFrame(rows)
+
+
+def calibration_frame(rep: TrustReport) -> pd.DataFrame:
+    """Thresholds chosen on dev: balanced accuracy there, at the default, and on test (when open)."""
+    return pd.DataFrame(
+        [{"criterion": metric_label(c.metric), "method": c.method, "threshold": round(c.threshold, 3),
+          "dev balanced accuracy": f"{fmt_ci(c.dev)} n={c.dev.n}",
+          f"dev at {rep.threshold:g}": fmt_ci(c.dev_at_default),
+          "test balanced accuracy": t("trust.test_hidden_cell") if c.test is None else f"{fmt_ci(c.test)} n={c.test.n}"}
+         for c in rep.calibration or []],
+    )
 
 
 def bias_frame(rep: TrustReport) -> pd.DataFrame:

@@ -21,7 +21,7 @@ from rageval_core.store import label_splits
 from rageval_core.store.runs import Store
 from ui.i18n import core, t
 from ui.runs import RunView
-from ui.trust import agreement_frame, run_samples
+from ui.trust import agreement_frame, calibration_frame, run_samples
 from ui.widgets import metric_label, table
 
 OPEN_KEY = "trust.test_open"  # {dataset_hash: True} while test figures are open in this session
@@ -97,3 +97,9 @@ def split_tables(rep: TrustReport) -> None:
     if TEST not in shown:
         for note in rep.split.notes:
             st.caption(core(note))
+    if rep.calibration:
+        st.markdown(t("split.calibration"))
+        st.caption(t("split.calibration_help", default=f"{rep.threshold:g}"))
+        table(calibration_frame(rep), hide_index=True, width="stretch")
+    elif rep.calibration is not None:
+        st.caption(t("split.no_calibration", default=f"{rep.threshold:g}"))

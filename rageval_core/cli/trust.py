@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import (
+    EXIT_THRESHOLD,
     EXIT_OK,
     UsageError,
     add_provider_args,
@@ -136,13 +137,64 @@ def print_agreement(ctx: TrustContext) -> None:
     if not report.agreement:
         return
     level = f"95% bootstrap intervals, {report.iterations} resamples, seed {report.seed}"
-    echo(f"\nagreement with the labels (pass = score >= {report.threshold:g}; {level}):")
+    echo(f"\nagreement with the labels (pass = score >= the threshold: calibrated on dev where it says so, else the "
+         f"default {report.threshold:g}; {level}):")
     echo(table(
-        ["metric", "method", "n", "AUROC", "balanced acc.", "kappa", "best threshold", "pairs"],
-        [[a.metric, a.method, a.n_labelled, ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa), ci(a.best_threshold),
-          "-" if a.pairwise is None else f"{ci(a.pairwise)} of {a.n_pairs}"] for a in report.agreement],
+        ["metric", "method", "n", "threshold", "AUROC", "balanced acc.", "kappa", "best threshold", "pairs"],
+        [[a.metric, a.method, a.n_labelled, threshold_text(a), ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa),
+          ci(a.best_threshold), "-" if a.pairwise is None else f"{ci(a.pairwise)} of {a.n_pairs}"]
+         for a in report.agreement],
     ))
     print_notes(report.agreement)
+
+
+def threshold_text(a: Any) -> str:
+    """``0.63 (dev)`` for a calibrated threshold, ``0.5 (default)`` otherwise."""
+    return f"{a.threshold:.3g} ({'dev' if a.threshold_source != 'default' else 'default'})"
+
+
+def print_calibration(ctx: TrustContext) -> None:
+    """Thresholds chosen on dev: balanced accuracy there (optimistic) and on test (when shown)."""
+    calibrations = ctx.report.calibration
+    if calibrations is None:
+        return
+    if not calibrations:
+        echo("\ncalibrated thresholds: none (dev has one class only); the default applies everywhere")
+        return
+    default = f"{ctx.report.threshold:g}"
+    echo("\npass thresholds calibrated on dev (best balanced accuracy; used above, by the report and --fail-under):")
+    echo(table(
+        ["metric", "method", "threshold", "dev bal. acc.", f"dev at {default}", "test bal. acc."],
+        [[c.metric, c.method, f"{c.threshold:.3g}", f"{ci(c.dev)} n={c.dev.n}", ci(c.dev_at_default),
+          "hidden (--show-test)" if c.test is None else f"{ci(c.test)} n={c.test.n}"] for c in calibrations],
+    ))
+    echo("  dev figures are optimistic (the threshold was chosen there); test rows played no part in choosing it")
+
+
+def print_fail_under(ctx: TrustContext) -> None:
+    """``--fail-under metric=share``: the share of the run's rows whose verdict passes at the threshold in
+    use (calibrated on dev, else the default); a miss exits 1."""
+    wanted = getattr(ctx.args, "fail_under", None) or []
+    if not wanted:
+        return
+    from rageval_core.analysis.trust.report import scores_by, threshold_for
+    from rageval_core.cli.thresholds import parse_threshold
+
+    scores = scores_by(ctx.store.results(ctx.run_id))
+    thresholds = {(a.metric, a.method): a.threshold for a in ctx.report.agreement if a.threshold_source != "default"}
+    thresholds.update({(c.metric, c.method): c.threshold for c in ctx.report.calibration or []})
+    echo("")
+    for text in wanted:
+        want = parse_threshold(text)
+        values = list(scores.get(want.metric, {}).get(want.method, {}).values())
+        t, source = threshold_for(want.metric, want.method, ctx.report.threshold, thresholds)
+        share = sum(v >= t for v in values) / len(values) if values else None
+        ok = share is not None and share >= want.minimum - 1e-12
+        detail = "no scored rows" if share is None else f"pass share {share:.3f} of {len(values)} rows"
+        echo(f"fail-under {want.label} >= {want.minimum:g} at threshold {t:.3g} ({source}): {detail} "
+             f"{'ok' if ok else 'MISSED'}")
+        if not ok:
+            ctx.exit_code = EXIT_THRESHOLD
 
 
 SMALL_N_LEGEND = ("AUROC: Newcombe's score interval; balanced acc.: the mean of the Wilson intervals of TPR and TNR; "
@@ -236,7 +288,7 @@ def print_comparison(ctx: TrustContext) -> None:
 
 SECTIONS: list[Section] = [
     print_coverage, print_split, print_agreement, print_annotators, print_confusion, print_estimates, print_bias,
-    print_label_next, print_stability, print_probes, print_comparison,
+    print_calibration, print_label_next, print_stability, print_probes, print_comparison, print_fail_under,
 ]
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]
 
@@ -273,6 +325,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
     from rageval_core.analysis.trust.run_report import run_report, save_report
     from rageval_core.analysis.trust.splits import parse_split
+    from rageval_core.cli.thresholds import parse_threshold
 
     if args.labels and not Path(args.labels).is_file():
         raise UsageError(f"--labels {args.labels!r}: no such file")
@@ -280,6 +333,8 @@ def cmd_trust(args: argparse.Namespace) -> int:
         split = parse_split(args.split) if args.split else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    for text in args.fail_under or []:
+        parse_threshold(text)  # a bad --fail-under is bad input before anything is evaluated
     store = open_store(args)
     target = Path(args.target)
     samples = None
@@ -327,6 +382,9 @@ def add_command(sub: Any) -> None:
                    "the labels; a split stored earlier is used without this flag), e.g. train=0.2,dev=0.4,test=0.4")
     p.add_argument("--against", metavar="RUN_B",
                    help="compare with another run on the same rows: judge-only, labels-only and corrected difference")
+    p.add_argument("--fail-under", action="append", metavar="METRIC=SHARE",
+                   help="exit 1 when the share of rows passing (score >= the threshold in use: calibrated on dev where "
+                   "a split exists, else --threshold) is below SHARE; faithfulness=0.8 or judge:rubric5:faithfulness=0.8")
     p.add_argument("--show-test", action="store_true",
                    help="include the test split's figures (each look is counted and shown)")
     p.add_argument("--top", type=int, default=10, help="rows shown under label next (default 10)")

@@ -39,7 +39,9 @@ def test_wilson_mean_balanced_accuracy_by_hand():
     # 9 of 9: centre (1 + z^2/18)/(1 + z^2/9) = .85043, half 1.96 sqrt(z^2/324)/(1 + z^2/9) = .14958
     assert wilson_mean_bacc(9, 0, 9, 0) == pytest.approx((0.70085, 1.0), abs=1e-5)
     assert wilson_mean_bacc(5, 0, 5, 0) == pytest.approx((0.56552, 1.0), abs=1e-5)
-    assert wilson_mean_bacc(3, 0, 0, 0) is None
+    # one class only: balanced accuracy is that class's rate, with its own Wilson interval (5 of 5 as above)
+    assert wilson_mean_bacc(5, 0, 0, 0) == pytest.approx((0.56552, 1.0), abs=1e-5)
+    assert wilson_mean_bacc(0, 0, 0, 0) is None
 
 
 def test_smoothed_kappa():

@@ -45,8 +45,15 @@ def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):
     faith = next(c for c in data["coverage"] if c["criterion"] == "faithfulness")
     assert faith["labelled"] == 16 - split["labelled"]["faithfulness"]["test"]
 
+    # thresholds calibrated on dev: used by the agreement table, stored with the run's settings, test hidden
+    faith_dec = next(a for a in data["agreement"] if a["metric"] == "faithfulness" and a["method"] == "decomposed")
+    cal = next(c for c in data["calibration"] if c["metric"] == "faithfulness" and c["method"] == "decomposed")
+    assert faith_dec["threshold_source"] == "calibrated on dev" and faith_dec["threshold"] == cal["threshold"]
+    assert cal["test"] is None and cal["dev"]["n"] == split["labelled"]["faithfulness"]["dev"]
     run_id = _run_id(out)
     info = Store().find_run(run_id)
+    stored = info.settings["calibrated_thresholds"]["faithfulness|decomposed"]
+    assert stored["threshold"] == cal["threshold"] and stored["split_seed"] == 5
     assignment = current_split(Store(), info.dataset_hash).assignment
     for look in (1, 2):
         assert cli.main(["trust", run_id, "--show-test", "--iterations", "50", "--out", "b.json"]) == 0
@@ -54,12 +61,30 @@ def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):
         assert shown["test_shown"] and shown["test_looks"] == look and shown["seed"] == 5  # the stored split is reused
         assert f"test opened {look} times" in capsys.readouterr().out
     test = next(a for a in shown["agreement"]["test"] if a["metric"] == "faithfulness" and a["method"] == "decomposed")
+    shown_cal = json.loads((home / "b.json").read_text(encoding="utf-8"))["calibration"]
+    assert next(c for c in shown_cal if c["method"] == "decomposed" and c["metric"] == "faithfulness")["test"]["n"] > 0
     assert test["n_labelled"] == sum(1 for s in assignment.values() if s == "test")
     assert current_split(Store(), info.dataset_hash).test_looks == 2
 
 
+def test_fail_under_uses_the_threshold_in_use(home, capsys):
+    """The share of rows passing at the calibrated threshold (or the default where none), exit 1 on a miss."""
+    assert cli.main(["trust", str(MINI), "--metrics", "faithfulness", "--iterations", "20", "--quiet",
+                     "--fail-under", "faithfulness=0.99"]) == 1
+    assert "at threshold 0.5 (default)" in capsys.readouterr().out
+    code = cli.main(["trust", str(MINI), "--metrics", "faithfulness", "--iterations", "20", "--quiet",
+                     "--split", "train=0.2,dev=0.4,test=0.4", "--fail-under", "faithfulness=0.01", "--out", "d.json"])
+    out = capsys.readouterr().out
+    cal = next(c for c in json.loads((home / "d.json").read_text(encoding="utf-8"))["calibration"]
+               if c["method"] == "decomposed")
+    assert code == 0 and f"at threshold {cal['threshold']:.3g} (calibrated on dev)" in out and "ok" in out
+    assert cli.main(["trust", str(MINI), "--fail-under", "faithfulness", "--quiet"]) == 2
+
+
 def test_without_a_split_the_report_has_none_and_bad_fractions_exit_2(home, capsys):
     assert cli.main(["trust", str(MINI), "--iterations", "20", "--quiet", "--out", "c.json"]) == 0
-    assert json.loads((home / "c.json").read_text(encoding="utf-8"))["split"] is None
+    data = json.loads((home / "c.json").read_text(encoding="utf-8"))
+    assert data["split"] is None and data["calibration"] is None
+    assert {a["threshold_source"] for a in data["agreement"]} == {"default"}
     assert cli.main(["trust", str(MINI), "--split", "train=0.5,dev=0.4", "--quiet"]) == 2
     assert "sum to 0.9" in capsys.readouterr().err

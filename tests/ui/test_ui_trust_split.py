@@ -40,6 +40,11 @@ def test_split_panel_deals_hides_test_and_counts_looks(monkeypatch: pytest.Monke
     assert any("test opened 0 times" in i.value for i in at.info)
     coverage = next(d.value for d in at.dataframe if "labelled" in d.value.columns)
     assert coverage.iloc[0]["labelled"] == f"{12 - state.counts()['test']} / 12"  # test labels withheld
+    assert "**Pass thresholds calibrated on dev**" in shown
+    cal = next(d.value for d in at.dataframe if "test balanced accuracy" in d.value.columns)
+    assert cal.iloc[0]["test balanced accuracy"] == "hidden (open test above)"
+    agreement = next(d.value for d in at.dataframe if "AUROC" in d.value.columns and "threshold" in d.value.columns)
+    assert agreement.iloc[0]["threshold"].endswith("calibrated on dev")
     button(at, "Open test figures (counted)").click().run()
     assert_ok(at)
     assert "**Agreement on test**" in [m.value for m in at.markdown]

@@ -59,6 +59,7 @@ class MethodAgreement:
     pairwise: Stat | None = None  # share of preference pairs ordered as people did
     n_pairs: int = 0
     notes: list[str] = field(default_factory=list)  # where a figure carries no (or little) information
+    threshold_source: str = "default"  # or "calibrated on dev" (``calibration``)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +69,7 @@ class MethodAgreement:
             "n_positive": self.n_positive,
             "unscored_labelled": self.unscored_labelled,
             "threshold": self.threshold,
+            "threshold_source": self.threshold_source,
             "auroc": self.auroc.to_dict(),
             "balanced_accuracy": self.balanced_accuracy.to_dict(),
             "kappa": self.kappa.to_dict(),
@@ -128,6 +130,7 @@ class TrustReport:
     split: Any = None  # a split_report.SplitReport when the labels are split into train / dev / test
     comparison: Any = None  # a compare_run.RunsComparison against another run (trust --against)
     bias: list[Any] | None = None  # bias.BiasTest per metric × method × feature (None: no row texts to test)
+    calibration: list[Any] | None = None  # calibration.Calibration per metric × method (None: no split)
     annotators: Any = None  # an annotator_report.AnnotatorsBlock when two or more people labelled a criterion
 
     def find(self, metric: str, method: str) -> MethodAgreement | None:
@@ -147,6 +150,7 @@ class TrustReport:
             "sections": {k: (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in self.sections.items()},
             "split": None if self.split is None else self.split.to_dict(),
             "bias": None if self.bias is None else [b.to_dict() for b in self.bias],
+            "calibration": None if self.calibration is None else [c.to_dict() for c in self.calibration],
             **({} if self.comparison is None else {"comparison": self.comparison.to_dict()}),
             "annotators": None if self.annotators is None else self.annotators.to_dict(),
         }
@@ -187,6 +191,7 @@ def method_agreement(
     threshold: float = DEFAULT_THRESHOLD,
     iterations: int = DEFAULT_ITERATIONS,
     seed: int = 0,
+    threshold_source: str = "default",
 ) -> MethodAgreement:
     """Agreement of one method's scores with the labels: point values and bootstrap intervals (groups
     drawn whole), the confusion matrix at ``threshold`` and the threshold that maximises balanced accuracy."""
@@ -237,6 +242,7 @@ def method_agreement(
         pairwise=pairwise,
         n_pairs=len(scored_pairs),
         notes=agreement_notes(len(ids), sum(y)),
+        threshold_source=threshold_source,
     )
 
 
@@ -286,9 +292,11 @@ def agreements(
     threshold: float = DEFAULT_THRESHOLD,
     iterations: int = DEFAULT_ITERATIONS,
     seed: int = 0,
+    thresholds: Mapping[tuple[str, str], float] | None = None,
 ) -> list[MethodAgreement]:
     """Agreement of every metric × method with the labels of ``rows`` (a run's rows, or one split's):
-    the rows' labels and the preference pairs inside them."""
+    the rows' labels and the preference pairs inside them. ``thresholds`` (``{(metric, method): t}``,
+    calibrated on dev) replace ``threshold`` where given."""
     in_rows = set(rows)
     label_map = labels_in(labels, in_rows)
     out: list[MethodAgreement] = []
@@ -302,13 +310,24 @@ def agreements(
         for method, values in by_method.items():
             if not crit_labels and not pairs:
                 continue
+            t, source = threshold_for(metric, method, threshold, thresholds)
             out.append(
                 method_agreement(
                     metric, method, {r: v for r, v in values.items() if r in in_rows}, crit_labels, all_rows=rows,
-                    groups=labels.groups, pairs=pairs, threshold=threshold, iterations=iterations, seed=seed,
+                    groups=labels.groups, pairs=pairs, threshold=t, iterations=iterations, seed=seed,
+                    threshold_source=source,
                 )
             )
     return out
+
+
+def threshold_for(
+    metric: str, method: str, default: float, thresholds: Mapping[tuple[str, str], float] | None
+) -> tuple[float, str]:
+    """The pass threshold in use for one metric × method and where it comes from."""
+    if thresholds and (metric, method) in thresholds:
+        return float(thresholds[(metric, method)]), "calibrated on dev"
+    return default, "default"
 
 
 def criterion_estimate(
@@ -347,6 +366,7 @@ def build_report(
     seed: int = 0,
     repeats: Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]] | None = None,
     top: int = 20,
+    thresholds: Mapping[tuple[str, str], float] | None = None,
 ) -> TrustReport:
     """The trust report of a run's results against merged human labels.
 
@@ -357,9 +377,11 @@ def build_report(
     in_run = set(rows)
     scores = scores_by(results)
     label_map = labels_in(labels, in_run)
-    agreement = agreements(scores, labels, rows, threshold=threshold, iterations=iterations, seed=seed)
+    agreement = agreements(scores, labels, rows, threshold=threshold, iterations=iterations, seed=seed,
+                           thresholds=thresholds)
     estimates = [
-        criterion_estimate(metric, method, values, label_map[metric], threshold=threshold, iterations=iterations, seed=seed)
+        criterion_estimate(metric, method, values, label_map[metric], iterations=iterations, seed=seed,
+                           threshold=threshold_for(metric, method, threshold, thresholds)[0])
         for metric, by_method in scores.items()
         if label_map.get(metric)
         for method, values in by_method.items()

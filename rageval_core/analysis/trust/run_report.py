@@ -27,6 +27,7 @@ from rageval_core.analysis.trust.report import (
     scores_by,
 )
 from rageval_core.analysis.trust.bias import bias_report
+from rageval_core.analysis.trust.calibration_run import run_calibration
 from rageval_core.analysis.trust.split_report import split_report, withhold
 from rageval_core.analysis.trust.split_run import SplitState, current_split, ensure_split
 from rageval_core.analysis.trust.splits import TEST, split_rows
@@ -183,7 +184,9 @@ def run_report(
     ``split`` (fractions) deals the labels into train / dev / test, or re-deals them under another
     ``split_seed`` (default ``seed``); without it a split stored earlier for the dataset is used. With a
     split, test labels stay out of every figure unless ``show_test``, which counts one look (``look``
-    says where; ``None`` when the caller already counted this look, e.g. a page redrawn). ``save`` keeps the report for the run's export; callers that add sections save after."""
+    says where; ``None`` when the caller already counted this look, e.g. a page redrawn). With a split,
+    each metric × method's pass threshold is calibrated on dev (``calibration_run``). ``save`` keeps the
+    report for the run's export; callers that add sections save after."""
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
@@ -202,9 +205,13 @@ def run_report(
             looks = label_splits.record_test_look(store, info.dataset_hash or "", look)
         else:
             used = withhold(labels, {r for r, s in state.assignment.items() if s == TEST})
+    calibrations, thresholds = run_calibration(store, info, scores_by(results), labels, state, show_test=show_test,
+                                               threshold=threshold, iterations=iterations, seed=seed)
     report = build_report(
-        results, used, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed
+        results, used, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed,
+        thresholds=thresholds,
     )
+    report.calibration = calibrations
     if samples:
         in_run = set(rows) if rows else {s.id for s in samples}
         report.bias = bias_report(scores_by(results), labels_in(used, in_run), [s for s in samples if s.id in in_run],
@@ -212,7 +219,7 @@ def run_report(
     if state is not None:
         report.split = split_report(
             scores_by(results), labels, rows, state.assignment, seed=state.seed, fractions=state.fractions,
-            test_looks=looks, show_test=show_test, threshold=threshold, iterations=iterations,
+            test_looks=looks, show_test=show_test, threshold=threshold, iterations=iterations, thresholds=thresholds,
         )
     withheld = {r for r, s in state.assignment.items() if s == TEST} if state is not None and not show_test else set()
     report.annotators = annotators_block(

@@ -69,13 +69,13 @@ def newcombe_auroc(auc: float, n_pos: int, n_neg: int, z: float = Z95) -> Interv
 
 
 def wilson_mean_bacc(tp: int, fn: int, tn: int, fp: int) -> Interval | None:
-    """Balanced accuracy's interval as the mean of the Wilson intervals of TPR and TNR; ``None`` when a
-    class is empty (balanced accuracy is then one rate, not a balance)."""
-    if tp + fn == 0 or tn + fp == 0:
+    """Balanced accuracy's interval as the mean of the Wilson intervals of TPR and TNR. With one class
+    only, balanced accuracy is that class's rate (``stats.balanced_accuracy``) and this is its Wilson
+    interval; ``None`` with no rows."""
+    rates = [wilson_interval([1.0] * hit + [0.0] * miss) for hit, miss in ((tp, fn), (tn, fp)) if hit + miss]
+    if not rates:
         return None
-    tpr = wilson_interval([1.0] * tp + [0.0] * fn)
-    tnr = wilson_interval([1.0] * tn + [0.0] * fp)
-    return float((tpr.low + tnr.low) / 2.0), float((tpr.high + tnr.high) / 2.0)
+    return float(np.mean([r.low for r in rates])), float(np.mean([r.high for r in rates]))
 
 
 def kappa_of_cells(tp: np.ndarray, fn: np.ndarray, fp: np.ndarray, tn: np.ndarray) -> np.ndarray:

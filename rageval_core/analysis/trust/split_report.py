@@ -66,6 +66,7 @@ def split_report(
     show_test: bool,
     threshold: float = DEFAULT_THRESHOLD,
     iterations: int = DEFAULT_ITERATIONS,
+    thresholds: Mapping[tuple[str, str], float] | None = None,
 ) -> SplitReport:
     """Agreement of every metric × method on each split's rows of the run (``labels``: all of them; test
     is only computed when ``show_test``). ``seed`` is the split's and the bootstrap's."""
@@ -75,7 +76,8 @@ def split_report(
     labelled = {c: split_counts(sub, values) for c, values in label_map.items() if values}
     shown = [s for s in SPLITS if s != TEST or show_test]
     per_split = {
-        s: agreements(scores, labels, rows_in(sub, s), threshold=threshold, iterations=iterations, seed=seed)
+        s: agreements(scores, labels, rows_in(sub, s), threshold=threshold, iterations=iterations, seed=seed,
+                      thresholds=thresholds)
         for s in shown
         if rows_in(sub, s)
     }
