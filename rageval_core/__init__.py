@@ -8,9 +8,10 @@ The packages, in the order data flows through them:
 - ``scoring``: metrics, one-call judges, rubrics, step tasks and prompt templates; ``offline``: the offline judge
 - ``run``: the runner and batch APIs; ``store``: SQLite runs, results, call log, labels
 - ``analysis``: compare, tallies, export, report, trust statistics; ``cli``: the command line
+- ``testing``: the pytest plugin (score rows with the configured judge, assert thresholds)
 """
 
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "analysis", "cli", "core", "data", "embeddings", "llm", "offline", "rag", "run", "scoring",
-           "store"]
+           "store", "testing"]

@@ -1,0 +1,9 @@
+"""pytest support: score rows or a dataset with the configured judge and assert thresholds, in a test suite.
+
+``judge`` chooses the judge (``--rageval-provider`` / ``RAGEVAL_PROVIDER`` / a provider key in the environment)
+and scores rows through the runner; ``assertions`` checks thresholds (the mean, or every row) and words each
+failure with the row, the score and the judge's reason; ``plugin`` is the pytest plugin (entry point
+``pytest11``: the ``rageval`` fixture, the ``rageval`` marker and the command-line options).
+"""
+
+__all__ = ["assertions", "judge", "plugin"]
