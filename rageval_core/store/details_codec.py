@@ -19,8 +19,11 @@ from importlib import resources
 from typing import Any, Callable, Mapping, Sequence
 
 Path = tuple[Any, ...]  # dict keys (str) and list indexes (int) from the top of the details
-TEXT_KINDS: Mapping[str, str] = {"prompt": "s", "response": "t", "raw_text": "t", "raw_response": "t"}
-JSON_KEYS = frozenset({"parsed"})
+# Also by reference: a judge's rubric and template digests (the same for every result of a run) and its request
+# keys (the same for each criterion of one call); 64 hex characters do not deflate.
+TEXT_KINDS: Mapping[str, str] = {"prompt": "s", "response": "t", "raw_text": "t", "raw_response": "t",
+                                 "rubric_hash": "t", "template_hash": "t"}
+JSON_KEYS = frozenset({"parsed", "request_keys"})
 MIN_TEXT = 48  # a shorter value stays inline: the reference and the row would cost more than it
 
 

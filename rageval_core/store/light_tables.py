@@ -68,11 +68,17 @@ def _missing(conn: sqlite3.Connection) -> set[str]:
     return set(_NAMES) - have
 
 
+def _are_views(conn: sqlite3.Connection) -> bool:
+    row = conn.execute("SELECT type FROM sqlite_master WHERE name = 'result_light'").fetchone()
+    return row is not None and row[0] == "view"
+
+
 def ensure(conn: sqlite3.Connection) -> None:
     """Create the light tables and their triggers if this database lacks them, filling the tables from the
     existing results and calls in the same transaction (so no write falls between the copy and the triggers).
-    Cheap when they exist: one look at the schema. Needs the ``results`` and ``call_log`` tables."""
-    if not _missing(conn):
+    Cheap when they exist (or are views already, ``to_views``): one look at the schema. Needs the ``results``
+    and ``call_log`` tables."""
+    if _are_views(conn) or not _missing(conn):
         return
 
     def migrate() -> None:
@@ -97,3 +103,41 @@ def ensure(conn: sqlite3.Connection) -> None:
             raise
 
     db.write(migrate, what="create light tables")
+
+
+# ---- views: once the texts are out of the rows (store.migrate_texts), the copies are not needed ------------
+# The full rows now hold no prompt, response or inline details (texts by reference: store.packing), so a run's
+# light columns are read from the tables themselves at about the pages a copy took; the copies only doubled
+# every result and call on disk (about 440 bytes a result). The same names stay as views, so every reader is
+# unchanged; the leaderboard's covering index moves to ``results`` over the same expression the view names.
+_VIEW_JUDGE = "json_extract(details, '$.judge')"
+_VIEWS = f"""
+CREATE VIEW result_light AS SELECT {", ".join(RESULT_COLUMNS)}, {_VIEW_JUDGE} AS judge FROM results;
+CREATE VIEW call_light AS SELECT {", ".join(CALL_COLUMNS)} FROM call_log WHERE run_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS results_means ON results (run_id, repeat_index, method, {_VIEW_JUDGE}, metric, value);
+"""
+
+
+def to_views(conn: sqlite3.Connection) -> None:
+    """Replace the light tables and their triggers by views of the same names and columns (once, in one
+    transaction; a no-op look when done). Call only when no row holds its texts inline any more."""
+    if _are_views(conn):
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'results_means'").fetchone() is None:
+            db.write(lambda: conn.execute(_VIEWS.strip().split("\n")[-1]), what="results_means index")
+        return
+
+    def switch() -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if not _are_views(conn):
+                for name in _NAMES:
+                    kind = "INDEX" if name == "result_light_means" else "TRIGGER" if name.endswith(("_insert", "_delete", "_update")) else "TABLE"
+                    conn.execute(f"DROP {kind} IF EXISTS {name}")
+                for statement in _VIEWS.strip().split("\n"):
+                    conn.execute(statement)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    db.write(switch, what="light tables to views")

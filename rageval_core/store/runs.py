@@ -159,7 +159,8 @@ class Store(HumanLabels):
         _migrate(conn)
         db.add_column(conn, "runs", "warnings", "TEXT")
         light_tables.ensure(conn)  # the pages' narrow copies of results and calls (rageval_core.store.light_tables)
-        migrate_texts.migrate(conn)  # an older store's inline texts to ``texts``, once (a no-op look when done)
+        if migrate_texts.migrate(conn):  # an older store's inline texts to ``texts``, once (a no-op look when done)
+            light_tables.to_views(conn)  # then the narrow copies are plain views of the narrow tables
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)

@@ -3,7 +3,9 @@
 Key = sha256 of provider, model, base_url and ``LLMRequest.key_payload()`` (messages, schema, sampling
 parameters) — never the API key, and the base URL as ``redact.url_identity`` gives it: credentials replaced by
 a keyed digest, so hosts and credentials are still told apart without holding them. The row keeps the
-redacted URL and redacted texts. Only successful completions are stored; errors are never cached. A hit
+redacted URL; the redacted answers are rows of ``store.texts``, shared with the call log's copy of the same
+response, named by id in ``text_ids`` (an older row keeps them inline in ``texts``). A store made by this version
+keeps the table WITHOUT ROWID: the key is then its only index, not a second copy of each key. Only successful completions are stored; errors are never cached. A hit
 comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
 is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
 cached: asking again is the point of them (repeat-run stability, judge repeats); nor are requests marked
@@ -39,7 +41,7 @@ CREATE TABLE IF NOT EXISTS llm_response_cache (
     texts TEXT NOT NULL,
     usage TEXT NOT NULL,
     created_at REAL NOT NULL
-);
+) WITHOUT ROWID;
 """
 
 
@@ -114,7 +116,7 @@ class ResponseCache:
                 redact_url(base_url),
                 task,
                 json.dumps(ids),
-                json.dumps(completion.usage.to_dict()),
+                json.dumps(completion.usage.to_dict(), separators=(",", ":")),
                 time.time(),
             ),
         )
