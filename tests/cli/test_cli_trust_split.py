@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rageval_core import cli
+from rageval_core.analysis.report import report_html
 from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.store.runs import Store
 
@@ -65,6 +66,11 @@ def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):
     assert next(c for c in shown_cal if c["method"] == "decomposed" and c["metric"] == "faithfulness")["test"]["n"] > 0
     assert test["n_labelled"] == sum(1 for s in assignment.values() if s == "test")
     assert current_split(Store(), info.dataset_hash).test_looks == 2
+    # the run's HTML report renders the saved trust report: thresholds in use, calibration, split, bias
+    html = report_html(Store(), [run_id], iterations=50)
+    for text in ("(calibrated on dev)", "Pass thresholds calibrated on dev", "Label split (seed 5)", "test opened 2 times",
+                 "Bias in the labelled rows", "Rogan-Gladen [95%]"):
+        assert text in html, text
 
 
 def test_fail_under_uses_the_threshold_in_use(home, capsys):

@@ -130,10 +130,52 @@ def _trust(trust: dict[str, Any] | None) -> str:
         stat = a.get(key) or {}
         return _interval(stat.get("value"), stat.get("low"), stat.get("high"))
 
-    rows = [[_metric(a.get("metric", "")), a.get("method"), a.get("n_labelled"), cell(a, "auroc"),
-             cell(a, "balanced_accuracy"), cell(a, "kappa")] for a in trust.get("agreement", [])]
-    out = _table(["criterion", "method", "labelled rows", "AUROC [95%]", "balanced accuracy [95%]", "kappa [95%]"], rows)
-    return out + _annotators(trust.get("annotators"))
+    rows = [[_metric(a.get("metric", "")), a.get("method"), a.get("n_labelled"), _threshold(a), cell(a, "auroc"),
+             cell(a, "balanced_accuracy"), cell(a, "kappa"), " ".join(a.get("notes") or [])]
+            for a in trust.get("agreement", [])]
+    out = _table(["criterion", "method", "labelled rows", "pass threshold", "AUROC [95%]", "balanced accuracy [95%]",
+                  "kappa [95%]", "note"], rows)
+    return out + _trust_extras(trust, cell) + _annotators(trust.get("annotators"))
+
+
+def _threshold(a: dict[str, Any]) -> str:
+    source = a.get("threshold_source") or "default"
+    return f"{_fmt(a.get('threshold'))} ({'calibrated on dev' if source != 'default' else 'default'})"
+
+
+def _trust_extras(trust: dict[str, Any], cell: Any) -> str:
+    """The split, the thresholds calibrated on dev, the Rogan-Gladen share and the bias flags of a saved report."""
+    out = []
+    split = trust.get("split")
+    if split:
+        out.append(f"<p>Label split (seed {escape(str(split.get('seed')))}): "
+                   + ", ".join(f"{escape(k)} {v} rows" for k, v in (split.get("rows") or {}).items())
+                   + ("; test figures shown" if split.get("test_shown") else "; test figures hidden")
+                   + f", test opened {split.get('test_looks', 0)} times.</p>")
+    cal = trust.get("calibration") or []
+    if cal:
+        out.append("<p><b>Pass thresholds calibrated on dev</b> (best balanced accuracy; dev figures are optimistic)</p>")
+        out.append(_table(["criterion", "method", "threshold", "dev balanced accuracy", "at the default", "test"],
+                          [[_metric(c["metric"]), c["method"], c["threshold"], cell(c, "dev"), cell(c, "dev_at_default"),
+                            "hidden" if c.get("test") is None else cell(c, "test")] for c in cal]))
+    estimates = [e for e in trust.get("estimates", []) if e.get("rogan_gladen")]
+    if estimates:
+        out.append("<p><b>Share that passes</b>: corrected by the labels (prediction-powered) and by the verdict's "
+                   "sensitivity and specificity (Rogan-Gladen)</p>")
+        out.append(_table(["criterion", "method", "corrected [95%]", "Rogan-Gladen [95%]", "note"],
+                          [[_metric(e["metric"]), e["method"], cell(e, "corrected"), cell(e, "rogan_gladen"),
+                            " ".join([*(e.get("notes") or []), e["rogan_gladen"].get("note") or ""]).strip()]
+                           for e in estimates]))
+    bias = [b for b in trust.get("bias") or [] if b.get("flagged")]
+    if trust.get("bias") is not None:
+        out.append(f"<p><b>Bias in the labelled rows</b>: {len(bias)} of {len(trust['bias'])} tests flagged "
+                   "(judge error against row features, Holm-adjusted p &lt; 0.05)</p>")
+        if bias:
+            out.append(_table(["criterion", "method", "feature", "effect", "adjusted p"],
+                              [[_metric(b["metric"]), b["method"], b["feature"],
+                                f"{'rho' if b['kind'] == 'spearman' else 'eta2'} {b['effect']:+.3f}", b["p_adjusted"]]
+                               for b in bias]))
+    return "".join(out)
 
 
 def _annotators(block: dict[str, Any] | None) -> str:
