@@ -430,19 +430,41 @@ def _get_tagger() -> Any:
 _JA_FALLBACK = re.compile(r"[\u4e00-\u9fff]{1,}|[ァ-ヺー]{2,}|[A-Za-z0-9]{2,}")
 
 
+@dataclass(frozen=True)
+class Morpheme:
+    """One fugashi (unidic-lite) morpheme: what the negation and proper-name checks read."""
+
+    surface: str
+    pos1: str
+    pos2: str
+    lemma: str | None
+
+
+@lru_cache(maxsize=8192)
+def ja_morphemes(text: str) -> tuple[Morpheme, ...] | None:
+    """Every morpheme of the NFKC text, auxiliaries included; ``None`` when fugashi is not installed.
+
+    Content tokens keep only content parts of speech, which drops the ない / ず auxiliaries a
+    negation check needs, so the checks read the full analysis from here (memoised like the tokens)."""
+    tagger = _get_tagger()
+    if tagger is None:
+        return None
+    t = unicodedata.normalize("NFKC", text or "")
+    with _tagger_lock:  # MeCab taggers are not documented as thread-safe
+        return tuple(
+            Morpheme(w.surface, w.feature.pos1, w.feature.pos2, getattr(w.feature, "lemma", None))
+            for w in tagger(t)
+        )
+
+
 @lru_cache(maxsize=8192)
 def _ja_tokens(text: str) -> tuple[Token, ...]:
     t = unicodedata.normalize("NFKC", text or "")
-    tagger = _get_tagger()
-    if tagger is None:
+    morphemes = ja_morphemes(t)
+    if morphemes is None:
         return tuple(Token(w.lower(), w.lower()) for w in _JA_FALLBACK.findall(t))
-    with _tagger_lock:  # MeCab taggers are not documented as thread-safe
-        words = [
-            (w.surface, w.feature.pos1, getattr(w.feature, "lemma", None))
-            for w in tagger(t)
-        ]
     out: list[Token] = []
-    for surface, pos1, lemma in words:
+    for surface, pos1, lemma in ((m.surface, m.pos1, m.lemma) for m in morphemes):
         if pos1 not in _JA_KEEP_POS or not surface.strip():
             continue
         key = (lemma or surface).split("-", 1)[0].lower()

@@ -109,15 +109,21 @@ def attribute_sentences(
     language: Language | None = None,
 ) -> list[ClaimScore]:
     """Each reference sentence scored against the contexts exactly like an answer claim."""
-    lang = language or detect_language(
-        " ".join(sentences) + " " + " ".join(contexts[:1])
-    )
     return score_claims(
         sentences,
-        build_evidence(list(contexts), lang, against=sentences),
+        attribution_evidence(sentences, contexts, language),
         question=question,
         embedder=embedder,
     )
+
+
+def attribution_evidence(
+    sentences: Sequence[str], contexts: Sequence[str], language: Language | None = None
+) -> Evidence:
+    """The evidence the claims are checked against, in the language of claims + first context (the one
+    path the provider and bench/fit_offline.py share, so fitted features are the product's)."""
+    lang = language or detect_language(" ".join(sentences) + " " + " ".join(contexts[:1]))
+    return build_evidence(list(contexts), lang, against=sentences)
 
 
 # --------------------------------------------------------------------------------------------------

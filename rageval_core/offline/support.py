@@ -1,17 +1,18 @@
 """Claim support scoring: how well a piece of evidence (contexts, or a reference) backs each claim.
 
-Per claim: lexical coverage (half character-trigram coverage, half content-token coverage), minus a
-penalty for numbers and names absent from the evidence, blended with a small embedding term for
-sentences of 40+ characters. Aggregated over an answer with a soft minimum (half the minimum, half
-the length-weighted mean) because one unsupported sentence makes an answer unfaithful. Constants
-follow ``../shared/offline_judge_notes.md``; the project's figures are in docs/offline.md (bench/trust.py).
+Per claim: character-trigram and content-token coverage, the encoder's best cosine, the numbers and names
+missing from the evidence, combined by a small logistic model (``model``; every constant fitted on the
+dev halves of ../shared/benchmarks by bench/fit_offline.py), and vetoed to 0 when a context sentence
+contradicts the claim (``contradiction``: negation flipped, name, number or date swapped; ``units``: a unit
+or currency changed). Aggregated over an answer with a soft minimum for the one-call judge; the decomposed
+metric takes the length-weighted mean of the supports. Figures: docs/offline.md and
+docs/benchmarks.md (bench/trust.py, bench/minimal_edits.py).
 
 Pure functions: the embedder is passed in (anything with ``embed(texts) -> rows``) or omitted.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -20,6 +21,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from rageval_core.offline import injection
+from rageval_core.offline.contradiction import POLARITY, UNIT, Finding, sentence_findings
+from rageval_core.offline.model import LanguageModel, feature_vector, language_model
+from rageval_core.offline.units import check_units
 from rageval_core.core.text import (
     Language,
     char_ngrams,
@@ -31,24 +35,18 @@ from rageval_core.core.text import (
     split_sentences,
 )
 
-EMBED_WEIGHT = 0.35  # weight of the squashed cosine for long sentences
-EMBED_LO, EMBED_HI = 0.2, 0.9  # cosine squashed linearly from [LO, HI] onto [0, 1]
-EMBED_GATE = 40  # chars: shorter sentences use lexical evidence only
-NUMBER_PENALTY = 0.6  # per missing number, at most two counted (halved each)
-ENTITY_PENALTY = 0.2
-# A claim (or an answer's soft-min) scoring at least this is "supported" / faithful. English char
-# trigrams and stop-listed words match more by chance than Japanese ones, so English needs a higher bar
-# (measured with bench/trust.py: best balanced accuracy near 0.5 on jhars, near 0.7 on lfqa / halueval).
-SUPPORT_THRESHOLDS: dict[str, float] = {"ja": 0.5, "en": 0.7}
-# Graded support of a claim: the score passed through a logistic centred on the language's threshold,
-# so support >= 0.5 exactly when the verdict is "supported". The slope was chosen on the dev halves of
-# ../shared/benchmarks (bench/trust.py; 8, 15 and 25 tried, 25 best on the sum of the four dev AUROCs).
-SUPPORT_SLOPE = 25.0
+# The squash below maps a cosine onto [0, 1] for callers outside claim support (answer correctness'
+# similarity, the offline RAG's sentence pick); claim support itself uses the fitted model (``model``).
+EMBED_LO, EMBED_HI = 0.2, 0.9
+# A claim is "supported" when its modelled support (a probability) is at least one half; the fitted
+# per-language bias sets where that falls (``model``, fitted by bench/fit_offline.py on the dev halves).
+CLAIM_THRESHOLD = 0.5
 
 
 def support_threshold(language: str) -> float:
-    """The verdict threshold for claims in ``language`` (English's for anything not Japanese)."""
-    return SUPPORT_THRESHOLDS["ja" if language == "ja" else "en"]
+    """The verdict threshold for a claim's support, in any language (the fitted bias differs instead)."""
+    del language
+    return CLAIM_THRESHOLD
 
 
 class TextEmbedder(Protocol):
@@ -197,21 +195,22 @@ class ClaimScore:
     """One claim's support score and everything that went into it (shown in the inspector)."""
 
     claim: str
-    score: float
+    score: float  # modelled support in [0, 1] (0 when a contradiction vetoes the claim)
     lexical: float
     trigram_coverage: float
     token_coverage: float
     embedding_cosine: float | None
-    embedding_weight: float
-    penalty: float
+    embedding_weight: float  # the fitted weight of the cosine terms (0 without an embedder)
+    penalty: float  # what the missing numbers and names took off the logit
     missing_numbers: list[str]
     missing_entities: list[str]
     missing_tokens: list[str]
     context_index: int | None
     supporting_sentence: str | None
 
-    threshold: float = 0.5
+    threshold: float = CLAIM_THRESHOLD
     ignored_context: int = 0  # context sentences / passages left out as addressed to the evaluator
+    contradiction: dict[str, Any] | None = None  # the finding that vetoed the claim (``contradiction``)
 
     @property
     def supported(self) -> bool:
@@ -219,8 +218,8 @@ class ClaimScore:
 
     @property
     def support(self) -> float:
-        """Graded support in [0, 1]: 0.5 at the threshold, steeply towards 0 or 1 away from it."""
-        return graded_support(self.score, self.threshold)
+        """Graded support in [0, 1]: the model's probability, >= 0.5 exactly when supported."""
+        return self.score
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -231,20 +230,12 @@ class ClaimScore:
             "trigram_coverage",
             "token_coverage",
             "embedding_cosine",
+            "embedding_weight",
             "penalty",
         ):
             if data[key] is not None:
                 data[key] = round(float(data[key]), 4)
         return data
-
-
-def graded_support(score: float, threshold: float, slope: float = SUPPORT_SLOPE) -> float:
-    """Logistic of ``slope * (score - threshold)``: >= 0.5 exactly when ``score >= threshold``."""
-    z = slope * (score - threshold)
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
 
 
 def squash(cos: float, lo: float = EMBED_LO, hi: float = EMBED_HI) -> float:
@@ -266,14 +257,49 @@ def _best_sentence(claim: str, ev: Evidence, sims: np.ndarray | None) -> int | N
     return best
 
 
-def score_claims(
+@dataclass
+class ClaimFeatures:
+    """What the model reads for one claim, computed once (the fit script caches these per row)."""
+
+    claim: str
+    trigram: float
+    tokens: float
+    cosine: float | None
+    missing_numbers: list[str]
+    missing_names: list[str]
+    missing_tokens: list[str]
+    findings: list[Finding]
+    best: int | None  # index of the best-matching evidence sentence
+
+    def vector(self) -> dict[str, float]:
+        return feature_vector(self.trigram, self.tokens, self.cosine, len(self.missing_numbers), len(self.missing_names))
+
+    def veto(self, frame_gate: float, negation_gate: float) -> Finding | None:
+        """The contradiction that vetoes the claim: a unit mismatch always; a negation flip when the
+        sentence and the claim share at least ``negation_gate`` of each other's words; a swapped name,
+        number or date when the sentence shares at least ``frame_gate`` of the claim's words."""
+        for f in self.findings:
+            gate = negation_gate if f.kind == POLARITY else frame_gate
+            if f.kind == UNIT or f.overlap >= gate:
+                return f
+        return None
+
+
+    def paraphrase(self, gate: float) -> bool:
+        """True when the cosine alone may carry the claim: it reaches ``gate`` and nothing in the claim
+        contradicts the evidence or is missing from it (no finding, no missing number or name)."""
+        return (self.cosine is not None and self.cosine >= gate and not self.findings
+                and not self.missing_numbers and not self.missing_names)
+
+
+def claim_features(
     claims: Sequence[str],
     ev: Evidence,
     *,
     question: str = "",
     embedder: TextEmbedder | None = None,
-) -> list[ClaimScore]:
-    """Score each claim against the evidence (one embedding batch for claims + evidence sentences)."""
+) -> list[ClaimFeatures]:
+    """Every claim's features against the evidence (one embedding batch for claims + evidence sentences)."""
     claims = list(claims)
     if not claims:
         return []
@@ -281,42 +307,72 @@ def score_claims(
     if embedder is not None and ev.sentences:
         vectors = np.asarray(embedder.embed(claims + ev.sentences), dtype=np.float32)
         sims = vectors[: len(claims)] @ vectors[len(claims) :].T
-    out: list[ClaimScore] = []
+    evidence_text = " ".join(ev.sentences)
+    out: list[ClaimFeatures] = []
     for i, claim in enumerate(claims):
-        tri = trigram_coverage(claim, ev)
+        units = check_units(claim, evidence_text)
+        nums = [n for n in missing_numbers(claim, ev) if n not in units.converted]
+        findings = sentence_findings(
+            claim, ev.sentences, ev.language, evidence_norm=ev.norm, evidence_text=evidence_text,
+            evidence_numbers=ev.nums, exempt_numbers=set(units.converted), question=question,
+        )
+        findings = [Finding(UNIT, mine, theirs, 1.0) for mine, theirs in units.mismatches] + findings
         tok, miss_tok = token_coverage(claim, ev)
-        lex = 0.5 * tri + 0.5 * tok
-        cos = float(sims[i].max()) if sims is not None else None
-        weight = EMBED_WEIGHT if (cos is not None and len(claim) >= EMBED_GATE) else 0.0
-        value = weight * squash(cos) + (1 - weight) * lex if cos is not None else lex
-        nums = missing_numbers(claim, ev)
-        ents = missing_entities(claim, ev, question)
-        penalty = (
-            NUMBER_PENALTY * min(len(nums), 2) / 2
-            + ENTITY_PENALTY * min(len(ents), 2) / 2
-        )
-        value = min(1.0, max(0.0, value - penalty))
-        j = _best_sentence(claim, ev, sims[i] if sims is not None else None)
-        out.append(
-            ClaimScore(
-                claim=claim,
-                score=value,
-                lexical=lex,
-                trigram_coverage=tri,
-                token_coverage=tok,
-                embedding_cosine=cos,
-                embedding_weight=weight,
-                penalty=penalty,
-                missing_numbers=nums,
-                missing_entities=ents,
-                missing_tokens=miss_tok,
-                context_index=ev.sentence_source[j] if j is not None else None,
-                supporting_sentence=ev.sentences[j] if j is not None else None,
-                threshold=support_threshold(ev.language),
-                ignored_context=len(ev.ignored),
-            )
-        )
+        out.append(ClaimFeatures(
+            claim=claim,
+            trigram=trigram_coverage(claim, ev),
+            tokens=tok,
+            cosine=float(sims[i].max()) if sims is not None else None,
+            missing_numbers=nums,
+            missing_names=missing_entities(claim, ev, question),
+            missing_tokens=miss_tok,
+            findings=findings,
+            best=_best_sentence(claim, ev, sims[i] if sims is not None else None),
+        ))
     return out
+
+
+def score_features(f: ClaimFeatures, ev: Evidence, model: LanguageModel) -> ClaimScore:
+    """One claim's ClaimScore from its features and the language's fitted model."""
+    x = f.vector()
+    veto = f.veto(model.frame_gate, model.negation_gate)
+    value = 0.0 if veto is not None else model.support(x)
+    if f.paraphrase(model.paraphrase_gate) and f.cosine is not None:
+        value = max(value, f.cosine)
+    w = model.weights
+    penalty = -(w.get("missing_numbers", 0.0) * x["missing_numbers"] + w.get("missing_names", 0.0) * x["missing_names"])
+    j = f.best
+    return ClaimScore(
+        claim=f.claim,
+        score=value,
+        lexical=0.5 * f.trigram + 0.5 * f.tokens,
+        trigram_coverage=f.trigram,
+        token_coverage=f.tokens,
+        embedding_cosine=f.cosine,
+        embedding_weight=(w.get("cosine", 0.0) + w.get("cosine_gap", 0.0)) if f.cosine is not None else 0.0,
+        penalty=penalty,
+        missing_numbers=f.missing_numbers,
+        missing_entities=f.missing_names,
+        missing_tokens=f.missing_tokens,
+        context_index=ev.sentence_source[j] if j is not None else None,
+        supporting_sentence=ev.sentences[j] if j is not None else None,
+        threshold=CLAIM_THRESHOLD,
+        ignored_context=len(ev.ignored),
+        contradiction=veto.to_dict() if veto is not None else None,
+    )
+
+
+def score_claims(
+    claims: Sequence[str],
+    ev: Evidence,
+    *,
+    question: str = "",
+    embedder: TextEmbedder | None = None,
+) -> list[ClaimScore]:
+    """Score each claim against the evidence with the fitted model of the evidence's language."""
+    features = claim_features(claims, ev, question=question, embedder=embedder)
+    model = language_model(ev.language, embedded=embedder is not None and bool(ev.sentences))
+    return [score_features(f, ev, model) for f in features]
 
 
 def soft_min(
