@@ -433,7 +433,6 @@ _JA_FALLBACK = re.compile(r"[\u4e00-\u9fff]{1,}|[ァ-ヺー]{2,}|[A-Za-z0-9]{2,}
 @dataclass(frozen=True)
 class Morpheme:
     """One fugashi (unidic-lite) morpheme: what the negation and proper-name checks read."""
-
     surface: str
     pos1: str
     pos2: str
@@ -442,10 +441,8 @@ class Morpheme:
 
 @lru_cache(maxsize=8192)
 def ja_morphemes(text: str) -> tuple[Morpheme, ...] | None:
-    """Every morpheme of the NFKC text, auxiliaries included; ``None`` when fugashi is not installed.
-
-    Content tokens keep only content parts of speech, which drops the ない / ず auxiliaries a
-    negation check needs, so the checks read the full analysis from here (memoised like the tokens)."""
+    """Every morpheme of the NFKC text, auxiliaries (ない / ず) included, which content tokens drop and the
+    negation check needs; ``None`` without fugashi."""
     tagger = _get_tagger()
     if tagger is None:
         return None

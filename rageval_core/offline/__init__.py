@@ -1,7 +1,8 @@
 """Pure heuristics behind the offline provider (no I/O, no model loading of their own).
 
-They score claims by lexical coverage of the contexts, a number / entity mismatch penalty and a small,
-gated embedding term (``support``), and build every other evaluation step from that (``steps``).
+They score claims with a fitted logistic model over coverage, cosine and missing-number / name features
+(``support``, ``model``, fitted by ``fit`` from bench/fit_offline.py), veto contradicted claims
+(``contradiction``, ``units``), and build every other evaluation step from that (``steps``).
 The offline provider (``rageval_core.llm.offline``) wraps them in the LLM protocol; metrics may call
 ``checks`` directly to mark rows the heuristic cannot score. Answer relevancy offline is ``relevancy`` (with
 ``answer_types``); ``generate`` and ``question_types`` build test-set questions and RAG answers extractively.
@@ -12,11 +13,15 @@ Submodules are imported where they are used; this file imports nothing, so impor
 __all__ = [
     "answer_types",
     "checks",
+    "contradiction",
+    "fit",
     "generate",
     "injection",
+    "model",
     "prefetch",
     "question_types",
     "relevancy",
     "steps",
     "support",
+    "units",
 ]
