@@ -47,6 +47,7 @@ def start(
     max_log: int = 200_000,
     max_lifetime_s: float = 1800.0,
     cache_min_tokens: int | None = 1024,
+    port: int = 0,
 ) -> FakeLLMServer:
     """A started server on 127.0.0.1 with these fault rates per request (stop it with ``.stop()``).
     ``cache_min_tokens``: the prefix cache's minimum prompt (1,024 as OpenAI and Gemini 2.5 Flash; 0 as a local
@@ -55,6 +56,7 @@ def start(
     server = FakeLLMServer(
         latency=latency, responder=responder, fault_rates={k: v for k, v in rates.items() if v > 0},
         retry_after=retry_after, hang_s=hang_s, fault_seed=seed, max_log=max_log, max_lifetime_s=max_lifetime_s,
+        port=port,
     )
     server.prefix_cache = None if cache_min_tokens is None else PrefixCache(min_tokens=cache_min_tokens)
     return server.start()
@@ -159,6 +161,7 @@ def _responder(spec: str | None) -> Callable[[FakeRequest], Any] | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one, printed)")
     for name in ("rate-limit", "server-error", "malformed", "hang"):
         parser.add_argument(f"--{name}", type=float, default=0.0, help=f"share of requests answered with {name}")
     parser.add_argument("--retry-after", type=float, default=1.0)
@@ -172,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     server = start(
         latency=args.latency, rate_limit=args.rate_limit, server_error=args.server_error, malformed=args.malformed,
         hang=args.hang, retry_after=args.retry_after, hang_s=args.hang_s, seed=args.seed,
-        max_lifetime_s=args.serve_s + 5, responder=_responder(args.responder),
+        max_lifetime_s=args.serve_s + 5, responder=_responder(args.responder), port=args.port,
     )
     print(f"serving OpenAI at {server.openai_base_url} and Gemini at {server.gemini_base_url}", flush=True)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from rageval_core.cli import prefetch
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "concurrency", 1) is not None and getattr(args, "concurrency", 1) < 1:
         err("--concurrency must be at least 1")
         return EXIT_BAD_INPUT
+    restore = _sigterm_as_ctrl_c()
     try:
         return int(args.func(args))
     except UsageError as exc:
@@ -60,6 +61,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the contract: exit 3 and a log file, never a traceback
         return _internal_error(exc, argv)
+    finally:
+        restore()
+
+
+def _sigterm_as_ctrl_c() -> Callable[[], None]:
+    """SIGTERM (a container stop, ``kill PID``) ends every command as Ctrl-C does: exit 130 with what was
+    written kept, never a silent kill mid-write (``evaluate`` installs its own two-step handler for both)."""
+    import signal
+    import threading
+
+    def on_sigterm(_sig: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _internal_error(exc: BaseException, argv: Sequence[str] | None) -> int:

@@ -105,18 +105,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         head = dataset.head(HEAD_ROWS)
         est = estimate(head, scorers, provider=args.provider, model=args.model, discount=_discount(args),
-                       total_rows=max(dataset.expected_rows, len(head)))
+                       total_rows=max(dataset.expected_rows, len(head)), reask=getattr(args, "reask", 1))
         rows_said = f"~{est.n_samples} rows (the file is read while the run goes)"
         scaled = f" (from the first {len(head)} rows, scaled to the file's {est.n_samples} rows)" if est.from_rows else ""
     else:
-        est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args))
+        est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args),
+                       reask=getattr(args, "reask", 1))
         rows_said = f"{len(dataset.samples)} rows"
         scaled = f" (scaled up from {est.from_rows} evenly spaced rows)" if est.from_rows else ""
     cost = "unknown (model not in the price table)" if est.cost_usd is None else f"${est.cost_usd:.4f}"
     if args.batch:
         cost += " at the batch rate"
     err(
-        f"estimate: {rows_said} × {len(scorers)} scorers, ~{est.llm_calls} LLM calls, "
+        f"estimate: {rows_said} × {len(scorers)} scorers, ~{est.llm_calls} LLM calls"
+        + (f" (up to {est.max_llm_calls} with every re-ask)" if est.max_llm_calls > est.llm_calls else "") + ", "
         f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}{scaled}"
     )
     if not args.quiet:
@@ -177,7 +179,7 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
 
     tune_memory_for_run(cfg.provider)  # before the run's worker threads start (see cli/allocator.py)
     cancel = threading.Event()
-    previous = signal.getsignal(signal.SIGINT)
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     resume_id = getattr(args, "resume", None)
     run_id = resume_id or new_run_id()  # known before the run starts, so an abort can name it
 
@@ -192,7 +194,8 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
             f"resume with: --resume {run_id}")
 
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, on_sigint)
+        for sig in previous:  # SIGTERM (a container stop, `kill`) behaves as Ctrl-C: resumable, nothing lost
+            signal.signal(sig, on_sigint)
     engine: Any = run
     extra: dict[str, Any] = {}
     prefetcher = None
@@ -251,7 +254,8 @@ def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scor
         if prefetcher is not None:
             prefetcher.stop()
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     return result
 
 

@@ -79,10 +79,11 @@ def print_store_warnings(result: Any) -> None:
 def estimate_table(est: Any) -> str:
     """The estimate per scorer (metric or judge) and method, with a total line."""
     rows = [
-        [r.scorer, r.method, r.llm_calls, r.embedding_calls, r.input_tokens + r.output_tokens, money(r.cost_usd)]
+        [r.scorer, r.method, r.calls_range(), r.embedding_calls, r.input_tokens + r.output_tokens, money(r.cost_usd)]
         for r in est.rows
     ]
-    rows.append(["total", "", est.llm_calls, est.embedding_calls, est.input_tokens + est.output_tokens, money(est.cost_usd)])
+    total = str(est.llm_calls) if est.max_llm_calls <= est.llm_calls else f"{est.llm_calls}–{est.max_llm_calls}"
+    rows.append(["total", "", total, est.embedding_calls, est.input_tokens + est.output_tokens, money(est.cost_usd)])
     return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
 
 
@@ -98,7 +99,7 @@ def actual_table(est: Any, actual: Mapping[str, Any]) -> str:
         a = actual.get(r.scorer)
         rows.append(
             [
-                r.scorer, r.method, r.llm_calls, a.calls if a else 0, a.cached_calls if a else 0, a.errors if a else 0,
+                r.scorer, r.method, r.calls_range(), a.calls if a else 0, a.cached_calls if a else 0, a.errors if a else 0,
                 r.input_tokens + r.output_tokens, (a.input_tokens + a.output_tokens) if a else 0,
                 cached_share(a.cached_input_tokens, a.input_tokens) if a else "-",
                 money(r.cost_usd), money(a.cost_usd if a else 0.0),

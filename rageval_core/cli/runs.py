@@ -60,7 +60,8 @@ def cmd_runs_calls(args: argparse.Namespace) -> int:
 def add_command(sub: Any) -> None:
     """Register ``runs list | export | calls``."""
     runs = sub.add_parser("runs", help="run history")
-    rsub = runs.add_subparsers(dest="runs_command", required=True)
+    rsub = runs.add_subparsers(dest="runs_command")  # bare `runs` lists them, as `runs list` does
+    runs.set_defaults(func=cmd_runs_list, limit=None)
     ls = rsub.add_parser("list", help="list runs, newest first")
     ls.add_argument("--limit", type=int, default=None, help="show only the newest N runs")
     ls.set_defaults(func=cmd_runs_list)

@@ -56,6 +56,7 @@ ENGLISH: dict[str, str] = {
     "file.empty": "the file is empty",
     # datasets: one row
     "row.duplicate_id": "duplicate id {id} (first used on row {first}); row skipped",
+    "row.duplicate_key": "key {key} appears more than once in this row's object; the last value is used",
     "row.bad_record": "{problem}; row skipped",
     "row.not_object": "row is {kind}, expected an object with question, contexts, answer; row skipped",
     "row.missing_question": "missing question; row skipped",

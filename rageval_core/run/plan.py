@@ -35,6 +35,11 @@ class EstimateRow:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
+    max_llm_calls: int = 0  # with every re-ask the run allows (each parsed call asked again up to ``reask`` times)
+
+    def calls_range(self) -> str:
+        """"36", or "36–72" when re-asks could add calls."""
+        return str(self.llm_calls) if self.max_llm_calls <= self.llm_calls else f"{self.llm_calls}–{self.max_llm_calls}"
 
 
 @dataclass
@@ -50,6 +55,10 @@ class Estimate:
     @property
     def llm_calls(self) -> int:
         return sum(r.llm_calls for r in self.rows)
+
+    @property
+    def max_llm_calls(self) -> int:
+        return sum(max(r.llm_calls, r.max_llm_calls) for r in self.rows)
 
     @property
     def embedding_calls(self) -> int:
@@ -128,13 +137,16 @@ def estimate(
     max_rows: int | None = ESTIMATE_ROWS,
     discount: float = 1.0,
     total_rows: int | None = None,
+    reask: int = 0,
 ) -> Estimate:
     """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``).
 
     With more than ``max_rows`` rows, ``max_rows`` evenly spaced rows are estimated and the totals scaled
     by the row count (``Estimate.from_rows`` says so); ``max_rows=None`` estimates every row. ``total_rows``: the
     dataset has this many rows of which ``samples`` are the first (a file evaluated as it is read), so the
-    totals are scaled to it. ``discount`` scales the price (0.5 for a batch-API run)."""
+    totals are scaled to it. ``discount`` scales the price (0.5 for a batch-API run). ``reask``: how many times
+    the run asks again after an answer it cannot read; the range's top (``max_llm_calls``) counts them all (the
+    offline provider always answers in shape, so its range is one number)."""
     price = price or _price_lookup(provider, model)
     n = len(samples) if total_rows is None else total_rows
     measured: Sequence[Sample] = samples
@@ -157,6 +169,8 @@ def estimate(
         if scale != 1.0:
             row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
             row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
+        row_provider = judge.provider if judge is not None else provider
+        row.max_llm_calls = row.llm_calls * (1 + max(0, reask)) if row_provider != "offline" else row.llm_calls
         if scorer_price is not None:
             cost = scorer_price(row.input_tokens, row.output_tokens) * discount
             row.cost_usd = None if cost != cost else cost  # NaN → unknown

@@ -267,7 +267,7 @@ def test_estimate_before_and_actual_after_per_scorer_and_method(server, home, ca
     actual = out.out[out.out.index("scorer "):].splitlines()
     assert actual[0].split()[:5] == ["scorer", "method", "est.", "calls", "calls"]
     judge_line = next(line for line in actual if line.startswith("judge:rubric5")).split()
-    assert judge_line[2:4] == ["2", "2"]  # estimated 2 judge calls, made 2
+    assert judge_line[2:4] == ["2–4", "2"]  # estimated 2 judge calls (4 with a re-ask each), made 2
     assert "progress 100%" in out.err  # stderr is not a TTY here: plain progress lines, no escape codes
     assert "\x1b" not in out.err and "\r" not in out.err
 

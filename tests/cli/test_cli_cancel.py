@@ -100,3 +100,32 @@ def test_first_ctrl_c_on_a_file_read_as_it_goes_sends_nothing_new_and_says_how_f
         assert server.total_requests == at_interrupt
         assert "resume with: --resume " in err and f"of ~{n:,} rows of rows.jsonl" in err
         assert f"from the first 500 rows, scaled to the file's {n} rows" in err
+
+
+def test_sigterm_mid_run_is_a_ctrl_c_resumable_with_nothing_lost(tmp_path):
+    """``kill PID`` / a container stop: exit 130 naming the run, the rows already scored kept, and ``--resume``
+    finishes the rest (before, SIGTERM killed the process with no word)."""
+    arrived = threading.Event()
+    with FakeLLMServer() as server:
+        def latency(_request) -> float:
+            arrived.set()
+            return 2.0
+
+        server.latency = latency
+        proc = _start(tmp_path, server, "--concurrency", "1", "--timeout", "20")
+        assert arrived.wait(120), proc.stderr.read() if proc.poll() is not None else "no request arrived"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        run_id = err.split("resume with: --resume ", 1)[1].split()[0]
+        server.latency = 0.0
+        env = dict(os.environ, RAGEVAL_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
+        done = subprocess.run(
+            [sys.executable, "-m", "rageval_core", "evaluate", str(tmp_path / "rows.json"), "--provider",
+             "openai-compatible", "--base-url", server.openai_base_url, "--model", "m", "--embedding-model", "e",
+             "--metrics", "faithfulness", "--no-cache", "--quiet", "--out", str(tmp_path / "out.json"),
+             "--resume", run_id], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        rows = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["rows"]
+        assert sorted(r["id"] for r in rows) == ["r0", "r1", "r2", "r3"]
+        assert all(r["results"][0]["value"] is not None for r in rows)

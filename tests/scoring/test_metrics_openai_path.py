@@ -20,6 +20,7 @@ from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.scoring.tasks import SCHEMAS
 from rageval_core.core.types import METRIC_IDS, Sample
 from tests.support.fake_server import FakeLLMServer, FakeRequest
+from tests.support.fake_steps import step_answer
 from tests.support.samples import DROPOUT_JA as JA
 
 KEY = "sk-test-metrics-0123456789abcdef"
@@ -63,37 +64,13 @@ def strict_problems(schema: object, path: str = "$") -> list[str]:
     return problems
 
 
-def items(prompt: str, tag: str) -> list[str]:
-    """The texts of one list variable as the template engine delimits them."""
-    return re.findall(rf'<{tag} index="\d+">\n(.*?)\n</{tag}>', prompt, re.S)
-
-
 def answer(request: FakeRequest) -> dict:
-    """What a compliant model would return for each decomposed task, read from the prompt only."""
-    task = request.body["response_format"]["json_schema"]["name"]
-    p = request.messages[-1][1]  # the user message: the data part of the prompt
-    if task == "extract_claims":
-        answer_text = re.search(r"<answer>\n(.*?)\n</answer>", p, re.S).group(1)
-        return {"claims": [s for s in re.split(r"(?<=[.。])\s*", answer_text) if s]}
-    if task in ("verify_claims", "verify_claims_with_reference"):
-        verdicts = [{"claim_index": k, "verdict": 1, "reason": "stated", "context_index": 0, "supporting_sentence": None}
-                    for k in range(len(items(p, "claim")))]
-        if task == "verify_claims":
-            return {"verdicts": verdicts}
-        return {"verdicts": [{**v, "reference_verdict": 1} for v in verdicts], "missing_reference_claims": []}
-    if task == "generate_questions":
-        n = int(re.search(r"(\d+)", p).group(1))
-        return {"questions": [{"question": "What is dropout?", "noncommittal": 0} for _ in range(n)]}
-    if task == "context_verdicts":
-        return {"verdicts": [{"context_index": k, "useful": 1, "reason": "r"} for k in range(len(items(p, "context")))]}
-    if task == "attribute_reference":
-        return {"attributions": [{"sentence_index": k, "attributed": 1, "reason": "r"}
-                                 for k in range(len(items(p, "reference_sentence")))]}
-    if task == "extract_relevant_sentences":
-        return {"sentences": [items(p, "context")[0]]}
-    if task == "classify_correctness":
-        return {"TP": [{"statement": c, "reason": "r"} for c in items(p, "answer_claim")], "FP": [], "FN": []}
-    raise AssertionError(f"unexpected task {task}")
+    """What a compliant model would return for each decomposed task, read from the prompt only (the fake
+    server's own step answers, ``tests/support/fake_steps.py``); any other request fails the test."""
+    found = step_answer(request.prompt, request.schema)
+    if found is None:
+        raise AssertionError(f"unexpected task {request.body['response_format']['json_schema']['name']}")
+    return found
 
 
 @pytest.fixture(scope="module")

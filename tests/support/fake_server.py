@@ -56,6 +56,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
 from tests.support.fake_batch import FakeBatches
+from tests.support.fake_steps import step_answer
 from tests.support.prefix_cache import PrefixCache
 
 SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api-key", "proxy-authorization"})
@@ -176,9 +177,10 @@ def prompt_schema(prompt: str) -> Mapping[str, Any] | None:
 
 
 def default_responder(request: FakeRequest) -> str | dict:
-    """Answers a schema request with a schema-valid JSON object and a plain request with ``ok``."""
+    """Answers the workbench's steps item by item (``fake_steps``), another schema request with a schema-valid
+    JSON object, and a plain request with ``ok``."""
     if request.schema:
-        return schema_instance(request.schema)
+        return step_answer(request.prompt, request.schema) or schema_instance(request.schema)
     written = prompt_schema(request.prompt)
     if written is not None:
         return schema_instance(written)
@@ -230,10 +232,10 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     allow_reuse_address = True
     request_queue_size = 128  # listen backlog (DESIGN.md: above 16)
 
-    def __init__(self, owner: FakeLLMServer, max_threads: int) -> None:
+    def __init__(self, owner: FakeLLMServer, max_threads: int, port: int = 0) -> None:
         self.owner = owner
         self._slots = threading.BoundedSemaphore(max_threads)
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def get_request(self) -> tuple[socket.socket, Any]:
         conn, addr = super().get_request()
@@ -307,8 +309,10 @@ class FakeLLMServer:
         retry_after: float = 1.0,
         hang_s: float = 30.0,
         fault_seed: int = 0,
+        port: int = 0,
     ) -> None:
         self.latency = latency
+        self.port_wanted = port  # 0: any free port (tests); a fixed one for a demo the app's sidebar points at
         for kind in fault_rates or {}:
             if kind not in ("rate_limit", "server_error", "malformed", "hang"):
                 raise ValueError(f"fault rate for {kind!r}: use rate_limit, server_error, malformed or hang")
@@ -348,7 +352,7 @@ class FakeLLMServer:
     def start(self) -> FakeLLMServer:
         if self._server is not None:
             return self
-        self._server = _Server(self, self._max_threads)
+        self._server = _Server(self, self._max_threads, self.port_wanted)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         self._timer = threading.Timer(self._max_lifetime_s, self.stop)

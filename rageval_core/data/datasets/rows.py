@@ -215,6 +215,8 @@ class RowReader:
         if not isinstance(record, Mapping):
             self.issue(row, None, "row.not_object", kind=_kind(record))
             return None
+        for key in getattr(record, "duplicate_keys", ()):
+            self.issue(row, str(key), "row.duplicate_key", "warning", key=repr(key))
         record = self._scrubbed(row, record)
         if record is None:
             return None

@@ -93,11 +93,29 @@ def json_value(text: str) -> Any:
     """``json.loads`` that keeps NaN / Infinity as ``NonFinite`` markers (the standard library turns them
     into floats silently). Raises ``ValueError`` (including ``JSONDecodeError``) or ``RecursionError``."""
     if text.startswith("\ufeff"):  # json.loads names a stray byte order mark; keep its message
-        return json.loads(text, parse_constant=NonFinite)
+        return json.loads(text, parse_constant=NonFinite, object_pairs_hook=_object)
     return _DECODER.decode(text)
 
 
-_DECODER = json.JSONDecoder(parse_constant=NonFinite)  # one decoder, not one per JSONL line
+class KeyedTwice(dict):
+    """A JSON object that named a key more than once (the last value kept, as ``json`` does); the row reader
+    warns naming the row and the key, where ``json`` alone would load it silently."""
+
+    duplicate_keys: tuple[str, ...] = ()
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A plain dict, or a ``KeyedTwice`` naming the keys given twice (one len() check on the common path)."""
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    twice = KeyedTwice(obj)
+    twice.duplicate_keys = tuple(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return twice
+
+
+_DECODER = json.JSONDecoder(parse_constant=NonFinite, object_pairs_hook=_object)  # one decoder, not one per JSONL line
 
 
 def json_decoder() -> json.JSONDecoder:

@@ -143,8 +143,11 @@ class AnswerCorrectness(DecomposedScorer):
         return tp, fp, fn
 
     def estimate(self, sample: Sample) -> CallEstimate:
-        """Default: reference extraction + classification (answer claims shared with faithfulness);
-        economy: nothing beyond the call faithfulness shares. One embedding request either way."""
+        """Default: answer claims, reference claims, classification (the answer's claims are shared with
+        faithfulness, but this scorer starts first, so it makes and counts that call); economy: nothing beyond
+        the call faithfulness shares. One embedding request either way; nothing without a ground truth."""
+        if not (sample.ground_truth or "").strip():
+            return CallEstimate()  # unscored missing_field before any call
         lang = sample_language(sample)
         answer, ref = approx_tokens(sample.answer or ""), approx_tokens(sample.ground_truth or "")
         question = approx_tokens(sample.question or "")
@@ -166,8 +169,7 @@ class AnswerCorrectness(DecomposedScorer):
             input_tokens=template_tokens(CLASSIFY_CORRECTNESS, lang) + question + answer + ref,
             output_tokens=2 * (answer + ref),
         )
-        total = extract_ref + classify
-        return total if self.shares_claims else own_extract + total
+        return own_extract + extract_ref + classify
 
 
 def _summary(language: str, tp: list, fp: list, fn: list, f1: float, similarity: float, weights: tuple[float, float]) -> str:

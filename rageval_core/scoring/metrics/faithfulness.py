@@ -51,8 +51,11 @@ class Faithfulness(DecomposedScorer):
 
     metric = FAITHFULNESS
 
-    def __init__(self, *, economy: bool = False) -> None:
+    def __init__(self, *, economy: bool = False, extraction_shared: bool = False) -> None:
         self.economy = economy
+        # Answer correctness is in the run too (default mode): on a row with a ground truth it starts first
+        # (longer chain) and makes the shared claim extraction, so its estimate counts that call, not this one.
+        self.extraction_shared = extraction_shared
 
     @property
     def chain_length(self) -> int:
@@ -105,7 +108,8 @@ class Faithfulness(DecomposedScorer):
         )
 
     def estimate(self, sample: Sample) -> CallEstimate:
-        """Two calls: extract (shared with answer correctness, counted here) and verify."""
+        """Two calls: extract and verify; the extraction is counted by answer correctness when it shares it on
+        this row (it starts first, so the run logs the call under it)."""
         lang = sample_language(sample)
         answer = approx_tokens(sample.answer or "")
         extract_in = prompt_tokens(EXTRACT_CLAIMS, lang, sample.question, sample.answer)
@@ -115,6 +119,8 @@ class Faithfulness(DecomposedScorer):
         if economy:
             verify_in += 2 * approx_tokens(sample.ground_truth or "")
         n_claims = max(1, len(split_sentences(sample.answer or "", lang)))  # type: ignore[arg-type]
+        if self.extraction_shared and not self.economy and (sample.ground_truth or "").strip():
+            return CallEstimate(llm_calls=1, input_tokens=verify_in, output_tokens=60 * n_claims)
         return CallEstimate(llm_calls=2, input_tokens=extract_in + verify_in, output_tokens=answer + 60 * n_claims)
 
 

@@ -22,7 +22,7 @@ from rageval_core.scoring.metrics.context_recall import ContextRecall
 from rageval_core.scoring.metrics.context_relevance import ContextRelevance
 from rageval_core.scoring.metrics.faithfulness import Faithfulness
 from rageval_core.scoring.metrics.steps import DecomposedScorer
-from rageval_core.core.types import FAITHFULNESS, METRIC_IDS, Sample
+from rageval_core.core.types import ANSWER_CORRECTNESS, FAITHFULNESS, METRIC_IDS, Sample
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ _METRICS: tuple[_Metric, ...] = (
     _Metric(Faithfulness,
             "Share of the answer's claims that the retrieved contexts support (claims extracted, then verified one by one).",
             "回答の主張のうち、検索コンテキストで裏付けられる割合（主張を抽出し、一つずつ検証）。",
-            lambda opts, economy, ids: Faithfulness(economy=economy)),
+            lambda opts, economy, ids: Faithfulness(economy=economy, extraction_shared=ANSWER_CORRECTNESS in ids)),
     _Metric(AnswerRelevancy,
             "Mean cosine between the question and questions generated back from the answer; 0 only if all are noncommittal.",
             "回答から逆生成した質問と元の質問の平均コサイン類似度。すべて曖昧（noncommittal）なら 0。",
