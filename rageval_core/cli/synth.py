@@ -237,7 +237,8 @@ def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> i
     save_dataset(result.samples, out)
     lat = result.latency
     latency = "-" if lat["median_s"] is None else f"median {lat['median_s']:.3f} s, p95 {lat['p95_s']:.3f} s"
-    echo(f"{len(result.samples)} answers by {result.system} {result.name}; {result.errors} failed; "
+    echo(f"{len(result.samples) - result.errors} of {len(result.samples)} question(s) answered by {result.system} "
+         f"{result.name}; {result.errors} failed; "
           f"{result.cached} from the cache; latency {latency} → {out}")
     return _answers_outcome(result.samples, args.strict, out)
 

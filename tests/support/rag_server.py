@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 class RagServer:
     """Answers {"question"} with {"answer", "contexts"} from the policy document; questions containing FAIL get
-    HTTP 500, DENY a 401 whose body repeats the Authorization header and request path, HANG never get an
+    HTTP 500, MOVED a 307 to another host (with credentials in its query), DENY a 401 whose body repeats the Authorization header and request path, HANG never get an
     answer; every answer echoes the Authorization header and the request path (with its query) it was sent."""
 
     def __init__(self) -> None:
@@ -34,6 +34,12 @@ class RagServer:
                     self.send_response(401)
                     self.end_headers()
                     self.wfile.write(data.encode("utf-8"))
+                    return
+                if "MOVED" in question:
+                    self.send_response(307)
+                    self.send_header("Location", "http://other.example:8080/v2/rag?token=SHOULD-NOT-SHOW")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 if "FAIL" in question:
                     self.send_response(500)

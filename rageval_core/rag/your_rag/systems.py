@@ -140,6 +140,9 @@ class EndpointRAG:
                                 retry_after=exc.retry_after, retryable=exc.retryable) from None
         latency = time.monotonic() - started
         text = redact(data.decode("utf-8", errors="replace"), secrets)
+        if 300 <= status < 400:
+            raise ProviderError(_redirect_message(self.url, status, reply_headers.get("location")), kind="bad_request",
+                                status=status)
         if status >= 400:
             kind, retryable = kind_for_status(status)
             raise ProviderError(f"{self.url}: HTTP {status}: {text[:300]}", kind=kind, status=status,
@@ -191,6 +194,18 @@ class EndpointRAG:
                                 retryable=True) from None
         finally:
             conn.close()
+
+
+def _redirect_message(url: str, status: int, location: str | None) -> str:
+    """A redirect said as one: not followed (the request's credentials would go to wherever it points), where
+    it points shown without userinfo or query (they may carry tokens)."""
+    where = "no Location"
+    if location:
+        parts = urllib.parse.urlsplit(urllib.parse.urljoin(url, location))
+        host = parts.hostname or ""
+        where = f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    return (f"{url}: HTTP {status} redirect to {where}, not followed (credentials are never sent on to another "
+            f"address); point --endpoint at the final URL")
 
 
 def load_callable(spec: str) -> Callable[..., Any]:
