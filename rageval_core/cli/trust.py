@@ -99,11 +99,11 @@ def print_split(ctx: TrustContext) -> None:
     rows += [[f"labelled {c}", *(v.get(s, 0) for s in SPLITS)] for c, v in split.labelled.items()]
     echo(table(["", *SPLITS], rows))
     for name, shown in split.agreement.items():
-        echo(f"\nagreement on {name} (pass = score >= {ctx.report.threshold:g}):")
+        echo(f"\nagreement on {name} (pass = score >= the threshold shown):")
         echo(table(
-            ["metric", "method", "n", "AUROC", "balanced acc.", "kappa", "best threshold"],
-            [[a.metric, a.method, a.n_labelled, ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa), ci(a.best_threshold)]
-             for a in shown],
+            ["metric", "method", "n", "threshold", "AUROC", "balanced acc.", "kappa", "best threshold"],
+            [[a.metric, a.method, a.n_labelled, threshold_text(a), ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa),
+              ci(a.best_threshold)] for a in shown],
         ))
     if split.test_shown:
         echo(f"test opened {split.test_looks} times (this look counted)")
@@ -238,7 +238,8 @@ def print_estimates(ctx: TrustContext) -> None:
                      ci(est.corrected), rg_text, fmt(est.judge_bias), k])
     echo(table(["metric", "method", "score mean", "labels only", "corrected", "Rogan-Gladen", "bias",
                 "as tight as k labels"], rows))
-    echo(f"  Rogan-Gladen: the verdict (score >= {ctx.report.threshold:g}) corrected by its sensitivity and specificity")
+    echo("  Rogan-Gladen: the verdict (score >= the threshold in use, as in the agreement table) corrected by its "
+         "sensitivity and specificity")
     for e in ctx.report.estimates:
         rg_note = [] if e.rogan_gladen is None or e.rogan_gladen.note is None else [e.rogan_gladen.note]
         for note in [*e.notes, *rg_note]:
