@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.apptest import assert_ok, metric, start_app
+from tests.support.apptest import assert_ok, metric, plain, start_app
 
 TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
 
@@ -35,7 +35,7 @@ def test_an_export_with_no_rag_answer_is_a_message_and_the_dataset_stays(tmp_pat
     _uploader(app, "Upload a trace export (JSON or JSON Lines)").upload("bad.json", b'{"resourceSpans": []}', "application/json")
     app.run()
     assert metric(app, "Dataset") == "ml_qa_ja"
-    assert any("bad.json" in e.value for e in app.error)
+    assert any("bad.json" in plain(e.value) for e in app.error)
 
 
 def test_trace_caption_links_back() -> None:
