@@ -124,6 +124,7 @@ ENGLISH: dict[str, str] = {
     "versus.one_class": "{criterion}: all {n} paired row(s) carry one label: AUROC and one of TPR / TNR are undefined, kappa says nothing and balanced accuracy is the hit rate on that one class",
     "versus.other_language": "{n} dev row(s) in another language than the {language} rubric left out (answers are judged in their own language)",
     "versus.example_rows": "{n} dev row(s) are the rubric's few-shot examples and are left out (a model judging its own examples says nothing)",
+    "versus.zero_width": "{criterion}: the difference in {stats} has a zero-width interval: every resample of the {n} rows gave the same difference (one version right on every row where they differ), which is not certainty at this n",
     "versus.no_dev": "no labelled dev rows to judge: split the labels first (train / dev / test)",
     # provider settings (check_config; ``field`` is how the front end names the setting)
     "config.unknown_provider": "Unknown provider '{provider}'. Choose one of: {choices}.",

@@ -79,3 +79,14 @@ def test_identical_versions_differ_by_exactly_zero():
         assert (d.value, d.low, d.high) == (0.0, 0.0, 0.0), name
         assert not rep.differences[0].excludes_zero(name)
     assert rep.notes == []
+
+
+def test_a_zero_width_difference_is_called_what_it_is():
+    rows = [f"r{i}" for i in range(10)]
+    y = [1, 0] * 5
+    old = ("a", {"faithfulness": {r: 1.0 for r in rows}})  # passes everything
+    new = ("b", {"faithfulness": dict(zip(rows, map(float, y)))})  # right on every row
+    rep = compare_versions(old, new, {"faithfulness": dict(zip(rows, y))}, rows, iterations=200)
+    d = rep.differences[0].differences
+    assert (d["tnr"].value, d["tnr"].low, d["tnr"].high) == (1.0, 1.0, 1.0)
+    assert any("zero-width interval" in n and "tnr" in n for n in rep.notes)

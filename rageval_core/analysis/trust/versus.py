@@ -184,4 +184,7 @@ def compare_versions(
             report.notes.append(say("versus.small_n", criterion=criterion, n=len(paired), small=SMALL_N))
         if len(set(y)) < 2 and paired:
             report.notes.append(say("versus.one_class", criterion=criterion, n=len(paired)))
+        flat = [name for name, d in diffs.items() if d.value not in (None, 0.0) and d.low is not None and d.low == d.high]
+        if flat:
+            report.notes.append(say("versus.zero_width", criterion=criterion, n=len(paired), stats=", ".join(flat)))
     return report
