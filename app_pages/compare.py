@@ -157,11 +157,14 @@ st.caption(t("compare.judged_by", provider=full.info.provider, model=widgets.md_
              dataset=full.info.dataset_name or "?", hash=str(full.info.dataset_hash or "")[:12]))
 widgets.offline_banner_of(full.frame)
 demo.run_banner(full.info.provider, full.info.model)
-cols = st.columns(4)
+cols = st.columns(5)
 cols[0].metric(t("compare.rows"), len(full.sample_ids()))
 cols[1].metric(t("compare.methods"), len(full.methods()), help=", ".join(full.methods()))
 cols[2].metric(t("compare.calls"), f"{int(cost['calls'].sum())} ({int(cost['cached_calls'].sum())})" if not cost.empty else "0")
 cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(float(cost["cost_usd"].sum()) if not cost.empty else 0.0))
+cached_share, cached_by_method = compare.cached_input_share(cost)
+cols[4].metric(t("compare.cached_input"), widgets.fmt_share(cached_share), help=t(
+    "compare.cached_input_help", by_method=", ".join(f"{m} {widgets.fmt_share(v)}" for m, v in cached_by_method.items())))
 if full.info.status != "done":
     st.warning(t("compare.partial", status=runs.run_status(full.info.status), n=len(full.sample_ids())))
 

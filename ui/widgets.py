@@ -69,6 +69,11 @@ def fmt_score_md(value: Any) -> str:
     return "\\-" if text == UNSCORED else text
 
 
+def fmt_share(value: float | None) -> str:
+    """A share as a whole percentage (``62%``), or a dash when undefined."""
+    return "–" if value is None else f"{value:.0%}"
+
+
 def fmt_cost(value: float | None) -> str:
     if value is None:
         return t("common.unknown")

@@ -60,6 +60,18 @@ def cost_frame(costs: Mapping[str, MethodCost]) -> pd.DataFrame:
     return frame
 
 
+def cached_input_share(frame: pd.DataFrame) -> tuple[float | None, dict[str, float | None]]:
+    """Of a ``cost_frame``: the share of the provider calls' input tokens served from the provider's prompt
+    cache, over the run and per method (None where no input tokens were billed)."""
+    def share(cached: float, total: float) -> float | None:
+        return float(cached) / float(total) if total else None
+
+    if frame.empty:
+        return None, {}
+    per = {str(r.method): share(r.cached_input_tokens, r.input_tokens) for r in frame.itertuples()}
+    return share(frame["cached_input_tokens"].sum(), frame["input_tokens"].sum()), per
+
+
 # ---- frames --------------------------------------------------------------------------------------------
 def results_frame(results: Iterable[MetricResult], categories: Mapping[str, str | None] | None = None) -> pd.DataFrame:
     """One row per result with the columns in ``RESULT_COLUMNS``; ``categories`` maps sample id → category."""

@@ -242,9 +242,11 @@ def render_run(rep: RunReport) -> str:
     out.append(_trust(rep.trust))
     out.append("<h3>Cost</h3>")
     c = rep.cost
-    out.append(_table(["method", "calls", "cache hits", "errors", "tokens", "cost ($)", "seconds", "calls/row", "seconds/row"],
-                      [[r.judge, r.calls, r.cached_calls, r.errors, r.tokens, f"{r.cost_usd:.4f}", r.seconds, r.calls_per_row,
-                        r.seconds_per_row] for r in c.itertuples()]))
+    out.append(_table(["method", "calls", "cache hits", "errors", "tokens", "cached input", "cost ($)", "seconds", "calls/row",
+                       "seconds/row"],
+                      [[r.judge, r.calls, r.cached_calls, r.errors, r.tokens,
+                        "–" if math.isnan(r.cached_share) else f"{r.cached_share:.0%}", f"{r.cost_usd:.4f}", r.seconds,
+                        r.calls_per_row, r.seconds_per_row] for r in c.itertuples()]))
     out.append(f"<h3>Chosen rows ({len(rep.chosen)})</h3>")
     out.extend(_chosen(r) for r in rep.chosen)
     out.append("</section>")

@@ -96,16 +96,20 @@ def splits(frame: pd.DataFrame, judges: Sequence[str] | None = None, *, threshol
 
 
 def cost_per_judge(calls: Iterable[Any], n_rows: int) -> pd.DataFrame:
-    """Per judge (display method): calls, cache hits, errors, tokens, cost and call seconds, in total and per row."""
+    """Per judge (display method): calls, cache hits, errors, tokens, cost and call seconds, in total and per row,
+    and the share of input tokens the provider served from its prompt cache (NaN without input tokens)."""
     totals: dict[str, dict[str, float]] = {}
     for c in calls:
         get = c.get if isinstance(c, dict) else (lambda k, d=None, c=c: getattr(c, k, d))
         method = get("method") or "?"
         t = totals.setdefault(scorer_label(get("scorer"), method),
-                              {"calls": 0, "cached_calls": 0, "errors": 0, "tokens": 0, "cost_usd": 0.0, "seconds": 0.0})
+                              {"calls": 0, "cached_calls": 0, "errors": 0, "tokens": 0, "cost_usd": 0.0, "seconds": 0.0,
+                               "input_tokens": 0, "cached_input_tokens": 0})
         usage = get("usage")
-        tokens = (usage.input_tokens + usage.output_tokens) if usage is not None and not isinstance(usage, dict) else \
-            int((usage or {}).get("input_tokens", 0)) + int((usage or {}).get("output_tokens", 0))
+        fields = usage if isinstance(usage, dict) else {k: getattr(usage, k, 0) for k in ("input_tokens", "output_tokens",
+                                                                                        "cached_input_tokens")}
+        inp, hit = int(fields.get("input_tokens", 0) or 0), int(fields.get("cached_input_tokens", 0) or 0)
+        tokens = inp + int(fields.get("output_tokens", 0) or 0)
         if get("error"):
             t["errors"] += 1
         elif get("cached"):
@@ -113,12 +117,16 @@ def cost_per_judge(calls: Iterable[Any], n_rows: int) -> pd.DataFrame:
         else:
             t["calls"] += 1
             t["tokens"] += tokens
+            t["input_tokens"] += inp
+            t["cached_input_tokens"] += hit
             t["cost_usd"] += float(get("cost_usd") or 0.0)
         t["seconds"] += float(get("latency_s") or 0.0)
     rows = []
     per = max(1, n_rows)
     for judge, t in totals.items():
         rows.append({"judge": judge, **t, "calls_per_row": t["calls"] / per, "tokens_per_row": t["tokens"] / per,
-                     "cost_per_row": t["cost_usd"] / per, "seconds_per_row": t["seconds"] / per})
+                     "cost_per_row": t["cost_usd"] / per, "seconds_per_row": t["seconds"] / per,
+                     "cached_share": t["cached_input_tokens"] / t["input_tokens"] if t["input_tokens"] else math.nan})
     return pd.DataFrame(rows, columns=["judge", "calls", "cached_calls", "errors", "tokens", "cost_usd", "seconds",
-                                       "calls_per_row", "tokens_per_row", "cost_per_row", "seconds_per_row"])
+                                       "calls_per_row", "tokens_per_row", "cost_per_row", "seconds_per_row",
+                                       "input_tokens", "cached_input_tokens", "cached_share"])
