@@ -381,3 +381,27 @@ def test_concurrency_limit_caps_calls_in_flight():
     for t in threads:
         t.join()
     assert slow.peak <= 2
+
+
+def test_cached_answers_live_in_the_texts_table_and_a_missing_text_is_a_reported_miss(tmp_path):
+    from rageval_core.store import db as store_db
+
+    cache = ResponseCache(tmp_path / "db.sqlite")
+    inner = CountingLLM()
+    llm = CachedLLM(inner, cache)
+    first = llm.complete(req("q"))
+    conn = cache._conn()
+    assert conn.execute("SELECT texts FROM llm_response_cache").fetchone()[0] == ""  # the answer is by reference
+    assert llm.complete(req("q")).texts == first.texts and inner.calls == 1
+    # a row written before references (answers inline) still answers
+    conn.execute("UPDATE llm_response_cache SET texts = ?, text_ids = NULL", ('["inline answer"]',))
+    assert llm.complete(req("q")).texts == ["inline answer"] and inner.calls == 1
+    # an answer whose text is gone: a miss, reported, and the provider answers
+    conn.execute("UPDATE llm_response_cache SET texts = '', text_ids = '[987654]'")
+    warnings = []
+    stop = store_db.add_listener(warnings.append)
+    try:
+        assert not llm.complete(req("q")).cached and inner.calls == 2
+    finally:
+        stop()
+    assert [w.kind for w in warnings] == ["cache"]

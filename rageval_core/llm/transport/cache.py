@@ -86,7 +86,7 @@ class ResponseCache:
                 ids = json.loads(row["text_ids"])
                 found = text_store.get_many(conn, ids)
                 return [found[i] for i in ids], Usage(**json.loads(row["usage"]))
-        except sqlite3.Error as exc:  # an unreadable cache is a miss, reported
+        except (sqlite3.Error, LookupError) as exc:  # an unreadable cache (or an answer's text gone) is a miss, reported
             db.warn("cache", exc)
             return None
         if row is None:
