@@ -65,11 +65,13 @@ def bacc_at(
     value = stats.balanced_accuracy(pred, y)
     if value is None:
         return BaccAt(None, None, None, 0)
-    ci = stats.bootstrap_ci(lambda idx: stats.balanced_accuracy([pred[i] for i in idx], [y[i] for i in idx]), len(y),
-                            iterations=iterations, seed=seed)
     n_pos = sum(y)
     n_neg = len(y) - n_pos
-    if small_n.is_small(n_pos, n_neg) or small_n.degenerate(ci):
+    small = small_n.is_small(n_pos, n_neg)
+    ci = None if small else stats.bootstrap_ci(
+        lambda idx: stats.balanced_accuracy([pred[i] for i in idx], [y[i] for i in idx]), len(y),
+        iterations=iterations, seed=seed)
+    if small or small_n.degenerate(ci):
         tp = sum(1 for p, v in zip(pred, y) if p and v)
         tn = sum(1 for p, v in zip(pred, y) if not p and not v)
         wilson = small_n.wilson_mean_bacc(tp, n_pos - tp, tn, n_neg - tn)

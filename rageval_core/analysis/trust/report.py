@@ -9,11 +9,12 @@ Extra sections (repeat stability, probes) are added by their own modules under `
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rageval_core.analysis.trust import small_n, stats
+from rageval_core.analysis.trust.stats import Interval
 from rageval_core.analysis.trust.estimate import CorrectedEstimate, corrected_estimate
 from rageval_core.analysis.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
@@ -221,11 +222,12 @@ def method_agreement(
         pairwise = Stat.of(share, ci)
     unscored = sum(1 for rid in labels if rid not in values and (not all_rows or rid in all_rows))
     matrix = stats.confusion(ids, s, y, threshold)
-    auc_ci = boot(lambda idx: stats.auroc(pick(s, idx), pick(y, idx)))
-    bacc_ci = boot(lambda idx: stats.balanced_accuracy(pick(pred, idx), pick(y, idx)))
-    kappa_ci = boot(lambda idx: stats.cohen_kappa(pick(pred, idx), pick(y, idx)))
     auroc_stat, bacc_stat, kappa_stat = small_sample_stats(
-        matrix, auc, bacc, kappa, Stat.of(auc, auc_ci), Stat.of(bacc, bacc_ci), Stat.of(kappa, kappa_ci), seed=seed
+        matrix, auc, bacc, kappa,
+        lambda: boot(lambda idx: stats.auroc(pick(s, idx), pick(y, idx))),
+        lambda: boot(lambda idx: stats.balanced_accuracy(pick(pred, idx), pick(y, idx))),
+        lambda: boot(lambda idx: stats.cohen_kappa(pick(pred, idx), pick(y, idx))),
+        seed=seed,
     )
     return MethodAgreement(
         metric=metric,
@@ -248,24 +250,33 @@ def method_agreement(
 
 def small_sample_stats(
     matrix: stats.Confusion, auc: float | None, bacc: float | None, kappa: float | None,
-    auroc_stat: Stat, bacc_stat: Stat, kappa_stat: Stat, *, seed: int = 0,
+    auroc_boot: Callable[[], Interval | None], bacc_boot: Callable[[], Interval | None],
+    kappa_boot: Callable[[], Interval | None], *, seed: int = 0,
 ) -> tuple[Stat, Stat, Stat]:
-    """The bootstrap's AUROC, balanced accuracy and kappa, each replaced by its small-sample interval
-    (``small_n``) when the labelled rows are few or the bootstrap interval collapsed to a point."""
+    """AUROC, balanced accuracy and kappa with their intervals: the bootstrap (``*_boot``, called only when
+    needed: it is most of a report's time), or the small-sample interval (``small_n``) when the labelled
+    rows are few or the bootstrap interval collapsed to a point."""
     c = matrix.counts
     n_pos, n_neg = c["tp"] + c["fn"], c["tn"] + c["fp"]
     small = small_n.is_small(n_pos, n_neg)
 
-    def use(stat: Stat, value: float | None, interval: tuple[float, float] | None, method: str) -> Stat:
-        collapsed = stat.low is None or stat.high is None or small_n.degenerate((stat.low, stat.high))
-        if value is None or interval is None or not (small or collapsed):
-            return stat
-        return Stat.of(value, interval, method)
+    def pick(value: float | None, boot: Callable[[], Interval | None], alternative: Callable[[], Interval | None],
+             method: str) -> Stat:
+        if value is None:
+            return Stat(None)
+        ci = None if small else boot()
+        if not small and not small_n.degenerate(ci):
+            return Stat.of(value, ci)
+        alt = alternative()
+        if alt is not None:
+            return Stat.of(value, alt, method)
+        return Stat.of(value, boot() if small else ci)
 
     return (
-        use(auroc_stat, auc, None if auc is None else small_n.newcombe_auroc(auc, n_pos, n_neg), small_n.NEWCOMBE),
-        use(bacc_stat, bacc, small_n.wilson_mean_bacc(c["tp"], c["fn"], c["tn"], c["fp"]), small_n.WILSON_MEAN),
-        use(kappa_stat, kappa, small_n.smoothed_kappa(c["tp"], c["fn"], c["tn"], c["fp"], seed=seed), small_n.DIRICHLET),
+        pick(auc, auroc_boot, lambda: small_n.newcombe_auroc(auc, n_pos, n_neg), small_n.NEWCOMBE),
+        pick(bacc, bacc_boot, lambda: small_n.wilson_mean_bacc(c["tp"], c["fn"], c["tn"], c["fp"]), small_n.WILSON_MEAN),
+        pick(kappa, kappa_boot, lambda: small_n.smoothed_kappa(c["tp"], c["fn"], c["tn"], c["fp"], seed=seed),
+             small_n.DIRICHLET),
     )
 
 

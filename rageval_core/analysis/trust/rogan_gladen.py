@@ -9,7 +9,9 @@ people's passes the verdict passes and specificity Sp the share of people's fail
 (E[p̂] = Se·π + (1 − Sp)·(1 − π), solved for π). It is undefined when Se + Sp ≤ 1: such a verdict is no
 better than a coin, and dividing by a number near 0 would give any answer. The 95% interval is a
 percentile bootstrap that resamples the N judged verdicts and, independently, the labelled rows within
-each class (so every resample keeps both classes); resamples where Se + Sp ≤ 1 are dropped and counted.
+each class (so every resample keeps both classes); a resampled share of 0/1 values is drawn directly as
+Binomial(m, share) / m, the same distribution without a row-sized draw. Resamples where Se + Sp ≤ 1 are
+dropped and counted.
 A verdict is the score at or above the pass threshold (for a binary judge: its own 0 / 1).
 """
 
@@ -76,9 +78,11 @@ def rogan_gladen(
         return RoganGladen(None, None, None, p_hat, se, sp, n_big, n, 0,
                            say("rg.undefined", sensitivity=f"{se:.3f}", specificity=f"{sp:.3f}"))
     rng = np.random.default_rng(seed)
-    p_star = v[rng.integers(0, n_big, (iterations, n_big))].mean(axis=1)
-    se_star = pos[rng.integers(0, len(pos), (iterations, len(pos)))].mean(axis=1)
-    sp_star = 1.0 - neg[rng.integers(0, len(neg), (iterations, len(neg)))].mean(axis=1)
+    # resampling m values of 0/1 with replacement: the mean of a draw is Binomial(m, share) / m, so the draws
+    # need no (iterations × rows) index matrix (100,000 rows would take 800 MB)
+    p_star = rng.binomial(n_big, p_hat, iterations) / n_big
+    se_star = rng.binomial(len(pos), se, iterations) / len(pos)
+    sp_star = rng.binomial(len(neg), sp, iterations) / len(neg)
     draws = corrected_share(p_star, se_star, sp_star)
     kept = draws[~np.isnan(draws)]
     low, high = (float(q) for q in np.quantile(kept, [0.025, 0.975])) if len(kept) else (None, None)
