@@ -36,17 +36,22 @@ CELLS = (("tp", "score pass · people pass"), ("fn", "score fail · people pass"
 
 
 # ----------------------------------------------------------------------------------------- labels in use
+def _is_label_field(key: str) -> bool:
+    """A label column: ``label_faithful``, ``human_labels``, or one naming its annotator (``label_faithful@ben``)."""
+    return key in LABEL_FIELDS or str(key).partition("@")[0] in LABEL_COLUMNS
+
+
 def has_label_columns(sample: Sample) -> bool:
     meta = sample.metadata
     nested = meta.get("meta") if isinstance(meta.get("meta"), Mapping) else {}
-    return any(f in meta or f in nested for f in LABEL_FIELDS)
+    return any(_is_label_field(k) for k in [*meta, *nested])
 
 
 def without_labels(sample: Sample) -> Sample:
     """``sample`` with its label columns dropped (top level and under ``meta``), all else unchanged."""
-    meta = {k: v for k, v in sample.metadata.items() if k not in LABEL_FIELDS}
+    meta = {k: v for k, v in sample.metadata.items() if not _is_label_field(k)}
     if isinstance(meta.get("meta"), Mapping):
-        meta["meta"] = {k: v for k, v in meta["meta"].items() if k not in LABEL_FIELDS}
+        meta["meta"] = {k: v for k, v in meta["meta"].items() if not _is_label_field(k)}
     return Sample(sample.id, sample.question, sample.contexts, sample.answer, sample.ground_truth, meta)
 
 
