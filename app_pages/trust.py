@@ -57,6 +57,8 @@ trust_split.split_tables(rep)
 st.caption(t("trust.run_caption", run=view.run_id, provider=view.info.provider, model=widgets.md_escape(view.info.model), n=rep.n_rows,
              threshold=f"{rep.threshold:g}", iterations=rep.iterations, seed=rep.seed))
 
+if view.info.provider == "offline":
+    st.caption(trust_ui.offline_limits())
 st.subheader(t("trust.coverage"))
 if not rep.coverage:
     st.info(t("trust.no_labels", run=view.run_id))

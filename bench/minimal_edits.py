@@ -20,7 +20,9 @@ A type passes at >= 3/4 of its rows (paraphrase: >= 3/5). Last line:
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from rageval_core.analysis.trust.stats import auroc  # noqa: E402
 from rageval_core.core.types import Sample  # noqa: E402
 from rageval_core.data.datasets import load_dataset  # noqa: E402
+from rageval_core.offline.limits import FIGURES_PATH  # noqa: E402
 from rageval_core.offline.model import answer_threshold  # noqa: E402
 from rageval_core.scoring.metrics.base import EvalContext  # noqa: E402
 
@@ -104,6 +107,9 @@ def run_suite(ctx: EvalContext | None = None, path: Path = SUITE) -> tuple[list[
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--show", action="store_true", help="print every row's value")
+    parser.add_argument("--write", action="store_true",
+                        help="record the per-type figures in rageval_core/offline/minimal_edits_figures.json "
+                             "(what the Trust page, the trust command and the offline banner say)")
     args = parser.parse_args(argv)
     samples, result = run_suite()
     print(f"{len(samples)} rows from {SUITE.relative_to(ROOT)}; verdict: value >= answer threshold "
@@ -117,8 +123,22 @@ def main(argv: list[str] | None = None) -> int:
         label = "faithful" if t.type in ("control", "paraphrase", "copied") else "unfaithful"
         print(f"{t.type:<11} {label:<10} {t.right:>3}/{t.rows:<3}  {t.need:.2f}   {'yes' if t.passing else 'NO'}")
     a = "n/a" if result.auroc is None else f"{result.auroc:.3f}"
+    if args.write:
+        FIGURES_PATH.write_text(json.dumps(figures(samples, result), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {FIGURES_PATH.relative_to(ROOT)}")
     print(f"minimal_edits_auroc={a} types_passing={result.types_passing}/{len(result.types)}")
     return 0
+
+
+def figures(samples: Sequence[Sample], result: SuiteResult) -> dict[str, object]:
+    """What ``rageval_core.offline.limits`` reads: per type right / rows / pass share, and the overall AUROC."""
+    return {
+        "measured_by": "bench/minimal_edits.py --write",
+        "measured_at": time.strftime("%Y-%m-%d", time.gmtime()),
+        "cases": len(samples),
+        "auroc": None if result.auroc is None else round(result.auroc, 4),
+        "types": {t.type: {"right": t.right, "rows": t.rows, "need": round(t.need, 4)} for t in result.types},
+    }
 
 
 if __name__ == "__main__":

@@ -24,8 +24,9 @@ from rageval_core.analysis.trust.ranking import LabelCandidate
 from rageval_core.analysis.trust.report import TrustReport, scores_by
 from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.core.types import Sample
+from rageval_core.offline.limits import limits_text
 from ui import nav, state
-from ui.i18n import core, t
+from ui.i18n import core, lang, t
 from ui.runs import RunView
 from ui.widgets import UNSCORED, fmt_score, metric_label
 
@@ -36,6 +37,11 @@ CELLS = (("tp", "score pass · people pass"), ("fn", "score fail · people pass"
 
 
 # ----------------------------------------------------------------------------------------- labels in use
+def offline_limits() -> str:
+    """What the offline judge is known to get wrong, in the UI language (its minimal-edit suite's figures)."""
+    return limits_text(lang())
+
+
 def _is_label_field(key: str) -> bool:
     """A label column: ``label_faithful``, ``human_labels``, or one naming its annotator (``label_faithful@ben``)."""
     return key in LABEL_FIELDS or str(key).partition("@")[0] in LABEL_COLUMNS

@@ -13,8 +13,9 @@ import streamlit as st
 
 from rageval_core.data.datasets import Issue
 from rageval_core.core.types import Unscored
+from rageval_core.offline.limits import limits_text
 from ui import data
-from ui.i18n import core, header, headers, t, t_opt
+from ui.i18n import core, header, headers, lang, t, t_opt
 from ui.safe_text import md_escape  # noqa: F401 - re-exported: pages call widgets.md_escape
 
 METRIC_LABELS = {
@@ -196,7 +197,8 @@ def offline_banner_of(frame: pd.DataFrame) -> None:
 
 def _offline_banner(offline: int, total: int) -> None:
     if offline:
-        st.info(t("offline.banner") if offline == total else t("offline.banner_some", n=offline, total=total), icon="🧮")
+        head = t("offline.banner") if offline == total else t("offline.banner_some", n=offline, total=total)
+        st.info(f"{head}\n\n{limits_text(lang())}", icon="🧮")
 
 
 def source_tag(result: Any) -> str:

@@ -287,8 +287,17 @@ def print_comparison(ctx: TrustContext) -> None:
             echo(f"  {c.metric} {c.method}: {note}")
 
 
+def print_offline_limits(ctx: TrustContext) -> None:
+    """On an offline run, the error types the offline judge is known to get wrong (its minimal-edit suite)."""
+    info = ctx.store.get_run(ctx.run_id)
+    if info is not None and info.provider == "offline":
+        from rageval_core.offline.limits import limits_text
+
+        echo(f"\n{limits_text('en')}")
+
+
 SECTIONS: list[Section] = [
-    print_coverage, print_split, print_agreement, print_annotators, print_confusion, print_estimates, print_bias,
+    print_offline_limits, print_coverage, print_split, print_agreement, print_annotators, print_confusion, print_estimates, print_bias,
     print_calibration, print_label_next, print_stability, print_probes, print_comparison, print_fail_under,
 ]
 ARGUMENT_HOOKS: list[Callable[[argparse.ArgumentParser], None]] = [add_check_args]

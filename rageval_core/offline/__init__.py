@@ -17,6 +17,7 @@ __all__ = [
     "fit",
     "generate",
     "injection",
+    "limits",
     "model",
     "prefetch",
     "question_types",
