@@ -179,6 +179,8 @@ ENGLISH: dict[str, str] = {
     "document.unreadable": "{name}: cannot read the file: {error}",
     "document.empty": "{name}: the document is empty",
     "document.no_text": "{name}: the document has headings but no text under them",
+    "document.too_large": "{name}: {size} bytes; a document holds at most {limit} bytes (split it, or pass its parts)",
+    "document.binary": "{name}: holds NUL bytes: a binary file, not Markdown or text",
     # judge configurations (judges files, the app's saved judges)
     "judges.not_list": "{source}: expected a non-empty list of judge configurations (or {{judges: [...]}})",
     "judges.not_mapping": "{source}: judge {n}: expected a mapping, got {type}",
@@ -193,6 +195,10 @@ ENGLISH: dict[str, str] = {
     "judges.not_number_got": "{source}: judge {n}: {name} must be a number, got {value}",
     "judges.not_valid": "{path}: not valid {format}: {error}",
     "judges.neither": "{name}: neither JSON nor YAML: {error}",
+    "judges.too_large": "{source}: {size} bytes; a judges file holds at most {limit} bytes",
+    "judges.too_deep": "{source}: nested deeper than {depth} levels or more than {nodes} values; a judges file is a list of flat entries",
+    "judges.bad_env_name": "{source}: judge {n}: api_key_env {name} is not an environment variable name (capital letters, digits and _, e.g. OPENAI_API_KEY)",
+    "judges.not_text": "{source}: judge {n}: {name} must be text, got {type}",
     # annotators: where the judge stands among the people (rageval_core.analysis.trust.annotator_report)
     "annotators.within": "{criterion}, {method}: within the people's range: its kappa with each annotator averages {judge}, people agree with each other at {people} [{low}, {high}]",
     "annotators.below": "{criterion}, {method}: below the people's range: its kappa with each annotator averages {judge}, people agree with each other at {people} [{low}, {high}], so people agree with each other more than with the judge",

@@ -23,6 +23,7 @@ from rageval_core.core.messages import say
 from rageval_core.core.text import Language, detect_language, split_sentences
 
 DOCUMENT_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".txt")
+MAX_DOCUMENT_BYTES = 20_000_000  # a manual of a few thousand pages; larger is split by the user, never read whole
 # Default chunk sizes in characters: a Japanese character carries about as much as 2.5 English ones.
 DEFAULT_CHUNK_SIZE: dict[str, int] = {"ja": 300, "en": 800}
 DEFAULT_CHUNK_OVERLAP: dict[str, int] = {"ja": 60, "en": 150}
@@ -101,7 +102,10 @@ class Document:
 
 # ------------------------------------------------------------------------------------------ reading
 def decode_text(data: bytes, name: str = "document") -> str:
-    """UTF-8 (BOM allowed), then CP932 for Japanese files saved by Windows tools; else a DocumentError."""
+    """UTF-8 (BOM allowed), then CP932 for Japanese files saved by Windows tools; else a DocumentError. A NUL
+    byte means a binary file (CP932 would otherwise decode many as garbage text)."""
+    if b"\x00" in data:
+        raise DocumentError(say("document.binary", name=name))
     for encoding in ("utf-8-sig", "cp932"):
         try:
             return data.decode(encoding)
@@ -116,6 +120,9 @@ def read_document(path: str | Path) -> Document:
     if p.suffix.lower() not in DOCUMENT_EXTENSIONS:
         raise DocumentError(say("document.kind", name=p.name, extensions=", ".join(DOCUMENT_EXTENSIONS)))
     try:
+        size = p.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:  # checked unread: a 200 MB file of NULs held synth for minutes
+            raise DocumentError(say("document.too_large", name=p.name, size=f"{size:,}", limit=f"{MAX_DOCUMENT_BYTES:,}"))
         data = p.read_bytes()
     except OSError as exc:
         raise DocumentError(say("document.unreadable", name=p.name, error=exc.strerror or exc)) from None

@@ -21,6 +21,11 @@ from rageval_core.core.types import DECOMPOSED
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,63}$")
 _SECRET_KEYS = ("api_key", "apikey", "key", "token", "secret", "password")
+_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,63}$")  # what api_key_env may name (never a lower-case or odd string)
+_TEXT_FIELDS = ("model", "base_url", "api_key_env", "embedding_model", "provider", "method", "id")
+MAX_JUDGES_BYTES = 1_000_000  # a judges file is a few entries; a bigger one is a mistake or an attack
+MAX_DEPTH = 8  # a list of flat entries (and a metrics list) needs 3
+MAX_VALUES = 10_000  # walked before anything else: YAML aliases can make a small file a huge tree
 
 
 class JudgeConfigError(ValueError):
@@ -98,6 +103,7 @@ class JudgeConfig:
 def parse_judges(data: Any, *, source: str = "judges") -> list[JudgeConfig]:
     """Judge configurations from decoded YAML / JSON: a list, or ``{"judges": [...]}``. Every problem is
     reported at once; ids must be unique (they label the results)."""
+    _check_shape(data, source)
     items = data.get("judges") if isinstance(data, Mapping) else data
     if not isinstance(items, list) or not items:
         raise JudgeConfigError(say("judges.not_list", source=source))
@@ -132,8 +138,31 @@ def parse_judges(data: Any, *, source: str = "judges") -> list[JudgeConfig]:
     return out
 
 
+def _check_shape(data: Any, source: str) -> None:
+    """Refuse a decoded file nested deeper than ``MAX_DEPTH`` or holding more than ``MAX_VALUES`` values (a
+    YAML alias bomb expands to billions), walking at most that many before giving up."""
+    stack, seen = [(data, 1)], 0
+    while stack:
+        value, depth = stack.pop()
+        seen += 1
+        if depth > MAX_DEPTH or seen > MAX_VALUES:
+            raise JudgeConfigError(say("judges.too_deep", source=source, depth=MAX_DEPTH, nodes=f"{MAX_VALUES:,}"))
+        if isinstance(value, Mapping):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+
+
 def _one(item: Mapping[str, Any], where: Mapping[str, Any]) -> JudgeConfig:
     from rageval_core.llm.registry import PROVIDERS
+
+    for name in _TEXT_FIELDS:
+        value = item.get(name)
+        if value is not None and not isinstance(value, str):
+            raise JudgeConfigError(say("judges.not_text", **where, name=name, type=type(value).__name__))
+    env_name = item.get("api_key_env")
+    if env_name is not None and not _ENV_NAME.match(env_name):
+        raise JudgeConfigError(say("judges.bad_env_name", **where, name=repr(env_name[:80])))
 
     provider = str(item.get("provider") or "offline")
     if provider not in PROVIDERS:
@@ -176,7 +205,12 @@ def load_judges(path: str | Path) -> list[JudgeConfig]:
     """Judge configurations from a ``.yaml`` / ``.yml`` or ``.json`` file."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_JUDGES_BYTES:
+            raise JudgeConfigError(say("judges.too_large", source=str(path), size=f"{size:,}", limit=f"{MAX_JUDGES_BYTES:,}"))
         text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise JudgeConfigError(say("judges.not_valid", path=str(path), format="UTF-8 text", error=str(exc))) from None
     except OSError as exc:
         raise JudgeConfigError(f"{path}: {exc.strerror or exc}") from None
     try:

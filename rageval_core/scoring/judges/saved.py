@@ -54,9 +54,15 @@ def remove(judge_id: str, path: str | Path | None = None) -> list[JudgeConfig]:
 
 
 def import_text(text: str, name: str = "judges") -> list[JudgeConfig]:
-    """Configurations from uploaded YAML or JSON text (JSON first, then YAML)."""
+    """Configurations from uploaded YAML or JSON text (JSON first, then YAML), within the file limits."""
+    from rageval_core.scoring.judges.config import MAX_JUDGES_BYTES
+
+    if len(text.encode("utf-8")) > MAX_JUDGES_BYTES:
+        raise JudgeConfigError(say("judges.too_large", source=name, size=f"{len(text.encode('utf-8')):,}", limit=f"{MAX_JUDGES_BYTES:,}"))
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise JudgeConfigError(say("judges.neither", name=name, error="nested too deeply")) from None
     except json.JSONDecodeError:
         import yaml
 
