@@ -60,6 +60,19 @@ class Job:
         return self.done
 
 
+def tune_for_http_run(provider: str) -> bool:
+    """The CLI's allocator and SQLite limits (``rageval_core/cli/allocator.py``) before a run over HTTP starts
+    its worker threads: a long run from Evaluate otherwise meets the heap growth the CLI fixed. Process-wide
+    and kept (so later offline runs in this app get the 64 KiB mmap threshold too, ~10 % more CPU a row);
+    offline and replay runs alone leave glibc's and SQLite's defaults. True when it applied them."""
+    if provider in ("offline", "replay"):
+        return False
+    from rageval_core.cli.allocator import tune_memory_for_run
+
+    tune_memory_for_run(provider)
+    return True
+
+
 def start(
     samples: Sequence[Sample],
     scorers: Sequence[Scorer],
@@ -76,6 +89,7 @@ def start(
     ``repeats`` > 1 scores every pair that many times (``runner.run(repeats=K)``) for the Trust page's
     stability panel."""
     job = Job(run_id=new_run_id(), n_samples=len(samples), scorers=[s.name for s in scorers], repeats=max(1, int(repeats)))
+    tune_for_http_run(getattr(config, "provider", "offline"))
 
     def work() -> None:
         try:
