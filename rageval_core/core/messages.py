@@ -107,8 +107,6 @@ ENGLISH: dict[str, str] = {
     "rank.settled": "settled (far from the threshold, methods agree)",
     # trust: label splits
     "split.test_hidden": "test figures are hidden (opened {looks} time(s) so far): look only once the prompt is final; every look is counted",
-    "split.test_shown": "test figures shown: look {looks} at this dataset's test split",
-    "split.stored": "split stored with the labels (seed {seed}); new rows are dealt without moving any stored row",
     "compare.sign": "the judge's difference ({judge}) and the corrected one ({corrected}) point in opposite directions: the judge's preferences, not the answers' quality, may drive its difference",
     "compare.significance": "the judge's difference and the corrected one disagree in significance: {detail}",
     "compare.judge_only_significant": "only the judge's excludes 0 (a bias of the judge can make that difference)",
