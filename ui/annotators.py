@@ -20,7 +20,7 @@ from rageval_core.store.runs import Store
 from ui.i18n import core, t
 from ui.runs import RunView
 from ui.trust import fmt_ci, open_in_inspect
-from ui.widgets import UNSCORED, fmt_score, metric_label
+from ui.widgets import UNSCORED, fmt_score, metric_label, table
 
 NAME = "annotator.name"  # who is labelling this session (kept across pages, unlike a widget's own key)
 NAME_WIDGET = "annotator.name_input"
@@ -88,7 +88,7 @@ def _settle(block: Any, view: RunView, store: Store) -> None:
         st.success(t("annotators.all_settled"))
         return
     st.markdown(t("annotators.to_settle", n=len(queue)))
-    st.dataframe(settle_frame(queue), hide_index=True, width="stretch")
+    table(settle_frame(queue), hide_index=True, width="stretch")
     keys = [f"{d['row_id']}|{d['criterion']}" for d in queue]
     pick = st.selectbox(t("annotators.settle_pick"), keys, key="annotators.settle",
                         format_func=lambda k: f"#{k.split('|')[0]} · {metric_label(k.split('|')[1])}")
@@ -157,8 +157,8 @@ def _queue(rep: Any, view: RunView, store: Store) -> None:
         st.toast(t("annotators.handed", n=added, rows=len(picked_rows), people=len(people)))
     progress = annotations.progress(store, dataset_hash)
     if progress:
-        st.dataframe(pd.DataFrame([{"annotator": p.annotator, "done": f"{p.done} / {p.assigned}", "next row": p.next_row or "—"}
-                                   for p in progress]), hide_index=True, width="stretch")
+        table(pd.DataFrame([{"annotator": p.annotator, "done": f"{p.done} / {p.assigned}", "next row": p.next_row or "—"}
+                            for p in progress]), hide_index=True, width="stretch")
         mine = next((p for p in progress if p.annotator == annotator_name() and p.next_row), None)
         if mine is not None and st.button(t("annotators.my_next", row=mine.next_row), key="annotators.my_next"):
             open_in_inspect(view.run_id, mine.next_row)
@@ -172,7 +172,7 @@ def panel(rep: Any, view: RunView, store: Store) -> None:
         st.info(t("annotators.none"))
     else:
         st.caption(t("annotators.help", people=", ".join(block.annotators)))
-        st.dataframe(people_frame(block), hide_index=True, width="stretch")
+        table(people_frame(block), hide_index=True, width="stretch")
         for c in block.criteria:
             for j in c.judges:
                 st.markdown(f"- {core(j.sentence)}")
