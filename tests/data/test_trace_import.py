@@ -179,3 +179,14 @@ def test_attribute_helpers() -> None:
     assert iso_ns("1970-01-01T00:00:01.5Z") == 1_500_000_000 and iso_ns("1970-01-01T00:00:01") == 1_000_000_000
     assert text_of('{"query": " q "}', ("query",), "user") == "q"
     assert text_of([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], (), "user") == "a"
+
+
+def test_a_langfuse_trace_listing_its_observations_by_id_says_what_to_export() -> None:
+    trace = json.loads((HERE / "langfuse.json").read_text(encoding="utf-8"))[0]
+    trace["observations"] = ["obs-ret-1", "obs-gen-1"]  # the list endpoint's TraceWithDetails
+    got = import_traces(json.dumps({"data": [trace], "meta": {"page": 1}}).encode(), "traces.json")
+    assert [str(i) for i in got.issues] == [
+        "traces.json, data[0], trace 7c9e6679-7425-40de-944b-e07fc1f90ae7 (rag_pipeline): 2 observation(s) listed by id only "
+        "and not in the file; export GET /api/public/traces/7c9e6679-7425-40de-944b-e07fc1f90ae7 or the observations "
+        "(GET /api/public/observations)"]
+    assert got.skip_counts() == {"no_retrieval": 1}

@@ -158,4 +158,18 @@ def read_langfuse(docs: Iterable[tuple[str, Any]], file: str, issues: list[Trace
                 trace_id = root or (obs.get("traceId") if isinstance(obs, Mapping) else None)
                 if trace_id:
                     spans.append(TraceSpan(str(trace_id), label, None, "", "MALFORMED", None, None, where=label))
+    _missing_observations(flat, spans, file, issues)
     return spans
+
+
+def _missing_observations(flat: list[tuple[str, Any]], spans: list[TraceSpan], file: str, issues: list[TraceIssue]) -> None:
+    """A trace from the list endpoint names its observations by id only: say so when they are not in the file."""
+    seen = {s.span_id for s in spans}
+    for where, doc in flat:
+        if not is_trace(doc):
+            continue
+        missing = [o for o in doc.get("observations") or [] if isinstance(o, str) and o not in seen]
+        if missing:
+            issues.append(TraceIssue(file, _label(doc, where, "trace"),
+                                     f"{len(missing)} observation(s) listed by id only and not in the file; export "
+                                     f"GET /api/public/traces/{doc['id']} or the observations (GET /api/public/observations)"))
