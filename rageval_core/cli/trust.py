@@ -346,6 +346,8 @@ def cmd_trust(args: argparse.Namespace) -> int:
     for text in args.fail_under or []:
         parse_threshold(text)  # a bad --fail-under is bad input before anything is evaluated
     store = open_store(args)
+    if args.against:
+        find_run(store, args.against)  # an unknown run B is bad input before anything is evaluated
     target = Path(args.target)
     samples = None
     if target.is_file():
@@ -379,7 +381,9 @@ def add_command(sub: Any) -> None:
         "provider unless --provider is given): human-label coverage, agreement per metric and method (AUROC, balanced "
         "accuracy, kappa, best threshold, with bootstrap intervals), confusion matrices with row ids, the share that "
         "passes corrected by the labels, and the rows to label next. Labels: the dataset's label_* columns, --labels, "
-        "and the inspector's 👍 / 👎. Exit 0 done, 2 bad input.",
+        "and the inspector's 👍 / 👎. --split deals the labels into train / dev / test (test hidden until --show-test, "
+        "each look counted) and calibrates each pass threshold on dev; --against compares two runs with the "
+        "difference corrected by the labels. Exit 0 done, 1 a --fail-under missed, 2 bad input.",
     )
     p.add_argument("target", metavar="RUN_ID|DATA", help="a run id (or unique prefix) or a dataset file to evaluate first")
     p.add_argument("--labels", help="labels file: a dataset or rows with id and label_* columns (JSON, JSONL, CSV)")

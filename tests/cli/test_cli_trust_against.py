@@ -54,3 +54,9 @@ def test_against_writes_the_comparison_block(home, capsys):
     assert any("every row is labelled" in n for n in block["by_method"][0]["notes"])
     again = compare_runs(Store(), run_a, run_b).to_dict()
     assert again["judge_only"] == block["judge_only"] and again["by_method"] == block["by_method"]
+
+
+def test_an_unknown_run_b_is_bad_input_before_any_evaluation(home, capsys):
+    assert cli.main(["trust", str(MINI), "--against", "no-such-run", "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert "no-such-run" in captured.err and "evaluated" not in captured.err

@@ -99,16 +99,17 @@ def eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:
     total = float(np.sum((v - v.mean()) ** 2))
     if len(labels) < 2 or total == 0:
         return None
-    return float(_between(v, idx[None, :], len(labels))[0] / total)
+    return float(_between(v[None, :], idx, len(labels))[0] / total)
 
 
-def _between(v: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
-    """SS_between for each row of group-index matrix ``idx`` (one permutation a row)."""
-    counts = np.stack([np.sum(idx == g, axis=1) for g in range(k)], axis=1)
-    sums = np.stack([np.sum(np.where(idx == g, v[None, :], 0.0), axis=1) for g in range(k)], axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)
-    return np.sum(counts * (means - v.mean()) ** 2, axis=1)
+def _between(values: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
+    """SS_between of each row of ``values`` (one permutation of the values a row) across the fixed groups
+    ``idx``: group sums by one matrix product with the groups' one-hot matrix (group sizes never change
+    under a permutation)."""
+    onehot = (idx[:, None] == np.arange(k)[None, :]).astype(float)
+    counts = onehot.sum(axis=0)
+    means = (values @ onehot) / counts
+    return np.sum(counts * (means - values.mean(axis=1, keepdims=True)) ** 2, axis=1)
 
 
 def _orders(n: int, permutations: int, seed: int) -> tuple[np.ndarray, bool]:
@@ -145,7 +146,7 @@ def eta_test(error: Sequence[float], groups: Sequence[str], *, permutations: int
     v = np.asarray(error, dtype=float)
     labels, idx = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
     orders, exact = _orders(len(v), permutations, seed)
-    null = _between(v, idx[orders], len(labels)) / float(np.sum((v - v.mean()) ** 2))
+    null = _between(v[orders], idx, len(labels)) / float(np.sum((v - v.mean()) ** 2))
     return eta, _p(int(np.sum(null >= eta - 1e-12)), len(orders), exact)
 
 
@@ -209,7 +210,8 @@ def bias_report(
 ) -> list[BiasTest]:
     """Every metric × method (``scores``: ``{metric: {method: {row_id: value}}}``) against its criterion's
     labels (``{criterion: {row_id: 0/1}}``) and every feature of ``samples``, Holm-adjusted together."""
-    features = {s.id: row_features(s) for s in samples}
+    labelled = {r for crit in labels.values() for r in crit}
+    features = {s.id: row_features(s) for s in samples if s.id in labelled}  # only labelled rows are tested
     tests: list[BiasTest] = []
     for metric, by_method in scores.items():
         crit = labels.get(metric) or {}
