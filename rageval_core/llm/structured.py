@@ -23,7 +23,10 @@ from rageval_core.llm.base import ProviderError
 from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
 
 _NAMES_FORMAT = re.compile(r"response_?format|json_?schema|response_?schema|responseJsonSchema|schema|grammar", re.IGNORECASE)
-_UNSUPPORTED = re.compile(r"unsupported|not supported|unknown|invalid|not permitted|cannot|unexpected|not allowed", re.IGNORECASE)
+# "input should be": llama-cpp-python's server (0.3.36) validates the body and answers HTTP 500 "1 validation error:
+# {'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}".
+_UNSUPPORTED = re.compile(r"unsupported|not supported|unknown|invalid|not permitted|cannot|unexpected|not allowed"
+                          r"|input should be", re.IGNORECASE)
 
 
 def is_format_rejection(err: ProviderError) -> bool:

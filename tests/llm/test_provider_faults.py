@@ -212,6 +212,14 @@ def test_a_500_never_lowers_the_level_and_the_retry_stays_on_it(server):
         assert not is_format_rejection(err)
 
 
+def test_llama_cpp_python_servers_validation_500_names_the_format():
+    """llama-cpp-python 0.3.36's server answers json_schema with a body-validation 500, not "Unsupported ..." (seen
+    when recording sample_data/replay/trust_labelled_ja_*): it still counts as refusing the format."""
+    text = ("x: HTTP 500: 1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
+    assert is_format_rejection(ProviderError(text, kind="server", status=500))
+
+
 def test_gemini_500_keeps_response_json_schema(server):
     clock = FakeClock()
     llm = GeminiLLM(api_key=KEY, model="g", base_url=server.gemini_base_url, timeout_s=5, ladder=FormatLadder(clock=clock))
