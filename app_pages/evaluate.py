@@ -93,11 +93,11 @@ start = st.button(
 )
 sidebar.show_problems(problems)
 if start:
-    st.session_state[state.JOB] = jobs.start(
+    st.session_state[state.JOB] = jobs.start(jobs.evaluation_spec(
         samples, scorers, config, dataset_name=ws.name, dataset_hash=ws.content_hash,
         options={**options, "templates": step_overrides} if step_overrides else options,
         repeats=repeats,
-    )
+    ))
     st.rerun()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core import run as runner
+
 from rageval_core.scoring.metrics.judge import (
     check_template,
     judge_template,
@@ -18,7 +18,7 @@ from rageval_core.scoring.rubric import PRESET_IDS, RubricError, is_preset, load
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.store.runs import Store
 from rageval_core.scoring.few_shot import with_examples
-from ui import data, evaluation, nav, rubric_edit, sidebar, state, step_edit, versus_panel, widgets
+from ui import data, evaluation, jobs, nav, rubric_edit, sidebar, state, step_edit, versus_panel, widgets
 from ui.runs import run_status
 from ui.i18n import core, header, headers, t
 
@@ -171,10 +171,9 @@ elif rubric is not None and template is not None:
         try:
             judges = evaluation.build_judges([evaluation.EDITED], edited=rubric, edited_template=st.session_state[state.TEMPLATE_TEXT])
             with st.spinner(t("prompts.judging", n=len(targets))):
-                result = runner.run(
-                    targets, judges, config=sidebar.current_config(), store=Store(),
-                    dataset_name=f"{ws.name} · prompt test", dataset_digest=ws.content_hash,
-                )
+                spec = jobs.evaluation_spec(targets, judges, sidebar.current_config(),
+                                            dataset_name=f"{ws.name} · prompt test", dataset_hash=ws.content_hash)
+                result = jobs.run_now(spec, Store())
             st.session_state[state.PROMPT_RESULTS] = result
         except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
             widgets.show_error(t("prompts.judge_failed"), exc)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from rageval_core.data.documents import DocumentError, chunk_document
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.registry import build_embedder, build_llm
+from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.rag.simple import RagError, run_rag
 from rageval_core.rag.synth import MAX_PER_SECTION, QUESTION_TYPES, TASK_OF, SynthError, generate_testset
 from ui import data, nav, sidebar, state, widgets

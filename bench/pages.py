@@ -37,10 +37,11 @@ PAGES = {"compare": "app_pages/compare.py", "history": "app_pages/history.py", "
 def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[str, str]]:
     """Run A and B per size, and the unrelated run created last; returns {size: (a, b)}."""
     from rageval_core.data.datasets import load_dataset
-    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.judge import JudgeScorer
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.run import run
+    from rageval_core.providers.for_run import build_and_run
+    from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
     from rageval_core.core.types import METRIC_IDS
     from tests.support.big_run import clone_run
@@ -50,7 +51,8 @@ def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[
     ds = load_dataset(data)
     scorers = [*build_scorers(METRIC_IDS), JudgeScorer("rubric5")]
     started = time.perf_counter()
-    template = run(ds.samples, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+    template = build_and_run(RunSpec(ds.samples, scorers, provider=ProviderConfig(), dataset_name=ds.name,
+                                     dataset_digest=ds.content_hash), Store())
     print(f"template: {template_rows} rows evaluated offline in {time.perf_counter() - started:.1f} s", flush=True)
     store = Store()
     out: dict[int, tuple[str, str]] = {}
@@ -62,8 +64,8 @@ def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[
         b = clone_run(store, template.run_id, copies, dataset_hash=digest, dataset_name=f"bench_{size}", created_at=now + 3 * i + 1)
         out[size] = (a, b)
     seed = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
-    run(seed.samples, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=seed.name,
-        dataset_digest=seed.content_hash)  # the newest run, on other data
+    build_and_run(RunSpec(seed.samples, build_scorers(["faithfulness"]), provider=ProviderConfig(), dataset_name=seed.name,
+                          dataset_digest=seed.content_hash), store)  # the newest run, on other data
     store._write(lambda c: c.execute("DELETE FROM results WHERE run_id = ?", (template.run_id,)), "drop template")
     store.delete_run(template.run_id)
     return out

@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rageval_core.llm.base import LLMRequest, Message
-from rageval_core.llm.registry import ProviderConfig, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_llm
 from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 

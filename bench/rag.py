@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from rageval_core.data.documents import chunk_document, read_document
     from rageval_core.llm.offline import OfflineLLM
-    from rageval_core.llm.registry import ProviderConfig, build_embedder
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.providers.registry import build_embedder
     from rageval_core.rag.simple import build_index, recall_at_k
     from rageval_core.rag.synth import generate_testset, parse_shares
 

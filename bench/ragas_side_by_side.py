@@ -90,9 +90,10 @@ def _counts(log: list[LoggedRequest]) -> tuple[int, int, int]:
 
 def run_ours(server: Any, concurrency: int, home: Path) -> tuple[float, int]:
     from rageval_core.data.datasets import load_dataset
-    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.run import run
+    from rageval_core.providers.for_run import build_and_run
+    from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
 
     samples = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json").samples
@@ -100,8 +101,8 @@ def run_ours(server: Any, concurrency: int, home: Path) -> tuple[float, int]:
                          embedding_model="fake-embed", concurrency=concurrency, cache=False, max_retries=0)
     home.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    result = run(samples, list(build_scorers(SEED_METRICS, {})), config=cfg, store=Store(home / "side.sqlite"),
-                 concurrency=concurrency)
+    result = build_and_run(RunSpec(samples, list(build_scorers(SEED_METRICS, {})), provider=cfg, concurrency=concurrency),
+                           Store(home / "side.sqlite"))
     wall = time.monotonic() - started
     return wall, sum(s["unscored"] for m in result.summary.values() for s in m.values())
 

@@ -33,7 +33,7 @@ from rageval_core.analysis.trust.run_report import merged_labels
 from rageval_core.analysis.trust.splits import TRAIN
 from rageval_core.analysis.trust.versus_run import Version, dataset_split, run_versus
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring import few_shot
 from rageval_core.scoring.metrics.judge import REASON_CAP_KEY
 from rageval_core.scoring.rubric import load_rubric

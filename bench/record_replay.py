@@ -24,10 +24,11 @@ sys.path.insert(0, str(ROOT))
 
 from rageval_core.data.datasets import load_dataset
 from rageval_core.embeddings.offline import OfflineEmbedder
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import run
+from rageval_core.providers.for_run import build_and_run
+from rageval_core.run import RunSpec
 from rageval_core.store.runs import Store
 from tests.llm.test_replay_sample import EXPECTED, LOG, prompt_fingerprint
 
@@ -49,12 +50,13 @@ def main() -> int:
         cfg = ProviderConfig(provider="openai-compatible", model=args.model, base_url=args.base_url, concurrency=1,
                              cache=False, record_log=str(log), timeout_s=args.timeout)
         store = Store(Path(tmp) / "store.sqlite")
-        result = run(samples, scorers, config=cfg, store=store, concurrency=1, embedder=OfflineEmbedder(),
-                     dataset_name=dataset.name)
+        result = build_and_run(RunSpec(samples, scorers, provider=cfg, concurrency=1, dataset_name=dataset.name), store,
+                               embedder=OfflineEmbedder())
         economy_ids = {x.strip() for x in args.economy_rows.split(",") if x.strip()}
         if economy_ids:
-            run([s for s in samples if s.id in economy_ids], list(build_scorers(expected["metrics"], {"economy": True})),
-                config=cfg, store=store, concurrency=1, embedder=OfflineEmbedder(), dataset_name=dataset.name)
+            build_and_run(RunSpec([s for s in samples if s.id in economy_ids],
+                                  list(build_scorers(expected["metrics"], {"economy": True})), provider=cfg, concurrency=1,
+                                  dataset_name=dataset.name), store, embedder=OfflineEmbedder())
         by_key: dict[str, str] = {}
         for line in log.read_text(encoding="utf-8").splitlines():
             if line.strip():

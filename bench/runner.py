@@ -150,8 +150,9 @@ def _run(
 ) -> tuple[float, int, Any, float]:
     """Wall time, requests the server saw, the run, and when (``time.time()``) the run's clock started: read from
     its first progress report (elapsed ~0), since the run's return also reads its summary back after the wall."""
-    from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.run import run
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.providers.for_run import build_and_run
+    from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
 
     cfg = ProviderConfig(
@@ -166,8 +167,8 @@ def _run(
         if not started:
             started.append(time.time() - p.elapsed_s)
 
-    result = run(samples, _scorers(), config=cfg, store=Store(home / "bench.sqlite"), concurrency=concurrency,
-                 progress=first_report)
+    result = build_and_run(RunSpec(samples, _scorers(), provider=cfg, concurrency=concurrency), Store(home / "bench.sqlite"),
+                           progress=first_report)
     return result.wall_s, server.total_requests - before, result, started[0]
 
 

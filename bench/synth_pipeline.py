@@ -34,10 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("RAGEVAL_HOME", tempfile.mkdtemp(prefix="rageval-bench-"))
 
     from rageval_core.data.documents import parse_document, read_document
-    from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.providers.registry import build_embedder, build_llm
     from rageval_core.scoring.metrics.judge import JudgeScorer
     from rageval_core.rag.simple import run_rag
-    from rageval_core.run import run
+    from rageval_core.run import RunSpec, run
+    from rageval_core.store.runs import Store
     from rageval_core.rag.synth import generate_testset
 
     cfg = ProviderConfig(provider=args.provider, model=args.model)
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def line(label: str, docs: list, k: int) -> None:
         result = run_rag(testset.items, docs, llm, embedder, k=k)
-        scored = run(result.samples, judges, llm, embedder, concurrency=4)
+        scored = run(RunSpec(result.samples, judges, concurrency=4), llm, embedder, Store())
         means = {
             (method, metric): s["mean"] for method, metrics in scored.summary.items() for metric, s in metrics.items()
         }

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval_core import run as runner
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.for_run import build_and_run
+from rageval_core.run.spec import RunSpec
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import Store, new_run_id
 from rageval_core.core.types import Sample
@@ -73,40 +76,41 @@ def tune_for_http_run(provider: str) -> bool:
     return True
 
 
-def start(
+def evaluation_spec(
     samples: Sequence[Sample],
     scorers: Sequence[Scorer],
-    config: Any,
+    config: ProviderConfig,
     *,
-    dataset_name: str,
-    dataset_hash: str,
+    dataset_name: str | None,
+    dataset_hash: str | None,
     options: dict[str, Any] | None = None,
-    store_path: str | None = None,
     repeats: int = 1,
-) -> Job:
-    """Start ``runner.run`` on a helper thread with the provider ``config``; returns at once.
+    settings: dict[str, Any] | None = None,
+) -> RunSpec:
+    """The ``RunSpec`` of a run the pages start, from the workbench state (the sidebar's provider ``config``);
+    checked as it is built (``SpecError``). ``repeats`` > 1 scores every pair that many times for the Trust
+    page's stability panel."""
+    return RunSpec(
+        list(samples), list(scorers), provider=config, concurrency=max(1, int(config.concurrency or 8)),
+        options=options or {}, run_id=new_run_id(), dataset_name=dataset_name, dataset_digest=dataset_hash,
+        repeats=max(1, int(repeats)), settings=settings or {},
+    )
 
-    ``repeats`` > 1 scores every pair that many times (``runner.run(repeats=K)``) for the Trust page's
-    stability panel."""
-    job = Job(run_id=new_run_id(), n_samples=len(samples), scorers=[s.name for s in scorers], repeats=max(1, int(repeats)))
-    tune_for_http_run(getattr(config, "provider", "offline"))
+
+def run_now(spec: RunSpec, store: Store, *, progress: Any = None, cancel: threading.Event | None = None) -> runner.Run:
+    """Build the providers of ``spec`` and run it on this thread (the pages' short runs, and ``start``'s thread)."""
+    return build_and_run(spec, store, progress=progress, cancel=cancel)
+
+
+def start(spec: RunSpec, *, store_path: str | None = None) -> Job:
+    """Start ``spec`` on a helper thread; returns at once (the page polls the job)."""
+    job = Job(run_id=str(spec.run_id), n_samples=len(spec.samples), scorers=spec.scorer_names,
+              repeats=spec.repeats or 1)
+    tune_for_http_run(spec.provider.provider if spec.provider is not None else "offline")
 
     def work() -> None:
         try:
-            job.result = runner.run(
-                list(samples),
-                list(scorers),
-                config=config,
-                store=Store(store_path),
-                concurrency=max(1, int(getattr(config, "concurrency", 8) or 8)),
-                options=options or {},
-                progress=job._on_progress,
-                cancel=job.cancel,
-                run_id=job.run_id,
-                dataset_name=dataset_name,
-                dataset_digest=dataset_hash,
-                repeats=max(1, int(repeats)),
-            )
+            job.result = run_now(spec, Store(store_path), progress=job._on_progress, cancel=job.cancel)
         except Exception as exc:  # noqa: BLE001 - shown on the page as a message
             job.error = f"{type(exc).__name__}: {exc}"
         finally:

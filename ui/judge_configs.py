@@ -14,7 +14,7 @@ import streamlit as st
 from rageval_core.scoring.judges import saved
 from rageval_core.scoring.judges.bound import judge_scorers
 from rageval_core.scoring.judges.config import JudgeConfig, JudgeConfigError, parse_judges
-from rageval_core.llm.registry import PROVIDERS
+from rageval_core.providers.config import PROVIDERS
 from ui.i18n import core, t
 from ui.safe_text import md_escape
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
+from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
 from ui import recording, state
 from ui.i18n import core, t, t_opt
 
@@ -60,7 +60,7 @@ def config_problems() -> list[str]:
 def embedding_note() -> str | None:
     """The note shown when runs will embed with the bundled offline encoder because no embedding model is set:
     the same choice and summary the CLI prints and the run settings record (``embedding_choice``)."""
-    from rageval_core.llm.registry import embedding_choice
+    from rageval_core.providers.config import embedding_choice
 
     try:
         choice = embedding_choice(current_config())

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from rageval_core import run as runner
+
 from rageval_core.scoring import step_templates
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.scoring.prompts import TemplateError
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample
-from ui import evaluation, sidebar, state, widgets
+from ui import evaluation, jobs, sidebar, state, widgets
 from ui.runs import run_status
 from ui.i18n import t
 from ui.safe_text import md_escape
@@ -90,9 +90,10 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
             options["economy"] = True  # the step economy mode sends
         try:
             with st.spinner(t("steps.running", n=len(targets))):
-                result = runner.run(targets, build_scorers(metrics, {"economy": options.get("economy", False)}),
-                                    config=sidebar.current_config(), store=Store(), options=options,
-                                    dataset_name=t("steps.run_name", task=task), dataset_digest=None)
+                spec = jobs.evaluation_spec(targets, build_scorers(metrics, {"economy": options.get("economy", False)}),
+                                            sidebar.current_config(), options=options,
+                                            dataset_name=t("steps.run_name", task=task), dataset_hash=None)
+                result = jobs.run_now(spec, Store())
             st.session_state[RESULTS] = (task, result)
         except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
             widgets.show_error(t("steps.run_failed"), exc)

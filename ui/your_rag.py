@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core.data import datasets
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.rag.synth import TestItem
 from rageval_core.rag.your_rag import (
     CallableRAG,

@@ -179,7 +179,7 @@ CLI_NAMES: dict[str, str | None] = {
 
 
 def provider_config(args: argparse.Namespace) -> Any:
-    from rageval_core.llm.registry import PROVIDERS, ProviderConfig, check_config
+    from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
 
     if args.provider not in PROVIDERS:
         raise UsageError(f"unknown provider {args.provider!r}; known: {', '.join(PROVIDERS)}")

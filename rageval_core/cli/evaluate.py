@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import sys
-import threading
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -15,56 +11,17 @@ from rageval_core.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_THRESHOLD,
-    ProgressBar,
     UsageError,
     add_provider_args,
     err,
     open_store,
     echo,
-    provider_config,
 )
 from rageval_core.cli import evaluate_output as output
-from rageval_core.cli.dataset_report import invalid_rows, issues_for_export, report_dataset
+from rageval_core.cli.dataset_report import invalid_rows, report_dataset
+from rageval_core.cli.evaluate_run import batch_flags, load_rows, run_scorers, scorers_from_args, spec_from_args
 from rageval_core.cli.trust_checks import add_repeat_args
 from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print_thresholds
-
-
-def scorers_from_args(args: argparse.Namespace) -> list[Any]:
-    """The scorers of ``--metrics``, ``--judge`` and ``--judges FILE`` (each configuration bound to its own
-    provider stack, inheriting retries, timeout and cache settings from the run's provider options)."""
-    from rageval_core.scoring.metrics.judge import JudgeScorer
-    from rageval_core.scoring.metrics.registry import build_scorers
-
-    metric_ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
-    try:
-        scorers = list(build_scorers(metric_ids, {"economy": True} if args.economy else {}))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    for judge in args.judge or []:
-        try:
-            scorers.append(JudgeScorer(judge))
-        except FileNotFoundError:
-            raise UsageError(f"--judge {judge!r}: no such preset or rubric file (presets: rubric5, binary, binary-strict)") from None
-        except (ValueError, OSError) as exc:
-            raise UsageError(f"--judge {judge!r}: {exc}") from None
-    if getattr(args, "judges", None):
-        from rageval_core.scoring.judges.bound import judge_scorers
-        from rageval_core.scoring.judges.config import JudgeConfigError, load_judges
-
-        try:
-            judges = load_judges(args.judges)
-            scorers.extend(judge_scorers(judges, provider_config(args), economy=bool(args.economy)))
-        except (JudgeConfigError, FileNotFoundError) as exc:
-            raise UsageError(f"--judges: {exc}") from None
-        except ValueError as exc:
-            raise UsageError(f"--judges {args.judges}: {exc}") from None
-    if not scorers:
-        raise UsageError("nothing to evaluate: give --metrics, --judge and/or --judges")
-    names = [s.name for s in scorers]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise UsageError(f"scorer given twice: {', '.join(dupes)}")
-    return scorers
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -97,7 +54,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError(f"--fail-under {t.label}: this run does not compute {t.metric} by {t.method}")
     dataset, invalid = open_rows(args)
     live = getattr(dataset, "streamed", False)
-    cfg = provider_config(args)
+    spec = spec_from_args(args, dataset, invalid, scorers)
+    cfg = spec.provider
     store = open_store(args)
 
     if live:
@@ -125,7 +83,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         err(output.estimate_table(est))
     if est.embedding_calls:
         print_embedding_fallback(cfg)
-    result = run_scorers(args, dataset, invalid, scorers, store, cfg)
+    result = run_scorers(spec, store, quiet=args.quiet, batch=batch_flags(args))
     if live:
         invalid = _report_live(dataset)
     _add_juries(args, store, result)
@@ -167,98 +125,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return code
 
 
-def run_scorers(args: argparse.Namespace, dataset: Any, invalid: list[Any], scorers: list[Any], store: Any, cfg: Any) -> Any:
-    """Run ``scorers`` over the dataset's valid rows with the provider options in ``args`` and store the run;
-    the first Ctrl-C finishes the calls in flight (resumable), a second aborts. Shared by ``evaluate`` and
-    ``trust DATA``."""
-    from rageval_core.run.batch import BatchCancelled, BatchError
-    from rageval_core.cli.allocator import tune_memory_for_run
-    from rageval_core.llm.base import ProviderError
-    from rageval_core.run import RunError, run
-    from rageval_core.store.runs import new_run_id
-
-    tune_memory_for_run(cfg.provider)  # before the run's worker threads start (see cli/allocator.py)
-    cancel = threading.Event()
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    resume_id = getattr(args, "resume", None)
-    run_id = resume_id or new_run_id()  # known before the run starts, so an abort can name it
-
-    def on_sigint(_sig: int, _frame: Any) -> None:
-        if cancel.is_set():
-            raise KeyboardInterrupt
-        # Set before printing: a second Ctrl-C can run this handler again inside the first one's write, and
-        # must find the run already cancelled (else it is taken for a first one and the abort waits for the
-        # calls in flight; the cancel test failed that way under load).
-        cancel.set()
-        err(f"\ninterrupted: sending nothing new, finishing calls in flight (Ctrl-C again to abort); "
-            f"resume with: --resume {run_id}")
-
-    if threading.current_thread() is threading.main_thread():
-        for sig in previous:  # SIGTERM (a container stop, `kill`) behaves as Ctrl-C: resumable, nothing lost
-            signal.signal(sig, on_sigint)
-    engine: Any = run
-    extra: dict[str, Any] = {}
-    prefetcher = None
-    if getattr(args, "batch", False):
-        from rageval_core.run.batch import run_batched
-
-        engine = run_batched
-        extra = {"poll_s": args.batch_poll, "say": err, "attach": list(args.batch_job or [])}
-    elif not getattr(dataset, "streamed", False):
-        from rageval_core.llm.registry import embedding_choice
-        from rageval_core.offline.prefetch import start_for_run
-
-        prefetcher = start_for_run(cfg.provider, embedding_choice(cfg).model, dataset.samples)
-    try:
-        result = engine(
-            dataset if getattr(dataset, "streamed", False) else dataset.samples,
-            scorers,
-            **extra,
-            config=cfg,
-            store=store,
-            concurrency=args.concurrency,
-            progress=None if args.quiet else ProgressBar(sys.stderr),
-            cancel=cancel,
-            options={"reask": getattr(args, "reask", 1)},
-            repeats=getattr(args, "repeats", None),
-            repeat_temperature=getattr(args, "repeat_temperature", None),
-            run_id=run_id,
-            resume=bool(resume_id),
-            dataset_name=dataset.name,
-            dataset_digest=dataset.content_hash,
-            invalid_rows=invalid,
-            late_settings=lambda: {"dataset_issues": issues_for_export(dataset)},
-            settings={
-                "metrics": [s.name for s in scorers if s.method == "decomposed"],
-                "judges": list(args.judge or []),
-                "economy": bool(getattr(args, "economy", False)),
-                "cache": not args.no_cache,
-                "replay_log": args.replay_log,
-                "data": str(args.data),
-                "dataset_issues": issues_for_export(dataset),
-            },
-        )
-    except BatchCancelled as exc:
-        err(str(exc))
-        raise KeyboardInterrupt from None
-    except (RunError, ProviderError, BatchError) as exc:  # bad run id, a provider stack that cannot be built, a failed batch job
-        raise UsageError(str(exc)) from None
-    except KeyboardInterrupt:
-        # The second Ctrl-C: exit now. Abandoned calls' threads would keep the interpreter alive until their
-        # deadline, so leave without waiting for them (the store commits each result on its own).
-        err(f"aborted; resume with: --resume {run_id}")
-        sys.stderr.flush()
-        sys.stdout.flush()
-        os._exit(EXIT_INTERRUPTED)
-    finally:
-        if prefetcher is not None:
-            prefetcher.stop()
-        if threading.current_thread() is threading.main_thread():
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-    return result
-
-
 def _add_juries(args: argparse.Namespace, store: Any, result: Any) -> None:
     """``--jury RULE``: store each jury over the run's judges (``--jury-members`` picks them) and refresh the
     run's summary so the jury is listed, exported and gated like any method."""
@@ -289,7 +155,7 @@ def _discount(args: argparse.Namespace) -> float:
 def print_embedding_fallback(cfg: Any) -> None:
     """Say on stderr when the bundled offline encoder stands in for provider embeddings (no --embedding-model):
     the scores that embed then do not come from the server's model."""
-    from rageval_core.llm.registry import embedding_choice
+    from rageval_core.providers.config import embedding_choice
 
     choice = embedding_choice(cfg)
     if choice.fallback:
@@ -297,7 +163,6 @@ def print_embedding_fallback(cfg: Any) -> None:
             "pass --embedding-model NAME for the server's embeddings, or --embeddings provider to refuse without one")
 
 
-LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
 
 
 LIVE_MIN_BYTES = 4 * 2**20  # JSONL / CSV / JSON array files from this size are read while the run goes (~4,000 seed-size rows)
@@ -339,24 +204,6 @@ def _report_live(dataset: Any) -> list[Any]:
 def _categories(samples: Sequence[Any]) -> dict[str, Any]:
     """Id → category label of each row, in dataset order (the per-category tables)."""
     return {s.id: (s.metadata.get("category_label") or s.category) for s in samples}
-
-
-def load_rows(path: str, *, quiet: bool = True) -> tuple[Any, list[Any]]:
-    """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
-    evaluate is a usage error (exit 2) after the reasons are printed. Unless ``quiet``, a large file says
-    how far its reading got every 10,000 rows (a 100,000-row file takes seconds to read and check)."""
-    from rageval_core.data.datasets import load_dataset
-
-    def on_row(n: int) -> None:
-        if n % LOADING_EVERY == 0:
-            err(f"loading {Path(path).name}: {n:,} rows read")
-
-    dataset = load_dataset(path, on_row=None if quiet else on_row)
-    invalid = invalid_rows(dataset)
-    report_dataset(dataset, invalid)
-    if not dataset.samples:
-        raise UsageError(f"{path}: no valid rows to evaluate (the reasons are above)")
-    return dataset, invalid
 
 
 def _non_negative(text: str) -> int:

@@ -18,7 +18,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     ids = [find_run(store, r).id for r in args.runs]
     samples = None
     if args.data:
-        from rageval_core.cli.evaluate import load_rows
+        from rageval_core.cli.evaluate_run import load_rows
 
         samples = load_rows(args.data)[0].samples
     rows = [r.strip() for r in (args.rows or "").split(",") if r.strip()] or None

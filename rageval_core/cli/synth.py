@@ -44,7 +44,7 @@ def _add_options(p: argparse.ArgumentParser, *, provider_required: bool = True) 
 
 def _llm(args: argparse.Namespace) -> Any:
     from rageval_core.cli.common import provider_config as _provider_config
-    from rageval_core.llm.registry import build_llm
+    from rageval_core.providers.registry import build_llm
 
     cfg = _provider_config(args)
     db = getattr(args, "db", None)
@@ -152,7 +152,7 @@ def cmd_rag(args: argparse.Namespace) -> int:
     from rageval_core.cli.common import UsageError
     from rageval_core.data.datasets import EXTENSIONS, save_dataset
     from rageval_core.llm.base import ProviderError
-    from rageval_core.llm.registry import build_embedder
+    from rageval_core.providers.registry import build_embedder
     from rageval_core.rag.simple import RagError, run_rag
     from rageval_core.rag.synth import SynthError, load_testset
 
@@ -208,7 +208,7 @@ def _rag_with_system(args: argparse.Namespace, items: list[Any], out: Path) -> i
     """``rag --endpoint`` / ``--callable``: the user's system answers every question through the provider stack."""
     from rageval_core.cli.common import UsageError
     from rageval_core.data.datasets import save_dataset
-    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.providers.config import ProviderConfig
     from rageval_core.rag.your_rag import CallableRAG, EndpointRAG, MappingError, RagMapping, answer_with_system, load_mapping, system_stack
 
     if args.endpoint and args.callable:

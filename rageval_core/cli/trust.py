@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rageval_core.cli.common import (
     EXIT_THRESHOLD,
-    EXIT_OK,
     UsageError,
     add_provider_args,
     echo,
@@ -28,34 +26,17 @@ from rageval_core.cli.common import (
     find_run,
     fmt,
     open_store,
-    provider_config,
     short,
     table,
 )
 from rageval_core.cli.trust_annotators import print_annotators
 from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
+from rageval_core.cli.trust_context import TrustContext
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.core.types import METRIC_IDS
 from rageval_core.core.private import write_private_text
 
 SPLITS = ("train", "dev", "test")  # rageval_core.analysis.trust.splits.SPLITS (not imported: numpy at parse time)
-
-if TYPE_CHECKING:
-    from rageval_core.analysis.trust.report import TrustReport
-
-
-@dataclass
-class TrustContext:
-    """What a section sees: the parsed flags, the store, the run, its samples (when known) and the report."""
-
-    args: argparse.Namespace
-    store: Any
-    run_id: str
-    report: TrustReport
-    samples: list[Any] | None = None
-    exit_code: int = EXIT_OK
-    notes: list[str] = field(default_factory=list)
-
 
 Section = Callable[[TrustContext], None]
 
@@ -317,7 +298,7 @@ def _default_metrics(samples: list[Any], labels_file: str | None) -> list[str]:
 
 def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
     """Evaluate the dataset file (the evaluate command's code) and return the run id and its samples."""
-    from rageval_core.cli.evaluate import load_rows, run_scorers, scorers_from_args
+    from rageval_core.cli.evaluate_run import load_rows, run_scorers, scorers_from_args, spec_from_args
 
     dataset, invalid = load_rows(args.data)
     if not args.metrics:
@@ -325,8 +306,7 @@ def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
     if args.judge is None:
         args.judge = ["rubric5"]
     scorers = scorers_from_args(args)
-    cfg = provider_config(args)
-    result = run_scorers(args, dataset, invalid, scorers, store, cfg)
+    result = run_scorers(spec_from_args(args, dataset, invalid, scorers), store, quiet=args.quiet)
     err(f"evaluated {len(dataset.samples)} rows: run {result.run_id} ({result.status})")
     return result.run_id, list(dataset.samples)
 

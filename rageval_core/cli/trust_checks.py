@@ -14,7 +14,7 @@ from rageval_core.cli.common import EXIT_THRESHOLD, ProgressBar, UsageError, ech
 from rageval_core.scoring.metrics.scoring import AGGREGATES
 
 if TYPE_CHECKING:
-    from rageval_core.cli.trust import TrustContext
+    from rageval_core.cli.trust_context import TrustContext
     from rageval_core.analysis.trust.stability import StabilityReport
     from rageval_core.analysis.trust.checks import ProbeReport
 
@@ -145,7 +145,7 @@ def print_stability(ctx: TrustContext) -> None:
 
 def _scorers_of_run(info: Any) -> list[Any]:
     """The run's metrics and judges, rebuilt from its settings (as evaluate recorded them)."""
-    from rageval_core.cli.evaluate import scorers_from_args
+    from rageval_core.cli.evaluate_run import scorers_from_args
 
     settings = info.settings or {}
     ns = argparse.Namespace(metrics=",".join(settings.get("metrics") or []), judge=list(settings.get("judges") or []),

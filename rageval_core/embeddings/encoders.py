@@ -1,7 +1,7 @@
 """The bundled encoders' names, in a module that imports nothing.
 
 Why apart from ``embeddings.offline`` (which re-exports them): every run asks which embedder it uses
-(``llm.registry.embedding_choice``), and importing the encoder module pulled numpy in before a command's
+(``providers.config.embedding_choice``), and importing the encoder module pulled numpy in before a command's
 first request even when the provider embeds.
 """
 

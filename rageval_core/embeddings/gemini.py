@@ -11,7 +11,7 @@ from google.genai import types
 
 from rageval_core.embeddings.openai_embed import text_tokens
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.gemini_provider import http_options, map_gemini_error
+from rageval_core.llm.transport.gemini_http import http_options, map_gemini_error
 from rageval_core.llm.transport.guard import RequestGuard
 
 

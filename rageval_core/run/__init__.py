@@ -1,4 +1,7 @@
-"""The evaluation runner, the project's one concurrency boundary: ``run(samples, scorers, llm, ...) -> Run``.
+"""The evaluation runner, the project's one concurrency boundary: ``run(spec, llm, embedder, store, ...) -> Run``.
+
+``spec`` (``RunSpec``, in ``spec``) is what the run is asked to do, built once by a front end; the providers
+come built (``providers.for_run.build_for_run`` gives a ``RunProviders``): nothing here builds one.
 
 Split by job: ``plan`` (estimate, versions, what a resume skips), ``execute`` (slot gate, cancel, counters,
 call log around the LLM), ``persist`` (results written as they finish, the ``Run`` read back from the
@@ -10,6 +13,7 @@ them together).
 from rageval_core.run.execute import TaskTag, make_call_hook
 from rageval_core.run.loop import Progress, load_run, run
 from rageval_core.run.persist import ResultSink, Run
+from rageval_core.run.spec import RunProviders, RunSpec, SpecError
 from rageval_core.run.plan import (
     RETRYABLE_REASONS,
     Estimate,
@@ -21,6 +25,7 @@ from rageval_core.run.plan import (
 )
 
 __all__ = [
-    "RETRYABLE_REASONS", "Estimate", "EstimateRow", "Progress", "ResultSink", "Run", "RunError", "TaskTag",
+    "RETRYABLE_REASONS", "Estimate", "EstimateRow", "Progress", "ResultSink", "Run", "RunError", "RunProviders", "RunSpec",
+    "SpecError", "TaskTag",
     "dataset_hash", "estimate", "load_run", "make_call_hook", "run", "scorer_versions",
 ]

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.run.calllog import writer_for
+from rageval_core.run.plan import RunError
 from rageval_core.store.runs import CallEntry, Store
 from rageval_core.core.types import MetricResult, Sample, Unscored, Usage
 
@@ -365,48 +366,18 @@ def failed_results(sample: Sample, scorer: Scorer, exc: BaseException, llm: LLM)
     ]
 
 
-def build_from_config(
-    config: Any, store: Store, llm: LLM | None, embedder: Embedder | None, *, needs_embeddings: bool = True,
-    cancel: threading.Event | None = None,
-) -> tuple[LLM, Embedder | None]:
-    """The providers' full stack, with this store as cache database and call log. An embedder that cannot
-    be configured (e.g. an OpenAI-compatible server without an embedding model) only stops the run when
-    a scorer needs embeddings; otherwise any use of it fails that step with the same message. Every wait
-    in the stack (rate limit, backoff, Retry-After) ends at once on ``cancel``, and nothing new is sent
-    after it; the embedder shares the chat stack's request guard (one set of per-host limits, one breaker)."""
-    from rageval_core.llm import registry
-    from rageval_core.llm.transport.clock import CancellableClock
-
-    hook = make_call_hook(store)
-    clock = CancellableClock(cancel) if cancel is not None else None
-    if llm is None:
-        llm = registry.build_llm(config, db_path=store.path, call_hook=hook, clock=clock)
-    if embedder is None:
-        try:
-            embedder = registry.build_embedder(config, db_path=store.path, clock=clock, guard=getattr(llm, "guard", None))
-        except ProviderError as exc:
-            if needs_embeddings:
-                raise
-            embedder = UnavailableEmbedder(exc)
-    return llm, embedder
-
-
 def judge_stacks(
-    scorers: Sequence[Scorer], llm: LLM, log_calls: bool, store: Store, *, cancel: threading.Event | None = None
+    scorers: Sequence[Scorer], llm: LLM, runner_logs: bool, judges: Mapping[str, LLM]
 ) -> dict[str, tuple[LLM, bool]]:
     """The LLM each judge group answers with, and whether the runner logs its calls itself.
 
     Group "" is the run's own provider. A scorer bound to a judge configuration (``judges.BoundScorer``)
-    gets its own provider stack, built once per judge: its own rate limits, key, cache and call-log hook;
-    a ready ``judge_llm`` is used as given (the runner then logs its calls).
-    """
+    answers with that judge's stack from ``judges`` (built by ``providers.for_run``, logging through its own
+    hook); a ready ``judge_llm`` is used as given (the runner then logs its calls). Each is sent with the
+    judge's sampling settings."""
     from rageval_core.scoring.judges.bound import SamplingLLM, judge_group
-    from rageval_core.llm import registry
-    from rageval_core.llm.transport.clock import CancellableClock
 
-    clock = CancellableClock(cancel) if cancel is not None else None
-
-    stacks: dict[str, tuple[LLM, bool]] = {"": (llm, log_calls)}
+    stacks: dict[str, tuple[LLM, bool]] = {"": (llm, runner_logs)}
     for scorer in scorers:
         group = judge_group(scorer)
         if not group or group in stacks:
@@ -415,31 +386,17 @@ def judge_stacks(
         ready = getattr(scorer, "judge_llm", None)
         if ready is not None:
             stacks[group] = (SamplingLLM(ready, sampling), True)
+        elif group in judges:
+            stacks[group] = (SamplingLLM(judges[group], sampling), False)
         else:
-            built = registry.build_llm(
-                scorer.judge_config, db_path=store.path, call_hook=make_call_hook(store), clock=clock  # type: ignore[attr-defined]
-            )
-            stacks[group] = (SamplingLLM(built, sampling), False)
+            raise RunError(f"judge {group!r} has no provider: build the run's providers with providers.for_run")
     return stacks
 
 
-def embedding_settings(config: Any, embedder: Any) -> dict[str, Any]:
-    """What embeds this run, for its settings and the export: source, model and, when the bundled offline
-    encoder stands in for provider embeddings nobody configured, the fallback reason (``embedding_choice``)."""
-    if config is not None and hasattr(config, "embeddings"):
-        from rageval_core.llm.registry import embedding_choice
-
-        return embedding_choice(config).to_dict()
+def embedding_settings(embedder: Any) -> dict[str, Any]:
+    """What embeds this run, as the embedder names itself (when no configuration's choice was recorded)."""
     source, model = getattr(embedder, "provider", None), getattr(embedder, "model", None)
     return {"source": source, "model": model, "fallback": None, "summary": f"{source} {model}"}
-
-
-def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer], max_rows: int = 200) -> bool:
-    """Whether any scorer expects an embedding request (from the scorers' own estimates), on up to ``max_rows``
-    evenly spaced rows: at 100,000 rows asking every row's estimate delays the first request by seconds. A row
-    beyond them that embeds with an embedder that cannot be built fails that step with the reason."""
-    step = max(1, len(samples) // max_rows)
-    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples[::step])
 
 
 class UnavailableEmbedder:

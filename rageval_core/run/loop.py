@@ -38,14 +38,13 @@ from rageval_core.run.execute import (
     RunEmbedder,
     RunLLM,
     TaskTag,
-    build_from_config,
     default_embedder,
     embedding_settings,
     failed_results,
     judge_stacks,
-    needs_embeddings,
 )
 from rageval_core.run.persist import ResultSink, Run, load_run, restore_spilled
+from rageval_core.run.spec import RunSpec
 from rageval_core.run.plan import (
     RunError,
     _check_resumable,
@@ -56,7 +55,6 @@ from rageval_core.run.plan import (
     scorer_versions,
     task_order,
 )
-from rageval_core.run import feed as feeds
 from rageval_core.run.feed import StreamFeed, check_same_file, comparable_versions
 from rageval_core.store.runs import CANCELLED, DONE, FAILED, RowInfo, Store
 from rageval_core.core.types import Sample
@@ -130,181 +128,175 @@ def _row_tasks(
 
 
 def run(
-    samples: Sequence[Sample],
-    scorers: Sequence[Scorer],
-    llm: LLM | None = None,
+    spec: RunSpec,
+    llm: LLM,
     embedder: Embedder | None = None,
-    *,
-    config: Any = None,
     store: Store | None = None,
-    concurrency: int = 8,
-    workers: int | None = None,
-    options: Mapping[str, Any] | None = None,
+    *,
+    judges: Mapping[str, LLM] | None = None,
+    logs_calls: bool = False,
+    embedding: Mapping[str, Any] | None = None,
     progress: Callable[[Progress], None] | None = None,
     cancel: threading.Event | None = None,
-    run_id: str | None = None,
-    resume: bool = False,
-    retry_errors: bool = True,
-    dataset_name: str | None = None,
-    dataset_digest: str | None = None,
-    invalid_rows: Sequence[RowInfo] | Callable[[], Sequence[RowInfo]] = (),
-    settings: Mapping[str, Any] | None = None,
-    late_settings: Callable[[], Mapping[str, Any]] | None = None,
     on_read: Callable[[int], None] | None = None,
-    log_calls: bool | None = None,
-    gate_embeddings: bool | None = None,
     clock: Callable[[], float] = time.monotonic,
-    store_patience_s: float = 600.0,
-    repeats: int | None = None,
-    repeat_temperature: float | None = None,
 ) -> Run:
-    """Score every (row, scorer) pair and store each finished task at once.
+    """Run ``spec`` with built providers: score every (row, scorer) pair and store each finished task at once.
 
-    Pass either ``llm`` (+ ``embedder``) or a providers ``config`` (``ProviderConfig``): with a config
-    the runner builds the full provider stack itself with the store's call log as ``call_hook`` and the
-    response cache in the store's database. With a bare ``llm`` the runner logs calls itself unless
-    ``log_calls=False`` (use that when the llm was built with ``make_call_hook``).
+    ``llm`` and ``embedder`` (default the bundled offline encoder) answer the run; ``judges`` maps judge ids to
+    their stacks (``providers.for_run.build_for_run`` builds all of these from ``spec.provider``: pass its
+    ``RunProviders`` fields). ``logs_calls`` says the stacks write the store's call log themselves (built with
+    ``make_call_hook``); otherwise the runner logs each call. ``embedding`` is the embedding choice recorded
+    with the run (default: what the embedder names itself).
 
-    ``run_id`` with ``resume=True`` continues an existing run: finished pairs are skipped, pairs that
-    ended in provider errors are redone (``retry_errors``). ``cancel`` stops scheduling, abandons calls
-    in flight at their next step, and marks the run cancelled; nothing half-done is stored. A store locked
-    by another process never stops the run: results it refuses are written when it lets go; at the end the
-    run waits up to ``store_patience_s`` (on the store's clock) and then keeps them in a spill file the
-    next resume writes back.
+    ``spec.run_id`` with ``spec.resume`` continues an existing run: finished pairs are skipped, pairs that
+    ended in provider errors are redone (``retry_errors``). ``cancel`` stops scheduling, abandons calls in
+    flight at their next step, and marks the run cancelled; nothing half-done is stored. A store locked by
+    another process never stops the run: results it refuses are written when it lets go; at the end the run
+    waits up to ``spec.store_patience_s`` (on the store's clock) and then keeps them in a spill file the next
+    resume writes back.
 
-    ``samples`` may be a dataset read while the run goes (``datasets.live.LiveDataset``): the run then starts on
-    its first rows and reads the next only as tasks are sent (memory O(concurrency), not O(rows)); the rows,
-    content hash, ``invalid_rows`` (then a callable) and ``late_settings()`` are written to the run once the
-    reader reaches the end (``runner.feed``). A resume checks the file against the SHA-256 of the file stored
-    with the run. ``on_read(n)`` hears the good rows read so far (tests).
+    ``spec.samples`` may be a dataset read while the run goes (``datasets.live.LiveDataset``): the run then
+    starts on its first rows and reads the next only as tasks are sent (memory O(concurrency), not O(rows));
+    the rows, content hash, ``invalid_rows`` (then a callable) and ``late_settings()`` are written to the run
+    once the reader reaches the end (``run.feed``). A resume checks the file against the SHA-256 of the file
+    stored with the run. ``on_read(n)`` hears the good rows read so far (tests).
 
-    ``repeats=K`` scores every pair K times (repeat 0 is the ordinary run; the others vary the seed and
+    ``spec.repeats=K`` scores every pair K times (repeat 0 is the ordinary run; the others vary the seed and
     bypass the response cache, see ``rageval_core.run.repeats``), each repeat stored under its index;
     ``repeat_temperature`` sets the temperature of every repeat. A resumed run keeps its own repeats.
     """
     store = store or Store()
     cancel = cancel or threading.Event()
-    options = dict(options or {})
-    live = samples if getattr(samples, "streamed", False) else None  # a file read while the run goes (datasets.live)
-    if live is None:
-        samples = list(samples)
-        plan_rows: Sequence[Sample] = samples
-    else:
-        plan_rows = live.head(feeds.HEAD_ROWS)  # the plan is made on the first rows; the rest is read as tasks are sent
-    scorers = list(scorers)
-    names = [s.name for s in scorers]
-    if len(set(names)) != len(names):
-        raise RunError(f"scorer names must be unique: {names}")
-    if live is None and len({s.id for s in samples}) != len(samples):
-        raise RunError("sample ids must be unique within a run")
-
-    base_url = None
-    embedder_from_config = config is not None and embedder is None
-    if config is not None:
-        llm, embedder = build_from_config(
-            config, store, llm, embedder, needs_embeddings=needs_embeddings(plan_rows, scorers), cancel=cancel
-        )
-        base_url = getattr(config, "base_url", None)
-        if log_calls is None:
-            log_calls = False
-    if llm is None:
-        raise RunError("run() needs an llm or a provider config")
-    if embedder is None:
-        embedder = default_embedder()
-    if log_calls is None:
-        log_calls = True
-    stacks = judge_stacks(scorers, llm, bool(log_calls), store, cancel=cancel)
+    embedder = embedder or default_embedder()
+    stacks = judge_stacks(spec.scorers, llm, not logs_calls, judges or {})
     freeze_imported()
-    if gate_embeddings is None:
-        gate_embeddings = getattr(embedder, "provider", "") not in ("offline", "hash")
+    opened = _open_run(spec, store, llm, embedder, embedding)
+    execution = _Execution(spec, store, opened, stacks, embedder, cancel, clock)
+    execution.progress, execution.on_read = progress, on_read
+    return execution.execute()
 
-    if repeats is not None and repeats < 1:
-        raise RunError("repeats must be at least 1")
-    digest = dataset_digest or (None if live is not None else dataset_hash(samples))
-    versions = scorer_versions(scorers, plan_rows, options)
-    resumed = False
-    if resume:
-        if not run_id:
-            raise RunError("resume needs a run id")
-        info = store.find_run(run_id)
-        if info is None:
-            raise RunError(f"no run {run_id!r} to resume")
-        if live is not None:
-            from rageval_core.scoring.metrics.steps import sample_language
 
-            check_same_file(info, live)
-            info.versions = comparable_versions(info.versions or {}, {sample_language(s) for s in plan_rows})
-        elif info.dataset_hash and info.dataset_hash != digest:
-            raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
-        _check_resumable(info, names, llm, versions)
-        stored_repeats = int(info.settings.get("repeats", 1))
-        if repeats is not None and repeats != stored_repeats:
-            raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {repeats}; resume it as it was")
-        repeats = stored_repeats
-        repeat_temperature = info.settings.get("repeat_temperature")
-        run_id = info.id
-        resumed = True
-        restore_spilled(store, run_id)
-        store.set_status(run_id, "running")
-    else:
-        repeats = repeats or 1
-        rows = [] if live is not None else [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(samples)]
+@dataclass
+class _Opened:
+    """A run created or reopened in the store: what the loop needs to know about it."""
+
+    run_id: str
+    resumed: bool
+    repeats: int
+    repeat_temperature: float | None
+    finished: set[tuple[str, str, int]]
+
+
+def _open_run(spec: RunSpec, store: Store, llm: LLM, embedder: Embedder, embedding: Mapping[str, Any] | None) -> _Opened:
+    """Reopen the run a resume names (checked against this dataset and these scorers) or create a new one."""
+    live = spec.samples if spec.streamed else None
+    plan_rows = spec.plan_rows()
+    digest = spec.dataset_digest or (None if live is not None else dataset_hash(spec.samples))
+    versions = scorer_versions(spec.scorers, plan_rows, spec.options)
+    if spec.resume:
+        return _resume(spec, store, llm, digest, versions)
+    repeats = spec.repeats or 1
+    rows = [] if live is not None else [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(spec.samples)]
+    if live is None:
         start = len(rows)
-        if live is None:
-            rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(_rows_of(invalid_rows))]
-        run_id = store.create_run(
-            scorers=names,
-            run_id=run_id,
-            dataset_name=dataset_name,
-            dataset_hash=digest,
-            versions=versions,
-            provider=llm.provider,
-            model=llm.model,
-            base_url=base_url,
-            settings={
-                "concurrency": concurrency, "options": _jsonable_options(options), **judge_settings(scorers),
-                **dict(settings or {}),
-                **({"data_sha256": live.sha256} if live is not None else {}),
-                **({"repeats": repeats, "repeat_temperature": repeat_temperature} if repeats > 1 or repeat_temperature is not None else {}),
-                "embeddings": embedding_settings(config if embedder_from_config else None, embedder),
-            },
-            rows=rows,
-        )
-        del rows
+        rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(_rows_of(spec.invalid_rows))]
+    settings = {
+        "concurrency": spec.concurrency, "options": _jsonable_options(spec.options), **judge_settings(spec.scorers),
+        **spec.settings,
+        **({"data_sha256": live.sha256} if live is not None else {}),
+        **({"repeats": repeats, "repeat_temperature": spec.repeat_temperature}
+           if repeats > 1 or spec.repeat_temperature is not None else {}),
+        "embeddings": dict(embedding) if embedding is not None else embedding_settings(embedder),
+    }
+    run_id = store.create_run(
+        scorers=spec.scorer_names, run_id=spec.run_id, dataset_name=spec.dataset_name, dataset_hash=digest,
+        versions=versions, provider=llm.provider, model=llm.model,
+        base_url=spec.provider.base_url if spec.provider is not None else None, settings=settings, rows=rows,
+    )
+    return _Opened(run_id, False, repeats, spec.repeat_temperature, set())
 
-    finished = finished_pairs(store, run_id, retry_errors=retry_errors) if resumed else set()
-    feed = None if live is None else StreamFeed(live, store, run_id, scorers, finished, repeats, plan_rows, options)
-    if feed is not None:
-        feed.on_read = on_read
-        total = feed.total()
-        skipped = 0
-    else:
-        total = len(samples) * len(scorers) * repeats
-        ids = {s.id for s in samples}
-        skipped = sum(1 for sid, n, rep in finished if sid in ids and n in names and rep < repeats)
-    to_do = total - skipped
 
-    counters = Counters()
-    gate = PriorityGate(concurrency, cancel)
-    run_embedder = RunEmbedder(embedder, gate, counters, gated=bool(gate_embeddings))
-    llms: dict[str, list[Any]] = {}
-    for group, (group_llm, logs_here) in stacks.items():
-        run_llm = RunLLM(group_llm, gate, cancel, counters, store if logs_here else None)
-        llms[group] = [
-            run_llm if rep == 0 and repeat_temperature is None else RepeatLLM(run_llm, rep, repeat_temperature)
-            for rep in range(repeats)
-        ]
-    contexts = _RowContexts(llms, run_embedder, options)
-    sink = ResultSink(store, run_id, patience_s=store_patience_s)
-    started = clock()
+def _resume(spec: RunSpec, store: Store, llm: LLM, digest: str | None, versions: dict[str, Any]) -> _Opened:
+    """The stored run ``spec.run_id``, checked to be the same dataset, scorers and repeats, set running again."""
+    info = store.find_run(str(spec.run_id))
+    if info is None:
+        raise RunError(f"no run {spec.run_id!r} to resume")
+    if spec.streamed:
+        from rageval_core.scoring.metrics.steps import sample_language
 
-    def work(priority: int, sample: Sample, scorer: Scorer, rep: int, ctx: EvalContext) -> bool:
-        tag = TaskTag(run_id, sample.id, scorer.name, scorer.method, priority, chain=scorer_chain_length(scorer))
+        check_same_file(info, spec.samples)
+        info.versions = comparable_versions(info.versions or {}, {sample_language(s) for s in spec.plan_rows()})
+    elif info.dataset_hash and info.dataset_hash != digest:
+        raise RunError(f"run {info.id} was made on a different dataset (hash {info.dataset_hash[:12]}…)")
+    _check_resumable(info, spec.scorer_names, llm, versions)
+    stored_repeats = int(info.settings.get("repeats", 1))
+    if spec.repeats is not None and spec.repeats != stored_repeats:
+        raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {spec.repeats}; resume it as it was")
+    restore_spilled(store, info.id)
+    store.set_status(info.id, "running")
+    finished = finished_pairs(store, info.id, retry_errors=spec.retry_errors)
+    return _Opened(info.id, True, stored_repeats, info.settings.get("repeat_temperature"), finished)
+
+
+class _Execution:
+    """One run's pool: the wrapped providers, the row contexts, the result sink and the progress totals."""
+
+    def __init__(
+        self, spec: RunSpec, store: Store, opened: _Opened, stacks: dict[str, tuple[LLM, bool]], embedder: Embedder,
+        cancel: threading.Event, clock: Callable[[], float],
+    ) -> None:
+        self.spec, self.store, self.opened, self.stacks, self.cancel, self.clock = spec, store, opened, stacks, cancel, clock
+        self.progress: Callable[[Progress], None] | None = None
+        self.on_read: Callable[[int], None] | None = None
+        self.live = spec.samples if spec.streamed else None
+        self.counters = Counters()
+        self.gate = PriorityGate(spec.concurrency, cancel)
+        gated = spec.gate_embeddings
+        if gated is None:
+            gated = getattr(embedder, "provider", "") not in ("offline", "hash")
+        run_embedder = RunEmbedder(embedder, self.gate, self.counters, gated=bool(gated))
+        self.contexts = _RowContexts(self._repeat_llms(), run_embedder, spec.options)
+        self.sink = ResultSink(store, opened.run_id, patience_s=spec.store_patience_s)
+        self.feed: StreamFeed | None = None
+        self.done = 0
+        self.total = self.skipped = 0
+        self.started = clock()
+
+    def _repeat_llms(self) -> dict[str, list[Any]]:
+        """Per judge group, the LLM of each repeat: the runner's wrapper, varied by ``RepeatLLM`` for repeats 1+."""
+        llms: dict[str, list[Any]] = {}
+        temperature = self.opened.repeat_temperature
+        for group, (group_llm, runner_logs) in self.stacks.items():
+            run_llm = RunLLM(group_llm, self.gate, self.cancel, self.counters, self.store if runner_logs else None)
+            llms[group] = [
+                run_llm if rep == 0 and temperature is None else RepeatLLM(run_llm, rep, temperature)
+                for rep in range(self.opened.repeats)
+            ]
+        return llms
+
+    def _count(self) -> None:
+        """The totals: every pair to run and those a resume skips (a streamed file's grow as it is read)."""
+        spec, opened = self.spec, self.opened
+        if self.live is not None:
+            self.feed = StreamFeed(self.live, self.store, opened.run_id, spec.scorers, opened.finished, opened.repeats,
+                                   spec.plan_rows(), spec.options)
+            self.feed.on_read = self.on_read
+            self.total, self.skipped = self.feed.total(), 0
+            return
+        names = set(spec.scorer_names)
+        ids = {s.id for s in spec.samples}
+        self.total = len(spec.samples) * len(spec.scorers) * opened.repeats
+        self.skipped = sum(1 for sid, n, rep in opened.finished if sid in ids and n in names and rep < opened.repeats)
+
+    def work(self, priority: int, sample: Sample, scorer: Scorer, rep: int, ctx: EvalContext) -> bool:
+        """One task on a pool thread: score, turn a failure into unscored results, store; False if abandoned."""
+        tag = TaskTag(self.opened.run_id, sample.id, scorer.name, scorer.method, priority, chain=scorer_chain_length(scorer))
         group = judge_group(scorer)
-        answered_by = stacks[group][0]
+        answered_by = self.stacks[group][0]
         token = _CURRENT.set(tag)
         try:
-            if cancel.is_set():
+            if self.cancel.is_set():
                 return False
             try:
                 results = list(scorer.score(sample, ctx))
@@ -312,67 +304,100 @@ def run(
                     raise RuntimeError(f"scorer {scorer.name} returned no results")
             except Exception as exc:  # a scorer bug or provider failure is an unscored result, never a crash
                 results = failed_results(sample, scorer, exc, answered_by)
-            if tag.cancelled or (cancel.is_set() and any(r.unscored_reason == "cancelled" for r in results)):
+            if tag.cancelled or (self.cancel.is_set() and any(r.unscored_reason == "cancelled" for r in results)):
                 return False  # abandoned mid-way: store nothing, resume redoes it
             for r in results:
                 r.provider = r.provider or answered_by.provider
                 r.model = r.model or answered_by.model
-            sink.save(sample.id, scorer.name, results, rep)  # written now, or kept for later; never raises for a lock
+            self.sink.save(sample.id, scorer.name, results, rep)  # written now, or kept for later; never raises for a lock
             return True
         finally:
             _CURRENT.reset(token)
-            contexts.close_one((sample.id, rep, group))
+            self.contexts.close_one((sample.id, rep, group))
 
-    done = 0
-    status = DONE
-    workers = workers or max(4, concurrency * 3)
-    window = max(2 * workers, 2 * len(scorers))
-
-    def report(last: str | None) -> None:
-        nonlocal total, skipped, to_do
-        if feed is not None:  # the totals grow exact as the file is read
-            total, skipped = feed.total(), feed.skipped
-            to_do = total - skipped
-        if progress is None:
+    def report(self, last: str | None) -> None:
+        """Hand the progress callback a snapshot of the totals."""
+        if self.feed is not None:  # the totals grow exact as the file is read
+            self.total, self.skipped = self.feed.total(), self.feed.skipped
+        if self.progress is None:
             return
-        elapsed = clock() - started
-        remaining = to_do - done
-        eta = (elapsed / done * remaining) if done else None
-        with counters.lock:
+        elapsed = self.clock() - self.started
+        remaining = self.total - self.skipped - self.done
+        eta = (elapsed / self.done * remaining) if self.done else None
+        c = self.counters
+        with c.lock:
             snap = Progress(
-                done=done + skipped, total=total, calls=counters.calls, cached_calls=counters.cached_calls,
-                errors=counters.errors, input_tokens=counters.input_tokens, output_tokens=counters.output_tokens,
-                cost_usd=counters.cost_usd, elapsed_s=elapsed, eta_s=eta, last_sample_id=last, skipped=skipped,
-                unsaved=sink.unsaved, warnings=sum(counters.warnings.values()), total_known=live is None or live.done,
+                done=self.done + self.skipped, total=self.total, calls=c.calls, cached_calls=c.cached_calls,
+                errors=c.errors, input_tokens=c.input_tokens, output_tokens=c.output_tokens, cost_usd=c.cost_usd,
+                elapsed_s=elapsed, eta_s=eta, last_sample_id=last, skipped=self.skipped, unsaved=self.sink.unsaved,
+                warnings=sum(c.warnings.values()), total_known=self.live is None or self.live.done,
             )
-        progress(snap)
+        self.progress(snap)
 
-    stop_listening = db.add_listener(lambda w: counters.warn(w.kind))
-    report(None)
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rageval-run")
-    interrupted = abandon = False
-    try:
+    def execute(self) -> Run:
+        """Run the pool to the end (or the cancel), settle what the store refused, and read the run back."""
+        self._count()
+        status = DONE
+        stop_listening = db.add_listener(lambda w: self.counters.warn(w.kind))
+        self.report(None)
+        workers = self.spec.workers or max(4, self.spec.concurrency * 3)
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rageval-run")
+        interrupted = abandon = False
+        try:
+            self._drive(pool, max(2 * workers, 2 * len(self.spec.scorers)))
+            self._finish_feed()
+            if self.cancel.is_set() and (self.done < self.total - self.skipped or (self.live is not None and not self.live.done)):
+                status = CANCELLED
+        except KeyboardInterrupt:
+            # A second Ctrl-C: stop now. Calls in flight are abandoned (nothing half-done is stored, a resume
+            # redoes them); waiting for them here is what made an abort take 38 s.
+            self._stop()
+            status, interrupted, abandon = CANCELLED, True, True
+            raise
+        except BaseException:
+            self._stop()
+            status, interrupted = FAILED, True
+            raise
+        finally:
+            pool.shutdown(wait=not abandon, cancel_futures=True)
+            spill = self._settle(interrupted)
+            stop_listening()
+            self._set_status(status)
+        return load_run(
+            self.store, self.opened.run_id, status=status, counters=self.counters, wall_s=self.clock() - self.started,
+            total=self.total, done=self.done + self.skipped, skipped=self.skipped, resumed=self.opened.resumed,
+            unsaved=spill,
+        )
+
+    def _stop(self) -> None:
+        self.cancel.set()
+        self.gate.wake()
+
+    def _drive(self, pool: ThreadPoolExecutor, window: int) -> None:
+        """Keep up to ``window`` tasks in flight, taken from the rows in order, until none is left or the
+        cancel; finished futures arrive on a queue (a done callback), so handling a completion costs O(1): no
+        ``wait`` over every future in flight after each one (issue 14 measured 1.77 ms of main-thread CPU a
+        task at 4,800 tasks that way)."""
+        opened = self.opened
+        rows_left = (self.feed.tasks() if self.feed is not None
+                     else _row_tasks(self.spec.samples, self.spec.scorers, opened.finished, opened.repeats))
         futures: dict[Future, tuple[str, int, str]] = {}
-        rows_left = feed.tasks() if feed is not None else _row_tasks(samples, scorers, finished, repeats)
-        priority = 0
         pending: set[Future] = set()
-        # Finished futures arrive on a queue (a done callback), so handling a completion costs O(1): no
-        # ``wait`` over every future in flight after each one (issue 14 measured 1.77 ms of main-thread CPU
-        # a task at 4,800 tasks that way).
         completed: queue.SimpleQueue[Future] = queue.SimpleQueue()
+        priority = 0
 
         def fill() -> None:
             nonlocal priority
-            while len(pending) < window and not cancel.is_set():
+            while len(pending) < window and not self.cancel.is_set():
                 nxt = next(rows_left, None)
                 if nxt is None:
                     return
                 sample, rep, todo = nxt
                 by_group = Counter(judge_group(s) for s in todo)
-                ctxs = {g: contexts.open(sample.id, rep, n, g) for g, n in by_group.items()}
+                ctxs = {g: self.contexts.open(sample.id, rep, n, g) for g, n in by_group.items()}
                 for scorer in todo:
                     group = judge_group(scorer)
-                    fut = pool.submit(contextvars.copy_context().run, work, priority, sample, scorer, rep, ctxs[group])
+                    fut = pool.submit(contextvars.copy_context().run, self.work, priority, sample, scorer, rep, ctxs[group])
                     futures[fut] = (sample.id, rep, group)
                     pending.add(fut)
                     fut.add_done_callback(completed.put)
@@ -393,56 +418,43 @@ def run(
                 pending.discard(fut)
                 key = futures.pop(fut)
                 if fut.cancelled():
-                    contexts.close_one(key)
+                    self.contexts.close_one(key)
                 elif fut.result():
-                    done += 1
+                    self.done += 1
                     last = key[0]
                 fut = take(block=False)
-            sink.retry_due()
-            if cancel.is_set() and not cancelled_seen:
+            self.sink.retry_due()
+            if self.cancel.is_set() and not cancelled_seen:
                 cancelled_seen = True
                 for other in list(pending):
                     other.cancel()
-                gate.wake()
+                self.gate.wake()
             fill()
-            report(last)
-        if feed is not None:
-            report(None)
-            if live.done:
-                try:
-                    feed.finish(_rows_of(invalid_rows), late_settings() if late_settings is not None else {})
-                except (db.StoreBusy, sqlite3.Error):
-                    counters.warn("run_dataset")  # hash and bad rows not written; every result is
-        if cancel.is_set() and (done < to_do or (live is not None and not live.done)):
-            status = CANCELLED
-    except KeyboardInterrupt:
-        # A second Ctrl-C: stop now. Calls in flight are abandoned (nothing half-done is stored, a resume
-        # redoes them); waiting for them here is what made an abort take 38 s.
-        cancel.set()
-        gate.wake()
-        status = CANCELLED
-        interrupted = abandon = True
-        raise
-    except BaseException:
-        cancel.set()
-        gate.wake()
-        status = FAILED
-        interrupted = True
-        raise
-    finally:
-        pool.shutdown(wait=not abandon, cancel_futures=True)
-        if feed is not None and not feed.flush_rows():
-            counters.warn("run_rows")  # rows read but not listed in the run's table (their results are stored)
-        spill = _settle(sink, store_patience_s, interrupted, lambda: report(None))
-        stop_listening()
+            self.report(last)
+
+    def _finish_feed(self) -> None:
+        """A streamed file read to its end: write the run's rows, hash, bad rows and late settings."""
+        if self.feed is None:
+            return
+        self.report(None)
+        if self.live.done:
+            late = self.spec.late_settings
+            try:
+                self.feed.finish(_rows_of(self.spec.invalid_rows), late() if late is not None else {})
+            except (db.StoreBusy, sqlite3.Error):
+                self.counters.warn("run_dataset")  # hash and bad rows not written; every result is
+
+    def _settle(self, interrupted: bool) -> tuple[int, str | None]:
+        """After the pool: the streamed rows' table, then the results the store refused (waited for, or spilled)."""
+        if self.feed is not None and not self.feed.flush_rows():
+            self.counters.warn("run_rows")  # rows read but not listed in the run's table (their results are stored)
+        return _settle(self.sink, self.spec.store_patience_s, interrupted, lambda: self.report(None))
+
+    def _set_status(self, status: str) -> None:
         try:
-            store.set_status(run_id, status, warnings=dict(counters.warnings))
+            self.store.set_status(self.opened.run_id, status, warnings=dict(self.counters.warnings))
         except (db.StoreBusy, sqlite3.Error):
-            counters.warn("run_status")  # the run stays "running" in the store; a resume still works
-    return load_run(
-        store, run_id, status=status, counters=counters, wall_s=clock() - started, total=total,
-        done=done + skipped, skipped=skipped, resumed=resumed, unsaved=(spill[0], spill[1]),
-    )
+            self.counters.warn("run_status")  # the run stays "running" in the store; a resume still works
 
 
 _frozen = threading.Event()

@@ -103,7 +103,7 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
         return None
     try:
         from rageval_core.llm.pricing import load_prices
-        from rageval_core.llm.registry import PROVIDERS
+        from rageval_core.providers.config import PROVIDERS
     except ImportError:
         return None
     info = PROVIDERS.get(provider)
@@ -364,3 +364,11 @@ def finished_pairs(store: Store, run_id: str, *, retry_errors: bool = True) -> s
 def task_order(scorers: Sequence[Scorer]) -> list[int]:
     """Scorer indexes, longest call chain first, so within a row the slowest task starts first."""
     return sorted(range(len(scorers)), key=lambda i: -scorer_chain_length(scorers[i]))
+
+
+def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer], max_rows: int = 200) -> bool:
+    """Whether any scorer expects an embedding request (from the scorers' own estimates), on up to ``max_rows``
+    evenly spaced rows: at 100,000 rows asking every row's estimate delays the first request by seconds. A row
+    beyond them that embeds with an embedder that cannot be built fails that step with the reason."""
+    step = max(1, len(samples) // max_rows)
+    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples[::step])

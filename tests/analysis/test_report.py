@@ -11,12 +11,12 @@ from rageval_core.data.datasets import load_dataset
 from rageval_core.scoring.judges.bound import judge_scorers
 from rageval_core.scoring.judges.config import JudgeConfig
 from rageval_core.scoring.judges.jury_run import add_jury
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.analysis.report import report_html, write_report
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
@@ -47,7 +47,7 @@ def two_judge_run(store: Store):
               JudgeConfig("mirror", provider="openai-compatible", model="mirror-1")]
     scorers = [*build_scorers(["faithfulness", "answer_correctness"]),
                *judge_scorers(judges, ProviderConfig(), llms={"mirror": ScriptedLLM(default=mirror)})]
-    result = run(ds.samples, scorers, config=ProviderConfig(), store=store, dataset_name=ds.name,
+    result = run_rows(ds.samples, scorers, config=ProviderConfig(), store=store, dataset_name=ds.name,
                  dataset_digest=ds.content_hash, settings={"data": str(ROOT / "sample_data" / "ml_qa_ja.json")})
     add_jury(store, result.run_id, "mean")
     return ds, result

@@ -5,7 +5,7 @@ import pytest
 
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.run.repeats import SEED_STRIDE
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.analysis.trust.checks import correct_rows, run_probes, stability_for_run
 from rageval_core.core.types import Sample
@@ -75,7 +75,7 @@ def test_probes_report_exact_shifts_and_flag_the_injections(store):
 
 def test_tolerances_are_settable_and_an_existing_run_is_the_base(store):
     llm = ScriptedLLM(default=fooled_judge)
-    base = run(ROWS, [judge()], llm, HashEmbedder(), store=store)
+    base = run_rows(ROWS, [judge()], llm, HashEmbedder(), store=store)
     before = len(llm.requests)
     report = run_probes(ROWS, [judge()], ["language"], store=store, llm=llm, embedder=HashEmbedder(),
                         parallel=PARALLEL, base_run_id=base.run_id, tolerances={"language": 0.3})
@@ -84,14 +84,14 @@ def test_tolerances_are_settable_and_an_existing_run_is_the_base(store):
 
 
 def test_stability_for_a_run_with_repeats(store):
-    done = run(ROWS, [judge()], ScriptedLLM(default=fooled_judge), HashEmbedder(), store=store, repeats=3)
+    done = run_rows(ROWS, [judge()], ScriptedLLM(default=fooled_judge), HashEmbedder(), store=store, repeats=3)
     report = stability_for_run(store, done.run_id, aggregate="majority")
     m = report.find("faithfulness", "judge:rubric5")
     row4 = next(r for r in report.rows if r.row_id == "4" and r.metric == "faithfulness")
     assert row4.values == (0.25, 0.5, 0.5) and row4.value == 0.5 and row4.flip_rate == pytest.approx(1 / 3)
     assert m.rows_flipping == 1 and m.mean == pytest.approx((0.75 + 0.5) / 2)
     assert report.repeats == 3 and not report.deterministic and "bypass" in report.note
-    single = stability_for_run(store, run(ROWS, [judge()], ScriptedLLM(default=fooled_judge), HashEmbedder(), store=store).run_id)
+    single = stability_for_run(store, run_rows(ROWS, [judge()], ScriptedLLM(default=fooled_judge), HashEmbedder(), store=store).run_id)
     assert single.repeats == 1 and single.note.startswith("one repeat only")
 
 

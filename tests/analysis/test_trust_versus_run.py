@@ -11,7 +11,7 @@ from rageval_core.analysis.trust.run_report import merged_labels
 from rageval_core.analysis.trust.splits import DEV, TRAIN
 from rageval_core.analysis.trust.versus_run import Version, dataset_split, judged_rows, run_versus
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring import few_shot
 from rageval_core.scoring.rubric import load_rubric
 from rageval_core.store.runs import Store

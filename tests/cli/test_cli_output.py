@@ -58,7 +58,7 @@ def test_failure_summary_counts_and_distinct_messages_per_reason() -> None:
 
 def test_cli_messages_name_flags_and_the_ui_its_sidebar_fields(tmp_path, monkeypatch, capsys) -> None:
     from rageval_core import cli
-    from rageval_core.llm.registry import ProviderConfig, check_config
+    from rageval_core.providers.config import ProviderConfig, check_config
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -56,7 +56,7 @@ def test_the_sdk_import_runs_on_a_background_thread_for_a_command_that_calls_a_p
 def test_nothing_a_run_needs_before_its_first_request_imports_pandas():
     out = _fresh(
         "import sys\n"
-        "import rageval_core.cli.evaluate, rageval_core.run, rageval_core.analysis.export, rageval_core.llm.registry\n"
+        "import rageval_core.cli.evaluate, rageval_core.run, rageval_core.analysis.export, rageval_core.providers.registry\n"
         "from rageval_core.cli import build_parser\n"
         "build_parser()\n"
         "print('pandas' in sys.modules)\n"

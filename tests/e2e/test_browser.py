@@ -224,15 +224,15 @@ def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> Non
     from playwright.sync_api import expect
 
     from rageval_core.data.datasets import load_dataset
-    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.judge import JudgeScorer
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.run import run
+    from tests.support.runs import run_rows
 
     ds = load_dataset(ROOT / "sample_data" / "trust_labelled.jsonl")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
-        stored = run(ds.samples, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
+        stored = run_rows(ds.samples, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
                      dataset_name=ds.name, dataset_digest=ds.content_hash)
     expect.set_options(timeout=TEXT_TIMEOUT_MS)
     page.goto(f"{server}/trust")
@@ -272,8 +272,8 @@ def test_history_leaderboard_in_a_real_browser(server: str, page: Any, home: Pat
     from rageval_core.scoring.judges.bound import judge_scorers
     from rageval_core.scoring.judges.config import JudgeConfig
     from rageval_core.scoring.judges.jury_run import add_jury
-    from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.run import run
+    from rageval_core.providers.config import ProviderConfig
+    from tests.support.runs import run_rows
     from rageval_core.store.runs import Store
     from tests.support.scripted_llm import ScriptedLLM
     from tests.scoring.test_judge import scores_for
@@ -283,7 +283,7 @@ def test_history_leaderboard_in_a_real_browser(server: str, page: Any, home: Pat
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
         scorers = judge_scorers(judges, ProviderConfig(), llms={"scripted": ScriptedLLM(default=lambda r: scores_for(r, 4))})
-        stored = run(ds.samples[:4], scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+        stored = run_rows(ds.samples[:4], scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
         add_jury(Store(), stored.run_id, "mean")
     expect.set_options(timeout=TEXT_TIMEOUT_MS)
     page.goto(f"{server}/history")
@@ -354,10 +354,10 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     from playwright.sync_api import expect
 
     from rageval_core.data.datasets import load_dataset
-    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.judge import JudgeScorer
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.run import run
+    from tests.support.runs import run_rows
     from rageval_core.store.runs import Store
     from rageval_core.core.types import SEED_METRICS
     from tests.support.big_run import clone_run
@@ -365,7 +365,7 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
-        small = run(ds.samples[:4], [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
+        small = run_rows(ds.samples[:4], [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
                     dataset_name=ds.name, dataset_digest=ds.content_hash)
         store = Store()
         big = clone_run(store, small.run_id, 250, dataset_hash="browser-1000", dataset_name="browser_1000_rows")

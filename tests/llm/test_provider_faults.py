@@ -19,10 +19,11 @@ from rageval_core.llm.transport.clock import FakeClock
 from rageval_core.llm.gemini_provider import RESPONSE_JSON_SCHEMA, GeminiLLM
 from rageval_core.llm.transport.guard import RequestGuard
 from rageval_core.llm.openai_provider import JSON_OBJECT_WITH_SCHEMA, JSON_SCHEMA, JSON_SCHEMA_LOOSE, OpenAILLM
-from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.llm.structured import FormatLadder, is_format_rejection
 from rageval_core.scoring.metrics.faithfulness import Faithfulness
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
 from rageval_core.core.types import Sample
@@ -279,7 +280,7 @@ def test_a_dead_host_is_given_up_after_n_connection_failures(tmp_path):
                          max_retries=4, fail_fast=5, concurrency=1)
     stack = build_llm(cfg, clock=clock)
     rows = [Sample(f"r{i}", "q?", ("c.",), "An answer.") for i in range(40)]
-    result = run(rows, [Faithfulness()], llm=stack, embedder=HashEmbedder(), store=Store(tmp_path / "db.sqlite"), concurrency=1)
+    result = run_rows(rows, [Faithfulness()], llm=stack, embedder=HashEmbedder(), store=Store(tmp_path / "db.sqlite"), concurrency=1)
     assert stack.guard.sent == 5  # then nothing more was sent to that host
     reasons = {r.unscored_reason for r in result.results}
     assert reasons == {"provider_unreachable"} and len(result.results) == 40
@@ -312,7 +313,7 @@ def test_the_first_cancel_sends_no_new_request_even_from_a_rate_limit_wait(serve
 
     server.latency = latency
     rows = [Sample(f"r{i}", "q?", ("c.",), "An answer.") for i in range(6)]
-    result = run(rows, [Faithfulness()], config=config(server, rpm=6, concurrency=4), store=Store(tmp_path / "db.sqlite"),
+    result = run_rows(rows, [Faithfulness()], config=config(server, rpm=6, concurrency=4), store=Store(tmp_path / "db.sqlite"),
                  cancel=cancel, concurrency=4)
     assert result.status == "cancelled"
     assert server.total_requests == 1 and seen == [1]

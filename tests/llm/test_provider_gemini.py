@@ -18,7 +18,8 @@ from rageval_core.llm.gemini_provider import (
     GeminiLLM,
     openapi_schema,
 )
-from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.scoring.tasks import JUDGE, SCHEMAS, judge_schema
 from tests.support.fake_server import FakeLLMServer
 

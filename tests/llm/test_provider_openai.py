@@ -16,7 +16,8 @@ from rageval_core.llm.openai_provider import (
     JSON_SCHEMA_LOOSE,
     OpenAILLM,
 )
-from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 

@@ -8,7 +8,8 @@ import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.llm.transport.clock import FakeClock
-from rageval_core.llm.registry import EmbeddingChoice, ProviderConfig, build_embedder, build_llm, embedding_choice
+from rageval_core.providers.config import EmbeddingChoice, ProviderConfig, embedding_choice
+from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 

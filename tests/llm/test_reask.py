@@ -6,11 +6,11 @@ import json
 
 from rageval_core import cli
 from rageval_core.analysis.compare import summarize
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.faithfulness import Faithfulness
 from rageval_core.scoring.metrics.judge import JudgeScorer
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample
 from tests.support.fake_server import FakeLLMServer, FakeRequest
@@ -96,7 +96,7 @@ def test_through_the_sdk_the_re_ask_is_marked_in_the_call_log_and_counted_in_exp
     with FakeLLMServer(responder=_responder) as server:
         cfg = ProviderConfig("openai-compatible", model="m", base_url=server.openai_base_url, embedding_model="e", cache=False)
         store = Store(tmp_path / "db.sqlite")
-        result = run([EN], [Faithfulness()], config=cfg, store=store)
+        result = run_rows([EN], [Faithfulness()], config=cfg, store=store)
         calls = store.calls(result.run_id)
         assert [(c.task, c.reask) for c in calls] == [("extract_claims", 0), ("verify_claims", 0), ("verify_claims", 1)]
         assert {c.structured_output for c in calls} == {"json_schema"}

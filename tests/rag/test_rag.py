@@ -12,7 +12,8 @@ from rageval_core import cli
 from rageval_core.data.datasets import load_dataset
 from rageval_core.data.documents import chunk_document, parse_document, read_document
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.registry import ProviderConfig, build_embedder, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.rag.simple import RagError, build_index, cosine_matrix, hit_rate, run_rag, top_k
 from rageval_core.rag.synth import TestItem, generate_testset
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM

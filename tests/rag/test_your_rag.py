@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rageval_core import cli
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.rag.synth import TestItem, load_testset
 from rageval_core.rag.your_rag import (
     CallableRAG,

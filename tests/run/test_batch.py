@@ -17,15 +17,18 @@ from typing import Any
 
 import pytest
 
-from rageval_core.run.batch import BatchCancelled, run_batched
+from rageval_core.providers.for_run import build_and_run_batched
+from rageval_core.run import RunSpec
+from rageval_core.run.batch import BatchCancelled
 from rageval_core.run.batch.ledger import BatchAnswer, Ledger
 from rageval_core.data.datasets import load_dataset
 from rageval_core.llm.transport.clock import FakeClock
 from rageval_core.llm.pricing import ModelPrice, PriceTable
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import estimate, run
+from rageval_core.run import estimate
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Usage
 from tests.support.fake_server import FakeLLMServer, FakeRequest, default_responder
@@ -80,13 +83,13 @@ def server():
 def test_batch_run_scores_like_the_synchronous_run_at_half_the_price(provider, server, tmp_path):
     samples = load_dataset(str(DATA)).samples
     cfg = _config(provider, server)
-    sync = run(samples, _scorers(), config=cfg, store=Store(tmp_path / "sync.sqlite"))
+    sync = run_rows(samples, _scorers(), config=cfg, store=Store(tmp_path / "sync.sqlite"))
     model_paths = ("/chat/completions", ":generateContent")
     before = sum(1 for r in server.requests if r.path.endswith(model_paths))
     lines: list[str] = []
     clock = FakeClock()
     store = Store(tmp_path / "batch.sqlite")
-    batched = run_batched(samples, _scorers(), config=cfg, store=store, poll_s=5, clock=clock, say=lines.append)
+    batched = build_and_run_batched(RunSpec(samples, _scorers(), provider=cfg), store, poll_s=5, clock=clock, say=lines.append)
 
     assert _outcomes(batched.results) == _outcomes(sync.results)
     values = {r.value for r in batched.results if r.value is not None}
@@ -115,8 +118,7 @@ def test_a_request_that_fails_inside_a_job_ends_only_its_result_unscored(server,
         return "content policy: refused" if target in request.prompt else None
 
     server.batches.fail_request = fail
-    result = run_batched(samples, [JudgeScorer("rubric5")], config=_config("openai", server),
-                         store=Store(tmp_path / "s.sqlite"), poll_s=1, clock=FakeClock())
+    result = build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)), Store(tmp_path / "s.sqlite"), poll_s=1, clock=FakeClock())
     by_row: dict[str, set] = {}
     for r in result.results:
         by_row.setdefault(r.sample_id, set()).add(r.unscored_reason)
@@ -138,13 +140,13 @@ def test_cancel_while_polling_stops_and_keeps_the_job_for_the_next_run(server, t
 
     store = Store(tmp_path / "s.sqlite")
     with pytest.raises(BatchCancelled, match="rerun the same command"):
-        run_batched(samples, [JudgeScorer("rubric5")], config=_config("openai", server), store=store,
+        build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)), store,
                     poll_s=1, clock=CancelOnSleep(), cancel=cancel)
     running = Ledger(store.path).running_jobs("openai", "gpt-4o-mini")
     assert len(running) == 1 and len(running[0].keys) == 2
     server.batches.release()
     jobs_before = len(server.batches.jobs)
-    result = run_batched(samples, [JudgeScorer("rubric5")], config=_config("openai", server), store=store, poll_s=1, clock=FakeClock())
+    result = build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)), store, poll_s=1, clock=FakeClock())
     assert len(server.batches.jobs) == jobs_before, "the job already submitted is picked up, not sent again"
     assert result.scored_results == len(result.results) > 0
 

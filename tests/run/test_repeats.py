@@ -10,7 +10,8 @@ from rageval_core.llm.base import LLMRequest, Message
 from rageval_core.llm.transport.cache import CachedLLM, ResponseCache
 from rageval_core.scoring.metrics.base import CallEstimate, summarize_traces
 from rageval_core.run.repeats import SEED_STRIDE, repeat_note, repeat_request
-from rageval_core.run import RunError, load_run, run
+from rageval_core.run import RunError, load_run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult, Sample
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
@@ -75,7 +76,7 @@ def test_bypass_cache_neither_reads_nor_stores(tmp_path):
 
 def test_run_with_repeats_stores_each_repeat_and_keeps_repeat_zero_as_the_run(store):
     llm = ScriptedLLM(default=by_seed)
-    done = run(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=3)
+    done = run_rows(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=3)
     assert done.repeats == 3 and done.total_tasks == 6 and done.done_tasks == 6
     seeds = [r.seed for r in llm.requests if r.messages[0].content == "row 1"]
     assert len(seeds) == 3 and set(seeds) == {None, SEED_STRIDE, 2 * SEED_STRIDE}
@@ -83,7 +84,7 @@ def test_run_with_repeats_stores_each_repeat_and_keeps_repeat_zero_as_the_run(st
     assert sorted(by_repeat) == [0, 1, 2]
     assert {r.sample_id: r.value for r in by_repeat[1]} == {"1": 0.3, "2": 0.2}
     # Repeat 0 is what every existing query and export reads: the same as a run without repeats.
-    plain = run(ROWS, [SeedScorer()], ScriptedLLM(default=by_seed), HashEmbedder(), store=store)
+    plain = run_rows(ROWS, [SeedScorer()], ScriptedLLM(default=by_seed), HashEmbedder(), store=store)
     assert {r.sample_id: r.value for r in store.results(done.run_id)} == {r.sample_id: r.value for r in store.results(plain.run_id)}
     exported = run_to_dict(store, done.run_id)
     assert [[x["value"] for x in row["results"]] for row in exported["rows"]] == [[0.8], [0.2]]
@@ -94,22 +95,22 @@ def test_run_with_repeats_stores_each_repeat_and_keeps_repeat_zero_as_the_run(st
 def test_repeats_go_past_the_response_cache_but_repeat_zero_does_not(store, tmp_path):
     scripted = ScriptedLLM(default=by_seed)
     llm = CachedLLM(scripted, ResponseCache(store.path))
-    run(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=2)
+    run_rows(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=2)
     assert len(scripted.requests) == 4
-    again = run(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=2)
+    again = run_rows(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=2)
     assert len(scripted.requests) == 6  # repeat 0 came from the cache, repeat 1 asked the provider again
     assert {r.sample_id: r.value for r in store.results(again.run_id, repeat=1)} == {"1": 0.3, "2": 0.2}
 
 
 def test_resume_keeps_the_runs_repeats(store):
-    first = run(ROWS, [SeedScorer()], ScriptedLLM(default=by_seed), HashEmbedder(), store=store, repeats=2)
+    first = run_rows(ROWS, [SeedScorer()], ScriptedLLM(default=by_seed), HashEmbedder(), store=store, repeats=2)
     llm = ScriptedLLM(default=by_seed)
-    resumed = run(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
+    resumed = run_rows(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
     assert resumed.repeats == 2 and resumed.skipped_tasks == 4 and llm.requests == []
     with pytest.raises(RunError, match="2 repeat"):
-        run(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True, repeats=3)
+        run_rows(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True, repeats=3)
     with pytest.raises(RunError):
-        run(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=0)
+        run_rows(ROWS, [SeedScorer()], llm, HashEmbedder(), store=store, repeats=0)
 
 
 def test_a_database_from_before_repeats_is_migrated_in_place(tmp_path):

@@ -77,16 +77,16 @@ def test_a_finished_run_is_read_ahead_after_another_page_and_compare_then_reads_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rageval_core.data.datasets import load_dataset
-    from rageval_core.llm.registry import ProviderConfig
+    from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.run import run
+    from tests.support.runs import run_rows
     from tests.support.apptest import ROOT, assert_ok, start_app
     from tests.support.html_tables import page_tables
     from ui import read_ahead
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
-    stored = run(ds.samples[:3], build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
+    stored = run_rows(ds.samples[:3], build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
                  dataset_digest=ds.content_hash)
     started: list[object] = []
     real = read_ahead.after_page

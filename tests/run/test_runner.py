@@ -8,7 +8,8 @@ import pytest
 
 from rageval_core.llm.base import Completion, LLMRequest, Message, ProviderError
 from rageval_core.scoring.metrics.base import CallEstimate, summarize_traces
-from rageval_core.run import RunError, estimate, load_run, make_call_hook, run
+from rageval_core.run import RunError, estimate, load_run, make_call_hook
+from tests.support.runs import run_rows
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.core.types import MetricResult, Sample, Usage
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
@@ -61,7 +62,7 @@ def test_run_scores_every_pair_stores_and_summarises(store):
     llm = ScriptedLLM(default=answer(lambda r: 0.5 if "judge" in r.prompt_text else 1.0))
     judge = ValueScorer("judge:rubric5", "judge:rubric5", ("faithfulness", "answer_relevancy"), task="judge")
     seen = []
-    result = run(samples(), [ValueScorer(), judge], llm, HashEmbedder(), store=store, concurrency=2, progress=seen.append)
+    result = run_rows(samples(), [ValueScorer(), judge], llm, HashEmbedder(), store=store, concurrency=2, progress=seen.append)
     assert result.status == "done" and result.done_tasks == result.total_tasks == 6
     assert len(result.results) == 9 and len(store.results(result.run_id)) == 9
     assert result.summary["decomposed"]["faithfulness"] == {"mean": 1.0, "scored": 3, "unscored": 0, "unscored_reasons": {}, "reasked": 0, "recovered": 0}
@@ -80,7 +81,7 @@ def test_run_scores_every_pair_stores_and_summarises(store):
 
 def test_scorer_exception_becomes_unscored_provider_error(store):
     llm = ScriptedLLM(default=answer(lambda r: 1.0))
-    result = run(samples(), [BrokenScorer()], llm, HashEmbedder(), store=store)
+    result = run_rows(samples(), [BrokenScorer()], llm, HashEmbedder(), store=store)
     assert result.status == "done"
     bad = [r for r in result.results if r.sample_id == "2"]
     assert len(bad) == 1 and bad[0].value is None and bad[0].unscored_reason == "provider_error"
@@ -91,10 +92,10 @@ def test_scorer_exception_becomes_unscored_provider_error(store):
 def test_provider_errors_are_retried_on_resume_and_finished_pairs_are_not(store):
     failing = ScriptedLLM(default=answer(lambda r: 1.0))
     failing.script("verify_claims", {"v": 1.0}, ProviderError("server said 500", kind="server", status=500), {"v": 0.0})
-    first = run(samples(), [ValueScorer()], failing, HashEmbedder(), store=store, concurrency=1, workers=1)
+    first = run_rows(samples(), [ValueScorer()], failing, HashEmbedder(), store=store, concurrency=1, workers=1)
     assert first.summary["decomposed"]["faithfulness"]["unscored_reasons"] == {"provider_error": 1}
     healthy = ScriptedLLM(default=answer(lambda r: 0.25))
-    second = run(samples(), [ValueScorer()], healthy, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
+    second = run_rows(samples(), [ValueScorer()], healthy, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
     assert second.run_id == first.run_id and second.resumed and second.skipped_tasks == 2
     assert len(healthy.requests) == 1 and "faithfulness 2" in healthy.requests[0].prompt_text
     assert {r.sample_id: r.value for r in second.results} == {"1": 1.0, "2": 0.25, "3": 0.0}
@@ -116,12 +117,12 @@ def test_cancel_stores_nothing_half_done_and_resume_completes(store):
             cancel.set()
 
     rows = samples(8)
-    first = run(rows, [ValueScorer()], llm, HashEmbedder(), store=store, concurrency=1, workers=2, progress=on_progress, cancel=cancel)
+    first = run_rows(rows, [ValueScorer()], llm, HashEmbedder(), store=store, concurrency=1, workers=2, progress=on_progress, cancel=cancel)
     assert first.status == "cancelled" and store.get_run(first.run_id).status == "cancelled"
     done_first = {r.sample_id for r in first.results}
     assert 2 <= len(done_first) < 8
     again = ScriptedLLM(default=answer(lambda r: 1.0))
-    second = run(rows, [ValueScorer()], again, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
+    second = run_rows(rows, [ValueScorer()], again, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
     assert second.status == "done" and len(second.results) == 8
     redone = {r.prompt_text.split()[2] for r in again.requests}
     assert redone.isdisjoint(done_first) and redone | done_first == {str(i) for i in range(1, 9)}
@@ -129,11 +130,11 @@ def test_cancel_stores_nothing_half_done_and_resume_completes(store):
 
 def test_resume_refuses_another_dataset_and_unknown_runs(store):
     llm = ScriptedLLM(default=answer(lambda r: 1.0))
-    first = run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store)
+    first = run_rows(samples(), [ValueScorer()], llm, HashEmbedder(), store=store)
     with pytest.raises(RunError, match="different dataset"):
-        run(samples(4), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
+        run_rows(samples(4), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
     with pytest.raises(RunError, match="no run"):
-        run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id="nope", resume=True)
+        run_rows(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id="nope", resume=True)
 
 
 class HookedLLM:
@@ -154,7 +155,7 @@ class HookedLLM:
 def test_call_hook_labels_calls_from_the_task_contextvar(store):
     llm = HookedLLM(make_call_hook(store))
     llm.complete(LLMRequest("judge", (Message("user", "outside any run"),)))  # not logged
-    result = run(samples(), [ValueScorer(), ValueScorer("judge:x", "judge:x", task="judge")], llm, HashEmbedder(),
+    result = run_rows(samples(), [ValueScorer(), ValueScorer("judge:x", "judge:x", task="judge")], llm, HashEmbedder(),
                  store=store, log_calls=False, concurrency=3)
     calls = store.calls(result.run_id)
     assert len(calls) == 6 and {c.run_id for c in calls} == {result.run_id}
@@ -178,7 +179,7 @@ def test_model_concurrency_is_bounded(store):
             state["now"] -= 1
         return {"v": 1.0}
 
-    run(samples(12), [ValueScorer(), ValueScorer("x", metrics=("context_recall",))], ScriptedLLM(default=tracked),
+    run_rows(samples(12), [ValueScorer(), ValueScorer("x", metrics=("context_recall",))], ScriptedLLM(default=tracked),
         HashEmbedder(), store=store, concurrency=3)
     assert 1 < state["peak"] <= 3
 
@@ -197,7 +198,7 @@ def test_estimate_per_scorer_and_method():
 
 
 def test_invalid_rows_are_recorded_with_the_run(store):
-    result = run(samples(2), [ValueScorer()], ScriptedLLM(default=answer(lambda r: 1.0)), HashEmbedder(), store=store,
+    result = run_rows(samples(2), [ValueScorer()], ScriptedLLM(default=answer(lambda r: 1.0)), HashEmbedder(), store=store,
                  invalid_rows=[RowInfo("x9", 5, None, False, "answer is missing")])
     assert [(r.sample_id, r.error) for r in result.invalid_rows] == [("x9", "answer is missing")]
     assert result.total_tasks == 2
@@ -229,7 +230,7 @@ def test_versions_record_an_edited_decomposed_template_and_settings_store_its_te
     edited = scorer_versions([ValueScorer()], rows, options)
     assert edited["_templates"]["ja/extract_claims"] != shipped.short_hash
     assert edited["_edited_templates"] == ["ja/extract_claims"]
-    result = run(rows, [ValueScorer()], ScriptedLLM(default=answer(lambda r: 1.0)), HashEmbedder(), store=store, options=options)
+    result = run_rows(rows, [ValueScorer()], ScriptedLLM(default=answer(lambda r: 1.0)), HashEmbedder(), store=store, options=options)
     info = store.get_run(result.run_id)
     assert info.versions["_edited_templates"] == ["ja/extract_claims"]
     assert info.settings["options"]["templates"]["ja/extract_claims"] == edited_text
@@ -237,20 +238,20 @@ def test_versions_record_an_edited_decomposed_template_and_settings_store_its_te
 
 def test_resume_refuses_other_scorers_models_or_prompt_versions(store):
     llm = ScriptedLLM(default=answer(lambda r: 1.0))
-    first = run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store)
+    first = run_rows(samples(), [ValueScorer()], llm, HashEmbedder(), store=store)
     with pytest.raises(RunError, match="same metrics and judges"):
-        run(samples(), [ValueScorer("x", metrics=("context_recall",))], llm, HashEmbedder(), store=store,
+        run_rows(samples(), [ValueScorer("x", metrics=("context_recall",))], llm, HashEmbedder(), store=store,
             run_id=first.run_id, resume=True)
 
     class Other(ScriptedLLM):
         model = "another-model"
 
     with pytest.raises(RunError, match="same provider and model"):
-        run(samples(), [ValueScorer()], Other(default=answer(lambda r: 1.0)), HashEmbedder(), store=store,
+        run_rows(samples(), [ValueScorer()], Other(default=answer(lambda r: 1.0)), HashEmbedder(), store=store,
             run_id=first.run_id, resume=True)
     edited = {"templates": {"extract_claims": "{question}\n(edited)"}}
     with pytest.raises(RunError, match="other prompt or rubric versions"):
-        run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True, options=edited)
+        run_rows(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True, options=edited)
     # the same configuration resumes (tuples in describe() survive the JSON round trip)
-    again = run(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
+    again = run_rows(samples(), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=first.run_id, resume=True)
     assert again.resumed and again.skipped_tasks == 3

@@ -139,6 +139,6 @@ def test_every_run_asks_for_the_freeze_after_building_its_providers(tmp_path, mo
     asked = []
     monkeypatch.setattr(loop, "freeze_imported", lambda: asked.append(True))
     llm = ScriptedLLM(default=answer(lambda req: 0.5))
-    done = loop.run(samples(2), [ValueScorer()], llm, HashEmbedder(), store=Store(tmp_path / "f.sqlite"))
+    done = loop.run(loop.RunSpec(samples(2), [ValueScorer()]), llm, HashEmbedder(), Store(tmp_path / "f.sqlite"))
     assert asked == [True]
     assert sorted(c.sample_id for c in Store(tmp_path / "f.sqlite").calls(done.run_id)) == ["1", "2"]

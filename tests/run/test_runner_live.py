@@ -15,7 +15,8 @@ from rageval_core.cli import evaluate as evaluate_cli
 from rageval_core.data.datasets import load_dataset
 from rageval_core.data.datasets.live import LiveDataset, open_live
 from rageval_core.scoring.metrics.base import CallEstimate
-from rageval_core.run import RunError, feed, run
+from rageval_core.run import RunError, feed
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult
 from tests.data.test_datasets_streaming import _variants
@@ -97,7 +98,7 @@ def test_a_run_starts_before_the_reader_reaches_the_end_and_reads_ahead_a_bounde
     reads: list[int] = []
     seen: list = []
     store = Store(tmp_path / "r.sqlite")
-    result = run(live, [scorer], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4, on_read=reads.append,
+    result = run_rows(live, [scorer], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4, on_read=reads.append,
                  progress=seen.append)
     assert not seen[0].total_known and seen[0].total == 600 and seen[-1].total_known  # the file's rows, then exact
     assert scorer.done_when_first is False  # the first task ran while most of the file was unread
@@ -119,7 +120,7 @@ def test_a_bad_row_late_in_the_file_is_named_and_the_rows_before_it_are_saved(tm
     store = Store(tmp_path / "r.sqlite")
     from rageval_core.cli.dataset_report import invalid_rows
 
-    result = run(live, [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
+    result = run_rows(live, [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
                  invalid_rows=lambda: invalid_rows(live), late_settings=lambda: {"dataset_issues": [i.to_dict() for i in live.issues]})
     assert result.done_tasks == 199
     assert [(r.sample_id, r.position) for r in result.invalid_rows] == [("row 181", 199)]
@@ -139,13 +140,13 @@ def test_a_resume_after_a_partial_streamed_run_repeats_no_finished_task(tmp_path
     cancel = threading.Event()
     first = Recorder(cancel_after=40, cancel=cancel)
     live = _live(path)
-    stopped = run(live, [first], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4, cancel=cancel)
+    stopped = run_rows(live, [first], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4, cancel=cancel)
     assert stopped.status == "cancelled" and not live.done
     info = store.get_run(stopped.run_id)
     assert info.dataset_hash is None and 40 <= info.n_rows < 300  # the identity is written once the file is read
     saved = {r.sample_id for r in store.results(stopped.run_id)}
     second = Recorder()
-    resumed = run(_live(path), [second], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
+    resumed = run_rows(_live(path), [second], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
                   run_id=stopped.run_id, resume=True)
     assert resumed.status == "done" and resumed.done_tasks == 300 and resumed.skipped_tasks == len(saved)
     assert not saved & set(second.scored) and saved | set(second.scored) == {f"r{i}" for i in range(300)}
@@ -156,10 +157,10 @@ def test_a_resume_after_a_partial_streamed_run_repeats_no_finished_task(tmp_path
 
 def test_a_resume_refuses_another_file(tmp_path: Path) -> None:
     store = Store(tmp_path / "r.sqlite")
-    made = run(_live(_file(tmp_path / "a.jsonl", 30)), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store)
+    made = run_rows(_live(_file(tmp_path / "a.jsonl", 30)), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store)
     other = _file(tmp_path / "b.jsonl", 31)
     with pytest.raises(RunError, match="different dataset file"):
-        run(_live(other), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, run_id=made.run_id, resume=True)
+        run_rows(_live(other), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, run_id=made.run_id, resume=True)
 
 
 def test_a_file_not_utf8_past_its_head_is_refused_before_the_run(tmp_path: Path) -> None:
@@ -228,15 +229,15 @@ def test_a_run_made_from_a_whole_read_resumes_from_the_file_read_as_it_goes(tmp_
     whole = load_dataset(path)
     store = Store(tmp_path / "r.sqlite")
     cancel = threading.Event()
-    stopped = run(whole.samples, [Recorder(cancel_after=30, cancel=cancel)], ScriptedLLM(), HashEmbedder(), store=store,
+    stopped = run_rows(whole.samples, [Recorder(cancel_after=30, cancel=cancel)], ScriptedLLM(), HashEmbedder(), store=store,
                   concurrency=2, workers=4, cancel=cancel, dataset_digest=whole.content_hash)
     assert stopped.status == "cancelled" and "data_sha256" not in store.get_run(stopped.run_id).settings
     saved = {r.sample_id for r in store.results(stopped.run_id)}
     changed = _file(tmp_path / "other.jsonl", 121)
     with pytest.raises(RunError, match="different dataset"):  # no file hash stored: the file is read once for its hash
-        run(_live(changed), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, run_id=stopped.run_id, resume=True)
+        run_rows(_live(changed), [Recorder()], ScriptedLLM(), HashEmbedder(), store=store, run_id=stopped.run_id, resume=True)
     second = Recorder()
-    resumed = run(_live(path), [second], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
+    resumed = run_rows(_live(path), [second], ScriptedLLM(), HashEmbedder(), store=store, concurrency=2, workers=4,
                   run_id=stopped.run_id, resume=True)
     assert resumed.status == "done" and not saved & set(second.scored) and len(saved) + len(second.scored) == 120
     assert store.get_run(stopped.run_id).dataset_hash == whole.content_hash

@@ -15,10 +15,10 @@ from rageval_core.data.datasets import load_dataset
 from rageval_core.analysis.failures import summarize_failures
 from rageval_core.scoring.judges.bound import judge_scorers
 from rageval_core.scoring.judges.config import JudgeConfig
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.base import CallEstimate
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.run.persist import MAX_QUEUED
 from rageval_core.run.readback import analysis_frame, result_pairs, unscored_results
 from rageval_core.store.runs import RowInfo, Store
@@ -34,7 +34,7 @@ def _offline_run(store: Store):
     scorers = list(build_scorers(["faithfulness", "answer_relevancy"]))
     scorers += judge_scorers([JudgeConfig("a", provider="offline"), JudgeConfig("b", provider="offline")], ProviderConfig())
     invalid = [RowInfo("bad-row", 0, None, False, "row 9: question: missing question")]
-    return run(samples, scorers, config=ProviderConfig(), store=store, concurrency=2, invalid_rows=invalid), samples
+    return run_rows(samples, scorers, config=ProviderConfig(), store=store, concurrency=2, invalid_rows=invalid), samples
 
 
 def test_the_lean_frame_gives_the_tables_the_full_results_give(tmp_path) -> None:
@@ -108,7 +108,7 @@ def test_the_call_log_export_converts_entries_as_it_writes_them(tmp_path, monkey
 
     store = Store(tmp_path / "db.sqlite")
     rows = [Sample(f"r{i}", f"Question {i}?", ("Item one stores data.",), f"Item one stores data {i}.") for i in range(60)]
-    result = run(rows, list(build_scorers(["faithfulness"])), config=ProviderConfig(), store=store, concurrency=2)
+    result = run_rows(rows, list(build_scorers(["faithfulness"])), config=ProviderConfig(), store=store, concurrency=2)
     total = len(store.calls(result.run_id))
     assert total >= 120
     made = [0]
@@ -158,7 +158,7 @@ def test_the_runner_keeps_no_result_once_stored_and_reports_before_planning_ever
     scorers = [_Tracked("faithfulness", refs, alive, started), _Tracked("answer_correctness", refs, alive, started)]
     rows = [Sample(str(i), f"q{i}", ("c",), "a") for i in range(600)]
     seen: list[tuple[int, int]] = []
-    result = run(rows, scorers, ScriptedLLM(), HashEmbedder(), store=Store(tmp_path / "r.sqlite"), concurrency=2, workers=4,
+    result = run_rows(rows, scorers, ScriptedLLM(), HashEmbedder(), store=Store(tmp_path / "r.sqlite"), concurrency=2, workers=4,
                  progress=lambda p: seen.append((p.done, started[0])))
     assert result.done_tasks == 1200 and len(refs) == 1200
     # after a collection: results of the tasks in flight, of the batch being written and of those waiting for the

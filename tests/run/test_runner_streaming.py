@@ -3,7 +3,8 @@
 import weakref
 
 from rageval_core.scoring.metrics.base import CallEstimate
-from rageval_core.run import estimate, run
+from rageval_core.run import estimate
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult, Sample
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
@@ -36,7 +37,7 @@ def _samples(n):
 def test_memo_entries_alive_stay_bounded_however_many_rows(tmp_path):
     seen, alive = [], []
     scorers = [MemoScorer("faithfulness", seen, alive), MemoScorer("answer_correctness", seen, alive)]
-    result = run(_samples(120), scorers, ScriptedLLM(), HashEmbedder(), store=Store(tmp_path / "r.sqlite"),
+    result = run_rows(_samples(120), scorers, ScriptedLLM(), HashEmbedder(), store=Store(tmp_path / "r.sqlite"),
                  concurrency=2, workers=4)
     assert result.done_tasks == 240 and result.summary["decomposed"]["faithfulness"]["scored"] == 120
     assert max(alive) <= 2 * 4 + 2  # one memo per row in the task window, not one entry per row of the run

@@ -2,7 +2,7 @@
 
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.rubric import load_rubric
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
 from tests.scoring.test_judge import scores_for, seed_samples
@@ -13,7 +13,7 @@ def test_run_with_judges_stores_every_criterion_and_rubric_hash(tmp_path):
     store = Store(tmp_path / "db.sqlite")
     llm = ScriptedLLM(default=lambda r: scores_for(r, 5))
     judges = [JudgeScorer("rubric5"), JudgeScorer("binary"), JudgeScorer("binary-strict", per_criterion=True)]
-    result = run(samples, judges, llm, HashEmbedder(), store=store, concurrency=2)
+    result = run_rows(samples, judges, llm, HashEmbedder(), store=store, concurrency=2)
     by_method = {}
     for r in result.results:
         by_method.setdefault(r.method, []).append(r)
@@ -41,7 +41,7 @@ def test_runs_record_an_unsaved_edited_rubric_so_two_runs_can_be_diffed(tmp_path
     llm = ScriptedLLM(default=lambda r: scores_for(r, 4))
     shipped = load_rubric("rubric5", "ja").renamed("mine")
     edited = shipped.with_level("faithfulness", 2, "裏付けのある主張は一部だけ")
-    runs = [run(samples, [JudgeScorer(r)], llm, HashEmbedder(), store=store).run_id for r in (shipped, edited)]
+    runs = [run_rows(samples, [JudgeScorer(r)], llm, HashEmbedder(), store=store).run_id for r in (shipped, edited)]
     recorded = [store.get_run(run_id).versions["judge:mine"] for run_id in runs]
     rubrics = [rubric_from_record(v["rubric"]) for v in recorded]
     assert rubrics == [shipped, edited]  # the full rubric, not only its hash
@@ -53,5 +53,5 @@ def test_runs_record_an_unsaved_edited_rubric_so_two_runs_can_be_diffed(tmp_path
     diff = diff_text(rubrics[0].to_json(), rubrics[1].to_json())
     assert '+        "2": "裏付けのある主張は一部だけ",' in diff.splitlines()
     # Shipped presets are named by their hash only.
-    preset = run(samples, [JudgeScorer("binary")], llm, HashEmbedder(), store=store).run_id
+    preset = run_rows(samples, [JudgeScorer("binary")], llm, HashEmbedder(), store=store).run_id
     assert "rubric" not in store.get_run(preset).versions["judge:binary"]

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from rageval_core.llm.transport.clock import FakeClock
-from rageval_core.llm.registry import ProviderConfig, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_llm
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.rubric import load_rubric

@@ -9,8 +9,9 @@ import pytest
 from rageval_core.analysis.export import run_to_csv, run_to_dict
 from rageval_core.scoring.judges.bound import judge_scorers
 from rageval_core.scoring.judges.config import JudgeConfig, JudgeConfigError, load_judges, parse_judges
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.run import estimate, run
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.run import estimate
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from tests.support.fake_server import FakeLLMServer
 from tests.support.scripted_llm import ScriptedLLM
@@ -55,7 +56,7 @@ def _two_judges(store, samples, scripted):
     judges = [JudgeConfig("heuristic", provider="offline"),
               JudgeConfig("scripted", provider="openai-compatible", model="scripted-1", temperature=0.7, seed=11)]
     scorers = judge_scorers(judges, ProviderConfig(), llms={"scripted": scripted})
-    return scorers, run(samples, scorers, config=ProviderConfig(), store=store, concurrency=2)
+    return scorers, run_rows(samples, scorers, config=ProviderConfig(), store=store, concurrency=2)
 
 
 def test_two_judges_one_run_results_carry_provider_model_and_judge(tmp_path):
@@ -109,7 +110,7 @@ def test_each_judge_has_its_own_key_and_rate_limit_and_the_estimate_covers_both(
         est = estimate(samples, scorers, provider="offline")
         assert [(r.scorer, r.llm_calls) for r in est.rows] == [("judge:rubric5@a", 2), ("judge:rubric5@b", 2)]
         store = Store(tmp_path / "db.sqlite")
-        result = run(samples, scorers, config=ProviderConfig(), store=store)
+        result = run_rows(samples, scorers, config=ProviderConfig(), store=store)
         seen = ({r.body.get("model") for r in server_a.requests}, {r.body.get("model") for r in server_b.requests})
         statuses = {r.status for r in server_a.requests + server_b.requests}
     assert seen == ({"model-a"}, {"model-b"}) and statuses == {200}

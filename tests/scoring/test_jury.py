@@ -80,8 +80,8 @@ def test_trust_lists_the_jury_and_each_judge_against_human_labels(tmp_path):
     from rageval_core.data.datasets import load_dataset
     from rageval_core.scoring.judges.bound import judge_scorers
     from rageval_core.scoring.judges.config import JudgeConfig
-    from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.run import run
+    from rageval_core.providers.config import ProviderConfig
+    from tests.support.runs import run_rows
     from rageval_core.store.runs import Store
     from rageval_core.analysis.trust.run_report import run_report
     from tests.support.apptest import ROOT
@@ -90,7 +90,7 @@ def test_trust_lists_the_jury_and_each_judge_against_human_labels(tmp_path):
     rows = [s for s in ds.samples if not s.id.endswith("-en")][:10]
     store = Store(tmp_path / "db.sqlite")
     judges = [JudgeConfig("five", provider="offline", method="rubric5"), JudgeConfig("two", provider="offline", method="binary")]
-    result = run(rows, judge_scorers(judges, ProviderConfig()), config=ProviderConfig(), store=store)
+    result = run_rows(rows, judge_scorers(judges, ProviderConfig()), config=ProviderConfig(), store=store)
     add_jury(store, result.run_id, "mean")
     report = run_report(store, result.run_id, samples=rows, iterations=100)
     methods = {a.method for a in report.agreement if a.metric == "faithfulness"}

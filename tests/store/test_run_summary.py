@@ -13,10 +13,10 @@ from streamlit.testing.v1 import AppTest
 from rageval_core.analysis import compare
 from rageval_core.store import run_summary
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import CallEntry, RunInfo, Store
 from rageval_core.core.types import SEED_METRICS, MetricResult, Usage
 from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
@@ -30,7 +30,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(root))
         ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
-        done = run(ds.samples[:3], [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
+        done = run_rows(ds.samples[:3], [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
                    dataset_name=ds.name, dataset_digest=ds.content_hash)
         store = Store()
         for cached, error, method in ((True, None, "judge:rubric5"), (False, "boom", None), (False, None, "")):

@@ -10,7 +10,7 @@ from rageval_core.store import db
 from rageval_core.llm.base import Completion, LLMRequest, Message
 from rageval_core.llm.transport.cache import CachedLLM, ResponseCache
 from rageval_core.llm.transport.clock import FakeClock
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.run.persist import ResultSink, spill_path
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult
@@ -66,7 +66,7 @@ def test_a_lock_held_past_the_busy_timeout_leaves_the_run_going_and_every_result
             outside.take()  # taken mid-run, after row 1 may already be stored
         return {"v": 1.0}
 
-    result = run(samples(6), [ValueScorer(), ValueScorer("judge:rubric5", "judge:rubric5", ("faithfulness",), "judge")],
+    result = run_rows(samples(6), [ValueScorer(), ValueScorer("judge:rubric5", "judge:rubric5", ("faithfulness",), "judge")],
                  ScriptedLLM(default=answer), HashEmbedder(), store=store, concurrency=2)
 
     assert outside.taken_at is not None and outside.released  # the lock really was held, then let go
@@ -87,7 +87,7 @@ def test_results_the_store_refuses_to_the_end_are_spilled_and_the_resume_writes_
     outside = OutsideLock(path, clock, release_at=10_000.0)
     llm = ScriptedLLM(default=lambda req: (outside.take(), {"v": 0.5})[1])
 
-    result = run(samples(3), [ValueScorer()], llm, HashEmbedder(), store=store, concurrency=1, store_patience_s=30.0)
+    result = run_rows(samples(3), [ValueScorer()], llm, HashEmbedder(), store=store, concurrency=1, store_patience_s=30.0)
 
     assert result.unsaved_tasks == 3 and result.spill_file == str(spill_path(store, result.run_id))
     kept = [json.loads(line) for line in open(result.spill_file, encoding="utf-8")]
@@ -95,7 +95,7 @@ def test_results_the_store_refuses_to_the_end_are_spilled_and_the_resume_writes_
     outside.conn.execute("ROLLBACK")
     outside.held = False
 
-    again = run(samples(3), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=result.run_id, resume=True)
+    again = run_rows(samples(3), [ValueScorer()], llm, HashEmbedder(), store=store, run_id=result.run_id, resume=True)
     assert again.skipped_tasks == 3 and len(llm.requests) == 3  # restored from the spill file, not asked again
     assert [r.value for r in store.results(result.run_id)] == [0.5, 0.5, 0.5]
     assert not spill_path(store, result.run_id).exists()

@@ -18,10 +18,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.core.types import SEED_METRICS
 from tests.support.apptest import ROOT, assert_ok, button, compare_tab, plain, start_app
 from tests.support.html_tables import page_tables
@@ -92,9 +92,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         mp.setenv("RAGEVAL_HOME", str(root))
         ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
         rows = [s for s in ds.samples if s.id in ("1", "4", "7", "10")]
-        result = run(rows, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5"), JudgeScorer("binary")],
+        result = run_rows(rows, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5"), JudgeScorer("binary")],
                      config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
-        other = run(rows[:2], [*build_scorers(SEED_METRICS, {"economy": True}), JudgeScorer("rubric5")],
+        other = run_rows(rows[:2], [*build_scorers(SEED_METRICS, {"economy": True}), JudgeScorer("rubric5")],
                     config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
         yield {"home": str(root), "run": result.run_id, "other": other.run_id}
 

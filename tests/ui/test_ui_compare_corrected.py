@@ -8,8 +8,8 @@ import pytest
 from rageval_core.analysis.trust.compare_run import compare_runs
 from rageval_core.core.types import Sample
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.run import run
+from rageval_core.providers.config import ProviderConfig
+from tests.support.runs import run_rows
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
@@ -24,8 +24,8 @@ def test_run_a_vs_b_has_the_corrected_difference(monkeypatch: pytest.MonkeyPatch
     rows = ds.samples[:8]
     longer = [Sample(s.id, s.question, s.contexts, s.answer + s.contexts[0], s.ground_truth, dict(s.metadata)) for s in rows]
     scorers = build_scorers(["faithfulness"])
-    a = run(rows, scorers, config=ProviderConfig(), dataset_name="a", dataset_digest="hash-a").run_id
-    b = run(longer, scorers, config=ProviderConfig(), dataset_name="b", dataset_digest="hash-b").run_id
+    a = run_rows(rows, scorers, config=ProviderConfig(), dataset_name="a", dataset_digest="hash-a").run_id
+    b = run_rows(longer, scorers, config=ProviderConfig(), dataset_name="b", dataset_digest="hash-b").run_id
     for rid in ("p01", "p02", "p03", "p04"):  # labels of each run's own answers, given in Inspect
         Store().set_label("hash-a", rid, "faithfulness", 1.0)
         Store().set_label("hash-b", rid, "faithfulness", 1.0 if rid != "p02" else 0.0)

@@ -19,8 +19,9 @@ from streamlit.testing.v1 import AppTest
 from rageval_core.core.types import SEED_METRICS
 from rageval_core.data.datasets import load_dataset
 from rageval_core.llm.base import Completion, LLMRequest
-from rageval_core.llm.registry import ProviderConfig, build_llm
-from rageval_core.run import run
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_llm
+from tests.support.runs import run_rows
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
@@ -99,7 +100,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
         ds = load_dataset(raw, "hostile.json")
         assert not [i for i in ds.issues if i.severity == "error"], ds.issues
         cfg = ProviderConfig()
-        done = run(ds.samples, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], InjectedJudge(build_llm(cfg)),
+        done = run_rows(ds.samples, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], InjectedJudge(build_llm(cfg)),
                    config=cfg, dataset_name=ds.name, dataset_digest=ds.content_hash)
         store = Store()
         for n, sample in enumerate(ds.samples):

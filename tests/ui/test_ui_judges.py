@@ -11,9 +11,9 @@ from rageval_core.data.datasets import load_dataset
 from rageval_core.scoring.judges.bound import judge_scorers
 from rageval_core.scoring.judges.config import JudgeConfig
 from rageval_core.scoring.judges.jury_run import add_jury
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
 from tests.support.scripted_llm import ScriptedLLM
@@ -32,10 +32,10 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         rows = [s for s in ds.samples if s.id in ROWS]
         scripted = ScriptedLLM(default=lambda r: scores_for(r, 2 if r.inputs.get("question", "").endswith("か") else 5))
         judges = [JudgeConfig("heuristic", provider="offline"), JudgeConfig("scripted", provider="openai-compatible", model="scripted-1")]
-        two = run(rows, judge_scorers(judges, ProviderConfig(), llms={"scripted": scripted}), config=ProviderConfig(),
+        two = run_rows(rows, judge_scorers(judges, ProviderConfig(), llms={"scripted": scripted}), config=ProviderConfig(),
                   dataset_name=ds.name, dataset_digest=ds.content_hash)
         add_jury(Store(), two.run_id, "mean")
-        one = run(rows, [JudgeScorer("rubric5")], config=ProviderConfig(), dataset_name="other", dataset_digest=ds.content_hash)
+        one = run_rows(rows, [JudgeScorer("rubric5")], config=ProviderConfig(), dataset_name="other", dataset_digest=ds.content_hash)
         yield {"home": str(root), "two": two.run_id, "one": one.run_id}
 
 

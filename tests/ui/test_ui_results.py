@@ -11,10 +11,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import SEED_METRICS
 from tests.support.apptest import ROOT, assert_ok, compare_tab, plain, start_app
@@ -32,9 +32,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         mp.setenv("RAGEVAL_HOME", str(root))
         ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
         rows = [s for s in ds.samples if s.id in ROWS]
-        a = run(rows, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
+        a = run_rows(rows, [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
                 dataset_name=ds.name, dataset_digest=ds.content_hash)
-        b = run(rows, [*build_scorers(SEED_METRICS, {"economy": True}), JudgeScorer("rubric5"), JudgeScorer("binary")],
+        b = run_rows(rows, [*build_scorers(SEED_METRICS, {"economy": True}), JudgeScorer("rubric5"), JudgeScorer("binary")],
                 config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
         yield {"home": str(root), "a": a.run_id, "b": b.run_id, "hash": ds.content_hash}
 
@@ -180,7 +180,7 @@ def test_an_unexpected_page_error_is_a_message_not_a_traceback(app: AppTest, mon
 def test_a_run_without_a_judge_lists_rows_in_dataset_order(app: AppTest, home: dict[str, str]) -> None:
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
     rows = [s for s in ds.samples if s.id in ROWS]
-    only = run(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
+    only = run_rows(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
                dataset_digest=ds.content_hash)
     app.session_state["selected_run"] = only.run_id
     app.switch_page("app_pages/compare.py").run()

@@ -9,10 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.run import run
+from tests.support.runs import run_rows
 from tests.support.apptest import ROOT, assert_ok, start_app
 
 LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
@@ -28,10 +28,10 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         mp.setenv("RAGEVAL_HOME", str(root))
         ds = load_dataset(LABELLED)
         scorers = [*build_scorers(["faithfulness"]), JudgeScorer("binary")]
-        result = run(ds.samples, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+        result = run_rows(ds.samples, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
         # A small run with two repeats: a faithful row, its wrong-number twin (contexts reversed) and their -en rows.
         few = [s for s in ds.samples if s.id in ("t02", "t03", "t02-en", "t03-en")]
-        repeated = run(few, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash, repeats=2)
+        repeated = run_rows(few, scorers, config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash, repeats=2)
         yield {"home": str(root), "run": result.run_id, "repeated": repeated.run_id}
 
 

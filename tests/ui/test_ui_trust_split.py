@@ -7,8 +7,8 @@ import pytest
 
 from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.run import run
+from rageval_core.providers.config import ProviderConfig
+from tests.support.runs import run_rows
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT, assert_ok, button, start_app
@@ -21,7 +21,7 @@ def test_split_panel_deals_hides_test_and_counts_looks(monkeypatch: pytest.Monke
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
     ds = load_dataset(LABELLED)
     rows = [s for s in ds.samples if not s.id.endswith("-en")][:12]
-    result = run(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
+    result = run_rows(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
                  dataset_digest=ds.content_hash)
     at = start_app(monkeypatch, tmp_path, check=False, timeout=120)
     at.session_state["selected_run"] = result.run_id

@@ -9,6 +9,7 @@ modules (``trust.stability``, ``trust.probes``, ``trust.shifts``). The Python AP
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Any, Callable
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.core.messages import say
 from rageval_core.run.repeats import DETERMINISTIC_PROVIDERS, repeat_note
-from rageval_core.run import Progress, RunError, run
+from rageval_core.run import Progress, Run, RunError, RunSpec, run
 from rageval_core.store.runs import Store
 from rageval_core.analysis.trust.probes import DEFAULT_TOLERANCES, build_probe, parse_probes
 from rageval_core.analysis.trust.shifts import ProbeResult, probe_result
@@ -120,19 +121,21 @@ def run_probes(
     categories). ``tolerances`` override ``trust.probes.DEFAULT_TOLERANCES`` per probe. ``progress``
     receives the probe name ("base" for the base run) with each progress update.
     """
+    from rageval_core.providers.for_run import build_for_run
+
     names = parse_probes(probes)
     tol = {**DEFAULT_TOLERANCES, **dict(tolerances or {})}
-    common: dict[str, Any] = {
-        "config": config, "llm": llm, "embedder": embedder, "store": store, "concurrency": concurrency,
-        "options": options, "cancel": cancel,
-    }
+    base_spec = RunSpec(samples, scorers, provider=config, concurrency=concurrency, options=options or {},
+                        dataset_name=dataset_name)
+    built = build_for_run(base_spec, store, cancel=cancel, llm=llm, embedder=embedder)  # once, for every probe's run
 
-    def tracker(name: str) -> Callable[[Progress], None] | None:
-        return None if progress is None else (lambda p: progress(name, p))
+    def scored(spec: RunSpec, name: str) -> Run:
+        report = None if progress is None else (lambda p: progress(name, p))
+        return run(spec, built.llm, built.embedder, store, judges=built.judges, logs_calls=built.logs_calls,
+                   embedding=built.embedding, progress=report, cancel=cancel)
 
     if base_run_id is None:
-        base = run(samples, scorers, dataset_name=dataset_name, progress=tracker("base"), **common)
-        base_run_id = base.run_id
+        base_run_id = scored(base_spec, "base").run_id
     info = store.find_run(base_run_id)
     if info is None:
         raise RunError(f"no run {base_run_id!r}")
@@ -147,10 +150,10 @@ def run_probes(
         if not made.cases:
             report.results.append(probe_result(made, original, [], tolerance=tol[name], iterations=iterations, seed=seed))
             continue
-        probed = run(
-            made.samples, scorers, dataset_name=f"{dataset_name or info.dataset_name or 'dataset'} [probe: {name}]",
-            settings={"probe": name, "base_run": info.id, "probe_seed": seed}, progress=tracker(name), **common,
-        )
+        probed = scored(dataclasses.replace(
+            base_spec, samples=made.samples, dataset_name=f"{dataset_name or info.dataset_name or 'dataset'} [probe: {name}]",
+            settings={"probe": name, "base_run": info.id, "probe_seed": seed},
+        ), name)
         report.results.append(
             probe_result(made, original, store.results(probed.run_id), tolerance=tol[name], iterations=iterations,
                          seed=seed, run_id=probed.run_id)

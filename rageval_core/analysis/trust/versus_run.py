@@ -27,7 +27,8 @@ from rageval_core.analysis.trust.versus import VersusReport, compare_versions
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.core.messages import say
 from rageval_core.core.types import Sample
-from rageval_core.run import Progress, Run, run
+from rageval_core.providers.for_run import build_and_run
+from rageval_core.run import Progress, Run, RunSpec
 from rageval_core.scoring.few_shot import examples_of
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.steps import sample_language
@@ -138,11 +139,12 @@ def run_versus(
     runs: dict[str, Run] = {}
     for version in (old, new) if rows else ():
         report = None if progress is None else (lambda p, label=version.label: progress(label, p))
-        runs[version.label] = run(
-            rows, [JudgeScorer(version.rubric, template=version.template)], config=config, store=store, progress=report,
+        spec = RunSpec(
+            rows, [JudgeScorer(version.rubric, template=version.template)], provider=config,
             dataset_name=f"{dataset_name} · vs people · {version.label}", dataset_digest=dataset_digest,
             settings={"versus": {"version": version.label, "split": DEV}},
         )
+        runs[version.label] = build_and_run(spec, store, progress=report)
     scores = {v.label: _scores(runs[v.label]) if v.label in runs else {} for v in (old, new)}
     judged = set(ids)
     criteria = set(new.rubric.ids) | set(old.rubric.ids)

@@ -8,6 +8,8 @@ the others go on. Latency per question is kept in the row's metadata and summari
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import threading
 from collections.abc import Callable, Sequence
@@ -18,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from rageval_core.llm.base import LLM, ProviderError
-from rageval_core.llm.registry import ProviderConfig, build_llm
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.providers.registry import build_llm
 from rageval_core.rag.synth import TestItem
 from rageval_core.core.types import Sample
 from rageval_core.rag.your_rag.systems import system_request
@@ -58,9 +61,7 @@ class SystemRun:
 
 def system_stack(system: LLM, cfg: ProviderConfig, *, db_path: Any = None) -> LLM:
     """``system`` under the provider stack configured by ``cfg`` (timeout, retries, limits, cache, record log)."""
-    cfg.provider = system.provider
-    cfg.model = system.model
-    cfg.base_url = getattr(system, "url", None)
+    cfg = dataclasses.replace(cfg, provider=system.provider, model=system.model, base_url=getattr(system, "url", None))
     return build_llm(cfg, db_path=db_path, base=system)
 
 

@@ -1,8 +1,8 @@
 """The rounds of a batched run: collect → submit → poll → store answers, until nothing is left; then the real run.
 
-``run_batched`` takes the same arguments as ``runner.run`` (it ends by calling it) plus the polling
-interval, a clock for the waits (tests pass a ``FakeClock``), a cancel event, a line printer and job ids
-to attach to. A job the ledger knows as running — the process died after submitting it — is polled
+``run_batched`` takes the run's spec and store (it ends by calling ``run.run``), the provider's adapter and
+the stack builder, plus the polling interval, a clock for the waits (tests pass a ``FakeClock``), a cancel
+event, a line printer and job ids to attach to. A job the ledger knows as running — the process died after submitting it — is polled
 again instead of being sent twice; ``attach`` adds jobs by id that this database never saw.
 """
 
@@ -19,9 +19,10 @@ from rageval_core.run.batch.backends import BatchBackend, JobStatus, backend_for
 from rageval_core.run.batch.errors import BatchCancelled as BatchCancelled  # re-exported
 from rageval_core.run.batch.errors import BatchError as BatchError
 from rageval_core.run.batch.ledger import DONE, FAILED, BatchAnswer, Ledger
-from rageval_core.llm.base import ProviderError
+from rageval_core.llm.base import LLM, ProviderError
 from rageval_core.llm.transport.cache import ResponseCache
 from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.run.spec import RunSpec
 from rageval_core.store.runs import Store
 
 # Both providers bill batch requests at half the synchronous price (OpenAI Batch API, Gemini batch mode).
@@ -45,33 +46,34 @@ class BatchReport:
 
 
 def run_batched(
-    samples: Sequence[Any],
-    scorers: Sequence[Any],
-    *,
-    config: Any,
+    spec: RunSpec,
     store: Store,
+    *,
+    base: LLM,
+    build_llm: Callable[..., LLM],
+    embedder: Any,
     poll_s: float = DEFAULT_POLL_S,
     clock: Clock | None = None,
     cancel: threading.Event | None = None,
     say: Callable[[str], None] = lambda _line: None,
     attach: Sequence[str] = (),
-    embedder: Any = None,
-    **run_kwargs: Any,
+    progress: Callable[[Any], None] | None = None,
 ) -> Any:
-    """Evaluate through the provider's batch API and store the run like ``runner.run`` does; returns its ``Run``."""
-    from rageval_core.llm import registry
+    """Evaluate ``spec`` through the provider's batch API and store the run like ``run.run`` does; returns its
+    ``Run``. ``base`` is the provider's adapter (``ProviderStack.base``) whose batch API answers, ``build_llm``
+    the providers' stack builder (``providers.registry.build_llm``: given here, since the runner builds no
+    provider) that wraps the collector and the answers in the same limits, cache and call log."""
     from rageval_core.llm.pricing import load_prices
     from rageval_core.run import make_call_hook, run
-    from rageval_core.run.execute import build_from_config, needs_embeddings
 
+    config = spec.provider
+    if config is None:
+        raise BatchError("a batched run needs the provider configuration in its spec")
     clock = clock or SYSTEM_CLOCK
     cancel = cancel or threading.Event()
-    base = registry.build_llm(config).base
     backend = backend_for(base)
     ledger = Ledger(store.path)
     local = dataclasses.replace(config, rpm=None, tpm=None, record_log=None)  # nothing here reaches the network
-    if embedder is None:
-        _, embedder = build_from_config(config, store, base, None, needs_embeddings=needs_embeddings(samples, scorers))
     report = BatchReport()
     for job_id in attach:
         _finish(backend, ledger, job_id, poll_s, clock, cancel, say, report)
@@ -80,14 +82,14 @@ def run_batched(
         _finish(backend, ledger, job.job_id, poll_s, clock, cancel, say, report)
 
     cache = ResponseCache(store.path) if config.cache else None
-    run_options = {k: v for k, v in run_kwargs.items() if k in ("options", "repeats", "repeat_temperature")}
+    round_spec = RunSpec(spec.samples, spec.scorers, concurrency=spec.concurrency, options=spec.options,
+                         repeats=spec.repeats, repeat_temperature=spec.repeat_temperature)
     for _attempt in range(MAX_ROUNDS):
         round_no = len(report.jobs) + 1  # jobs picked up or attached above were the earlier rounds
         collector = CollectingLLM(base, ledger, config.base_url, cache)
-        stack = registry.build_llm(dataclasses.replace(local, cache=False), base=collector)
+        stack = build_llm(dataclasses.replace(local, cache=False), base=collector)
         with tempfile.TemporaryDirectory(prefix="rageval-batch-") as scratch:
-            run(samples, scorers, llm=stack, embedder=embedder, store=Store(Path(scratch) / "round.sqlite"),
-                log_calls=False, concurrency=run_kwargs.get("concurrency", 8), cancel=cancel, **run_options)
+            run(round_spec, stack, embedder, Store(Path(scratch) / "round.sqlite"), logs_calls=True, cancel=cancel)
         if cancel.is_set():
             raise BatchCancelled("cancelled before the batch was sent; nothing was submitted in this round")
         if not collector.pending:
@@ -103,13 +105,12 @@ def run_batched(
         raise BatchError(f"still collecting requests after {MAX_ROUNDS} rounds: a metric keeps asking new questions")
 
     prices = load_prices().scaled(BATCH_DISCOUNT)
-    final = registry.build_llm(
+    final = build_llm(
         local, base=AnsweringLLM(base, ledger, config.base_url), db_path=store.path,
         call_hook=make_call_hook(store), prices=prices,
     )
-    settings = dict(run_kwargs.pop("settings", None) or {})
-    settings["batch"] = report.to_dict()
-    return run(samples, scorers, llm=final, embedder=embedder, config=config, store=store, cancel=cancel, settings=settings, **run_kwargs)
+    final_spec = dataclasses.replace(spec, settings={**spec.settings, "batch": report.to_dict()})
+    return run(final_spec, final, embedder, store, logs_calls=True, cancel=cancel, progress=progress)
 
 
 def _finish(

@@ -106,7 +106,7 @@ def judge_settings(scorers: Sequence[Any]) -> dict[str, Any]:
             llm = getattr(s, "judge_llm", None)
             entry = judge.to_dict()
             if not judge.model:  # the provider's default model, as the stack resolves it
-                from rageval_core.llm.registry import PROVIDERS
+                from rageval_core.providers.config import PROVIDERS
 
                 info = PROVIDERS.get(judge.provider)
                 if info is not None and info.default_model:

@@ -82,7 +82,7 @@ class JudgeConfig:
         """The ``ProviderConfig`` of this judge. Cache, retries, timeouts and replay settings not given here
         come from ``base`` (the run's own configuration); the key from ``api_key_env`` or the provider's usual
         environment variables, held in memory only."""
-        from rageval_core.llm.registry import ProviderConfig
+        from rageval_core.providers.config import ProviderConfig
 
         env = os.environ if environ is None else environ
         inherit = {} if base is None else {k: getattr(base, k) for k in ("timeout_s", "max_retries", "cache", "concurrency", "replay_log")}
@@ -91,13 +91,9 @@ class JudgeConfig:
         key = env.get(self.api_key_env) if self.api_key_env else None
         if base is not None and key is None and base.provider == self.provider and base.api_key:
             key = base.api_key  # the same provider as the sidebar: its key applies
-        cfg = ProviderConfig(provider=self.provider, model=self.model, base_url=self.base_url, api_key=key,
-                             embedding_model=self.embedding_model, rpm=self.rpm, tpm=self.tpm, **inherit)
-        if self.concurrency is not None:
-            cfg.concurrency = self.concurrency
-        if self.timeout_s is not None:
-            cfg.timeout_s = self.timeout_s
-        return cfg
+        own = {k: v for k, v in (("concurrency", self.concurrency), ("timeout_s", self.timeout_s)) if v is not None}
+        return ProviderConfig(provider=self.provider, model=self.model, base_url=self.base_url, api_key=key,
+                              embedding_model=self.embedding_model, rpm=self.rpm, tpm=self.tpm, **{**inherit, **own})
 
 
 def parse_judges(data: Any, *, source: str = "judges") -> list[JudgeConfig]:
@@ -154,7 +150,7 @@ def _check_shape(data: Any, source: str) -> None:
 
 
 def _one(item: Mapping[str, Any], where: Mapping[str, Any]) -> JudgeConfig:
-    from rageval_core.llm.registry import PROVIDERS
+    from rageval_core.providers.config import PROVIDERS
 
     for name in _TEXT_FIELDS:
         value = item.get(name)
