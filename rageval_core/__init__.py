@@ -4,7 +4,8 @@ The packages, in the order data flows through them:
 
 - ``core``: plain data types, ja/en text, coded messages, redaction, state paths
 - ``data``: datasets and documents; ``rag``: the systems under test (built-in RAG, test sets, your own RAG)
-- ``llm`` (providers, ``llm.transport``: guard, rate limit, retry, cache) and ``embeddings``
+- ``llm`` (provider adapters, ``llm.transport``: guard, rate limit, retry, cache) and ``embeddings``, below
+  ``providers`` (configuration, and the one place stacks and embedders are built)
 - ``scoring``: metrics, one-call judges, rubrics, step tasks and prompt templates; ``offline``: the offline judge
 - ``run``: the runner and batch APIs; ``store``: SQLite runs, results, call log, labels
 - ``analysis``: compare, tallies, export, report, trust statistics; ``cli``: the command line
@@ -13,5 +14,5 @@ The packages, in the order data flows through them:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "analysis", "cli", "core", "data", "embeddings", "llm", "offline", "rag", "run", "scoring",
-           "store", "testing"]
+__all__ = ["__version__", "analysis", "cli", "core", "data", "embeddings", "llm", "offline", "providers", "rag", "run",
+           "scoring", "store", "testing"]

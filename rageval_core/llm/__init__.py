@@ -1,7 +1,8 @@
 """The LLM side: one request / completion / error type (``base``), the providers (``gemini_provider``,
 ``openai_provider`` on the shared ``api_provider`` base, ``offline`` with its judge and reasons, ``replay``),
 keys, prices, structured-output levels, the redaction boundary, the wrappers (timeout, concurrency, usage,
-call log) and the ``registry`` that builds a provider stack; ``transport`` holds what every request goes through.
+call log); ``transport`` holds what every request goes through. The stacks are built in ``providers``
+(above ``llm`` and ``embeddings``), never here.
 Providers and their flags: docs/providers.md.
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
@@ -18,7 +19,6 @@ __all__ = [
     "openai_provider",
     "pricing",
     "redacting",
-    "registry",
     "replay",
     "structured",
     "transport",

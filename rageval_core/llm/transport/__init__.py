@@ -7,6 +7,7 @@ __all__ = [
     "cache",
     "callpool",
     "clock",
+    "gemini_http",
     "guard",
     "http_errors",
     "httpx_lib",
