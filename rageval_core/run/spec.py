@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.core.types import Sample
 from rageval_core.llm.base import LLM, Embedder
@@ -19,6 +19,9 @@ from rageval_core.run import feed as feeds
 from rageval_core.run.plan import RunError
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import RowInfo
+
+if TYPE_CHECKING:
+    from rageval_core.data.datasets.live import LiveDataset
 
 __all__ = ["RunProviders", "RunSpec", "SpecError"]
 
@@ -38,7 +41,7 @@ class RunSpec:
     ``invalid_rows`` may be a callable for a streamed file (answered once the reader is at the end), and
     ``late_settings()`` is merged into the settings then."""
 
-    samples: Sequence[Sample] | Any
+    samples: Sequence[Sample] | LiveDataset
     scorers: Sequence[Scorer]
     provider: ProviderConfig | None = None
     concurrency: int = 8
@@ -94,7 +97,9 @@ class RunSpec:
 
     def plan_rows(self) -> Sequence[Sample]:
         """The rows the plan is made on: all of them, or a streamed file's first ``feed.HEAD_ROWS``."""
-        return self.samples.head(feeds.HEAD_ROWS) if self.streamed else self.samples
+        if self.streamed:
+            return self.samples.head(feeds.HEAD_ROWS)  # type: ignore[union-attr]
+        return self.samples  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
