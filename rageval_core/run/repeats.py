@@ -1,4 +1,4 @@
-"""Run repeats: the same rows scored K times so a score's spread can be measured (``runner.run(repeats=K)``).
+"""Run repeats: the same rows scored K times so a score's spread can be measured (``RunSpec(repeats=K)``).
 
 Repeat 0 is the ordinary run (its requests unchanged, so it shares the response cache with a run without
 repeats). Every request of repeat r ≥ 1 carries ``seed = (its own seed or 0) + r × SEED_STRIDE`` and

@@ -295,7 +295,7 @@ class Store(HumanLabels):
         self, run_id: str, sample_id: str, scorer: str, results: Sequence[MetricResult], *, repeat: int = 0
     ) -> None:
         """Write all results of one finished (row, scorer, repeat) task in one transaction, replacing any earlier
-        ones. ``repeat`` is the run repeat (0 for a run without repeats; see ``runner.run(repeats=...)``)."""
+        ones. ``repeat`` is the run repeat (0 for a run without repeats; see ``RunSpec.repeats``)."""
         self.save_tasks(run_id, [(sample_id, scorer, results, repeat)])
 
     def save_tasks(self, run_id: str, tasks: Sequence[tuple[str, str, Sequence[MetricResult], int]]) -> None:

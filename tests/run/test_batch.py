@@ -118,7 +118,8 @@ def test_a_request_that_fails_inside_a_job_ends_only_its_result_unscored(server,
         return "content policy: refused" if target in request.prompt else None
 
     server.batches.fail_request = fail
-    result = build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)), Store(tmp_path / "s.sqlite"), poll_s=1, clock=FakeClock())
+    result = build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)),
+                                   Store(tmp_path / "s.sqlite"), poll_s=1, clock=FakeClock())
     by_row: dict[str, set] = {}
     for r in result.results:
         by_row.setdefault(r.sample_id, set()).add(r.unscored_reason)
@@ -146,7 +147,8 @@ def test_cancel_while_polling_stops_and_keeps_the_job_for_the_next_run(server, t
     assert len(running) == 1 and len(running[0].keys) == 2
     server.batches.release()
     jobs_before = len(server.batches.jobs)
-    result = build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)), store, poll_s=1, clock=FakeClock())
+    result = build_and_run_batched(RunSpec(samples, [JudgeScorer("rubric5")], provider=_config("openai", server)), store,
+                                   poll_s=1, clock=FakeClock())
     assert len(server.batches.jobs) == jobs_before, "the job already submitted is picked up, not sent again"
     assert result.scored_results == len(result.results) > 0
 

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 from rageval_core.analysis.trust.labels import FILE, dataset_labels
 from rageval_core.analysis.trust.run_report import read_label_rows
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.run import run
+from rageval_core.providers.config import ProviderConfig
+from tests.support.runs import run_rows
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store import annotations
@@ -33,7 +33,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
         mp.setenv("RAGEVAL_HOME", str(root))
         ds = load_dataset(LABELLED)
         rows = [s for s in ds.samples if not s.id.endswith("-en")]
-        result = run(rows, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
+        result = run_rows(rows, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
                      dataset_name=ds.name, dataset_digest=ds.content_hash)
         named = [(lab.row_id, lab.criterion, lab.annotator, lab.value) for lab in dataset_labels(read_label_rows(TWO), source=FILE)]
         annotations.import_labels(Store(), ds.content_hash, named)

@@ -1,7 +1,7 @@
 """Stability and probes of a stored run: the glue between the store / runner and the pure ``rageval_core.analysis.trust``
 modules (``trust.stability``, ``trust.probes``, ``trust.shifts``). The Python API the Trust page calls:
 
-- ``stability_for_run(store, run_id)`` → ``StabilityReport`` of a run made with ``runner.run(repeats=K)``;
+- ``stability_for_run(store, run_id)`` → ``StabilityReport`` of a run made with ``RunSpec(repeats=K)``;
 - ``run_probes(samples, scorers, probes, store=..., config=...)`` → ``ProbeReport``: each probe's rows are
   scored through the normal runner (cache, limits, call log and store apply), one run per probe whose
   settings carry the probe tag (``{"probe": name, "base_run": id}``), and compared with the base run.
