@@ -50,7 +50,7 @@ def choose(provider: str | None = None, model: str | None = None, base_url: str 
 
 def unavailable(choice: JudgeChoice, environ: Mapping[str, str] | None = None) -> str | None:
     """Why tests needing a judge cannot run (a skip reason), or ``None`` when they can."""
-    from rageval_core.llm.registry import ProviderConfig, check_config
+    from rageval_core.providers.config import ProviderConfig, check_config
 
     if choice.provider is None:
         return ("no judge chosen: pass --rageval-provider offline (the heuristic judge, no key), or set "
@@ -105,8 +105,9 @@ class Judge:
     def score(self, rows: Any, metrics: Sequence[str] = ("faithfulness",), judges: Sequence[str] = (),
               name: str = "rows") -> Scored:
         """Score ``rows`` on decomposed ``metrics`` and one-call ``judges`` (rubric ids: ``rubric5``, ``binary``)."""
-        from rageval_core.llm.registry import ProviderConfig
-        from rageval_core.run import run
+        from rageval_core.providers.config import ProviderConfig
+        from rageval_core.providers.for_run import build_and_run
+        from rageval_core.run import RunSpec
         from rageval_core.scoring.metrics.judge import JudgeScorer
         from rageval_core.scoring.metrics.registry import build_scorers
         from rageval_core.store.runs import Store
@@ -116,8 +117,9 @@ class Judge:
         c = self.choice
         config = ProviderConfig(c.provider or "offline", c.model, c.base_url, concurrency=self.concurrency)
         store = Store(self.store_path) if self.store_path else Store()
-        done = run(samples, scorers, config=config, store=store, concurrency=self.concurrency,
-                   dataset_name=dataset_name, dataset_digest=digest)
+        spec = RunSpec(samples, scorers, provider=config, concurrency=self.concurrency, dataset_name=dataset_name,
+                       dataset_digest=digest)
+        done = build_and_run(spec, store)
         return Scored(done.run_id, list(done.results))
 
     def assert_scores(self, rows: Any, thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> Scored:

@@ -12,8 +12,9 @@ import pytest
 
 from rageval_core.core.types import METRIC_IDS
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.run import estimate, run
+from rageval_core.providers.config import ProviderConfig
+from rageval_core.run import estimate
+from tests.support.runs import run_rows
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
@@ -44,7 +45,7 @@ def test_every_metric_and_judge_scores_and_the_estimate_covers_the_calls(provide
     scorers = [*build_scorers(list(METRIC_IDS)), *(JudgeScorer(j) for j in JUDGES)]
     cfg = _config(provider, server)
     est = estimate(samples, scorers, provider=provider, reask=1)
-    done = run(samples, scorers, config=cfg, options={"reask": 1}, concurrency=4)
+    done = run_rows(samples, scorers, config=cfg, options={"reask": 1}, concurrency=4)
     unscored = [(r.sample_id, r.metric, r.method, r.unscored_reason) for r in done.results if r.value is None]
     assert not unscored, unscored
     assert {(r.metric, r.method) for r in done.results} >= {(m, "decomposed") for m in METRIC_IDS}
