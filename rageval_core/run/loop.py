@@ -172,9 +172,7 @@ def run(
     stacks = judge_stacks(spec.scorers, llm, not logs_calls, judges or {})
     freeze_imported()
     opened = _open_run(spec, store, llm, embedder, embedding)
-    execution = _Execution(spec, store, opened, stacks, embedder, cancel, clock)
-    execution.progress, execution.on_read = progress, on_read
-    return execution.execute()
+    return _Execution(spec, store, opened, stacks, embedder, cancel, clock, progress, on_read).execute()
 
 
 @dataclass
@@ -244,11 +242,11 @@ class _Execution:
 
     def __init__(
         self, spec: RunSpec, store: Store, opened: _Opened, stacks: dict[str, tuple[LLM, bool]], embedder: Embedder,
-        cancel: threading.Event, clock: Callable[[], float],
+        cancel: threading.Event, clock: Callable[[], float], progress: Callable[[Progress], None] | None,
+        on_read: Callable[[int], None] | None,
     ) -> None:
         self.spec, self.store, self.opened, self.stacks, self.cancel, self.clock = spec, store, opened, stacks, cancel, clock
-        self.progress: Callable[[Progress], None] | None = None
-        self.on_read: Callable[[int], None] | None = None
+        self.progress, self.on_read = progress, on_read
         self.live = spec.samples if spec.streamed else None
         self.counters = Counters()
         self.gate = PriorityGate(spec.concurrency, cancel)
