@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.registry import ProviderConfig
-from rageval_core.run import run
+from rageval_core.providers.config import ProviderConfig
+from tests.support.runs import run_rows
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store import annotations
 from rageval_core.store.runs import Store
@@ -20,7 +20,7 @@ def test_annotate_imports_hands_out_and_settles(tmp_path: Path, monkeypatch, cap
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     ds = load_dataset(ROOT / "sample_data" / "trust_labelled.jsonl")
     rows = [s for s in ds.samples if s.id in ("t01", "t02", "t03", "t04", "t05", "t06")]
-    done = run(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
+    done = run_rows(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name, dataset_digest=ds.content_hash)
     two = str(ROOT / "sample_data" / "trust_two_annotators.jsonl")
     assert cli.main(["annotate", done.run_id, "--import", two]) == 0
     assert "imported 24 label(s) from 2 annotator(s)" in capsys.readouterr().out  # 6 rows x 2 criteria x 2 people

@@ -29,8 +29,8 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from rageval_core.analysis.trust.labels import FILE, dataset_labels
     from rageval_core.analysis.trust.run_report import read_label_rows
     from rageval_core.data.datasets import load_dataset
-    from rageval_core.llm.registry import ProviderConfig
-    from rageval_core.run import run
+    from rageval_core.providers.config import ProviderConfig
+    from tests.support.runs import run_rows
     from rageval_core.scoring.metrics.judge import JudgeScorer
     from rageval_core.scoring.metrics.registry import build_scorers
     from rageval_core.store import annotations
@@ -41,7 +41,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     rows = [s for s in ds.samples if not s.id.endswith("-en")]
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
-        done = run(rows, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
+        done = run_rows(rows, [*build_scorers(["faithfulness"]), JudgeScorer("binary")], config=ProviderConfig(),
                    dataset_name=ds.name, dataset_digest=ds.content_hash)
         labels = dataset_labels(read_label_rows(ROOT / "sample_data" / "trust_two_annotators.jsonl"), source=FILE)
         annotations.import_labels(Store(), ds.content_hash, [(x.row_id, x.criterion, x.annotator, x.value) for x in labels])
