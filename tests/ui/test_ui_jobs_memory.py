@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 from rageval_core.cli import allocator
-from rageval_core.llm.registry import ProviderConfig
+from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.registry import build_scorers
 from tests.support.fake_server import FakeLLMServer
 from tests.support.samples import DROPOUT_JA
@@ -27,12 +27,14 @@ def test_an_http_run_from_the_app_applies_the_cli_limits_and_an_offline_one_does
     monkeypatch.setattr(allocator, "limit_malloc_arenas", lambda *a: calls.append("arenas") or True)
     try:
         allocator.limit_sqlite_heap(0)
-        job = jobs.start([DROPOUT_JA], build_scorers(["faithfulness"]), ProviderConfig(), dataset_name="d", dataset_hash="h")
+        job = jobs.start(jobs.evaluation_spec([DROPOUT_JA], build_scorers(["faithfulness"]), ProviderConfig(), dataset_name="d",
+                                                    dataset_hash="h"))
         job._thread.join(120)
         assert calls == [] and _soft_heap_limit() == 0  # offline: glibc's and SQLite's defaults kept
         with FakeLLMServer() as server:
             cfg = ProviderConfig(provider="openai-compatible", base_url=server.openai_base_url, model="m", cache=False)
-            job = jobs.start([DROPOUT_JA], build_scorers(["faithfulness"]), cfg, dataset_name="d", dataset_hash="h")
+            job = jobs.start(jobs.evaluation_spec([DROPOUT_JA], build_scorers(["faithfulness"]), cfg, dataset_name="d",
+                                                  dataset_hash="h"))
             job._thread.join(120)
         assert job.error is None and job.result is not None
         assert calls == ["arenas", "mmap"] and _soft_heap_limit() == allocator.SQLITE_HEAP
