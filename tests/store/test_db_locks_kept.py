@@ -9,6 +9,7 @@ connection of this process held on it. Concurrent writers then met "disk I/O err
 from __future__ import annotations
 
 import os
+import sqlite3
 import stat
 import threading
 
@@ -16,11 +17,13 @@ from rageval_core.core import private
 from rageval_core.store import db
 
 
-def test_a_new_connection_to_an_existing_database_opens_no_descriptor_of_it(tmp_path, monkeypatch):
+def test_connecting_to_an_existing_database_opens_no_descriptor_of_it(tmp_path, monkeypatch):
     path = tmp_path / "state" / "rageval.sqlite"
-    first = db.connect(path)
-    first.execute("CREATE TABLE IF NOT EXISTS t (x)")
-    os.chmod(path, 0o644)  # written by an older version, looser
+    path.parent.mkdir()
+    older = sqlite3.connect(path)  # a store written before this version, and a connection holding it open
+    older.execute("CREATE TABLE t (x)")
+    older.commit()
+    os.chmod(path, 0o644)
 
     opened: list[str] = []
     real_open = os.open
@@ -30,7 +33,8 @@ def test_a_new_connection_to_an_existing_database_opens_no_descriptor_of_it(tmp_
     worker.join()
 
     assert str(path) not in opened
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # still tightened
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # tightened by path
+    older.close()
 
 
 def test_a_new_database_is_created_private(tmp_path):
