@@ -140,7 +140,7 @@ def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, ho
     app.switch_page("app_pages/inspect_sample.py").run()
     thumbs = app.feedback
     assert thumbs, "no 👍/👎 widgets"
-    criterion = thumbs[0].key.split(".")[-2]  # label.<hash>.<row>.<criterion>.<version>
+    criterion = thumbs[0].key.split(".")[3]  # label.<hash>.<row>.<criterion>.<version>.<annotator>
     thumbs[0].set_value(0).run()
     assert_ok(app)
     assert Store().labels(home["hash"])["7"][criterion] == 0.0
@@ -337,7 +337,7 @@ def test_a_note_beside_a_label_and_bulk_labelling(app: AppTest, home: dict[str, 
     app.session_state["inspect_sample"] = "10"
     app.switch_page("app_pages/inspect_sample.py").run()
     thumbs = app.feedback[0]
-    criterion = thumbs.key.split(".")[-2]
+    criterion = thumbs.key.split(".")[3]  # label.<hash>.<row>.<criterion>.<version>.<annotator>
     thumbs.set_value(0).run()
     note = next(n for n in app.text_input if n.key.startswith(f"note.{home['hash'][:12]}.10.{criterion}."))
     note.set_value("数値が文脈と合わない").run()
