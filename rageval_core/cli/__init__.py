@@ -60,9 +60,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         err("aborted")
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the contract: exit 3 and a log file, never a traceback
-        return _internal_error(exc, argv)
+        message = _unwritable(exc)
+        if message is None:
+            return _internal_error(exc, argv)
+        err(f"error: {message}")  # a full disk or a read-only folder is the machine's state, not a bug
+        return EXIT_BAD_INPUT
     finally:
         restore()
+
+
+def _unwritable(exc: BaseException) -> str | None:
+    """A full disk or a read-only folder said as such (not an internal error), else None."""
+    import errno
+    import sqlite3
+
+    from rageval_core.store.db import StoreBusy, is_unwritable
+
+    cause = exc.__cause__ if isinstance(exc, StoreBusy) and exc.__cause__ is not None else exc
+    if isinstance(cause, sqlite3.Error) and is_unwritable(cause):
+        return f"the store cannot be written ({cause}): a full disk or a read-only folder; nothing already stored is lost"
+    if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM):
+        return f"cannot write {cause.filename or 'a file'}: {cause.strerror}; nothing already stored is lost"
+    return None
 
 
 def _sigterm_as_ctrl_c() -> Callable[[], None]:

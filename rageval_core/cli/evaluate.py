@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rageval_core.cli.common import (
     EXIT_BAD_INPUT,
@@ -94,9 +94,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         # the CSV's question and answer columns
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
-    export_run(store, result.run_id, out, include_details=args.details, samples=texts)
+    _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts), out, result.run_id)
     if args.calls_out:
-        export_calls_jsonl(store, result.run_id, args.calls_out)
+        _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result.run_id)
     output.print_summary(result)
     echo(output.actual_table(est, stream_cost_by_scorer(store, result.run_id)))
     output.print_analysis(store, result.run_id, dataset.categories if live else _categories(dataset.samples))
@@ -124,6 +124,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     return code
 
+
+
+def _written(write: Callable[[], Any], target: Path, run_id: str) -> None:
+    """An export that a full disk or a read-only folder refuses ends the command with one clear line (exit 2),
+    the half-written file removed; the run and every result already scored stay in the store."""
+    try:
+        write()
+    except OSError as exc:
+        if target.is_file():  # a truncated export is worse than none (never a device: --out /dev/stdout)
+            target.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {exc.filename or target}: {exc.strerror or exc}; run {run_id} is stored with "
+                         f"every result scored: `runs export {run_id} --out FILE` once there is room") from None
 
 def _add_juries(args: argparse.Namespace, store: Any, result: Any) -> None:
     """``--jury RULE``: store each jury over the run's judges (``--jury-members`` picks them) and refresh the

@@ -69,11 +69,15 @@ def print_store_warnings(result: Any) -> None:
     if result.warnings:
         lost = ", ".join(f"{kind} {n}" for kind, n in sorted(result.warnings.items()))
         err(f"warning: store writes lost (results unaffected): {lost}")
-    if result.unsaved_tasks:
+    if result.unsaved_tasks and result.spill_file:
         err(
-            f"warning: the database stayed locked; {result.unsaved_tasks} finished task(s) kept in {result.spill_file}, "
-            f"written back by: --resume {result.run_id}"
+            f"warning: the database refused them (locked, full or read-only); {result.unsaved_tasks} finished task(s) "
+            f"kept in {result.spill_file}, written back by: --resume {result.run_id}"
         )
+    elif result.unsaved_tasks:
+        err(f"error: the store and its folder cannot be written (a full disk or a read-only folder?): "
+            f"{result.unsaved_tasks} finished task(s) could not be kept; what was stored before stays; "
+            f"--resume {result.run_id} once there is room scores only what is missing")
 
 
 def estimate_table(est: Any) -> str:

@@ -61,7 +61,8 @@ def open_private(path: str | Path, mode: str = "w", *, encoding: str = "utf-8") 
         flags |= os.O_TRUNC
     fd = os.open(str(path), flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
     try:
-        os.fchmod(fd, FILE_MODE)
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # never a device or pipe (--out /dev/stdout is the terminal's)
+            os.fchmod(fd, FILE_MODE)
     except OSError:
         os.close(fd)
         raise

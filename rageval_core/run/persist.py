@@ -66,6 +66,7 @@ class ResultSink:
         self._delay = 1.0
         self._next_try = 0.0
         self.deferred = 0  # tasks whose first write failed (written later, or spilled)
+        self.unwritable: str | None = None  # the store cannot be written (full disk, read-only): no waiting for it
 
     @property
     def unsaved(self) -> int:
@@ -93,13 +94,19 @@ class ResultSink:
         what queued behind it for the run loop's retry."""
         try:
             self.store.save_tasks(self.run_id, batch)
-        except (db.StoreBusy, sqlite3.Error):
+        except (db.StoreBusy, sqlite3.Error) as exc:
+            self._note_unwritable(exc)
             with self._lock:  # the store is locked: what waits is kept for the run loop's retry
                 batch += self._commit.queued
                 self._commit.queued = []
                 self._kept.extend(batch)
                 self.deferred += len(batch)
                 self._next_try = self.clock.now() + self._delay
+
+    def _note_unwritable(self, exc: BaseException) -> None:
+        cause = exc.__cause__ if isinstance(exc, db.StoreBusy) and exc.__cause__ is not None else exc
+        if db.is_unwritable(cause):
+            self.unwritable = str(cause)
 
     def retry_due(self) -> bool:
         """Try the kept tasks once if their next try is due; True when nothing is kept any more."""
@@ -111,7 +118,10 @@ class ResultSink:
         return self._flush_once()
 
     def drain(self, patience_s: float = 600.0, on_wait: Callable[[int], None] | None = None) -> bool:
-        """Pause until every kept task is written, waiting on the clock up to ``patience_s`` (then False)."""
+        """Pause until every kept task is written, waiting on the clock up to ``patience_s`` (then False); at once
+        False when the store cannot be written at all (a full disk does not empty itself while the run waits)."""
+        if self.unwritable is not None and not self._flush_once():
+            return False
         waited = 0.0
         while not self._flush_once():
             if waited >= patience_s:
@@ -129,11 +139,15 @@ class ResultSink:
         target = spill_path(self.store, self.run_id)
         if not kept or target is None:
             return None
-        private_dir(target.parent)
-        with open_private(target, "a") as fh:
-            for sample_id, scorer, results, repeat in kept:
-                line = {"sample_id": sample_id, "scorer": scorer, "repeat": repeat, "results": [r.to_dict() for r in results]}
-                fh.write(json.dumps(redact_data(line), ensure_ascii=False, default=str) + "\n")
+        try:
+            private_dir(target.parent)
+            with open_private(target, "a") as fh:
+                for sample_id, scorer, results, repeat in kept:
+                    line = {"sample_id": sample_id, "scorer": scorer, "repeat": repeat, "results": [r.to_dict() for r in results]}
+                    fh.write(json.dumps(redact_data(line), ensure_ascii=False, default=str) + "\n")
+        except OSError as exc:  # the same full disk: the run still ends, saying what could not be kept
+            self.unwritable = self.unwritable or f"{target}: {exc.strerror or exc}"
+            return None
         return target
 
     def _flush_once(self) -> bool:
@@ -145,7 +159,8 @@ class ResultSink:
                 return True
             try:
                 self.store.save_tasks(self.run_id, batch)
-            except (db.StoreBusy, sqlite3.Error):
+            except (db.StoreBusy, sqlite3.Error) as exc:
+                self._note_unwritable(exc)
                 with self._lock:
                     self._delay = min(self._delay * 2, 30.0)
                     self._next_try = self.clock.now() + self._delay

@@ -70,17 +70,13 @@ def _private_database(target: Path) -> None:
     which showed as "disk I/O error" in a run while another thread's connection was writing."""
     key = str(target)
     with _private_lock:
-        if key in _private_done:
-            return
-        _private_done.add(key)
-        if not target.parent.is_dir():
-            private_dir(target.parent, tighten=False)
-        if target.exists():
-            tighten_file(target)
-        else:
+        if key not in _private_done and not target.exists():
+            if not target.parent.is_dir():
+                private_dir(target.parent, tighten=False)
             touch_private(target)
-        for suffix in ("-wal", "-shm", "-journal"):
-            tighten_file(f"{target}{suffix}")
+        _private_done.add(key)
+        for name in (str(target), f"{target}-wal", f"{target}-shm", f"{target}-journal"):
+            tighten_file(name)  # by path: a looser file (an older version's) is tightened on every new connection
 
 
 def _set_wal(conn: sqlite3.Connection) -> None:
@@ -125,6 +121,15 @@ def is_locked(exc: BaseException) -> bool:
     """Whether an SQLite error means another connection holds the lock (worth waiting for)."""
     text = str(exc).lower()
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+_UNWRITABLE = ("disk is full", "readonly database", "read-only", "disk i/o error", "unable to open database")
+
+
+def is_unwritable(exc: BaseException) -> bool:
+    """Whether an SQLite error means the store cannot be written at all (a full disk, a read-only folder):
+    not worth waiting for, unlike a lock."""
+    return isinstance(exc, (sqlite3.Error, StoreBusy)) and any(s in str(exc).lower() for s in _UNWRITABLE)
 
 
 def write(

@@ -99,7 +99,8 @@ def ensure(conn: sqlite3.Connection) -> None:
                     conn.execute(_copy("call_light", CALL_COLUMNS, "call_log") + " FROM call_log WHERE run_id IS NOT NULL")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back itself on a full disk; keep its error
+                conn.execute("ROLLBACK")
             raise
 
     db.write(migrate, what="create light tables")
@@ -137,7 +138,8 @@ def to_views(conn: sqlite3.Connection) -> None:
                     conn.execute(statement)
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls back itself on a full disk; keep its error
+                conn.execute("ROLLBACK")
             raise
 
     db.write(switch, what="light tables to views")

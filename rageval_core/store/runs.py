@@ -177,7 +177,8 @@ class Store(HumanLabels):
                     conn.execute("COMMIT")
                     return out
                 except BaseException:
-                    conn.execute("ROLLBACK")
+                    if conn.in_transaction:  # SQLite already rolled back on a full disk: keep its error, not ours
+                        conn.execute("ROLLBACK")
                     raise
 
         return db.write(attempt, clock=self.clock, attempts=self.attempts, what=what)
