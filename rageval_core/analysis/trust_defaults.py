@@ -6,3 +6,4 @@ package (numpy and the statistics) cost every command ~0.1 s before its first re
 
 DEFAULT_THRESHOLD = 0.5  # a score at or above it is a pass
 DEFAULT_ITERATIONS = 1000  # bootstrap resamples of an interval
+QUEUE_MODES = ("label_next", "filter", "random")  # how the annotation queue picks rows

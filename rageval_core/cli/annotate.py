@@ -82,7 +82,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
 def add_command(sub: Any) -> None:
     """Register ``annotate``."""
-    from rageval_core.analysis.trust.queue import MODES
+    from rageval_core.analysis.trust_defaults import QUEUE_MODES as MODES  # imports nothing: the parser stays light
 
     p = sub.add_parser("annotate", help="the annotation queue: hand rows out to annotators, progress, settle disagreements",
                        description="The annotation queue of a run's dataset (docs/annotators.md). Exit 0, 2 on bad input.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-MODES = ("label_next", "filter", "random")
+from rageval_core.analysis.trust_defaults import QUEUE_MODES as MODES
 
 
 def pick_rows(rows: Sequence[str], mode: str, n: int, *, ranked: Sequence[str] = (), keep: Callable[[str], bool] | None = None,
