@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,14 @@ def server() -> Iterator[FakeLLMServer]:
     responder, or a real app server, defines its own ``server``)."""
     with FakeLLMServer() as srv:
         yield srv
+
+
+@pytest.fixture()
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private state folder (RAGEVAL_HOME) and working directory in this test's tmp_path; a module may override it."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
 
 
 @pytest.fixture(autouse=True)

@@ -2,27 +2,14 @@
 value / low / high), paired by row id, each run with its own labels."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from rageval_core import cli
 from rageval_core.analysis.trust.compare_run import compare_runs
 from rageval_core.store.runs import Store
+from tests.support.trust_cli import MINI, run_id_of as _run_id
 
-ROOT = Path(__file__).resolve().parents[2]
-MINI = ROOT / "sample_data" / "labelled_mini_ja.jsonl"
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def _run_id(out: str) -> str:
-    return out.split("trust report of run ", 1)[1].split()[0]
 
 
 def test_against_writes_the_comparison_block(home, capsys):

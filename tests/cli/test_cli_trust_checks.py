@@ -7,24 +7,16 @@ checked exactly with a scripted judge in test_trust_checks.py).
 """
 
 import json
-from pathlib import Path
 
 import pytest
 
 from rageval_core import cli
 from rageval_core.analysis.export import run_to_dict
 from rageval_core.store.runs import Store
+from tests.support.trust_cli import ROOT, run_id_of as _run_id
 
-ROOT = Path(__file__).resolve().parents[2]
 LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
 PICK = ("t01", "t03", "t01-en")  # a faithful row, an unfaithful one, and t01's English parallel row
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 @pytest.fixture()
@@ -33,10 +25,6 @@ def small(home):
     path = home / "small.jsonl"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
-
-
-def _run_id(out: str) -> str:
-    return out.split("trust report of run ", 1)[1].split()[0]
 
 
 def _shown(value, low, high):

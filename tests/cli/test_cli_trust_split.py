@@ -2,7 +2,6 @@
 ``--show-test`` (and each look counted in the store), a stored split reused, bad fractions."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -10,20 +9,8 @@ from rageval_core import cli
 from rageval_core.analysis.report import report_html
 from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.store.runs import Store
+from tests.support.trust_cli import MINI, run_id_of as _run_id
 
-ROOT = Path(__file__).resolve().parents[2]
-MINI = ROOT / "sample_data" / "labelled_mini_ja.jsonl"
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
-def _run_id(out: str) -> str:
-    return out.split("trust report of run ", 1)[1].split()[0]
 
 
 def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):

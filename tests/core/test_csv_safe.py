@@ -113,13 +113,6 @@ def test_frame_writer_keeps_numbers_and_blanks_nan():
     assert formula_cells(text) == [] and cells(text) == [["row", "delta"], ["'" + LINK, "-0.25"], ["b", ""]]
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def _rows(answer: str) -> list[dict]:
     return [
         {"id": LINK, "question": "機械学習とは何ですか?", "contexts": ["機械学習はデータから学ぶ手法です。"],

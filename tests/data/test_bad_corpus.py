@@ -17,13 +17,6 @@ MANIFEST = json.loads((BAD / "manifest.json").read_text(encoding="utf-8"))["file
 RAW_CONTROLS = ("\x1b", "\x07", "\u202e", "\x00")
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def _evaluate(path: Path | str, out: Path) -> int:
     return cli.main(["evaluate", str(path), "--provider", "offline", "--metrics", "faithfulness", "--out", str(out), "--quiet"])
 

@@ -20,13 +20,6 @@ JUDGES = json.loads((BAD / "judges" / "manifest.json").read_text(encoding="utf-8
 DOCUMENTS = json.loads((BAD / "documents" / "manifest.json").read_text(encoding="utf-8"))["files"]
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def _judges(path: Path, out: Path) -> int:
     return cli.main(["evaluate", str(ROOT / "sample_data" / "ml_qa_en.json"), "--provider", "offline",
                      "--judges", str(path), "--out", str(out), "--quiet"])

@@ -143,13 +143,6 @@ def test_offline_pipeline_on_the_sample_policy(tmp_path):
 
 
 # ---- CLI: synth → rag → evaluate --------------------------------------------------------------------
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def test_cli_synth_rag_evaluate_binary_judge(home, capsys):
     assert cli.main(["synth", str(POLICY), "--provider", "offline", "--per-section", "1", "--out", "ts.json", "--quiet"]) == 0
     out = capsys.readouterr().out
