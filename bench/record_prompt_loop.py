@@ -78,6 +78,9 @@ def main() -> int:
         got = run_versus(dataset.samples, labels, old, new, config=cfg, store=store, assignment=split.assignment,
                          dataset_name=dataset.name, dataset_digest=dataset.content_hash, iterations=ITERATIONS,
                          progress=lambda label, p: print(f"{label}: {p.done}/{p.total}", file=sys.stderr, flush=True))
+        if not log.is_file():
+            print("no call reached the server: nothing recorded (is it running at --base-url?)", file=sys.stderr)
+            return 2
         by_key: dict[str, str] = {}
         for line in log.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -96,7 +99,7 @@ def main() -> int:
         "iterations": ITERATIONS,
         "versions": [{"label": v.label, "rubric": v.rubric.to_dict()} for v in (old, new)],
         "results": results,
-        "report": got.to_dict(),
+        "report": got.report.to_dict(),
     }, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     unscored = sum(1 for per in results.values() for v, _ in per.values() if v is None)
     print(f"recorded {len(by_key)} calls on {len(got.rows)} rows x 2 versions ({unscored} results unscored) → "

@@ -60,7 +60,7 @@ def _offer_demo(ws: data.Workset, load: Callable[[Rubric], None]) -> None:
     if rec is None or ws.content_hash != rec.dataset_hash:
         return
     if state.get(state.PROVIDER) == "replay" and (state.get(state.REPLAY_LOG) or "") == rec.log:
-        st.caption(t("versus.demo_label", model=rec.model, date=rec.recorded_on, server=rec.server))
+        st.caption(t("versus.demo_label", model=rec.model, date=rec.recorded_on, server=rec.server, n=len(rec.rows)))
         return
     st.button(t("versus.demo", model=rec.model, date=rec.recorded_on), key="prompts.versus_demo", on_click=_use_demo,
               args=(rec, load), help=t("versus.demo_help"), type="primary")

@@ -449,3 +449,10 @@ def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
         page.get_by_test_id("stDataFrame").last.wait_for()
         _shot(page, "prompts-versus.png", scroll_to=page.get_by_role("heading", name=re.compile("^vs people")))
         assert fake.count("/chat/completions") == 20  # 10 Japanese dev rows x 2 versions
+    # The shipped recording of a real small model: its two versions replayed, no key, no server.
+    page.get_by_role("button", name=re.compile(r"^▶ Use the recorded prompt loop")).click()
+    expect(page.get_by_text(re.compile(r"replayed: no calls are sent"))).to_be_visible()
+    page.get_by_role("button", name="Run both versions on 10 dev rows").click()
+    expect(page.get_by_text(re.compile(r"^Old: #\d+ v1 no examples"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    page.get_by_test_id("stDataFrame").last.wait_for()
+    _shot(page, "prompts-loop-recorded.png", scroll_to=page.get_by_role("heading", name=re.compile("^vs people")))

@@ -4,6 +4,7 @@ agreement of both versions and the paired difference; and the shipped recording 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,24 @@ def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(a
         button(app, "Run both versions on 10 dev rows").click().run()  # nothing edited: all from the cache
         assert server.count("/chat/completions") == 20
         assert any("editor: 0 sent, 10 from the cache" in c.value for c in app.caption)
+
+
+RECORDING = versus_panel.DEMO
+
+
+def test_the_recorded_loop_replays_both_versions_with_no_key(app: AppTest) -> None:
+    recorded = json.loads(RECORDING.read_text(encoding="utf-8"))
+    demo = next(b for b in app.button if b.label.startswith("▶ Use the recorded prompt loop"))
+    assert recorded["model"] in demo.label and recorded["recorded_on"] in demo.label
+    demo.click().run()
+    assert_ok(app)
+    assert app.session_state["w.provider"] == "replay"
+    assert any(c.value.startswith("**Recording**") for c in app.caption)
+    assert "人が判定した例" in app.code[0].value  # v2, with its examples, is in the editor
+    button(app, "Run both versions on 10 dev rows").click().run()
+    assert_ok(app)
+    faith = _tables(app)[0]
+    recorded_unscored = [a["unscored_labelled"] for a in recorded["report"]["agreement"] if a["criterion"] == "faithfulness"]
+    assert list(faith["unscored"][:2]) == recorded_unscored  # every request was in the recording: no replay_miss
+    want = next(d for d in recorded["report"]["differences"] if d["criterion"] == "faithfulness")["balanced_accuracy"]
+    assert faith.iloc[2]["balanced_accuracy"].startswith(f"{'+' if want['value'] > 0 else ''}{want['value']:.3f}")
