@@ -206,6 +206,7 @@ def test_a_japanese_browser_opens_in_japanese(server: str, page: Any) -> None:
     """The language switch starts on the browser's language (navigator.language, st.context.locale)."""
     from playwright.sync_api import expect
 
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)  # expect's own 5 s default is not the page's: alone, this test timed out
     context = page.context.browser.new_context(viewport={"width": 1440, "height": 1000}, locale="ja-JP")
     try:
         tab = context.new_page()

@@ -58,7 +58,7 @@ def test_a_store_that_cannot_take_the_run_says_so_in_one_line(tmp_path, monkeypa
 
     def capped(*args, **kwargs):
         conn = real(*args, **kwargs)
-        conn.execute("PRAGMA max_page_count=25")  # not even the run's own record fits
+        conn.execute("PRAGMA max_page_count=5")  # not even the schema fits, let alone the run's own record
         return conn
 
     monkeypatch.setattr(db, "connect", capped)
