@@ -42,9 +42,10 @@ def test_all_six_metrics_score_every_seed_row_offline(pair, seed_rows):
     assert {r.provider for r in results} == {"offline"}
     assert all(r.details["language"] == "ja" for r in results)
     faith = next(r for r in results if r.metric == "faithfulness" and r.sample_id == "4")
-    # row 4: backpropagation credited to Turing; every claim unsupported, graded support near 0
+    # row 4: backpropagation credited to Turing; every claim unsupported, graded support low (heuristic-v2's
+    # support is the fitted model's probability, 0.063 and 0.208 for its two claims, no longer squashed to 0)
     assert all(c["verdict"] == 0 for c in faith.details["claims"]) and faith.details["claims"][0]["reason"]
-    assert faith.value < 0.01 and faith.details["aggregation"].startswith("graded")
+    assert faith.value < 0.25 and faith.details["aggregation"].startswith("graded")
     relevancy = next(r for r in results if r.metric == "answer_relevancy" and r.sample_id == "1")
     # offline relevancy never pretends to have generated questions: no request, the heuristic's parts in details
     assert relevancy.calls == 0 and "questions" not in relevancy.details and "逆生成" in relevancy.reason
