@@ -58,23 +58,20 @@ def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = No
     return conn
 
 
-_private_done: set[str] = set()
-_private_lock = threading.Lock()
+_private_lock = threading.Lock()  # one thread at a time checks for, and creates, a missing database file
 
 
 def _private_database(target: Path) -> None:
     """The database file made 0600 before SQLite first opens it in this process: SQLite gives its -wal and
     -shm files the database file's mode, so all three stay private whatever the umask (older, looser ones are
-    tightened by path). Once per path, and a file descriptor only to create a missing file: closing any
-    descriptor of a database file drops every POSIX lock this process holds on it (SQLite's own warning),
-    which showed as "disk I/O error" in a run while another thread's connection was writing."""
-    key = str(target)
+    tightened by path). A file descriptor only to create a missing file: closing any descriptor of a database
+    file drops every POSIX lock this process holds on it (SQLite's own warning), which showed as "disk I/O
+    error" in a run while another thread's connection was writing."""
     with _private_lock:
-        if key not in _private_done and not target.exists():
+        if not target.exists():
             if not target.parent.is_dir():
                 private_dir(target.parent, tighten=False)
             touch_private(target)
-        _private_done.add(key)
         for name in (str(target), f"{target}-wal", f"{target}-shm", f"{target}-journal"):
             tighten_file(name)  # by path: a looser file (an older version's) is tightened on every new connection
 
