@@ -3,7 +3,9 @@ request the fake server sees (issue 14: requests within 0.2 s of the command), a
 sets: the interpreter's start (``python -c pass``) and the provider SDK's import (``python -c "import openai"``).
 
 Each figure is the median of ``--runs`` fresh processes, the server in its own process (``ChildServer``),
-``time.time()`` on one clock for both. Last line: ``first_request_s=<a> interpreter_s=<b> sdk_import_s=<c>``.
+``time.time()`` on one clock for both. Beside them, what every command pays first: building the parser alone
+(``python -c "from rageval_core.cli import build_parser; build_parser()"``) and the project modules it loads.
+Last line: ``first_request_s=<a> interpreter_s=<b> sdk_import_s=<c> parser_s=<d> parser_modules=<n>``.
 
     python bench/cli_start.py [--runs 5] [--data sample_data/ml_qa_ja.json]
 """
@@ -31,6 +33,17 @@ def _wall(code: str) -> float:
     started = time.time()
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True)
     return time.time() - started
+
+
+PARSER = ("import sys; from rageval_core.cli import build_parser; build_parser(); "
+          "print(sum(m.split('.')[0] == 'rageval_core' for m in sys.modules))")
+
+
+def parser_build() -> tuple[float, int]:
+    """Seconds a fresh interpreter takes to build the CLI's parser and exit, and the project modules it loaded."""
+    started = time.time()
+    done = subprocess.run([sys.executable, "-c", PARSER], cwd=ROOT, check=True, capture_output=True, text=True)
+    return time.time() - started, int(done.stdout.strip())
 
 
 def first_request_s(server: ChildServer, data: str, home: Path) -> float:
@@ -62,18 +75,24 @@ def main(argv: list[str] | None = None) -> int:
     firsts: list[float] = []
     interp: list[float] = []
     sdk: list[float] = []
+    parser_s: list[float] = []
+    modules = 0
     with tempfile.TemporaryDirectory() as tmp, ChildServer(latency=0.2) as server:
         for i in range(args.runs):  # interleaved, so the three figures see the same minutes' load
             interp.append(_wall("pass"))
             sdk.append(_wall("import openai"))
+            took, modules = parser_build()
+            parser_s.append(took)
             firsts.append(first_request_s(server, args.data, Path(tmp) / str(i)))
     load = os.getloadavg()[0]
     print(f"runs={args.runs} load_1min={load:.1f}")
     print("command to first request (s): " + " ".join(f"{x:.2f}" for x in firsts))
     print("python -c pass (s):           " + " ".join(f"{x:.2f}" for x in interp))
     print("python -c 'import openai' (s): " + " ".join(f"{x:.2f}" for x in sdk))
+    print(f"parser build, {modules} project modules (s): " + " ".join(f"{x:.3f}" for x in parser_s))
     med = statistics.median
-    print(f"first_request_s={med(firsts):.2f} interpreter_s={med(interp):.2f} sdk_import_s={med(sdk):.2f}")
+    print(f"first_request_s={med(firsts):.2f} interpreter_s={med(interp):.2f} sdk_import_s={med(sdk):.2f} "
+          f"parser_s={med(parser_s):.3f} parser_modules={modules}")
     return 0
 
 

@@ -14,11 +14,13 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_INTERRUPTED, ProgressBar, UsageError, err, provider_config
 from rageval_core.cli.dataset_report import invalid_rows, issues_for_export, report_dataset
-from rageval_core.run.spec import RunSpec
+
+if TYPE_CHECKING:  # the parser's build imports this module; the runner's modules come with the run
+    from rageval_core.run.spec import RunSpec
 
 
 def scorers_from_args(args: argparse.Namespace) -> list[Any]:
@@ -61,6 +63,8 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
 
 def run_spec(args: argparse.Namespace, dataset: Any, invalid: Any, scorers: list[Any], cfg: Any, run_id: str) -> RunSpec:
     """The run the flags ask for, over the dataset's valid rows (a file read as the run goes stays one)."""
+    from rageval_core.run.spec import RunSpec
+
     return RunSpec(
         dataset if getattr(dataset, "streamed", False) else dataset.samples,
         scorers,

@@ -4,8 +4,8 @@
 first request: building the parser, reading the dataset, the scorers, the estimate and the store. Started
 here, the import goes on while that work is done instead of after it; the provider module imported later
 on the main thread then finds it done (or waits on the import lock for the rest of it). Only a
-``--provider`` given on the command line is prefetched, for the commands that send requests; a wrong guess
-costs an unused import, never a behaviour change.
+``--provider`` given on the command line is prefetched, for the commands that send requests (never for
+``-h``/``--help``, which only prints); a wrong guess costs an unused import, never a behaviour change.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def provider_of(argv: Sequence[str]) -> str | None:
         elif not args[i].startswith("-"):
             command = args[i]
         i += 1
-    if command not in COMMANDS:
+    if command not in COMMANDS or "-h" in args or "--help" in args:
         return None
     for i, arg in enumerate(args):
         if arg == "--provider" and i + 1 < len(args):

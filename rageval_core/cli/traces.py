@@ -55,7 +55,7 @@ def cmd_import_traces(args: argparse.Namespace) -> int:
 
 def add_command(sub: Any) -> None:
     """Register ``import-traces``."""
-    from rageval_core.data.traces import FORMATS
+    from rageval_core.data.traces.model import FORMATS
 
     p = sub.add_parser(
         "import-traces",

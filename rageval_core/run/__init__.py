@@ -8,24 +8,35 @@ call log around the LLM), ``persist`` (results written as they finish, the ``Run
 store), ``feed`` and ``rows`` (a dataset file read while the run goes: tasks from its rows as they are read,
 the run's row table and identity written as the reader gets there) and ``loop`` (the thread pool that ties
 them together).
+
+The names below are imported from their modules on first use (PEP 562), so importing one module of the
+package (``run.spec`` for a ``RunSpec``) does not load the whole runner.
 """
 
-from rageval_core.run.execute import TaskTag, make_call_hook
-from rageval_core.run.loop import Progress, load_run, run
-from rageval_core.run.persist import ResultSink, Run
-from rageval_core.run.spec import RunProviders, RunSpec, SpecError
-from rageval_core.run.plan import (
-    RETRYABLE_REASONS,
-    Estimate,
-    EstimateRow,
-    RunError,
-    dataset_hash,
-    estimate,
-    scorer_versions,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = [
     "RETRYABLE_REASONS", "Estimate", "EstimateRow", "Progress", "ResultSink", "Run", "RunError", "RunProviders", "RunSpec",
     "SpecError", "TaskTag",
     "dataset_hash", "estimate", "load_run", "make_call_hook", "run", "scorer_versions",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name from the module that defines it, imported when first asked for."""
+    homes = {
+        "execute": ("TaskTag", "make_call_hook"),
+        "loop": ("Progress", "load_run", "run"),
+        "persist": ("ResultSink", "Run"),
+        "spec": ("RunProviders", "RunSpec", "SpecError"),
+        "plan": ("RETRYABLE_REASONS", "Estimate", "EstimateRow", "RunError", "dataset_hash", "estimate", "scorer_versions"),
+    }
+    for home, names in homes.items():
+        if name in names:
+            value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

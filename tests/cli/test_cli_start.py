@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
         (["runs", "list", "--provider", "openai"], None),  # a command that sends nothing
         (["evaluate", "d.json"], None),  # no provider named: nothing guessed
         (["evaluate", "d.json", "--provider"], None),
+        (["evaluate", "--provider", "openai", "--help"], None),  # help only prints
     ],
 )
 def test_the_provider_is_read_from_the_raw_arguments(argv, provider):
@@ -62,6 +63,38 @@ def test_nothing_a_run_needs_before_its_first_request_imports_pandas():
         "print('pandas' in sys.modules)\n"
     )
     assert out == "False"
+
+
+# What building the parser (and so every command, ``--help`` included) must not load: the runner, the store,
+# the providers and their SDKs, the dataset readers and trace readers, numpy and pandas. Each comes with the
+# command that needs it.
+NOT_FOR_THE_PARSER = (
+    "rageval_core.run", "rageval_core.store", "rageval_core.llm", "rageval_core.providers", "rageval_core.embeddings",
+    "rageval_core.data.datasets", "rageval_core.data.traces.detect", "rageval_core.scoring.judges",
+    "openai", "google.genai", "httpx", "httpx2", "numpy", "pandas",
+)
+
+
+def _loaded_after(code: str) -> list[str]:
+    out = _fresh("import json, sys\n" + code + "print(json.dumps(sorted(sys.modules)))\n")
+    loaded = json.loads(out.splitlines()[-1])
+    return sorted(m for m in loaded if any(m == p or m.startswith(p + ".") for p in NOT_FOR_THE_PARSER))
+
+
+def test_building_the_parser_imports_neither_the_runner_nor_an_sdk():
+    assert _loaded_after("from rageval_core.cli import build_parser\nbuild_parser()\n") == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["evaluate", "--provider", "openai", "--help"], ["import-traces", "--help"]])
+def test_help_imports_neither_the_runner_nor_an_sdk(argv):
+    code = (
+        "import contextlib, io\n"
+        "from rageval_core.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as shown:\n"
+        f"    assert main({argv!r}) == 0\n"
+        "assert 'usage:' in shown.getvalue()\n"
+    )
+    assert _loaded_after(code) == []
 
 
 def test_evaluate_sends_its_first_request_before_importing_numpy_or_pandas(tmp_path):

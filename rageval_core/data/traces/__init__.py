@@ -1,60 +1,33 @@
 """Trace exports → datasets: OTLP JSON / JSON Lines with OpenInference attributes (``otel``), OpenInference span
 JSON Lines (``openinference``), Phoenix span exports (``phoenix``) and Langfuse traces / observations
 (``langfuse``), each read into the same ``TraceSpan`` shape (one module per format, ``detect`` picks one),
-then ``rebuild`` makes one row per RAG answer. ``import_traces`` ties them together; it never writes a file.
+then ``rebuild`` makes one row per RAG answer. ``importer.import_traces`` ties them together; it never writes a file.
+
+The names below are imported on first use (PEP 562): the CLI's parser reads ``FORMATS`` for ``import-traces
+--format`` and should not load every reader to get it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from rageval_core.data.traces.detect import READERS, detect_format, documents
-from rageval_core.data.traces.mapping import TraceMap, build_map, load_map
-from rageval_core.data.traces.model import (
-    FORMATS,
-    SKIP_REASONS,
-    SkippedTrace,
-    TraceFormatError,
-    TraceImport,
-    TraceIssue,
-    TraceSpan,
-)
-from rageval_core.data.traces.rebuild import rebuild_rows
-
-
-def import_traces(data: bytes, file: str, fmt: str = "auto", trace_map: TraceMap | None = None,
-                  trace_url: str | None = None) -> TraceImport:
-    """Rows rebuilt from one export's bytes (``file`` names it in messages). ``trace_url`` (with ``{trace_id}``)
-    adds a ``trace_url`` link to each row. ``TraceFormatError`` only when nothing at all can be read."""
-    if fmt != "auto" and fmt not in FORMATS:
-        raise TraceFormatError(f"unknown trace format {fmt!r}; use auto or one of {', '.join(FORMATS)}")
-    if trace_url is not None and "{trace_id}" not in trace_url:
-        raise TraceFormatError(f"--trace-url {trace_url!r} has no {{trace_id}} placeholder")
-    issues: list[TraceIssue] = []
-    docs = documents(data, file, issues)
-    chosen = detect_format(docs, file) if fmt == "auto" else fmt
-    spans = READERS[chosen](docs, file, issues)
-    if not spans:
-        raise TraceFormatError(f"{file}: no span could be read as {chosen}" + (f" (first problem: {issues[0]})" if issues else ""))
-    rows, skipped = rebuild_rows(spans, chosen, trace_map)
-    if trace_url:
-        for row in rows:
-            row["trace_url"] = trace_url.replace("{trace_id}", row["trace_id"])
-    return TraceImport(file, chosen, rows, skipped, issues, n_spans=sum(1 for s in spans if s.kind != "MALFORMED"))
-
-
-def import_trace_file(path: str | Path, fmt: str = "auto", trace_map: TraceMap | None = None,
-                      trace_url: str | None = None) -> TraceImport:
-    """``import_traces`` on a file on disk."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise TraceFormatError(f"{p}: cannot read ({exc.strerror or exc})") from None
-    return import_traces(data, str(p), fmt, trace_map, trace_url)
-
+import importlib
+from typing import Any
 
 __all__ = [
     "FORMATS", "SKIP_REASONS", "SkippedTrace", "TraceFormatError", "TraceImport", "TraceIssue", "TraceMap", "TraceSpan",
     "build_map", "import_trace_file", "import_traces", "load_map",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name from the submodule that defines it, imported when first asked for."""
+    homes = {
+        "model": ("FORMATS", "SKIP_REASONS", "SkippedTrace", "TraceFormatError", "TraceImport", "TraceIssue", "TraceSpan"),
+        "mapping": ("TraceMap", "build_map", "load_map"),
+        "importer": ("import_trace_file", "import_traces"),
+    }
+    for home, names in homes.items():
+        if name in names:
+            value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
