@@ -24,3 +24,4 @@ current = st.navigation(pages)
 sidebar.render()
 widgets.run_page(current)
 read_ahead.after_page()  # the run Compare would open next, read while this page is looked at
+read_ahead.import_pages()  # once per process: every page's imports, Compare's first
