@@ -152,7 +152,7 @@ if full is None or full.frame.empty:
     st.warning(t("compare.no_results"))
     st.stop()
 
-cost = compare.cost_frame(run_summary.method_costs(store, run_id))
+cost = compare.cost_frame(run_summary.method_costs(store, run_id, at=full.stamp))  # the stamp the run was read at
 st.caption(t("compare.judged_by", provider=full.info.provider, model=widgets.md_escape(full.info.model),
              dataset=full.info.dataset_name or "?", hash=str(full.info.dataset_hash or "")[:12]))
 widgets.offline_banner_of(full.frame)
