@@ -80,6 +80,9 @@ if samples and scorers:
     cols[1].metric(t("evaluate.embedding_calls"), est.embedding_calls)
     cols[2].metric(t("evaluate.tokens"), widgets.fmt_tokens(est.input_tokens, est.output_tokens))
     cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(est.cost_usd))
+    cache_note = widgets.prompt_cache_note(est)
+    if cache_note:
+        st.caption(cache_note)
     widgets.table(widgets.estimate_frame(est), hide_index=True, width="stretch")
     if config.provider == "offline":
         st.caption(t("evaluate.offline_estimate"))

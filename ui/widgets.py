@@ -253,6 +253,21 @@ def estimate_frame(est: Any) -> pd.DataFrame:
     )
 
 
+def prompt_cache_note(est: Any) -> str | None:
+    """Beside the estimate: what the provider's prompt cache could take off it (``runner.Estimate``'s upper
+    bound, ``llm.prompt_cache``), or None when the provider has no implicit cache."""
+    rule = est.cache_rule
+    if rule is None:
+        return None
+    if est.cached_input_tokens == 0:
+        return t("evaluate.prompt_cache_none", rule=rule.label, min=f"{rule.min_tokens:,}")
+    saving, cost = est.cache_saving_usd, est.cost_usd
+    after = None if saving is None or cost is None else cost - saving
+    return t("evaluate.prompt_cache", rule=rule.label, min=f"{rule.min_tokens:,}", cached=f"{est.cached_input_tokens:,}",
+             total=f"{est.input_tokens:,}", share=f"{est.cached_input_tokens / max(1, est.input_tokens):.0%}",
+             saving=fmt_cost(saving), after=fmt_cost(after), cost=fmt_cost(cost))
+
+
 def progress_metrics(snap: Any) -> None:
     """Calls, cache hits, errors, tokens and cost so far of a running evaluation."""
     cols = st.columns(5)

@@ -79,6 +79,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         + (f" (up to {est.max_llm_calls} with every re-ask)" if est.max_llm_calls > est.llm_calls else "") + ", "
         f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}{scaled}"
     )
+    cache_line = output.prompt_cache_line(est, batch=bool(args.batch))
+    if cache_line:
+        err(cache_line)
     if not args.quiet:
         err(output.estimate_table(est))
     if est.embedding_calls:

@@ -91,6 +91,25 @@ def estimate_table(est: Any) -> str:
     return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
 
 
+def prompt_cache_line(est: Any, *, batch: bool = False) -> str | None:
+    """What the provider's prompt cache could take off the estimate, beside it; None when the provider has no
+    implicit cache (or bills nothing). An upper bound: each call's shared prefix (the step's fixed instructions,
+    with the row's contexts for a step asked again on the row) priced at the cached rate where the provider
+    caches a prefix that long (``llm.prompt_cache``)."""
+    rule = est.cache_rule
+    if rule is None:
+        return None
+    head = f"prompt cache ({rule.label}, shared prefixes from {rule.min_tokens:,} tokens): "
+    cached, saving, cost = est.cached_input_tokens, est.cache_saving_usd, est.cost_usd
+    if cached == 0:
+        return head + "no call's shared prefix is that long, so nothing is expected from it"
+    said = f"up to {cached:,} of {est.input_tokens:,} input tokens ({cached_share(cached, est.input_tokens)}) at the cached rate"
+    if saving is None or cost is None:
+        return head + said + ", saving unknown (model not in the price table)"
+    rate = " at the batch rate" if batch else ""
+    return head + said + f", up to ${saving:.4f} less: ${cost - saving:.4f} instead of ${cost:.4f}{rate} (not guaranteed)"
+
+
 def actual_table(est: Any, actual: Mapping[str, Any]) -> str:
     """Estimate next to the actual figures of this run (``actual``: cost per scorer), per scorer (metric or
     judge) and method.

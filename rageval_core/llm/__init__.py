@@ -1,6 +1,6 @@
 """The LLM side: one request / completion / error type (``base``), the providers (``gemini_provider``,
 ``openai_provider`` on the shared ``api_provider`` base, ``offline`` with its judge and reasons, ``replay``),
-keys, prices, structured-output levels, the redaction boundary, the wrappers (timeout, concurrency, usage,
+keys, prices, what a prompt cache could save (``prompt_cache``), structured-output levels, the redaction boundary, the wrappers (timeout, concurrency, usage,
 call log); ``transport`` holds what every request goes through. The stacks are built in ``providers``
 (above ``llm`` and ``embeddings``), never here.
 Providers and their flags: docs/providers.md.
@@ -18,6 +18,7 @@ __all__ = [
     "offline_reasons",
     "openai_provider",
     "pricing",
+    "prompt_cache",
     "redacting",
     "replay",
     "structured",

@@ -36,6 +36,10 @@ class EstimateRow:
     output_tokens: int = 0
     cost_usd: float | None = None
     max_llm_calls: int = 0  # with every re-ask the run allows (each parsed call asked again up to ``reask`` times)
+    # Up to this many input tokens a provider's prompt cache could serve (each call's shared prefix, where the
+    # provider caches one that long: ``llm.prompt_cache``), and what they would cost less; None when unpriced.
+    cached_input_tokens: int = 0
+    cache_saving_usd: float | None = 0.0
 
     def calls_range(self) -> str:
         """"36", or "36–72" when re-asks could add calls."""
@@ -77,6 +81,22 @@ class Estimate:
         costs = [r.cost_usd for r in self.rows]
         return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
+    @property
+    def cached_input_tokens(self) -> int:
+        return sum(r.cached_input_tokens for r in self.rows)
+
+    @property
+    def cache_saving_usd(self) -> float | None:
+        savings = [r.cache_saving_usd for r in self.rows]
+        return None if any(c is None for c in savings) else sum(c for c in savings if c is not None)
+
+    @property
+    def cache_rule(self) -> Any:
+        """The provider's prompt-cache rule for the run's model (``llm.prompt_cache.CacheRule``), or None."""
+        from rageval_core.llm.prompt_cache import cache_rule
+
+        return cache_rule(self.provider, _model_name(self.provider, self.model))
+
     def by_method(self) -> dict[str, EstimateRow]:
         out: dict[str, EstimateRow] = {}
         for r in self.rows:
@@ -87,6 +107,9 @@ class Estimate:
             agg.input_tokens += r.input_tokens
             agg.output_tokens += r.output_tokens
             agg.cost_usd = None if agg.cost_usd is None or r.cost_usd is None else agg.cost_usd + r.cost_usd
+            agg.cached_input_tokens += r.cached_input_tokens
+            agg.cache_saving_usd = (None if agg.cache_saving_usd is None or r.cache_saving_usd is None
+                                    else agg.cache_saving_usd + r.cache_saving_usd)
         return out
 
 
@@ -101,13 +124,9 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
         return lambda _i, _o: 0.0
     if not provider:
         return None
-    try:
-        from rageval_core.llm.pricing import load_prices
-        from rageval_core.providers.config import PROVIDERS
-    except ImportError:
-        return None
-    info = PROVIDERS.get(provider)
-    name = model or (info.default_model if info else None)
+    from rageval_core.llm.pricing import load_prices
+
+    name = _model_name(provider, model)
     if not name:
         return None
     table = load_prices()
@@ -119,6 +138,33 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
         return float("nan") if cost is None else float(cost)
 
     return price
+
+
+def _model_name(provider: str | None, model: str | None) -> str | None:
+    """The model a run of ``provider`` uses: ``model``, else the provider's default."""
+    if model or not provider:
+        return model
+    from rageval_core.providers.config import PROVIDERS
+
+    info = PROVIDERS.get(provider)
+    return info.default_model if info else None
+
+
+def _cache_saving(provider: str | None, model: str | None) -> tuple[Any, Callable[[int], float | None]]:
+    """The prompt-cache rule of ``model`` on ``provider`` and what a number of cached input tokens would cost
+    less (None when the model has no price; 0 where nothing is cached or billed)."""
+    from rageval_core.llm.prompt_cache import cache_rule, saving_usd
+
+    name = _model_name(provider, model)
+    rule = cache_rule(provider, name)
+    if rule is None or not name:
+        return None, lambda _cached: 0.0
+    from rageval_core.llm.pricing import load_prices
+
+    price = load_prices().lookup(name)
+    if price is None:
+        return rule, lambda _cached: None
+    return rule, lambda cached: saving_usd(cached, price.input, price.cached_input)
 
 
 # Above this many rows the estimate is measured on this many evenly spaced rows and scaled up: estimating
@@ -147,7 +193,10 @@ def estimate(
     totals are scaled to it. ``discount`` scales the price (0.5 for a batch-API run). ``reask``: how many times
     the run asks again after an answer it cannot read; the range's top (``max_llm_calls``) counts them all (the
     offline provider always answers in shape, so its range is one number)."""
+    from rageval_core.llm.prompt_cache import cached_tokens_of
+
     price = price or _price_lookup(provider, model)
+    cache, cache_saving = _cache_saving(provider, model)
     n = len(samples) if total_rows is None else total_rows
     measured: Sequence[Sample] = samples
     if max_rows is not None and len(samples) > max_rows:
@@ -160,15 +209,20 @@ def estimate(
         judge = getattr(scorer, "judge", None)  # a scorer bound to its own judge configuration (judges.bound)
         scorer_price = _price_lookup(judge.provider, judge.model) if judge is not None else price
         scorer_estimate = _estimate_for(scorer, judge.provider if judge is not None else provider)
+        rule, saving = _cache_saving(judge.provider, judge.model) if judge is not None else (cache, cache_saving)
         for sample in measured:
             e = scorer_estimate(sample)
             row.llm_calls += e.llm_calls
             row.embedding_calls += e.embedding_calls
             row.input_tokens += e.input_tokens
             row.output_tokens += e.output_tokens
+            row.cached_input_tokens += cached_tokens_of(getattr(e, "prompts", ()), rule)
         if scale != 1.0:
             row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
             row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
+            row.cached_input_tokens = round(row.cached_input_tokens * scale)
+        row_saving = saving(row.cached_input_tokens)
+        row.cache_saving_usd = None if row_saving is None else row_saving * discount
         row_provider = judge.provider if judge is not None else provider
         row.max_llm_calls = row.llm_calls * (1 + max(0, reask)) if row_provider != "offline" else row.llm_calls
         if scorer_price is not None:

@@ -218,3 +218,18 @@ def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTes
     assert_ok(app)
     assert any("Recording replayed" in i.value and rec.model in i.value for i in app.info)
     assert not any("Both methods come from the offline heuristic" in w.value for w in app.warning)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_estimate_says_what_the_providers_prompt_cache_could_save(app: AppTest, lang: str) -> None:
+    """OpenAI on the pinned rows: every step's shared prefix is under OpenAI's 1,024-token minimum, so the page
+    says nothing is expected from the prompt cache (the figures themselves: tests/run/test_estimate_prompt_cache.py)."""
+    from ui import i18n, state
+
+    app.sidebar.radio(key=i18n.LANG).set_value(lang).run()
+    app.sidebar.selectbox(key=state.PROVIDER).set_value("openai").run()
+    assert_ok(app)
+    said = i18n.catalogue(lang)["evaluate.prompt_cache_none"].format(rule="OpenAI", min="1,024")
+    assert said in [c.value for c in app.caption]
+    app.sidebar.selectbox(key=state.PROVIDER).set_value("offline").run()
+    assert not [c.value for c in app.caption if c.value == said]  # the offline provider has no such cache

@@ -21,6 +21,7 @@ from rageval_core.scoring.metrics.claims import (
     reference_claims,
 )
 from rageval_core.scoring.metrics.offline_checks import check_answer
+from rageval_core.scoring.metrics.prefix import lead_tokens, repeated
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -151,23 +152,24 @@ class AnswerCorrectness(DecomposedScorer):
         lang = sample_language(sample)
         answer, ref = approx_tokens(sample.answer or ""), approx_tokens(sample.ground_truth or "")
         question = approx_tokens(sample.question or "")
-        own_extract = CallEstimate(
-            llm_calls=1, input_tokens=template_tokens(EXTRACT_CLAIMS, lang) + question + answer, output_tokens=answer
-        )
+        own_in = template_tokens(EXTRACT_CLAIMS, lang) + question + answer
+        own_extract = CallEstimate(llm_calls=1, input_tokens=own_in, output_tokens=answer,
+                                   prompts=repeated(own_in, lead_tokens(EXTRACT_CLAIMS, lang)))
         if self.economy:
             if self.shares_claims:
                 return CallEstimate(embedding_calls=1)
             ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
-            verify = CallEstimate(llm_calls=1, input_tokens=template_tokens(VERIFY_CLAIMS_WITH_REFERENCE, lang)
-                                  + ctx_tokens + 2 * ref + answer, output_tokens=60 * 3)
+            verify_in = template_tokens(VERIFY_CLAIMS_WITH_REFERENCE, lang) + ctx_tokens + 2 * ref + answer
+            verify = CallEstimate(llm_calls=1, input_tokens=verify_in, output_tokens=60 * 3,
+                                  prompts=repeated(verify_in, lead_tokens(VERIFY_CLAIMS_WITH_REFERENCE, lang)))
             return own_extract + verify + CallEstimate(embedding_calls=1)
-        extract_ref = CallEstimate(
-            llm_calls=1, input_tokens=template_tokens(EXTRACT_CLAIMS, lang) + question + ref, output_tokens=ref
-        )
+        ref_in = template_tokens(EXTRACT_CLAIMS, lang) + question + ref
+        extract_ref = CallEstimate(llm_calls=1, input_tokens=ref_in, output_tokens=ref,
+                                   prompts=repeated(ref_in, lead_tokens(EXTRACT_CLAIMS, lang)))
+        classify_in = template_tokens(CLASSIFY_CORRECTNESS, lang) + question + answer + ref
         classify = CallEstimate(
-            llm_calls=1, embedding_calls=1,
-            input_tokens=template_tokens(CLASSIFY_CORRECTNESS, lang) + question + answer + ref,
-            output_tokens=2 * (answer + ref),
+            llm_calls=1, embedding_calls=1, input_tokens=classify_in, output_tokens=2 * (answer + ref),
+            prompts=repeated(classify_in, lead_tokens(CLASSIFY_CORRECTNESS, lang)),
         )
         return own_extract + extract_ref + classify
 

@@ -17,6 +17,7 @@ from rageval_core.llm.base import ProviderError
 from rageval_core.scoring.metrics import scoring
 from rageval_core.scoring.metrics.base import CallEstimate, CallTrace, EvalContext
 from rageval_core.scoring.metrics.offline_checks import OFFLINE_PROVIDER, is_offline
+from rageval_core.scoring.metrics.prefix import lead_tokens, repeated
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -142,7 +143,9 @@ class AnswerRelevancy(DecomposedScorer):
         calls = 1 if self.calls == ONE_CALL else self.n
         per_call_in = template_tokens(GENERATE_QUESTIONS, lang) + approx_tokens(sample.answer or "")
         out_per_q = approx_tokens(sample.question or "") + 10
-        return CallEstimate(llm_calls=calls, embedding_calls=1, input_tokens=calls * per_call_in, output_tokens=self.n * out_per_q)
+        asked = self.n if calls == 1 else 1  # the questions one call asks for (the template's fixed {n})
+        return CallEstimate(llm_calls=calls, embedding_calls=1, input_tokens=calls * per_call_in, output_tokens=self.n * out_per_q,
+                            prompts=repeated(per_call_in, lead_tokens(GENERATE_QUESTIONS, lang, n=asked), calls))
 
 
 def _offline(sample: Sample, ctx: EvalContext, language: str, details: dict[str, Any]) -> Outcome:

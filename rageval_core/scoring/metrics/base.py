@@ -55,6 +55,9 @@ class CallEstimate:
     embedding_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    # Per call: (input tokens, tokens of its prefix an earlier call of the run sends too), for what a provider's
+    # prompt cache could serve (``llm.prompt_cache``); a scorer that leaves it empty is counted as uncached.
+    prompts: tuple[tuple[int, int], ...] = ()
 
     def __add__(self, other: "CallEstimate") -> "CallEstimate":
         return CallEstimate(
@@ -62,6 +65,7 @@ class CallEstimate:
             self.embedding_calls + other.embedding_calls,
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
+            self.prompts + other.prompts,
         )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rageval_core.scoring.metrics import scoring
 from rageval_core.scoring.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.scoring.metrics.prefix import lead_tokens, repeated
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -101,7 +102,12 @@ class ContextPrecision(DecomposedScorer):
         fixed = prompt_tokens(CONTEXT_VERDICTS, lang, sample.question, ref)
         ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
         calls = 1 if self.calls == ONE_CALL else k
-        return CallEstimate(llm_calls=calls, input_tokens=calls * fixed + ctx_tokens, output_tokens=30 * k)
+        lead = lead_tokens(CONTEXT_VERDICTS, lang)
+        if calls == 1:
+            prompts = repeated(fixed + ctx_tokens, lead)
+        else:  # one chunk a call: each prompt holds another chunk, so only the lead is shared
+            prompts = tuple(p for c in sample.contexts for p in repeated(fixed + approx_tokens(c), lead)) or repeated(fixed, lead)
+        return CallEstimate(llm_calls=calls, input_tokens=calls * fixed + ctx_tokens, output_tokens=30 * k, prompts=prompts)
 
 
 def _reference(sample: Sample) -> tuple[str | None, str]:

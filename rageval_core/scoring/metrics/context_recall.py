@@ -10,6 +10,7 @@ from typing import Any
 
 from rageval_core.scoring.metrics import scoring
 from rageval_core.scoring.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.scoring.metrics.prefix import lead_tokens, repeated
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -58,7 +59,8 @@ class ContextRecall(DecomposedScorer):
         lang = sample_language(sample)
         tokens = prompt_tokens(ATTRIBUTE_REFERENCE, lang, sample.question, sample.ground_truth, contexts=sample.contexts)
         n = max(1, len(split_sentences(sample.ground_truth or "", lang)))  # type: ignore[arg-type]
-        return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=30 * n)
+        return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=30 * n,
+                            prompts=repeated(tokens, lead_tokens(ATTRIBUTE_REFERENCE, lang)))
 
 
 def _summary(language: str, rows: list[dict[str, Any]]) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from rageval_core.scoring.metrics import scoring
 from rageval_core.scoring.metrics.base import CallEstimate, CallTrace, EvalContext
+from rageval_core.scoring.metrics.prefix import lead_tokens, repeated
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -72,7 +73,8 @@ class ContextRelevance(DecomposedScorer):
         lang = sample_language(sample)
         ctx_tokens = sum(approx_tokens(c) for c in sample.contexts)
         tokens = prompt_tokens(EXTRACT_RELEVANT_SENTENCES, lang, sample.question) + ctx_tokens
-        return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=max(20, ctx_tokens // 3))
+        return CallEstimate(llm_calls=1, input_tokens=tokens, output_tokens=max(20, ctx_tokens // 3),
+                            prompts=repeated(tokens, lead_tokens(EXTRACT_RELEVANT_SENTENCES, lang)))
 
 
 # An extracted "sentence" with less than this share of its character trigrams in the contexts did not

@@ -21,6 +21,7 @@ from rageval_core.scoring.metrics.claims import (
     verdict_from_item,
 )
 from rageval_core.scoring.metrics.offline_checks import check_answer
+from rageval_core.scoring.metrics.prefix import lead_tokens, repeated
 from rageval_core.scoring.metrics.steps import (
     DecomposedScorer,
     Outcome,
@@ -120,8 +121,11 @@ class Faithfulness(DecomposedScorer):
             verify_in += 2 * approx_tokens(sample.ground_truth or "")
         n_claims = max(1, len(split_sentences(sample.answer or "", lang)))  # type: ignore[arg-type]
         if self.extraction_shared and not self.economy and (sample.ground_truth or "").strip():
-            return CallEstimate(llm_calls=1, input_tokens=verify_in, output_tokens=60 * n_claims)
-        return CallEstimate(llm_calls=2, input_tokens=extract_in + verify_in, output_tokens=answer + 60 * n_claims)
+            return CallEstimate(llm_calls=1, input_tokens=verify_in, output_tokens=60 * n_claims,
+                                prompts=repeated(verify_in, lead_tokens(verify_task, lang)))
+        return CallEstimate(llm_calls=2, input_tokens=extract_in + verify_in, output_tokens=answer + 60 * n_claims,
+                            prompts=repeated(extract_in, lead_tokens(EXTRACT_CLAIMS, lang))
+                            + repeated(verify_in, lead_tokens(verify_task, lang)))
 
 
 def _summary(language: str, verdicts: list[ClaimVerdict], graded: float | None = None) -> str:

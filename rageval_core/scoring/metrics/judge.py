@@ -55,6 +55,7 @@ from rageval_core.scoring.metrics.judge_template import (  # noqa: F401 - re-exp
     template_notes,
 )
 from rageval_core.scoring.metrics.scoring import AGGREGATES, aggregate_repeats
+from rageval_core.scoring.metrics.prefix import lead_text, repeated
 from rageval_core.scoring.metrics.steps import reask_limit, reask_request, sample_language
 from rageval_core.core.types import MetricResult, Sample, Unscored, judge_method
 
@@ -334,19 +335,22 @@ class JudgeScorer:
         total = CallEstimate()
         row: dict[str, int] | None = None
         for group in groups:
-            fixed, used = self._fixed_tokens(rubric, tuple(c.id for c in group))
+            fixed, used, lead = self._fixed_tokens(rubric, tuple(c.id for c in group))
             if row is None:
                 row = _row_tokens(sample)
+            prompt = fixed + sum(row[v] for v in used)
             total = total + CallEstimate(
                 llm_calls=self.repeats,
-                input_tokens=self.repeats * (fixed + sum(row[v] for v in used)),
+                input_tokens=self.repeats * prompt,
                 output_tokens=self.repeats * _OUTPUT_TOKENS_PER_CRITERION * len(group),
+                prompts=repeated(prompt, lead, self.repeats),
             )
         return total
 
-    def _fixed_tokens(self, rubric: Rubric, ids: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:
-        """Tokens of the prompt for ``rubric``'s criteria ``ids`` without the row's texts, and the row variables
-        the template uses; cached per rubric object and group (the rubric is kept, so its id is never reused)."""
+    def _fixed_tokens(self, rubric: Rubric, ids: tuple[str, ...]) -> tuple[int, tuple[str, ...], int]:
+        """Tokens of the prompt for ``rubric``'s criteria ``ids`` without the row's texts, the row variables the
+        template uses, and the tokens of its lead (what every row's prompt starts with: ``prefix.lead_text``);
+        cached per rubric object and group (the rubric is kept, so its id is never reused)."""
         cache = self.__dict__.setdefault("_fixed_cache", {})
         found = cache.get((id(rubric), ids))
         if found is None or found[2] is not rubric:
@@ -356,11 +360,13 @@ class JudgeScorer:
             values = {**prompt_values(sub, blank), "question": "", "contexts": [], "context": "", "answer": ""}
             messages = template.to_messages(**{k: v for k, v in values.items() if k in template.variables})
             text = "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
-            found = (_estimate_tokens(text), tuple(v for v in _ROW_VARIABLES if v in template.variables), rubric)
+            fixed_values = {k: v for k, v in prompt_values(sub, blank).items() if k not in _ROW_VARIABLES}
+            lead = _estimate_tokens(lead_text(template, fixed_values))
+            found = (_estimate_tokens(text), tuple(v for v in _ROW_VARIABLES if v in template.variables), rubric, lead)
             if len(cache) > 64:
                 cache.clear()
             cache[(id(rubric), ids)] = found
-        return found[0], found[1]
+        return found[0], found[1], found[3]
 
     def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:
         rubric = self.rubric_for(sample)
