@@ -1,13 +1,17 @@
 """Content-addressed texts: each prompt segment and response the store keeps is written once.
 
 Why: a run's prompts repeat most of their text. Every call of a step starts with the same instructions and
-examples, a row's steps send the same contexts, question and answer, and a result's details repeated the
-prompts and responses of its calls beside the call log's copy (about 7 KB a judge result at 17dc5b7). Here a
-prompt is cut into segments at blank lines (``segments``); each distinct segment and response is one row of
-``texts``, found again by a 16-byte digest, and the call log and the results hold lists of row ids.
+examples, a row's steps send the same contexts, question, answer and claims (each inside its own tags, under
+each step's own heading), and a result's details repeated the prompts and responses of its calls beside the
+call log's copy (about 7 KB a judge result at 17dc5b7). Here a prompt is cut into runs of data lines and runs
+of frame lines, blank lines and lone tags (``segments``), so a row's answer is one segment however many steps
+wrap it; each distinct segment and response is one row of ``texts``, found again by a 16-byte digest, and the
+whole prompt is one more row listing its segments' ids (a *composite*), so the call log and the results
+name a prompt by one id.
 
 A body of 128 bytes or more is stored zlib-compressed when that saves a tenth (a BLOB); shorter ones and
-those that do not compress stay TEXT, so ``typeof(body)`` says which. Pure functions first, then the SQL.
+those that do not compress stay TEXT, so ``typeof(body)`` says which. A composite is a BLOB starting with a
+zero byte (a zlib stream never does), then its segment ids as varints. Pure functions first, then the SQL.
 """
 
 from __future__ import annotations
@@ -25,32 +29,33 @@ CREATE TABLE IF NOT EXISTS texts (
 );
 """
 
-# A segment shorter than this is joined to the next one: a row of ``texts`` costs about 50 bytes of key,
-# index and header, more than a short heading such as "質問:\n" would save by being shared.
-MIN_SEGMENT = 64
 _COMPRESS_FROM = 128
+_COMPOSITE = b"\x00"  # first byte of a composite body; zlib's first byte is 0x78 (or another CMF, never 0)
+
+
+def _is_frame(line: str) -> bool:
+    """A blank line or a lone tag (``<answer>``, ``</contexts>``, ``<claim index="2">``): the templates' frame
+    around each piece of data, the same for every row."""
+    s = line.strip()
+    return not s or (s.startswith("<") and s.endswith(">"))
 
 
 def segments(text: str) -> list[str]:
-    """``text`` cut after each blank line (``"\\n\\n"``), short pieces joined to the next; ``"".join`` of the
-    result is ``text`` exactly. The cuts fall between a template's instructions, examples and data blocks."""
+    """``text`` cut into maximal runs of frame lines (``_is_frame``) and of data lines; ``"".join`` of the
+    result is ``text`` exactly. The data between two tags (a context, the answer, a claim) is then one segment
+    wherever a template puts it, and a heading with its tags another, shared by every row."""
     out: list[str] = []
-    pending = ""
-    start = 0
-    while True:
-        cut = text.find("\n\n", start)
-        if cut < 0:
-            break
-        piece = pending + text[start:cut + 2]
-        start = cut + 2
-        if len(piece) < MIN_SEGMENT:
-            pending = piece
-            continue
-        out.append(piece)
-        pending = ""
-    tail = pending + text[start:]
-    if tail:
-        out.append(tail)
+    run = ""
+    kind: bool | None = None
+    for line in text.splitlines(keepends=True):
+        frame = _is_frame(line)
+        if run and frame != kind:
+            out.append(run)
+            run = ""
+        run += line
+        kind = frame
+    if run:
+        out.append(run)
     return out
 
 
@@ -71,10 +76,45 @@ def encode_body(text: str) -> str | bytes:
 
 
 def decode_body(body: str | bytes) -> str:
-    """The text of a stored body (``encode_body`` inverted)."""
+    """The text of a stored body (``encode_body`` inverted); a composite needs its segments (``get_many``)."""
     if isinstance(body, (bytes, bytearray, memoryview)):
-        return zlib.decompress(bytes(body)).decode("utf-8")
+        data = bytes(body)
+        if data[:1] == _COMPOSITE:
+            raise ValueError("texts: a composite body is read with its segments (texts.get_many)")
+        return zlib.decompress(data).decode("utf-8")
     return str(body)
+
+
+def encode_composite(ids: Sequence[int]) -> bytes:
+    """A composite body: the zero byte, then each id as an unsigned LEB128 varint (1–3 bytes an id)."""
+    out = bytearray(_COMPOSITE)
+    for i in ids:
+        i = int(i)
+        if i < 0:
+            raise ValueError(f"texts: negative id {i}")
+        while i >= 0x80:
+            out.append((i & 0x7F) | 0x80)
+            i >>= 7
+        out.append(i)
+    return bytes(out)
+
+
+def composite_ids(body: str | bytes) -> list[int] | None:
+    """The segment ids of a composite body, None for a text's own body."""
+    if not isinstance(body, (bytes, bytearray, memoryview)):
+        return None
+    data = bytes(body)
+    if data[:1] != _COMPOSITE:
+        return None
+    ids: list[int] = []
+    value = shift = 0
+    for byte in data[1:]:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            ids.append(value)
+            value = shift = 0
+    return ids
 
 
 # ---- SQL -----------------------------------------------------------------------------------------------
@@ -83,40 +123,75 @@ def ensure(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
 
 
+def _insert(conn: sqlite3.Connection, key: bytes, body: str | bytes) -> int:
+    """Insert a body under ``key``; OR IGNORE: outside a transaction another writer may have added it meanwhile."""
+    cur = conn.execute("INSERT OR IGNORE INTO texts (digest, body) VALUES (?, ?)", (key, body))
+    if cur.rowcount == 1:
+        return int(cur.lastrowid or 0)
+    return int(conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()[0])
+
+
 def put(conn: sqlite3.Connection, text: str, memo: dict[bytes, int] | None = None) -> int:
     """The id of ``text`` in ``texts``, inserting it if new. ``memo`` (one per write transaction: ids of a
     rolled-back transaction must not outlive it) skips the lookup of a text repeated within it."""
-    key = digest(text)
-    if memo is not None and key in memo:
-        return memo[key]
-    row = conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
-    if row is None:  # OR IGNORE: outside a transaction another writer may have added it meanwhile
-        cur = conn.execute("INSERT OR IGNORE INTO texts (digest, body) VALUES (?, ?)", (key, encode_body(text)))
-        row = (cur.lastrowid,) if cur.rowcount == 1 else conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
-    found = int(row[0])
-    if memo is not None:
-        memo[key] = found
-    return found
+    return _put_many(conn, [text], memo)[0]
+
+
+def _put_many(conn: sqlite3.Connection, pieces: Sequence[str], memo: dict[bytes, int] | None) -> list[int]:
+    """The ids of ``pieces``, the new ones inserted: one lookup for all those ``memo`` does not know."""
+    memo = {} if memo is None else memo
+    keys = [digest(piece) for piece in pieces]
+    unknown = list(dict.fromkeys(k for k in keys if k not in memo))
+    for start in range(0, len(unknown), 500):
+        chunk = unknown[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        memo.update((bytes(k), int(i)) for k, i in conn.execute(f"SELECT digest, id FROM texts WHERE digest IN ({marks})", chunk))
+    for key, piece in zip(keys, pieces):
+        if key not in memo:
+            memo[key] = _insert(conn, key, encode_body(piece))
+    return [memo[key] for key in keys]
 
 
 def put_segments(conn: sqlite3.Connection, text: str, memo: dict[bytes, int] | None = None) -> list[int]:
-    """The ids of ``text``'s segments (``segments``), each stored once."""
-    return [put(conn, piece, memo) for piece in segments(text)]
+    """The ids that name ``text``: none for ``""``, one row for a text of one segment, else one composite of
+    its segments (``segments``, each stored once). A prompt the store holds already (the call log's, when a
+    result's details name it again) is found by its digest without cutting it."""
+    pieces = segments(text)
+    if len(pieces) <= 1:
+        return _put_many(conn, pieces, memo)
+    memo = {} if memo is None else memo
+    key = digest(text)
+    if key not in memo:
+        row = conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
+        memo[key] = int(row[0]) if row is not None else _insert(conn, key, encode_composite(_put_many(conn, pieces, memo)))
+    return [memo[key]]
 
 
 def get_many(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
-    """The texts of ``ids`` (read in chunks under SQLite's variable limit)."""
+    """The texts of ``ids`` (read in chunks under SQLite's variable limit), composites joined from their
+    segments (read too, and themselves composites at times: a segment equal to an earlier whole prompt)."""
     wanted = sorted(set(int(i) for i in ids))
+    bodies: dict[int, str | bytes] = {}
+    todo = wanted
+    while todo:
+        for start in range(0, len(todo), 500):
+            chunk = todo[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            bodies.update((int(t), b) for t, b in conn.execute(f"SELECT id, body FROM texts WHERE id IN ({marks})", chunk))
+        missing = set(todo) - bodies.keys()
+        if missing:
+            raise LookupError(f"texts: ids {sorted(missing)[:5]} are referenced but not stored")
+        parts = (composite_ids(bodies[t]) for t in todo)
+        todo = sorted({i for ids_ in parts if ids_ for i in ids_} - bodies.keys())
     out: dict[int, str] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        for tid, body in conn.execute(f"SELECT id, body FROM texts WHERE id IN ({marks})", chunk):
-            out[int(tid)] = decode_body(body)
-    missing = set(wanted) - out.keys()
-    if missing:
-        raise LookupError(f"texts: ids {sorted(missing)[:5]} are referenced but not stored")
-    return out
+
+    def text_of(tid: int) -> str:
+        if tid not in out:  # a composite's segments are older rows than itself: no cycle
+            ids_ = composite_ids(bodies[tid])
+            out[tid] = decode_body(bodies[tid]) if ids_ is None else "".join(text_of(i) for i in ids_)
+        return out[tid]
+
+    return {tid: text_of(tid) for tid in wanted}
 
 
 def join(ids: Sequence[int], texts: Mapping[int, str]) -> str:

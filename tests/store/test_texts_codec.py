@@ -7,15 +7,23 @@ import sqlite3
 from rageval_core.store import details_codec, packing, texts
 
 
-def test_segments_cut_after_blank_lines_join_short_pieces_and_give_the_text_back() -> None:
-    head = "I" * 70 + "\n\n"
-    short = "質問:\n"  # under MIN_SEGMENT: joined to what follows
-    block = "<question>\n" + "Q" * 60 + "\n</question>\n\n"
-    tail = "A" * 10
-    text = head + short + block + tail
-    assert texts.segments(text) == [head, short + block, tail]
-    for sample in ("", "a", "\n\n\n\n", head * 3, text):
+def test_segments_are_runs_of_data_lines_and_of_frame_lines_and_give_the_text_back() -> None:
+    heading = "[user]\n質問:\n"
+    frame = "<question>\n"
+    question = "Q" * 60 + "\n" + "second line of the same question\n"
+    between = "</question>\n\n<answer>\n"  # blank lines and lone tags: one frame run
+    answer = "A" * 10 + "\n"
+    text = heading + frame + question + between + answer + "</answer>"
+    assert texts.segments(text) == [heading, frame, question, between, answer, "</answer>"]
+    for sample in ("", "a", "\n\n\n\n", heading * 3, text, "a\r\nb\r\n<t>\r\n", "x\u2028<y>\n"):
         assert "".join(texts.segments(sample)) == sample
+
+
+def test_the_same_data_under_another_heading_is_the_same_segment() -> None:
+    answer = "同じ回答です。二行目もあります。\n"
+    one = texts.segments("主張に分解する回答:\n<answer>\n" + answer + "</answer>")
+    two = texts.segments("【生成された回答】\n<answer>\n" + answer + "</answer>\n\n")
+    assert answer in one and answer in two
 
 
 def test_bodies_are_deflated_only_when_that_saves_a_tenth() -> None:
@@ -28,11 +36,30 @@ def test_bodies_are_deflated_only_when_that_saves_a_tenth() -> None:
 def test_a_text_is_stored_once_and_read_back_by_id() -> None:
     conn = sqlite3.connect(":memory:")
     texts.ensure(conn)
-    a = texts.put(conn, "x" * 200)
-    assert texts.put(conn, "x" * 200) == a  # the same text: the same row
-    b = texts.put_segments(conn, "y" * 80 + "\n\n" + "x" * 200)
-    assert b[1] == a and conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 2
-    assert texts.join(b, texts.get_many(conn, b)) == "y" * 80 + "\n\n" + "x" * 200
+    a = texts.put(conn, "x" * 200 + "\n")
+    assert texts.put(conn, "x" * 200 + "\n") == a  # the same text: the same row
+    prompt = "y" * 80 + "\n\n" + "x" * 200 + "\n"
+    b = texts.put_segments(conn, prompt)
+    assert len(b) == 1 and conn.execute("SELECT COUNT(*) FROM texts").fetchone()[0] == 4  # x, y, "\n", the composite
+    body = conn.execute("SELECT body FROM texts WHERE id = ?", b).fetchone()[0]
+    assert texts.composite_ids(body) is not None and a in texts.composite_ids(body)
+    assert texts.put_segments(conn, prompt) == b and texts.join(b, texts.get_many(conn, b)) == prompt
+    assert texts.put_segments(conn, "") == [] and texts.put_segments(conn, "one line") == [texts.put(conn, "one line")]
+
+
+def test_a_composite_may_name_an_earlier_composite_and_ids_survive_the_varints() -> None:
+    conn = sqlite3.connect(":memory:")
+    texts.ensure(conn)
+    prompt = "<a>\n" + "data\n"  # two segments: a composite
+    [prompt_id] = texts.put_segments(conn, prompt)
+    assert texts.put(conn, prompt) == prompt_id  # a response equal to a stored prompt: the same row, read whole
+    [tail] = texts.put_segments(conn, "end")
+    nested = conn.execute("INSERT INTO texts (digest, body) VALUES (?, ?)",
+                          (texts.digest(prompt + "end"), texts.encode_composite([prompt_id, tail]))).lastrowid
+    assert texts.get_many(conn, [nested, prompt_id]) == {nested: prompt + "end", prompt_id: prompt}
+    for ids in ([0], [127, 128, 16383, 16384, 2**40]):
+        assert texts.composite_ids(texts.encode_composite(ids)) == ids
+    assert texts.composite_ids("plain") is None and texts.composite_ids(texts.encode_body("x" * 300)) is None
 
 
 def test_pack_takes_out_prompts_responses_and_parsed_answers_and_unpack_puts_them_back_in_order() -> None:

@@ -23,7 +23,8 @@ def readable(path: Path) -> bytes:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         extra: list[str] = []
         if "texts" in tables:
-            extra += [texts.decode_body(body) for (body,) in conn.execute("SELECT body FROM texts")]
+            ids = [tid for (tid,) in conn.execute("SELECT id FROM texts")]  # composites joined from their segments
+            extra += list(texts.get_many(conn, ids).values())
         if "results" in tables and "details_pack" in {r[1] for r in conn.execute("PRAGMA table_info(results)")}:
             extra += [repr(details_codec.decode_pack(p)) for (p,) in conn.execute(
                 "SELECT details_pack FROM results WHERE details_pack IS NOT NULL")]
