@@ -1,5 +1,5 @@
 """The SQLite store: runs, results (their columns defined once), the call log, labels, their splits and the
-annotation queue, rubric versions, narrow read models, and texts stored once (prompts and responses by
+annotation queue, rubric versions, the caches' tables, narrow read models, and texts stored once (prompts and responses by
 reference, packed details).
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
@@ -7,6 +7,7 @@ Submodules are imported where they are used; this file imports nothing, so impor
 
 __all__ = [
     "annotations",
+    "cache_tables",
     "call_log",
     "columns",
     "db",

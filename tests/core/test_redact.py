@@ -146,7 +146,8 @@ def test_the_cache_row_holds_the_redacted_url_and_keys_differ_by_credentials(tmp
     assert (header_a.calls, header_b.calls) == (1, 1)
     with sqlite3.connect(db_path) as conn:
         conn.execute("PRAGMA wal_checkpoint(FULL)")
-        stored = {r[0] for r in conn.execute("SELECT base_url FROM llm_response_cache")}
+        stored = {r[0] for r in conn.execute(  # each row names its origin (store.cache_tables)
+            "SELECT base_url FROM llm_response_cache JOIN cache_origins ON cache_origins.id = origin")}
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert b"pw-cache-secret" not in raw and b"tok-header" not in raw and stored == {"http://***@h/v1", "http://h/rag"}
 

@@ -2,10 +2,10 @@
 
 Key = sha256 of provider, model, base_url and ``LLMRequest.key_payload()`` (messages, schema, sampling
 parameters) — never the API key, and the base URL as ``redact.url_identity`` gives it: credentials replaced by
-a keyed digest, so hosts and credentials are still told apart without holding them. The row keeps the
-redacted URL; the redacted answers are rows of ``store.texts``, shared with the call log's copy of the same
-response, named by id in ``text_ids`` (an older row keeps them inline in ``texts``). A store made by this version
-keeps the table WITHOUT ROWID: the key is then its only index, not a second copy of each key. Only successful completions are stored; errors are never cached. A hit
+a keyed digest, so hosts and credentials are still told apart without holding them. The row keeps the first
+16 bytes of the key, the id of its origin (provider, model, redacted URL, task: ``store.cache_tables``) and the
+original usage; the redacted answers are rows of ``store.texts``, shared with the call log's copy of the same
+response, named by id in ``text_ids``. Only successful completions are stored; errors are never cached. A hit
 comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
 is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
 cached: asking again is the point of them (repeat-run stability, judge repeats); nor are requests marked
@@ -23,26 +23,16 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from rageval_core.store import db
+from rageval_core.store import cache_tables, db
 from rageval_core.store import texts as text_store
 from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
 from rageval_core.llm.transport.clock import Clock
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
 from rageval_core.core.redact import redact, redact_url, url_identity
+from rageval_core.core import paths
 from rageval_core.core.types import Usage
 
-DDL = """
-CREATE TABLE IF NOT EXISTS llm_response_cache (
-    key TEXT PRIMARY KEY,
-    provider TEXT NOT NULL,
-    model TEXT NOT NULL,
-    base_url TEXT,
-    task TEXT NOT NULL,
-    texts TEXT NOT NULL,
-    usage TEXT NOT NULL,
-    created_at REAL NOT NULL
-) WITHOUT ROWID;
-"""
+_TABLE = cache_tables.RESPONSES
 
 
 def cache_key(provider: str, model: str, base_url: str | None, request: LLMRequest) -> str:
@@ -71,9 +61,9 @@ class ResponseCache:
         self.db_path = db_path
         self.clock = clock
         self.busy_timeout_s = busy_timeout_s
-        conn = self._conn()
-        db.ensure_schema(conn, DDL + text_store.DDL)
-        db.add_column(conn, "llm_response_cache", "text_ids", "TEXT")  # answers in ``texts`` (NULL: inline, older)
+        self._path = str(db_path or paths.database_path())
+        # an older store's rows move to the narrow table once; until they all have, misses look there too
+        self._moved = cache_tables.ensure(self._conn(), self._path)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.db_path, busy_timeout_s=self.busy_timeout_s)
@@ -81,17 +71,29 @@ class ResponseCache:
     def get(self, key: str) -> tuple[list[str], Usage] | None:
         try:
             conn = self._conn()
-            row = conn.execute("SELECT texts, text_ids, usage FROM llm_response_cache WHERE key = ?", (key,)).fetchone()
-            if row is not None and row["text_ids"] is not None:
-                ids = json.loads(row["text_ids"])
-                found = text_store.get_many(conn, ids)
-                return [found[i] for i in ids], Usage(**json.loads(row["usage"]))
+            row = conn.execute(f"SELECT text_ids, input_tokens, output_tokens, cached_input_tokens FROM {_TABLE}"
+                               " WHERE key = ?", (cache_tables.stored_key(key),)).fetchone()
+            if row is None:
+                return None if self._moved else self._get_old(conn, key)
+            ids = json.loads(row[0])
+            found = text_store.get_many(conn, ids)
+            return [found[i] for i in ids], Usage(int(row[1]), int(row[2]), int(row[3]))
         except (sqlite3.Error, LookupError) as exc:  # an unreadable cache (or an answer's text gone) is a miss, reported
             db.warn("cache", exc)
             return None
+
+    def _get_old(self, conn: sqlite3.Connection, key: str) -> tuple[list[str], Usage] | None:
+        """A row of an older store not moved yet (its move cut short): read as that layout kept it."""
+        old = cache_tables.old_table(conn, _TABLE)
+        row = None if old is None else conn.execute(f"SELECT texts, text_ids, usage FROM {old} WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        return list(json.loads(row["texts"])), Usage(**json.loads(row["usage"]))
+        usage = Usage(**json.loads(row[2]))
+        if row[1] is None:
+            return list(json.loads(row[0])), usage
+        ids = json.loads(row[1])
+        found = text_store.get_many(conn, ids)
+        return [found[i] for i in ids], usage
 
     def put(self, key: str, completion: Completion, *, base_url: str | None, task: str) -> bool:
         """Store a completion; False (and a ``cache`` warning) when the database stayed locked or failed."""
@@ -106,36 +108,33 @@ class ResponseCache:
         conn = self._conn()
         # the answers by reference to ``texts``, where the call log's copy of the same response already is
         ids = [text_store.put(conn, redact(t)) for t in completion.texts]
+        origin = cache_tables.origin_id(conn, self._path, completion.provider, completion.model, redact_url(base_url), task)
+        u = completion.usage
         conn.execute(
-            "INSERT OR REPLACE INTO llm_response_cache (key, provider, model, base_url, task, texts, text_ids, usage,"
-            " created_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?)",
-            (
-                key,
-                completion.provider,
-                completion.model,
-                redact_url(base_url),
-                task,
-                json.dumps(ids),
-                json.dumps(completion.usage.to_dict(), separators=(",", ":")),
-                time.time(),
-            ),
+            f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens, cached_input_tokens,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (cache_tables.stored_key(key), origin, json.dumps(ids, separators=(",", ":")), u.input_tokens,
+             u.output_tokens, u.cached_input_tokens, time.time()),
         )
 
     def count(self) -> int:
-        return int(self._conn().execute("SELECT COUNT(*) FROM llm_response_cache").fetchone()[0])
+        conn = self._conn()
+        old = cache_tables.old_table(conn, _TABLE)
+        extra = 0 if old is None else int(conn.execute(f"SELECT COUNT(*) FROM {old}").fetchone()[0])
+        return int(conn.execute(f"SELECT COUNT(*) FROM {_TABLE}").fetchone()[0]) + extra
 
     def clear(self, *, provider: str | None = None, model: str | None = None) -> int:
         """Delete entries (all, or one provider / model); returns how many."""
-        clauses, args = [], []
-        if provider is not None:
-            clauses.append("provider = ?")
-            args.append(provider)
-        if model is not None:
-            clauses.append("model = ?")
-            args.append(model)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        cur = self._conn().execute(f"DELETE FROM llm_response_cache{where}", args)
-        return int(cur.rowcount or 0)
+        conn = self._conn()
+        where, args = cache_tables.origins_where(provider, model)
+        deleted = int(conn.execute(f"DELETE FROM {_TABLE} WHERE {where}", args).rowcount or 0)
+        old = cache_tables.old_table(conn, _TABLE)
+        if old is not None:  # the first layout named them in its own columns
+            clauses = [f"{c} = ?" for c, v in (("provider", provider), ("model", model)) if v is not None]
+            values = [v for v in (provider, model) if v is not None]
+            old_where = " AND ".join(clauses) or "1"
+            deleted += int(conn.execute(f"DELETE FROM {old} WHERE {old_where}", values).rowcount or 0)
+        return deleted
 
 
 class CachedLLM:
