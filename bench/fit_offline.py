@@ -78,7 +78,8 @@ def file_sha256(path: Path) -> str:
 
 
 FEATURE_CODE = ("rageval_core/offline/support.py", "rageval_core/offline/contradiction.py", "rageval_core/offline/units.py",
-                "rageval_core/offline/steps.py", "rageval_core/offline/injection.py", "rageval_core/core/text.py")
+                "rageval_core/offline/steps.py", "rageval_core/offline/injection.py", "rageval_core/core/text.py",
+                "rageval_core/core/names.py")
 
 
 def feature_code_hash() -> str:

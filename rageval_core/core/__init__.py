@@ -8,6 +8,7 @@ __all__ = [
     "csvsafe",
     "jsonparse",
     "messages",
+    "names",
     "method_labels",
     "paths",
     "private",

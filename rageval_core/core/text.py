@@ -1,5 +1,5 @@
 """Text utilities for Japanese and English: language detection, sentence splitting, normalisation,
-character n-grams, numbers, entities and content tokens.
+character n-grams, numbers and content tokens (names: ``names``).
 
 Pure functions (the Japanese tokenizer is loaded lazily, once per process, behind a lock). Sentence
 splits and content tokens are memoised per text (8,192 texts each): the offline judge reads the
@@ -330,13 +330,6 @@ def numbers(text: str) -> set[str]:
     return found
 
 
-# --------------------------------------------------------------------------------------------------
-# Entities
-
-_KATAKANA_RUN = re.compile(r"[ァ-ヺー]{3,}")
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]{2,}")
-_EN_ENTITY = re.compile(r"\b(?:[A-Z][A-Za-z0-9&\-]+|[A-Z]{2,})\b")
-
 EN_STOP_WORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has
@@ -347,30 +340,6 @@ EN_STOP_WORDS = frozenset(
     would you your yours yourself yourselves may might must shall one two many much however thus
     yes""".split()  # noqa: SIM905
 )
-
-
-def entities(text: str, language: Language | None = None) -> set[str]:
-    """Lower-cased names: katakana runs and Latin words for Japanese; capitalised or all-caps words
-    (except the sentence-initial word and stop words) for English."""
-    t = unicodedata.normalize("NFKC", text or "")
-    lang = language or detect_language(t)
-    if lang == "ja":
-        found = {m.group(0) for m in _KATAKANA_RUN.finditer(t)}
-        found |= {m.group(0).lower() for m in _LATIN_WORD.finditer(t)}
-        return found
-    found = set()
-    for m in _EN_ENTITY.finditer(t):
-        word = m.group(0)
-        before = t[: m.start()].rstrip()
-        sentence_initial = (
-            not before or before[-1] in '.!?:\n"“(' or before.endswith("- ")
-        )
-        if sentence_initial and not word.isupper():
-            continue
-        if word.lower() in EN_STOP_WORDS:
-            continue
-        found.add(word.lower())
-    return found
 
 
 # --------------------------------------------------------------------------------------------------

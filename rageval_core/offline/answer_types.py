@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rageval_core.core.text import Language, entities, normalize, numbers
+from rageval_core.core.names import entities
+from rageval_core.core.text import Language, normalize, numbers
 
 __all__ = ["HOW", "KIND_WORDS", "NUMBER", "WHEN", "WHERE", "WHO", "WHY", "YES_NO", "has_answer_type", "question_kinds"]
 

@@ -17,11 +17,11 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rageval_core.core.names import entities
 from rageval_core.core.text import (
     EN_STOP_WORDS,
     Language,
     content_tokens,
-    entities,
     ja_morphemes,
     normalize,
     numbers,

@@ -24,12 +24,12 @@ from rageval_core.offline import injection
 from rageval_core.offline.contradiction import POLARITY, UNIT, Finding, sentence_findings
 from rageval_core.offline.model import LanguageModel, feature_vector, language_model
 from rageval_core.offline.units import check_units
+from rageval_core.core.names import entities
 from rageval_core.core.text import (
     Language,
     char_ngrams,
     content_tokens,
     detect_language,
-    entities,
     normalize,
     numbers,
     split_sentences,

@@ -3,11 +3,11 @@ entities and content tokens."""
 
 import pytest
 
+from rageval_core.core.names import entities
 from rageval_core.core.text import (
     char_ngrams,
     content_tokens,
     detect_language,
-    entities,
     kanji_to_int,
     normalize,
     numbers,
