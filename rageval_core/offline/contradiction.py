@@ -197,32 +197,27 @@ class Finding:
 def sentence_findings(claim: str, sentences: list[str], language: Language, *, evidence_norm: str,
                       evidence_text: str, evidence_numbers: set[str], exempt_numbers: set[str],
                       question: str = "") -> list[Finding]:
-    """Per kind, the contradicting sentence sharing most of the claim's wording. A polarity flip is found
-    clause against clause and counts only where no evidence clause of the same polarity overlaps that clause
-    of the claim as much (context that says both is not a contradiction of the claim)."""
+    """Per kind, the contradicting sentence sharing most of the claim's wording. A polarity flip counts
+    only where no sentence of the same polarity overlaps the claim as much (context that says both is
+    not a contradiction of the claim)."""
     best: dict[str, Finding] = {}
+    agree = 0.0
     claim_names = names(claim, language)
     skip = frozenset(claim_names - {n for n in claim_names if n in evidence_norm}) | frozenset(numbers(claim))
-    pieces = clauses(claim)
-    agree = [0.0] * len(pieces)  # per claim clause, the best overlap of an evidence clause of its polarity
-    flips: list[tuple[int, Finding]] = []
     for s in sentences:
         overlap = frame_overlap(claim, s, language, skip)
         if overlap <= 0.0:
             continue
         found: list[tuple[str, str, str, float]] = []
-        # polarity clause against clause, words shared both ways: "X does not carry A; it measures B" negates
-        # A only, and a claim that repeats "規程に定めのない事項は、…決定します" agrees clause by clause
-        for k, piece in enumerate(pieces):
-            for clause in clauses(s):
-                both = min(frame_overlap(piece, clause, language, skip), frame_overlap(clause, piece, language))
-                if both <= 0.0:
-                    continue
-                if polarity_flipped(piece, clause, language):
-                    flips.append((k, Finding(POLARITY, _polarity_word(piece, language),
-                                             _polarity_word(clause, language), both, s)))
-                else:
-                    agree[k] = max(agree[k], both)
+        # polarity per clause, words shared both ways: "X does not carry A; it measures B" negates A only
+        for clause in clauses(s):
+            both = min(frame_overlap(claim, clause, language, skip), frame_overlap(clause, claim, language))
+            if both <= 0.0:
+                continue
+            if polarity_flipped(claim, clause, language):
+                found.append((POLARITY, _polarity_word(claim, language), _polarity_word(clause, language), both))
+            else:
+                agree = max(agree, both)
         swap = name_swap(claim, s, language, evidence_norm, question)
         if swap:
             found.append((NAME, *swap, overlap))
@@ -235,9 +230,8 @@ def sentence_findings(claim: str, sentences: list[str], language: Language, *, e
         for kind, mine, theirs, level in found:
             if kind not in best or level > best[kind].overlap:
                 best[kind] = Finding(kind, mine, theirs, level, s)
-    for k, flip in flips:  # a flip counts only where no clause of the same polarity overlaps its piece as much
-        if flip.overlap > agree[k] and (POLARITY not in best or flip.overlap > best[POLARITY].overlap):
-            best[POLARITY] = flip
+    if POLARITY in best and best[POLARITY].overlap <= agree:
+        del best[POLARITY]
     return sorted(best.values(), key=lambda f: -f.overlap)
 
 
