@@ -209,8 +209,11 @@ def sentence_findings(claim: str, sentences: list[str], language: Language, *, e
         if overlap <= 0.0:
             continue
         found: list[tuple[str, str, str, float]] = []
-        # polarity per clause, words shared both ways: "X does not carry A; it measures B" negates A only
-        for clause in clauses(s):
+        # polarity per clause, words shared both ways: "X does not carry A; it measures B" negates A only;
+        # a sentence that holds the claim word for word agrees with it, whatever its clauses say
+        verbatim = normalize(claim) in normalize(s)
+        agree = 1.0 if verbatim else agree
+        for clause in () if verbatim else clauses(s):
             both = min(frame_overlap(claim, clause, language, skip), frame_overlap(clause, claim, language))
             if both <= 0.0:
                 continue
