@@ -14,6 +14,8 @@ def test_blocks_seen_before_are_cached_above_the_minimum() -> None:
     short = "y" * (128 * 4 * 3)
     cache.lookup_and_add("m", short + "1", 3 * 128 + 1)
     assert cache.lookup_and_add("m", short + "2", 3 * 128 + 1) == 0  # under 1,024 tokens: never cached
+    long_tail = "t" * (128 * 4 * 10)  # a 13-block prompt sharing only its first three blocks with the last one
+    assert cache.lookup_and_add("m", short + long_tail, 13 * 128) == 0  # a 384-token shared prefix: under 1,024
 
 
 def test_without_a_minimum_any_seen_prefix_counts() -> None:

@@ -4,9 +4,10 @@ Why: hosted providers bill a prompt's cached prefix at a lower rate and say how 
 ``usage.prompt_tokens_details.cached_tokens``, Gemini ``usageMetadata.cachedContentTokenCount``); the runner
 reads, prices and shows those figures, and benches need a server that produces them from the prompts it sees.
 
-The rule modelled is OpenAI's (Gemini 2.5 Flash's implicit cache is alike): a prompt of at least
-``min_tokens`` (1,024) tokens whose first blocks of ``block_tokens`` (128) tokens were sent before, to the same
-model, is cached for the longest such run of blocks. Tokens are the fake server's count (4 characters a token).
+The rule modelled is OpenAI's: a prompt of at least ``min_tokens`` (1,024) tokens whose first blocks of
+``block_tokens`` (128) tokens were sent before, to the same model, is cached for the longest such run of blocks,
+when that run is itself at least ``min_tokens`` long (hits come as 1,024, 1,152, 1,280, ... tokens; a shared
+prefix shorter than the minimum is not cached, as ``rageval_core.llm.prompt_cache`` estimates it). Tokens are the fake server's count (4 characters a token).
 ``min_tokens=0`` models a local server that reuses any cached prefix (llama.cpp's slot cache).
 """
 
@@ -46,6 +47,5 @@ class PrefixCache:
                 hit = k
             if len(self._seen) + len(keys) <= self.max_entries:
                 self._seen.update(keys)
-        if prompt_tokens < self.min_tokens:
-            return 0
-        return min(hit * self.block_tokens, prompt_tokens)
+        cached = min(hit * self.block_tokens, prompt_tokens)
+        return 0 if prompt_tokens < self.min_tokens or cached < self.min_tokens else cached
