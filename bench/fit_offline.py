@@ -77,9 +77,9 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-FEATURE_CODE = ("rageval_core/offline/support.py", "rageval_core/offline/contradiction.py", "rageval_core/offline/units.py",
-                "rageval_core/offline/steps.py", "rageval_core/offline/injection.py", "rageval_core/core/text.py",
-                "rageval_core/core/names.py")
+FEATURE_CODE = ("rageval_core/offline/support.py", "rageval_core/offline/contradiction.py", "rageval_core/offline/polarity.py",
+                "rageval_core/offline/units.py", "rageval_core/offline/steps.py", "rageval_core/offline/injection.py",
+                "rageval_core/core/text.py", "rageval_core/core/names.py")
 
 
 def feature_code_hash() -> str:
@@ -146,10 +146,14 @@ def mean_auroc(values: np.ndarray, rows: Sequence[Row]) -> float:
     return sum(kept) / len(kept) if kept else 0.0
 
 
+PENALTIES = ("missing_numbers", "missing_names")  # fitted at or below 0: missing evidence never raises support
+
+
 def _fit_at(rows: Sequence[Row], names: Sequence[str], gates: tuple[float, float, float]) -> tuple[float, np.ndarray]:
     labels = [r.label for r in rows]
     c = claims_of(rows, names, gates)
-    w = fit.fit_weights(c, labels, fit.balanced_weights(labels, [r.file for r in rows]))
+    penalties = [i for i, n in enumerate(names) if n in PENALTIES]
+    w = fit.fit_weights(c, labels, fit.balanced_weights(labels, [r.file for r in rows]), nonpositive=penalties)
     return mean_auroc(fit.answer_values(w, c, _rescue(rows, gates[2]), full_vector(names)), rows), w
 
 

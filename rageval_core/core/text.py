@@ -45,9 +45,12 @@ def detect_language(text: str) -> Language:
 # Normalisation and n-grams
 
 
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+
 def normalize(text: str) -> str:
-    """NFKC, lower case, whitespace collapsed to single spaces: the form every comparison uses."""
-    return " ".join(unicodedata.normalize("NFKC", text or "").lower().split())
+    """NFKC, lower case, curly quotes straight (Moore’s = Moore's), single spaces: what comparisons use."""
+    return " ".join(unicodedata.normalize("NFKC", text or "").lower().translate(_QUOTES).split())
 
 
 _NGRAM_DROP = re.compile(r"[、。，．,.!?！？「」『』（）()\"'“”:：;；・\-]")
@@ -388,10 +391,7 @@ def _get_tagger() -> Any:
                     import fugashi
 
                     _tagger = fugashi.Tagger()
-                except (
-                    ImportError,
-                    RuntimeError,
-                ):  # missing package or dictionary: character runs instead
+                except (ImportError, RuntimeError):  # missing package or dictionary: character runs instead
                     _tagger_failed = True
     return _tagger
 
@@ -443,7 +443,7 @@ def _ja_tokens(text: str) -> tuple[Token, ...]:
 
 @lru_cache(maxsize=8192)
 def _en_tokens(text: str) -> tuple[Token, ...]:
-    t = unicodedata.normalize("NFKC", text or "").lower()
+    t = unicodedata.normalize("NFKC", text or "").lower().translate(_QUOTES)
     return tuple(
         Token(w, stem(w))
         for w in _EN_WORD.findall(t)

@@ -2,7 +2,8 @@
 
 They score claims with a fitted logistic model over coverage, cosine and missing-number / name features
 (``support``, ``model``, fitted by ``fit`` from bench/fit_offline.py), veto contradicted claims
-(``contradiction``, ``units``), and build every other evaluation step from that (``steps``).
+(``contradiction``; negation and its scope in ``polarity``; ``units``), and build every other evaluation
+step from that (``steps``).
 The offline provider (``rageval_core.llm.offline``) wraps them in the LLM protocol; metrics may call
 ``checks`` directly to mark rows the heuristic cannot score. Answer relevancy offline is ``relevancy`` (with
 ``answer_types``); ``generate`` and ``question_types`` build test-set questions and RAG answers extractively.
@@ -19,6 +20,7 @@ __all__ = [
     "injection",
     "limits",
     "model",
+    "polarity",
     "prefetch",
     "question_types",
     "relevancy",

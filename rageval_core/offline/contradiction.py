@@ -26,44 +26,16 @@ from rageval_core.core.text import (
     normalize,
     numbers,
 )
+from rageval_core.offline.polarity import clauses, flipped, negation_count, polarity_flipped
+
+__all__ = ["DATE", "NAME", "NUMBER", "POLARITY", "UNIT", "Finding", "clauses", "date_swap", "fold", "name_swap",
+           "negation_count", "number_swap", "polarity_flipped", "sentence_findings"]
 
 POLARITY = "negation"
 NAME = "entity"
 NUMBER = "number"
 DATE = "date"
 UNIT = "unit"
-
-_EN_NEGATORS = frozenset("not no never nor without none nobody nothing neither cannot nowhere".split())
-_EN_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
-_JA_NEG_AUX = frozenset({"ない", "ず", "ぬ", "ん"})  # lemmas of negative auxiliaries (ません = ませ + ん(ず))
-_JA_NEG_FALLBACK = re.compile(r"ない|なかっ|ません|ず[にのと、。]|ぬ")
-
-
-@lru_cache(maxsize=8192)
-def negation_count(text: str, language: Language) -> int:
-    """How many negators the text holds: not / n't / never / no / without ... in English; the
-    auxiliaries ない / ず / ぬ / ん (ません, なかった, 〜ずに) and the adjective 無い in Japanese."""
-    t = unicodedata.normalize("NFKC", text or "")
-    if language != "ja":
-        words = _EN_WORDS.findall(t.lower().replace("\u2019", "'"))
-        return sum(1 for w in words if w in _EN_NEGATORS or w.endswith("n't"))
-    morphemes = ja_morphemes(t)
-    if morphemes is None:
-        return len(_JA_NEG_FALLBACK.findall(t))
-    count = 0
-    for m in morphemes:
-        lemma = (m.lemma or m.surface).split("-", 1)[0]
-        if m.pos1 == "助動詞" and lemma in _JA_NEG_AUX:
-            count += 1
-        elif m.pos1 == "形容詞" and lemma in ("無い", "ない"):
-            count += 1
-    return count
-
-
-def polarity_flipped(claim: str, sentence: str, language: Language) -> bool:
-    """True when one of the two is negated and the other is not (parity of negators differs)."""
-    return negation_count(claim, language) % 2 != negation_count(sentence, language) % 2
-
 
 @lru_cache(maxsize=8192)
 def _keys(text: str, language: Language) -> frozenset[str]:
@@ -86,10 +58,43 @@ def frame_overlap(claim: str, sentence: str, language: Language, skip: frozenset
     return hit / len(tokens)
 
 
+# Sentence-initial English words that are capitalised only for being first: discourse markers and
+# ordinals ("Additionally, ...", "Third, ..."); any other -ly adverb is caught by its ending.
+_EN_OPENERS = frozenset("""another furthermore moreover nevertheless nonetheless however meanwhile therefore
+    thus hence instead overall first second third fourth fifth last next lastly finally also besides still yet
+    otherwise likewise similarly consequently accordingly indeed rather although though while whereas because
+    since unless despite even perhaps sometimes often many most several some different artificial""".split())
+_JA_VOICED = str.maketrans({"ヴ": "ブ", "ヂ": "ジ", "ヅ": "ズ", "・": "", "･": "", "－": "", "‐": "", "=": "", "＝": ""})
+_JA_VU = (("ブァ", "バ"), ("ブィ", "ビ"), ("ブェ", "ベ"), ("ブォ", "ボ"))
+
+
+def fold(text: str) -> str:
+    """A spelling-insensitive form for looking a name up: accents dropped (Alemanía = Alemania), hyphens
+    read as spaces (P-waves = P waves), ヴェ read as ベ, katakana middle dots removed."""
+    t = "".join(_latin_base(c) for c in unicodedata.normalize("NFKC", text.lower())).translate(_JA_VOICED)
+    for a, b in _JA_VU:
+        t = t.replace(a, b)
+    return " ".join(re.sub(r"[\-–]+", " ", t).split())
+
+
+@lru_cache(maxsize=4096)
+def _latin_base(c: str) -> str:
+    """A Latin letter without its accent (í -> i); any other character as it is (ベ keeps its mark)."""
+    if c.isascii() or "LATIN" not in unicodedata.name(c, ""):
+        return c
+    return "".join(x for x in unicodedata.normalize("NFKD", c) if not unicodedata.combining(x))
+
+
+@lru_cache(maxsize=256)
+def _folded(text: str) -> str:
+    return fold(text)
+
+
 @lru_cache(maxsize=8192)
 def names(text: str, language: Language) -> frozenset[str]:
-    """Lower-cased proper names: ``entities`` plus, in Japanese, fugashi's proper nouns (固有名詞: kanji
-    names such as 東京 or 田中), and in English a capitalised sentence-initial word that is not a stop word."""
+    """Lower-cased proper names: ``entities`` (``core.names``: no katakana loanwords) plus, in Japanese,
+    fugashi's proper nouns (固有名詞: kanji names such as 東京 or 田中), and in English
+    a capitalised sentence-initial word that is not a stop word, a discourse marker or an -ly adverb."""
     found = set(entities(text, language))
     t = unicodedata.normalize("NFKC", text or "")
     if language == "ja":
@@ -98,32 +103,80 @@ def names(text: str, language: Language) -> frozenset[str]:
                 found.add(m.surface.lower())
         return frozenset(found)
     first = re.match(r"\s*[\"“(]?([A-Z][a-z][A-Za-z\-]+)", t)
-    if first and first.group(1).lower() not in EN_STOP_WORDS:
-        found.add(first.group(1).lower())
+    if first:
+        word = first.group(1).lower()
+        if word not in EN_STOP_WORDS and word not in _EN_OPENERS and not word.endswith("ly"):
+            found.add(word)
     return frozenset(found)
+
+
+def _mentioned(name: str, folded: str) -> bool:
+    """The name is in the folded text, also as a country's short form (米国 as 米, 英国 as 英)."""
+    key = fold(name)
+    return key in folded or (len(key) == 2 and key.endswith("国") and key[0] in folded)
 
 
 def name_swap(claim: str, sentence: str, language: Language, evidence_norm: str, question: str = "") -> tuple[str, str] | None:
     """(claim's name, sentence's name) when the claim names something the whole evidence never mentions
-    (nor the question) where the sentence names something the claim does not: 大阪 for 東京."""
-    q = normalize(question)
-    claim_norm = normalize(claim)
-    absent = sorted(n for n in names(claim, language) if n not in evidence_norm and n not in q)
+    (nor the question; spellings folded) where the sentence names something the claim does not: 大阪 for 東京."""
+    q = _folded(normalize(question))
+    ev = _folded(evidence_norm)
+    claim_folded = fold(normalize(claim))
+    absent = sorted(n for n in names(claim, language) if not _mentioned(n, ev) and not _mentioned(n, q))
     if not absent:
         return None
-    other = sorted(n for n in names(sentence, language) if n not in claim_norm)
+    other = sorted(n for n in names(sentence, language) if fold(n) not in claim_folded)
     return (absent[0], other[0]) if other else None
 
 
-def number_swap(claim: str, sentence: str, evidence_numbers: set[str], exempt: set[str]) -> tuple[str, str] | None:
+_NUMBER_AT = re.compile(r"\d+(?:\.\d+)?")
+_EN_SLOT = re.compile(r"[a-z%°$€£¥]+|[^\sa-z0-9]")
+
+
+def _slots(text: str, language: Language) -> dict[str, set[tuple[str, str]]]:
+    """Per arabic number in the text, the (word before, word after) it sits between: its frame. A word is
+    an English word or sign, or one Japanese character (a counter: 3月, 20冊)."""
+    t = re.sub(r"(?<=\d),(?=\d{3})", "", unicodedata.normalize("NFKC", text or "").lower())
+    out: dict[str, set[tuple[str, str]]] = {}
+    for m in _NUMBER_AT.finditer(t):
+        before, after = t[: m.start()].rstrip(), t[m.end():].lstrip()
+        if language == "ja":
+            prev, nxt = before[-1:], after[:1]
+        else:
+            prev = (_EN_SLOT.findall(before[-24:]) or [""])[-1]
+            nxt = (_EN_SLOT.findall(after[:24]) or [""])[0]
+        whole, _, frac = m.group(0).partition(".")
+        canon = (whole.lstrip("0") or "0") + ("." + frac.rstrip("0") if frac.rstrip("0") else "")
+        out.setdefault(canon, set()).add((prev, nxt))
+    return out
+
+
+def _same_slot(mine: set[tuple[str, str]] | None, theirs: set[tuple[str, str]] | None) -> bool:
+    """Two numbers fill the same slot when they share the word before or the word after (a number read
+    from kanji or a scale word has no frame here: any slot)."""
+    if not mine or not theirs:
+        return True
+    return any(a[0] == b[0] and a[0] or a[1] == b[1] and a[1] for a in mine for b in theirs)
+
+
+def number_swap(claim: str, sentence: str, evidence_numbers: set[str], exempt: set[str],
+                language: Language = "en") -> tuple[str, str] | None:
     """(claim's number, sentence's number) when a claim number is nowhere in the evidence (nor explained
-    by a correct unit conversion, ``exempt``) and the sentence holds a number the claim lacks."""
+    by a correct unit conversion, ``exempt``) and the sentence holds a number the claim lacks in the same
+    slot (the same word before or after: 1.8 km for 1.2 km, not 3月 for 2000m)."""
     mine = numbers(claim)
     absent = sorted(mine - evidence_numbers - exempt)
     if not absent:
         return None
     other = sorted(numbers(sentence) - mine)
-    return (absent[0], other[0]) if other else None
+    if not other:
+        return None
+    claim_slots, sentence_slots = _slots(claim, language), _slots(sentence, language)
+    for a in absent:
+        for b in other:
+            if _same_slot(claim_slots.get(a), sentence_slots.get(b)):
+                return a, b
+    return None
 
 
 _MONTHS = {m: i for i, m in enumerate(
@@ -194,37 +247,51 @@ class Finding:
                 "overlap": round(self.overlap, 4), "sentence": self.sentence}
 
 
+def _polarity(claim_parts: list[str], sentence: str, language: Language, skip: frozenset[str],
+              flips: dict[int, tuple[float, str]], agree: dict[int, float]) -> None:
+    """Clause against clause, words shared both ways: a flip where the polarity differs about the same
+    negated word (``polarity.flipped``); otherwise the pair agrees. Updates, per claim clause, the
+    best flip (level, evidence clause) and the best agreement."""
+    for clause in clauses(sentence):
+        for k, part in enumerate(claim_parts):
+            both = min(frame_overlap(part, clause, language, skip), frame_overlap(clause, part, language))
+            if both <= 0.0:
+                continue
+            if flipped(part, clause, language):
+                if both > flips.get(k, (0.0, ""))[0]:
+                    flips[k] = (both, clause)
+            else:
+                agree[k] = max(agree.get(k, 0.0), both)
+
+
 def sentence_findings(claim: str, sentences: list[str], language: Language, *, evidence_norm: str,
                       evidence_text: str, evidence_numbers: set[str], exempt_numbers: set[str],
                       question: str = "") -> list[Finding]:
-    """Per kind, the contradicting sentence sharing most of the claim's wording. A polarity flip counts
-    only where no sentence of the same polarity overlaps the claim as much (context that says both is
-    not a contradiction of the claim)."""
+    """Per kind, the contradicting sentence sharing most of the claim's wording. A polarity flip is
+    between a clause of the claim and a clause of a sentence, and counts only where no clause of the same
+    polarity overlaps that claim clause as much (context that says both is not a contradiction)."""
     best: dict[str, Finding] = {}
-    agree = 0.0
     claim_names = names(claim, language)
     skip = frozenset(claim_names - {n for n in claim_names if n in evidence_norm}) | frozenset(numbers(claim))
+    parts = clauses(claim)
+    flips: dict[int, tuple[float, str]] = {}
+    agree: dict[int, float] = {}
+    where: dict[str, str] = {}
     for s in sentences:
         overlap = frame_overlap(claim, s, language, skip)
         if overlap <= 0.0:
             continue
+        if normalize(claim) in normalize(s):  # a sentence holding the claim word for word agrees with it
+            agree.update({k: 1.0 for k in range(len(parts))})
+        else:
+            _polarity(parts, s, language, skip, flips, agree)
+        for clause in clauses(s):
+            where.setdefault(clause, s)
         found: list[tuple[str, str, str, float]] = []
-        # polarity per clause, words shared both ways: "X does not carry A; it measures B" negates A only;
-        # a sentence that holds the claim word for word agrees with it, whatever its clauses say
-        verbatim = normalize(claim) in normalize(s)
-        agree = 1.0 if verbatim else agree
-        for clause in () if verbatim else clauses(s):
-            both = min(frame_overlap(claim, clause, language, skip), frame_overlap(clause, claim, language))
-            if both <= 0.0:
-                continue
-            if polarity_flipped(claim, clause, language):
-                found.append((POLARITY, _polarity_word(claim, language), _polarity_word(clause, language), both))
-            else:
-                agree = max(agree, both)
         swap = name_swap(claim, s, language, evidence_norm, question)
         if swap:
             found.append((NAME, *swap, overlap))
-        num = number_swap(claim, s, evidence_numbers, exempt_numbers)
+        num = number_swap(claim, s, evidence_numbers, exempt_numbers, language)
         if num:
             found.append((NUMBER, *num, overlap))
         day = date_swap(claim, s, language, evidence_text)
@@ -233,17 +300,11 @@ def sentence_findings(claim: str, sentences: list[str], language: Language, *, e
         for kind, mine, theirs, level in found:
             if kind not in best or level > best[kind].overlap:
                 best[kind] = Finding(kind, mine, theirs, level, s)
-    if POLARITY in best and best[POLARITY].overlap <= agree:
-        del best[POLARITY]
+    for k, (level, clause) in flips.items():
+        if level > agree.get(k, 0.0) and (POLARITY not in best or level > best[POLARITY].overlap):
+            best[POLARITY] = Finding(POLARITY, _polarity_word(parts[k], language), _polarity_word(clause, language),
+                                     level, where.get(clause, clause))
     return sorted(best.values(), key=lambda f: -f.overlap)
-
-
-_CLAUSE_CUT = re.compile(r"[;；:：,，、]\s*|\s+(?:but|whereas|while|although)\s+|しかし|(?<=[がけど])、")
-
-
-def clauses(sentence: str) -> list[str]:
-    """The sentence cut at clause boundaries (; , 、 but / しかし), pieces of two characters or more."""
-    return [c for c in _CLAUSE_CUT.split(sentence) if c and len(c.strip()) >= 2] or [sentence]
 
 
 def _polarity_word(text: str, language: Language) -> str:

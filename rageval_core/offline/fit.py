@@ -59,8 +59,10 @@ def balanced_weights(labels: Sequence[int], groups: Sequence[str]) -> np.ndarray
 
 
 def fit_weights(c: Claims, labels: Sequence[int], row_weights: np.ndarray, *, ridge: float = RIDGE,
-                steps: int = STEPS, lr: float = LEARNING_RATE) -> np.ndarray:
-    """Adam on the weighted cross-entropy of the answer values (feature 0 is the bias, not penalised)."""
+                steps: int = STEPS, lr: float = LEARNING_RATE, nonpositive: Sequence[int] = ()) -> np.ndarray:
+    """Adam on the weighted cross-entropy of the answer values (feature 0 is the bias, not penalised).
+    The weights at ``nonpositive`` are kept at or below 0 (projected after each step): a number or name
+    the evidence lacks can lower a claim's support, never raise it, however few dev claims show one."""
     y = np.asarray(labels, dtype=float)
     w = np.zeros(c.x.shape[1])
     m = np.zeros_like(w)
@@ -79,6 +81,8 @@ def fit_weights(c: Claims, labels: Sequence[int], row_weights: np.ndarray, *, ri
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
         w -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        if len(nonpositive):
+            w[list(nonpositive)] = np.minimum(w[list(nonpositive)], 0.0)
     return w
 
 

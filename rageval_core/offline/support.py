@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from rageval_core.offline import injection
-from rageval_core.offline.contradiction import POLARITY, UNIT, Finding, sentence_findings
+from rageval_core.offline.contradiction import POLARITY, UNIT, Finding, fold, sentence_findings
 from rageval_core.offline.model import LanguageModel, feature_vector, language_model
 from rageval_core.offline.units import check_units
 from rageval_core.core.names import entities
@@ -185,10 +185,19 @@ def missing_numbers(text: str, ev: Evidence) -> list[str]:
 
 
 def missing_entities(text: str, ev: Evidence, question: str = "") -> list[str]:
-    q = normalize(question)
+    """Names of the text that neither the evidence nor the question mentions, spellings folded (Alemanía,
+    ヴェネズエラ, P-waves)."""
+    q = fold(normalize(question))
+    folded = _folded_norm(ev.norm)
     return sorted(
-        e for e in entities(text, ev.language) if e not in q and e not in ev.norm
+        e for e in entities(text, ev.language)
+        if fold(e) not in q and fold(e) not in folded
     )
+
+
+@lru_cache(maxsize=256)
+def _folded_norm(norm: str) -> str:
+    return fold(norm)
 
 
 @dataclass

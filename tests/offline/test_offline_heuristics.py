@@ -52,7 +52,7 @@ def test_bare_yes_no_and_non_blank():
     assert non_blank(["a", " ", "", "b"]) == ["a", "b"]
 
 
-def test_supported_japanese_claim_scores_high_and_number_mismatch_is_penalised():
+def test_supported_japanese_claim_scores_high_and_a_missing_number_is_reported_and_never_rewarded():
     ev = build_evidence(CTX_JA, "ja")
     good, bad = score_claims(
         [
@@ -63,7 +63,9 @@ def test_supported_japanese_claim_scores_high_and_number_mismatch_is_penalised()
     )
     assert good.score >= support_threshold("ja") and good.supported
     assert good.context_index == 0 and "無効化" in (good.supporting_sentence or "")
-    assert bad.missing_numbers == ["0.8"] and bad.penalty > 0 and not bad.supported
+    # the penalty weights are fitted at or below 0 (bench/fit_offline.py); Japanese dev claims with a missing
+    # number are too few to give the weight a value, so it may be 0 there, but never a reward
+    assert bad.missing_numbers == ["0.8"] and bad.penalty >= 0 and not bad.supported
     assert bad.score < good.score and not bad.supported
 
 

@@ -3,7 +3,9 @@
 Why: the offline path is optimised for speed (shared vector cache, pooled batches, memoised tokens); an
 optimisation must not move a score. The pinned values were written by the code before those optimisations
 (``python -m tests.offline.test_offline_pinned_scores`` rewrites them, only when a score is meant to change). Float32
-vectors depend in the 7th digit on which texts share an encoder batch, hence the 1e-6 tolerance.
+vectors depend in the 7th digit on which texts share an encoder batch; where the paraphrase rule makes a
+claim's support its cosine that noise reaches the score itself (row 12-en moved by 3e-5 between a run alone
+and one after the other offline tests), hence the 1e-4 tolerance: far below any change a rule or a refit makes.
 
 Rows: the Japanese and English sample files, and the Japanese rows again with numbered questions and
 answers as ``bench/scale.py`` makes them (their last answer sentence reaches the encoder in two spellings,
@@ -52,7 +54,7 @@ def offline_scores(work: Path) -> dict[str, Any]:
 
 def _same(pinned: Any, got: Any) -> bool:
     if isinstance(pinned, float) and isinstance(got, float):
-        return abs(pinned - got) <= 1e-6
+        return abs(pinned - got) <= 1e-4
     return pinned == got
 
 
