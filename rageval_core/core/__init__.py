@@ -7,6 +7,7 @@ Submodules are imported where they are used; this file imports nothing, so impor
 __all__ = [
     "csvsafe",
     "jsonparse",
+    "lazy",
     "messages",
     "names",
     "method_labels",

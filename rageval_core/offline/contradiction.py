@@ -26,7 +26,7 @@ from rageval_core.core.text import (
     normalize,
     numbers,
 )
-from rageval_core.offline.polarity import clauses, flipped, negation_count, polarity_flipped
+from rageval_core.offline.polarity import clauses, content_keys, flipped, negation_count, polarity_flipped
 
 __all__ = ["DATE", "NAME", "NUMBER", "POLARITY", "UNIT", "Finding", "clauses", "date_swap", "fold", "name_swap",
            "negation_count", "number_swap", "polarity_flipped", "sentence_findings"]
@@ -37,22 +37,13 @@ NUMBER = "number"
 DATE = "date"
 UNIT = "unit"
 
-@lru_cache(maxsize=8192)
-def _keys(text: str, language: Language) -> frozenset[str]:
-    out: set[str] = set()
-    for tok in content_tokens(text, language):
-        out.add(tok.key)
-        out.add(tok.surface)
-    return frozenset(out)
-
-
 def frame_overlap(claim: str, sentence: str, language: Language, skip: frozenset[str] = frozenset()) -> float:
     """Share of the claim's content words (minus ``skip``: the slot that differs) found in the sentence:
     how surely the two speak of the same thing. 0.0 for a claim with no content words left."""
     tokens = [t for t in content_tokens(claim, language) if t.surface not in skip and t.key not in skip]
     if not tokens:
         return 0.0
-    keys = _keys(sentence, language)
+    keys = content_keys(sentence, language)
     norm = normalize(sentence)
     hit = sum(1 for t in tokens if t.key in keys or t.surface in keys or t.surface in norm)
     return hit / len(tokens)

@@ -124,12 +124,14 @@ def polarity_flipped(claim: str, sentence: str, language: Language) -> bool:
 
 
 @lru_cache(maxsize=8192)
-def _keys(text: str, language: Language) -> frozenset[str]:
+def content_keys(text: str, language: Language, heads: bool = False) -> frozenset[str]:
+    """The text's content words as matching keys (lemma or stem, and surface); with ``heads``, English words'
+    head keys too (what the negated-word test matches on)."""
     out: set[str] = set()
     for tok in content_tokens(text, language):
         out.add(tok.key)
         out.add(tok.surface)
-        if language != "ja":
+        if heads and language != "ja":
             out.add(head_key(tok.surface))
     return frozenset(out)
 
@@ -139,7 +141,7 @@ def flipped(claim: str, clause: str, language: Language) -> bool:
     is negated on one side only ("carries a camera" / "does not carry a camera"). Both need two
     content words or more (a one-word clause matches anything). Without fugashi, Japanese heads are unknown
     and the parity of negators decides."""
-    a, b = _keys(claim, language), _keys(clause, language)
+    a, b = content_keys(claim, language, heads=True), content_keys(clause, language, heads=True)
     if min(len(content_tokens(claim, language)), len(content_tokens(clause, language))) < 2:
         return False
     if language == "ja" and ja_morphemes("") is None:

@@ -15,8 +15,7 @@ package (``run.spec`` for a ``RunSpec``) does not load the whole runner.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from rageval_core.core.lazy import lazy_attributes
 
 __all__ = [
     "RETRYABLE_REASONS", "Estimate", "EstimateRow", "Progress", "ResultSink", "Run", "RunError", "RunProviders", "RunSpec",
@@ -25,18 +24,10 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name from the module that defines it, imported when first asked for."""
-    homes = {
-        "execute": ("TaskTag", "make_call_hook"),
-        "loop": ("Progress", "load_run", "run"),
-        "persist": ("ResultSink", "Run"),
-        "spec": ("RunProviders", "RunSpec", "SpecError"),
-        "plan": ("RETRYABLE_REASONS", "Estimate", "EstimateRow", "RunError", "dataset_hash", "estimate", "scorer_versions"),
-    }
-    for home, names in homes.items():
-        if name in names:
-            value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-            globals()[name] = value
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, globals(), {
+    "execute": ("TaskTag", "make_call_hook"),
+    "loop": ("Progress", "load_run", "run"),
+    "persist": ("ResultSink", "Run"),
+    "spec": ("RunProviders", "RunSpec", "SpecError"),
+    "plan": ("RETRYABLE_REASONS", "Estimate", "EstimateRow", "RunError", "dataset_hash", "estimate", "scorer_versions"),
+})

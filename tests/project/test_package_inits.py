@@ -43,6 +43,9 @@ def bound_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                if isinstance(target, ast.Name) and target.id == "__getattr__" and node.value is not None:
+                    # ``__getattr__ = lazy_attributes(...)``: the lazy names are strings in its arguments
+                    names.update(c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str))
     return names
 
 

@@ -9,8 +9,7 @@ The names below are imported on first use (PEP 562): the CLI's parser reads ``FO
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from rageval_core.core.lazy import lazy_attributes
 
 __all__ = [
     "FORMATS", "SKIP_REASONS", "SkippedTrace", "TraceFormatError", "TraceImport", "TraceIssue", "TraceMap", "TraceSpan",
@@ -18,16 +17,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """A public name from the submodule that defines it, imported when first asked for."""
-    homes = {
-        "model": ("FORMATS", "SKIP_REASONS", "SkippedTrace", "TraceFormatError", "TraceImport", "TraceIssue", "TraceSpan"),
-        "mapping": ("TraceMap", "build_map", "load_map"),
-        "importer": ("import_trace_file", "import_traces"),
-    }
-    for home, names in homes.items():
-        if name in names:
-            value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-            globals()[name] = value
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, globals(), {
+    "model": ("FORMATS", "SKIP_REASONS", "SkippedTrace", "TraceFormatError", "TraceImport", "TraceIssue", "TraceSpan"),
+    "mapping": ("TraceMap", "build_map", "load_map"),
+    "importer": ("import_trace_file", "import_traces"),
+})
