@@ -121,18 +121,23 @@ def name_swap(claim: str, sentence: str, language: Language, evidence_norm: str,
 
 
 _NUMBER_AT = re.compile(r"\d+(?:\.\d+)?")
+_JA_COUNTER = re.compile(r"[\u4e00-\u9fffァ-ヺa-z%°$€£¥]")  # 3月, 20冊, 5キロ, 2000m, 80%
+_BARE = "(bare)"  # the slot every Japanese number without a counter shares (必ず0.9です vs 通常0.2〜0.5の間)
 _EN_SLOT = re.compile(r"[a-z%°$€£¥]+|[^\sa-z0-9]")
 
 
 def _slots(text: str, language: Language) -> dict[str, set[tuple[str, str]]]:
     """Per arabic number in the text, the (word before, word after) it sits between: its frame. A word is
-    an English word or sign, or one Japanese character (a counter: 3月, 20冊)."""
+    an English word or sign, or one Japanese character (a counter: 3月, 20冊); Japanese numbers with no
+    counter after them share one slot (a bare value: 必ず0.9です against 通常0.2〜0.5の間)."""
     t = re.sub(r"(?<=\d),(?=\d{3})", "", unicodedata.normalize("NFKC", text or "").lower())
     out: dict[str, set[tuple[str, str]]] = {}
     for m in _NUMBER_AT.finditer(t):
         before, after = t[: m.start()].rstrip(), t[m.end():].lstrip()
         if language == "ja":
             prev, nxt = before[-1:], after[:1]
+            if not _JA_COUNTER.match(nxt):  # no counter or unit after it (0.9です, 0.5の間): a bare number's slot
+                prev, nxt = "", _BARE
         else:
             prev = (_EN_SLOT.findall(before[-24:]) or [""])[-1]
             nxt = (_EN_SLOT.findall(after[:24]) or [""])[0]
