@@ -42,7 +42,7 @@ def test_all_six_metrics_score_every_seed_row_offline(pair, seed_rows):
     assert {r.provider for r in results} == {"offline"}
     assert all(r.details["language"] == "ja" for r in results)
     faith = next(r for r in results if r.metric == "faithfulness" and r.sample_id == "4")
-    # row 4: backpropagation credited to Turing; every claim unsupported, graded support low (heuristic-v2's
+    # row 4: backpropagation credited to Turing; every claim unsupported, graded support low (heuristic-v3's
     # support is the fitted model's probability, 0.063 and 0.208 for its two claims, no longer squashed to 0)
     assert all(c["verdict"] == 0 for c in faith.details["claims"]) and faith.details["claims"][0]["reason"]
     assert faith.value < 0.25 and faith.details["aggregation"].startswith("graded")
