@@ -153,15 +153,9 @@ def _rename_old(conn: sqlite3.Connection, table: str) -> None:
         db.add_column(conn, table, "text_ids", "TEXT")
 
     def rename() -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:  # looked at again under the lock: another process may have renamed it meanwhile
+        with db.immediate(conn):  # looked at again under the lock: another process may have renamed it meanwhile
             if _OLD_MARK[table] in _columns(conn, table) and old_table(conn, table) is None:
                 conn.execute(f"ALTER TABLE {table} RENAME TO {table}_v1")
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
     db.write(rename, what=f"rename {table}")
 
@@ -179,8 +173,7 @@ def _move_rows(conn: sqlite3.Connection, path: str, table: str, max_batches: int
             return False
 
         def one() -> None:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with db.immediate(conn):
                 old = old_table(conn, table)
                 rows = _rows(conn, f"SELECT * FROM {old} LIMIT ?", (BATCH,)) if old else []
                 if old and not rows:
@@ -188,11 +181,6 @@ def _move_rows(conn: sqlite3.Connection, path: str, table: str, max_batches: int
                 elif old:
                     conn.executemany(_INSERTS[table], [_MOVES[table](conn, path, r) for r in rows])
                     conn.executemany(f"DELETE FROM {old} WHERE key = ?", [(r["key"],) for r in rows])
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
 
         db.write(one, what=f"move {table}")
         batches += 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -127,6 +129,19 @@ def is_unwritable(exc: BaseException) -> bool:
     """Whether an SQLite error means the store cannot be written at all (a full disk, a read-only folder):
     not worth waiting for, unlike a lock."""
     return isinstance(exc, (sqlite3.Error, StoreBusy)) and any(s in str(exc).lower() for s in _UNWRITABLE)
+
+
+@contextmanager
+def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction taken at its start (BEGIN IMMEDIATE), committed, or rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def write(

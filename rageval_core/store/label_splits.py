@@ -81,8 +81,7 @@ def save_split(
     conn = _conn(store)
 
     def write() -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with db.immediate(conn):
             if replace:
                 conn.execute("DELETE FROM label_splits WHERE dataset_hash = ?", (dataset_hash,))
             conn.executemany(
@@ -91,10 +90,6 @@ def save_split(
                 " fractions = excluded.fractions, ts = excluded.ts",
                 [(dataset_hash, str(rid), s, int(seed), key, now) for rid, s in assignment.items()],
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     db.write(write, clock=store.clock, what="save label split")
 

@@ -128,18 +128,12 @@ def to_views(conn: sqlite3.Connection) -> None:
         return
 
     def switch() -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with db.immediate(conn):  # (SQLite rolls back itself on a full disk; its error is kept)
             if not _are_views(conn):
                 for name in _NAMES:
                     kind = "INDEX" if name == "result_light_means" else "TRIGGER" if name.endswith(("_insert", "_delete", "_update")) else "TABLE"
                     conn.execute(f"DROP {kind} IF EXISTS {name}")
                 for statement in _VIEWS.strip().split("\n"):
                     conn.execute(statement)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:  # SQLite rolls back itself on a full disk; keep its error
-                conn.execute("ROLLBACK")
-            raise
 
     db.write(switch, what="light tables to views")

@@ -64,16 +64,11 @@ def _run(conn: sqlite3.Connection, name: str, step: Callable[[sqlite3.Connection
     batches = 0
     while max_batches is None or batches < max_batches:
         def one() -> bool:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with db.immediate(conn):
                 upto, finished = _state(conn, name)
                 last = None if finished else step(conn, upto, {})
                 _record(conn, name, upto if last is None else last, last is None)
-                conn.execute("COMMIT")
-                return last is None
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            return last is None
 
         if db.write(one, what=f"migrate {name}"):
             return True
