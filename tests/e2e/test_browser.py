@@ -152,8 +152,15 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
     expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
     if row_id != "1":  # row 1 (pinned, a correct answer) always has claims that link to their passage
-        page.get_by_test_id("stSelectbox").filter(has_text="Row").click()
-        page.get_by_role("option").filter(has_text=re.compile(r"^#1 ")).click()
+        row_one = page.get_by_role("option").filter(has_text=re.compile(r"^#1 "))
+        for _ in range(5):  # a click while the page still reruns after the pill opens and closes the list again
+            page.get_by_test_id("stSelectbox").filter(has_text="Row").click()
+            try:
+                row_one.wait_for(state="visible", timeout=5000)
+                break
+            except PlaywrightTimeout:
+                page.keyboard.press("Escape")
+        row_one.click()
         expect(page.locator("#r1-ctx-0")).to_be_attached()
     expect(page.locator('a[href="#r1-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
