@@ -93,8 +93,8 @@ class CountingEmbedder:
 
 
 def offline_pair() -> tuple[LLM, Embedder]:
-    from rageval_core.embeddings.offline import OfflineEmbedder
-    from rageval_core.llm.offline import OfflineLLM
+    from rageval_core.offline.encoder import OfflineEmbedder
+    from rageval_core.offline.provider import OfflineLLM
 
     embedder = OfflineEmbedder()
     return OfflineLLM(embedder=embedder), embedder

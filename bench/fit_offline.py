@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_key, label_of, load_samples, split_halves  # noqa: E402
 
-from rageval_core.analysis.trust.stats import auroc  # noqa: E402
+from rageval_core.core.stats import auroc  # noqa: E402
 from rageval_core.offline import fit  # noqa: E402
 from rageval_core.offline.checks import faithfulness_precheck  # noqa: E402
 from rageval_core.offline.model import (  # noqa: E402

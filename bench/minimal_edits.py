@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval_core.analysis.trust.stats import auroc  # noqa: E402
+from rageval_core.core.stats import auroc  # noqa: E402
 from rageval_core.core.types import Sample  # noqa: E402
 from rageval_core.data.datasets import load_dataset  # noqa: E402
 from rageval_core.offline.limits import FIGURES_PATH  # noqa: E402
@@ -93,8 +93,8 @@ def run_suite(ctx: EvalContext | None = None, path: Path = SUITE) -> tuple[list[
     from rageval_core.scoring.metrics.registry import build_scorers
 
     if ctx is None:
-        from rageval_core.embeddings.offline import OfflineEmbedder
-        from rageval_core.llm.offline import OfflineLLM
+        from rageval_core.offline.encoder import OfflineEmbedder
+        from rageval_core.offline.provider import OfflineLLM
 
         embedder = OfflineEmbedder()
         ctx = EvalContext(OfflineLLM(embedder=embedder), embedder)

@@ -31,8 +31,8 @@ SEPARATION = 0.1
 
 
 def score_all(samples: Sequence[Sample], economy: bool) -> list[MetricResult]:
-    from rageval_core.embeddings.offline import OfflineEmbedder
-    from rageval_core.llm.offline import OfflineLLM
+    from rageval_core.offline.encoder import OfflineEmbedder
+    from rageval_core.offline.provider import OfflineLLM
 
     embedder = OfflineEmbedder()
     ctx = EvalContext(OfflineLLM(embedder=embedder), embedder)

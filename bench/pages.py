@@ -29,9 +29,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.rows import soak_rows  # noqa: E402
-from ui.state import COMPARE_TAB  # noqa: E402
+from rageval_ui.state import COMPARE_TAB  # noqa: E402
 
-PAGES = {"compare": "app_pages/compare.py", "history": "app_pages/history.py", "inspect": "app_pages/inspect_sample.py"}
+PAGES = {"compare": "rageval_ui/app_pages/compare.py", "history": "rageval_ui/app_pages/history.py", "inspect": "rageval_ui/app_pages/inspect_sample.py"}
 
 
 def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[str, str]]:
@@ -40,7 +40,7 @@ def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[
     from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.judge import JudgeScorer
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.providers.for_run import build_and_run
+    from rageval_core.session.for_run import build_and_run
     from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
     from rageval_core.core.types import METRIC_IDS

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from rageval_core.llm.base import LLMRequest, Message
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_llm
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 
 KEYS = {"openai-compatible": "sk-bench-not-a-real-key", "gemini": "AIza-bench-not-a-real-key"}

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from rageval_core.data.documents import chunk_document, read_document
-    from rageval_core.llm.offline import OfflineLLM
+    from rageval_core.offline.provider import OfflineLLM
     from rageval_core.providers.config import ProviderConfig
     from rageval_core.providers.registry import build_embedder
     from rageval_core.rag.simple import build_index, recall_at_k

@@ -92,7 +92,7 @@ def run_ours(server: Any, concurrency: int, home: Path) -> tuple[float, int]:
     from rageval_core.data.datasets import load_dataset
     from rageval_core.providers.config import ProviderConfig
     from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.providers.for_run import build_and_run
+    from rageval_core.session.for_run import build_and_run
     from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
 

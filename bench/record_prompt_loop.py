@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from rageval_core.analysis.trust.run_report import merged_labels
 from rageval_core.analysis.trust.splits import TRAIN
-from rageval_core.analysis.trust.versus_run import Version, dataset_split, run_versus
+from rageval_core.session.versus_run import Version, dataset_split, run_versus
 from rageval_core.data.datasets import load_dataset
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring import few_shot

@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rageval_core.data.datasets import load_dataset
-from rageval_core.embeddings.offline import OfflineEmbedder
+from rageval_core.offline.encoder import OfflineEmbedder
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.providers.for_run import build_and_run
+from rageval_core.session.for_run import build_and_run
 from rageval_core.run import RunSpec
 from rageval_core.store.runs import Store
 from tests.llm.test_replay_sample import EXPECTED, LOG, prompt_fingerprint

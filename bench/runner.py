@@ -151,7 +151,7 @@ def _run(
     """Wall time, requests the server saw, the run, and when (``time.time()``) the run's clock started: read from
     its first progress report (elapsed ~0), since the run's return also reads its summary back after the wall."""
     from rageval_core.providers.config import ProviderConfig
-    from rageval_core.providers.for_run import build_and_run
+    from rageval_core.session.for_run import build_and_run
     from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
 

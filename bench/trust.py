@@ -45,13 +45,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from rageval_core.data.datasets import load_dataset  # noqa: E402
 from rageval_core.scoring.metrics.base import EvalContext  # noqa: E402
 from rageval_core.scoring.metrics.steps import sample_language  # noqa: E402
-from rageval_core.analysis.trust.stats import (  # noqa: E402
+from rageval_core.core.stats import (  # noqa: E402
     auroc,
     balanced_accuracy,
     bootstrap_ci,
     pairwise_agreement,
 )
-from rageval_core.analysis.trust.stats import cohen_kappa as cohens_kappa  # noqa: E402
+from rageval_core.core.stats import cohen_kappa as cohens_kappa  # noqa: E402
 from rageval_core.core.types import Sample  # noqa: E402
 from rageval_core.offline.model import answer_threshold  # noqa: E402
 
@@ -91,8 +91,8 @@ def split_halves(samples: Sequence[Sample], seed: int = SPLIT_SEED) -> tuple[lis
 
 def offline_context() -> EvalContext:
     """The offline provider with its bundled encoder, as ``--provider offline`` builds it."""
-    from rageval_core.embeddings.offline import OfflineEmbedder
-    from rageval_core.llm.offline import OfflineLLM
+    from rageval_core.offline.encoder import OfflineEmbedder
+    from rageval_core.offline.provider import OfflineLLM
 
     embedder = OfflineEmbedder()
     return EvalContext(OfflineLLM(embedder=embedder), embedder)

@@ -19,7 +19,7 @@ import numpy as np
 from fit_offline import LANGUAGE, Row, claims_of, dev_ids_for, fit_language, full_vector, load_rows, _rescue
 from trust import BENCH_DIR, POINTWISE, SHORT, SPLIT_SEED, fmt
 
-from rageval_core.analysis.trust.stats import auroc, bootstrap_ci
+from rageval_core.core.stats import auroc, bootstrap_ci
 from rageval_core.offline import fit
 from rageval_core.offline.model import FEATURES
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rageval_core.analysis.trust.stats import auroc, pairwise_agreement
+from rageval_core.core.stats import auroc, pairwise_agreement
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = ROOT.parent / "shared" / "benchmarks"
@@ -138,7 +138,7 @@ def run_relevancy(args: argparse.Namespace) -> int:
 
     embedder = None
     if not args.no_embedder:
-        from rageval_core.embeddings.offline import OfflineEmbedder
+        from rageval_core.offline.encoder import OfflineEmbedder
 
         embedder = OfflineEmbedder(args.encoder)
     scorers = _relevancy_scorers(embedder)
@@ -191,7 +191,7 @@ def run_embedders(args: argparse.Namespace) -> int:
     """Speed (context sentences/s, one thread) and Japanese ranking quality of each bundled encoder."""
     import numpy as np
 
-    from rageval_core.embeddings.offline import ENCODERS, OfflineEmbedder
+    from rageval_core.offline.encoder import ENCODERS, OfflineEmbedder
     from rageval_core.core.text import split_sentences
 
     seed_path = ROOT / "sample_data" / "ml_qa_ja.json"

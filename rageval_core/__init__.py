@@ -1,4 +1,4 @@
-"""RAG Eval Workbench core: no streamlit import anywhere below here; the UI (``app_pages/``, ``ui/``) calls into it.
+"""RAG Eval Workbench core: no streamlit import anywhere below here; the UI (``rageval_ui/app_pages/``, ``ui/``) calls into it.
 
 The packages, in the order data flows through them:
 
@@ -15,4 +15,4 @@ The packages, in the order data flows through them:
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "analysis", "cli", "core", "data", "embeddings", "llm", "offline", "providers", "rag", "run",
-           "scoring", "store", "testing"]
+           "scoring", "session", "store", "testing", "views"]

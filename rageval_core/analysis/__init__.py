@@ -7,11 +7,13 @@ __all__ = [
     "compare",
     "export",
     "failures",
+    "judge_agreement",
     "leaderboard",
     "report",
     "row_filter",
     "run_tables",
     "tallies",
+    "thresholds",
     "trust",
     "trust_defaults",
 ]

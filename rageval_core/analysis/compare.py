@@ -15,17 +15,14 @@ import pandas as pd
 
 from rageval_core.analysis.tallies import (  # noqa: F401  (re-exported: the pure, pandas-free part of the analytics)
     HEURISTIC_ONLY_NOTE,
-    MethodCost,
     agreement_note,
     agreement_stats,
-    cost_by_method,
-    cost_by_scorer,
-    method_of_scorer,
-    summarize,
 )
-from rageval_core.analysis.trust.stats import cohen_kappa, pearson, spearman  # noqa: F401  (re-exported, as before)
+from rageval_core.run.tallies import MethodCost, cost_by_method, cost_by_scorer, method_of_scorer, summarize  # noqa: F401
+from rageval_core.core.stats import cohen_kappa, pearson, spearman  # noqa: F401  (re-exported, as before)
 from rageval_core.core.types import DECOMPOSED, SEED_METRICS, MetricResult
 from rageval_core.core.method_labels import result_method
+from rageval_core.core.versions import version_changes  # noqa: F401  (re-exported: Compare names what changed)
 
 RESULT_COLUMNS = [
     "sample_id",
@@ -206,7 +203,7 @@ def _metric_order(frame: pd.DataFrame) -> list[str]:
     return sorted(seen, key=lambda m: (SEED_METRICS.index(m) if m in SEED_METRICS else len(SEED_METRICS), seen.index(m)))
 
 
-# ---- agreement statistics (the math lives in rageval_core.analysis.trust.stats; undefined is None there) -------
+# ---- agreement statistics (the math lives in rageval_core.core.stats; undefined is None there) -------
 def agreement(
     frame: pd.DataFrame,
     method_a: str = DECOMPOSED,
@@ -362,22 +359,6 @@ def delta_summary(delta: pd.DataFrame) -> pd.DataFrame:
         rows, columns=["metric", "method", "mean_a", "mean_b", "unscored_a", "unscored_b", "changed_rows"]
     )
     out["delta"] = out["mean_b"] - out["mean_a"]
-    return out
-
-
-def version_changes(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
-    """Leaves that differ between two nested mappings (a run's versions or settings), as (path, a, b).
-
-    This is what tells two prompt versions apart: a changed rubric hash, template hash or setting.
-    """
-    out: list[tuple[str, Any, Any]] = []
-    for key in list(dict.fromkeys([*a.keys(), *b.keys()])):
-        path = f"{prefix}{key}"
-        va, vb = a.get(key), b.get(key)
-        if isinstance(va, Mapping) and isinstance(vb, Mapping):
-            out.extend(version_changes(va, vb, path + "."))
-        elif va != vb:
-            out.append((path, va, vb))
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 from rageval_core.cli import prefetch
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
-from rageval_core.cli.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
+from rageval_core.analysis.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
 
 __all__ = ["ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_parser", "check_thresholds", "main", "parse_threshold"]
 

@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
+from rageval_core.core.errors import UsageError  # noqa: F401  (re-exported: every command raises it)
 from rageval_core.core.redact import redact
 from rageval_core.core.termtext import terminal_text
 
@@ -17,10 +18,6 @@ EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """Bad input or configuration: reported on stderr, exit code 2."""
 
 
 class ProgressBar:

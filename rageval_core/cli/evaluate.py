@@ -21,7 +21,7 @@ from rageval_core.cli import evaluate_output as output
 from rageval_core.cli.dataset_report import invalid_rows, report_dataset
 from rageval_core.cli.evaluate_run import batch_flags, load_rows, run_scorers, scorers_from_args, spec_from_args
 from rageval_core.cli.trust_checks import add_repeat_args
-from rageval_core.cli.thresholds import check_thresholds, parse_threshold, print_thresholds
+from rageval_core.analysis.thresholds import check_thresholds, parse_threshold
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -121,7 +121,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if result.scored_results == 0:
         err("nothing could be evaluated: every result is unscored (the reasons are listed above)")
         return EXIT_BAD_INPUT
-    code = EXIT_OK if print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
+    code = EXIT_OK if output.print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
     if args.strict and invalid:
         err(f"--strict: {len(invalid)} bad row(s) in the dataset")
         return EXIT_BAD_INPUT

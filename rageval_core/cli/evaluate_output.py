@@ -4,8 +4,9 @@ reads the finished run from the store (or the run's result) and writes to stdout
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from rageval_core.analysis.thresholds import ThresholdCheck
 from rageval_core.cli.common import echo, err, fmt, money, table
 from rageval_core.core.termtext import terminal_text
 
@@ -180,3 +181,12 @@ def print_summary(result: Any) -> None:
         echo(table(["method", "calls", "cached", "errors", "tokens", "cached in", "cost_usd", "call_s"], cost_rows))
     if result.invalid_rows:
         echo(f"bad rows: {', '.join(terminal_text(r.sample_id) for r in result.invalid_rows)}")
+
+
+def print_thresholds(checks: Sequence[ThresholdCheck]) -> bool:
+    """Print each --fail-under check; True when every one passed."""
+    for c in checks:
+        verdict = "ok" if c.passed else "MISSED"
+        detail = "no scored rows" if c.mean is None else f"mean {c.mean:.3f}"
+        echo(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g}: {detail} ({c.scored} scored, {c.unscored} unscored) {verdict}")
+    return all(c.passed for c in checks)

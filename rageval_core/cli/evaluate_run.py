@@ -119,7 +119,7 @@ def run_scorers(spec: RunSpec, store: Any, *, quiet: bool, batch: BatchFlags | N
     """Build the providers of ``spec`` and run it, storing the run; the first Ctrl-C finishes the calls in
     flight (resumable), a second aborts. Shared by ``evaluate`` and ``trust DATA``."""
     from rageval_core.run.batch import BatchCancelled, BatchError
-    from rageval_core.cli.allocator import tune_memory_for_run
+    from rageval_core.session.allocator import tune_memory_for_run
     from rageval_core.llm.base import ProviderError
     from rageval_core.run import RunError
 
@@ -174,7 +174,7 @@ def run_scorers(spec: RunSpec, store: Any, *, quiet: bool, batch: BatchFlags | N
 
 def _execute(spec: RunSpec, store: Any, cancel: threading.Event, progress: Any, batch: BatchFlags | None) -> Any:
     """The providers built once for ``spec``, then the run (through the batch API with ``--batch``)."""
-    from rageval_core.providers.for_run import build_and_run, build_and_run_batched
+    from rageval_core.session.for_run import build_and_run, build_and_run_batched
 
     if batch is not None:
         return build_and_run_batched(spec, store, poll_s=batch.poll_s, say=err, attach=batch.attach, cancel=cancel,

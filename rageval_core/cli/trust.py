@@ -159,7 +159,7 @@ def print_fail_under(ctx: TrustContext) -> None:
     if not wanted:
         return
     from rageval_core.analysis.trust.report import scores_by, threshold_for
-    from rageval_core.cli.thresholds import parse_threshold
+    from rageval_core.analysis.thresholds import parse_threshold
 
     scores = scores_by(ctx.store.results(ctx.run_id))
     thresholds = {(a.metric, a.method): a.threshold for a in ctx.report.agreement if a.threshold_source != "default"}
@@ -315,7 +315,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
     """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
     from rageval_core.analysis.trust.run_report import run_report, save_report
     from rageval_core.analysis.trust.splits import parse_split
-    from rageval_core.cli.thresholds import parse_threshold
+    from rageval_core.analysis.thresholds import parse_threshold
 
     if args.labels and not Path(args.labels).is_file():
         raise UsageError(f"--labels {args.labels!r}: no such file")

@@ -16,7 +16,7 @@ from rageval_core.scoring.metrics.scoring import AGGREGATES
 if TYPE_CHECKING:
     from rageval_core.cli.trust_context import TrustContext
     from rageval_core.analysis.trust.stability import StabilityReport
-    from rageval_core.analysis.trust.checks import ProbeReport
+    from rageval_core.session.probes import ProbeReport
 
 
 def add_repeat_args(p: argparse.ArgumentParser | Any) -> None:
@@ -157,7 +157,7 @@ def print_probes(ctx: TrustContext) -> None:
     """Section: the probes asked for with ``--probes``, scored through the runner; flags set the exit code."""
     from rageval_core.data.datasets import load_dataset
     from rageval_core.analysis.trust.probes import parse_probes, parse_tolerances
-    from rageval_core.analysis.trust.checks import run_probes
+    from rageval_core.session.probes import run_probes
     from rageval_core.analysis.trust.run_report import dataset_of_run
 
     args = ctx.args

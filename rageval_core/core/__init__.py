@@ -5,16 +5,21 @@ Submodules are imported where they are used; this file imports nothing, so impor
 """
 
 __all__ = [
+    "clock",
     "csvsafe",
+    "errors",
     "jsonparse",
     "lazy",
     "messages",
-    "names",
     "method_labels",
+    "names",
     "paths",
     "private",
     "redact",
+    "stats",
+    "tasks",
     "termtext",
     "text",
     "types",
+    "versions",
 ]

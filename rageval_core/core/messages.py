@@ -4,7 +4,7 @@ The core speaks English: ``say(code, **params)`` returns the English text, a ``s
 JSON stores it and old callers compare it as before) that also carries ``code`` and ``params``. A UI in another
 language looks the code up in its own catalogue and fills in the same parameters; a message read back from
 disk (a plain string again) is recognised by ``parse``, which matches it against the English templates. No
-UI code lives here: the UI keeps its catalogue (ui/locales), the core only the English and the codes.
+UI code lives here: the UI keeps its catalogue (rageval_ui/locales), the core only the English and the codes.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ ENGLISH: dict[str, str] = {
     "versus.no_dev": "no labelled dev rows to judge: split the labels first (train / dev / test)",
     # provider settings (check_config; ``field`` is how the front end names the setting)
     "config.unknown_provider": "Unknown provider '{provider}'. Choose one of: {choices}.",
-    "config.no_offline": "The offline provider is not available in this installation (rageval_core.llm.offline is missing).",
+    "config.no_offline": "The offline provider is not available in this installation (rageval_core.offline.provider is missing).",
     "config.need_base_url": "OpenAI-compatible needs a base URL ({field}), e.g. http://localhost:11434/v1 (Ollama) or http://127.0.0.1:8000/v1 (llama.cpp server).",
     "config.need_model": "OpenAI-compatible needs the model name your server serves ({field}), e.g. qwen2.5:7b.",
     "config.bad_url": "{field} must start with http:// or https:// (got '{url}').",

@@ -9,7 +9,6 @@ __all__ = [
     "cache",
     "encoders",
     "gemini",
-    "offline",
     "openai_embed",
     "use_kernel",
     "use_model",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval_core.core.types import Usage
+from rageval_core.core.errors import ProviderError  # noqa: F401  (re-exported: the provider branch of core.errors, where it is defined)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,7 +36,7 @@ def canonical_json(value: Any) -> str:
 class LLMRequest:
     """One step of an evaluation sent to a model.
 
-    ``task`` names the step (see ``rageval_core.scoring.tasks``), ``messages`` is the rendered prompt and
+    ``task`` names the step (see ``rageval_core.core.tasks``), ``messages`` is the rendered prompt and
     ``schema`` the JSON schema of the expected answer. ``inputs`` carries the same step's structured
     inputs so the offline provider can compute it without reading the prompt; it is not part of the
     request key because API providers only ever see the messages.
@@ -122,38 +123,6 @@ class Completion:
             except ParseError:
                 out.append(None)
         return out
-
-
-class ProviderError(Exception):
-    """A call that did not produce a completion.
-
-    ``kind`` is one of: missing_key, auth, bad_request, rate_limit, timeout, server, connection,
-    unreachable (the host's fail-fast breaker is open: not sent), malformed_response, replay_miss, cancelled. ``retryable`` tells the retry wrapper whether to try
-    again; ``retry_after`` is the wait the server asked for, in seconds. Messages never contain keys.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: str,
-        status: int | None = None,
-        retry_after: float | None = None,
-        retryable: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.status = status
-        self.retry_after = retry_after
-        self.retryable = retryable
-        self.structured_output: str | None = None  # the structured-output level the failed request was sent with
-
-    @property
-    def unscored_reason(self) -> str:
-        """The unscored reason a metric records when this error ends its step."""
-        return {
-            "timeout": "timeout", "replay_miss": "replay_miss", "unreachable": "provider_unreachable", "cancelled": "cancelled",
-        }.get(self.kind, "provider_error")
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 
 _NAMES_FORMAT = re.compile(r"response_?format|json_?schema|response_?schema|responseJsonSchema|schema|grammar", re.IGNORECASE)
 # "input should be": llama-cpp-python's server (0.3.36) validates the body and answers HTTP 500 "1 validation error:

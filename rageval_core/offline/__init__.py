@@ -4,7 +4,7 @@ They score claims with a fitted logistic model over coverage, cosine and missing
 (``support``, ``model``, fitted by ``fit`` from bench/fit_offline.py), veto contradicted claims
 (``contradiction``; negation and its scope in ``polarity``; ``units``), and build every other evaluation
 step from that (``steps``).
-The offline provider (``rageval_core.llm.offline``) wraps them in the LLM protocol; metrics may call
+The offline provider (``rageval_core.offline.provider``) wraps them in the LLM protocol; metrics may call
 ``checks`` directly to mark rows the heuristic cannot score. Answer relevancy offline is ``relevancy`` (with
 ``answer_types``); ``generate`` and ``question_types`` build test-set questions and RAG answers extractively.
 
@@ -15,14 +15,18 @@ __all__ = [
     "answer_types",
     "checks",
     "contradiction",
+    "encoder",
     "fit",
     "generate",
     "injection",
+    "judge",
     "limits",
     "model",
     "polarity",
     "prefetch",
+    "provider",
     "question_types",
+    "reasons",
     "relevancy",
     "steps",
     "support",

@@ -93,6 +93,6 @@ def start_for_run(provider: str, embedding_model: str, samples: object) -> Prefe
 
     if provider != "offline" or embedding_model not in ENCODERS or not isinstance(samples, Sequence) or not samples:
         return None
-    from rageval_core.embeddings.offline import shared_encoder  # numpy: only for a run that encodes here
+    from rageval_core.offline.encoder import shared_encoder  # numpy: only for a run that encodes here
 
     return Prefetcher(samples, shared_encoder(embedding_model)).start()

@@ -145,7 +145,7 @@ def check_config(
     if info is None:
         return [say("config.unknown_provider", provider=cfg.provider, choices=", ".join(PROVIDERS))]
     env = os.environ if environ is None else environ
-    if cfg.provider == "offline" and importlib.util.find_spec("rageval_core.llm.offline") is None:
+    if cfg.provider == "offline" and importlib.util.find_spec("rageval_core.offline.provider") is None:
         problems.append(say("config.no_offline"))
     if info.needs_key and not resolve_api_key(cfg.provider, cfg.api_key, env):
         problems.append(missing_key_message(cfg.provider, info.label, key_field=n["api_key"]))

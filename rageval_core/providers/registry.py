@@ -37,7 +37,7 @@ from rageval_core.llm.redacting import RedactingLLM
 from rageval_core.llm.replay import RecordingLLM, ReplayLLM
 from rageval_core.llm.structured import FormatLadder
 from rageval_core.llm.transport.cache import CachedLLM, ResponseCache
-from rageval_core.llm.transport.clock import Clock
+from rageval_core.core.clock import Clock
 from rageval_core.llm.transport.guard import HostBreaker, RequestGuard
 from rageval_core.llm.transport.ratelimit import RateLimitedLLM, RateLimiter
 from rageval_core.llm.transport.retry import Retrier, RetryLLM, RetryPolicy
@@ -114,7 +114,7 @@ def new_guard(cfg: ProviderConfig, clock: Clock | None = None) -> RequestGuard:
 def _base_llm(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None = None, ladder: FormatLadder | None = None) -> LLM:
     model = cfg.resolved_model()
     if cfg.provider == "offline":
-        from rageval_core.llm.offline import (
+        from rageval_core.offline.provider import (
             OfflineLLM,  # lazy: loads the heuristics only when chosen
         )
 
@@ -194,7 +194,7 @@ def build_embedder(
         raise _config_error(cfg, [f"embeddings must be one of {', '.join(EMBEDDING_MODES)} (got {cfg.embeddings!r})."])
     choice = embedding_choice(cfg)
     if choice.source == "offline":
-        from rageval_core.embeddings.offline import OfflineEmbedder
+        from rageval_core.offline.encoder import OfflineEmbedder
 
         return OfflineEmbedder(choice.model)
     problems = [p for p in check_config(cfg) if "model name your server" not in p]

@@ -26,7 +26,7 @@ from rageval_core.core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLM, Embedder, LLMRequest, ProviderError
 from rageval_core.scoring.prompts import PromptTemplate, TemplateError, resolve_template
 from rageval_core.rag.synth import TestItem, failure_reason, offline_completion
-from rageval_core.scoring.tasks import RAG_ANSWER, schema_for
+from rageval_core.core.tasks import RAG_ANSWER, schema_for
 from rageval_core.core.text import detect_language
 from rageval_core.core.types import Sample
 

@@ -413,6 +413,6 @@ class UnavailableEmbedder:
 
 
 def default_embedder() -> Embedder:
-    from rageval_core.embeddings.offline import OfflineEmbedder  # type: ignore[import-not-found]
+    from rageval_core.offline.encoder import OfflineEmbedder  # type: ignore[import-not-found]
 
     return OfflineEmbedder()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from rageval_core.store import db
-from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.core.redact import redact_data
 from rageval_core.run.group_commit import GroupCommit
 from rageval_core.store.runs import RowInfo, Store
@@ -31,7 +31,7 @@ from rageval_core.core.types import DECOMPOSED, MetricResult
 from rageval_core.core.private import open_private, private_dir
 
 if TYPE_CHECKING:
-    from rageval_core.analysis.tallies import MethodCost
+    from rageval_core.run.tallies import MethodCost
     from rageval_core.run.execute import Counters
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
@@ -237,7 +237,7 @@ class Run:
 
 def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
     """``compare.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
-    from rageval_core.analysis.tallies import summarize
+    from rageval_core.run.tallies import summarize
 
     return summarize(_result_heads(store, run_id))
 
@@ -245,7 +245,7 @@ def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, A
 def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
     building a dict per call took as long as writing the run's results)."""
-    from rageval_core.analysis.tallies import MethodCost
+    from rageval_core.run.tallies import MethodCost
 
     rows = store._conn().execute(
         "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
@@ -267,7 +267,7 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
 
 def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
     """``compare.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
-    from rageval_core.analysis.tallies import cost_by_scorer
+    from rageval_core.run.tallies import cost_by_scorer
 
     return cost_by_scorer(lean_calls(store, run_id))
 

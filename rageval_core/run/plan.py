@@ -377,7 +377,7 @@ def scorer_chain_length(scorer: Scorer) -> int:
 def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mapping[str, Any]) -> None:
     """Refuse to resume a run with other scorers, another provider / model, or edited prompts or rubrics:
     the finished rows would silently mix two configurations in one run."""
-    from rageval_core.analysis.compare import version_changes
+    from rageval_core.core.versions import version_changes
 
     if sorted(info.scorers) != sorted(names):
         raise RunError(

@@ -11,5 +11,4 @@ __all__ = [
     "prompts",
     "rubric",
     "step_templates",
-    "tasks",
 ]

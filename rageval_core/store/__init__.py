@@ -18,7 +18,6 @@ __all__ = [
     "migrate_texts",
     "packing",
     "rubric_versions",
-    "run_summary",
     "runs",
     "texts",
 ]

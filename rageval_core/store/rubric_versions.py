@@ -16,12 +16,32 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from rageval_core.store import db
 from rageval_core.core import paths
-from rageval_core.scoring.prompts import PromptTemplate
-from rageval_core.scoring.rubric import Rubric
+
+
+class SavableRubric(Protocol):
+    """What the store needs of a rubric (``scoring.rubric.Rubric``): the store sits below scoring and keeps JSON."""
+
+    id: str
+    language: str
+
+    @property
+    def content_hash(self) -> str: ...
+
+    def to_json(self) -> str: ...
+
+
+class SavableTemplate(Protocol):
+    """What the store needs of a raw template (``scoring.prompts.PromptTemplate``)."""
+
+    source: str | None
+    language: str
+
+    @property
+    def label(self) -> str: ...
 
 Kind = Literal["rubric", "template"]
 
@@ -65,10 +85,11 @@ class Version:
         extra = f"{self.subject}, {self.content_hash[:8]}" if self.name else self.content_hash[:8]
         return f"#{self.id} {title} ({extra})"
 
-    def rubric(self) -> Rubric:
+    def rubric_json(self) -> str:
+        """The saved rubric's JSON (``Rubric.from_json`` reads it back)."""
         if self.kind != "rubric":
             raise ValueError(f"version #{self.id} is a {self.kind}, not a rubric")
-        return Rubric.from_json(self.content)
+        return self.content
 
 
 def text_hash(text: str) -> str:
@@ -96,13 +117,13 @@ class RubricStore:
         return db.connect(self.path)
 
     # ------------------------------------------------------------------ saving
-    def save_rubric(self, rubric: Rubric, name: str | None = None) -> Version:
+    def save_rubric(self, rubric: SavableRubric, name: str | None = None) -> Version:
         """Save a rubric; the same content under the same name is stored once."""
         return self._save("rubric", name, rubric.id, rubric.language, rubric.to_json(), rubric.content_hash)
 
-    def save_template(self, template: PromptTemplate | str, name: str | None = None, language: str | None = None) -> Version:
+    def save_template(self, template: SavableTemplate | str, name: str | None = None, language: str | None = None) -> Version:
         """Save a raw template (its full source, header included)."""
-        if isinstance(template, PromptTemplate):
+        if not isinstance(template, str):
             text, subject, language = template.source or "", template.label, language or template.language
         else:
             text, subject = template, f"{language or '?'}/judge-custom"
@@ -148,8 +169,8 @@ class RubricStore:
         found = self.versions(kind, name=name)
         return found[0] if found else None
 
-    def load_rubric(self, version_id: int) -> Rubric:
-        return self.get(version_id).rubric()
+    def rubric_json(self, version_id: int) -> str:
+        return self.get(version_id).rubric_json()
 
     def template_text(self, version_id: int) -> str:
         version = self.get(version_id)

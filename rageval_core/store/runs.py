@@ -26,7 +26,7 @@ from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
 from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
-from rageval_core.llm.transport.clock import Clock
+from rageval_core.core.clock import Clock
 from rageval_core.core.redact import redact_data, redact_optional, redact_url
 from rageval_core.core.types import MetricResult
 

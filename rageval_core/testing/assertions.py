@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rageval_core.cli.thresholds import Threshold, parse_threshold
+from rageval_core.analysis.thresholds import Threshold, parse_threshold
 from rageval_core.core.method_labels import result_method
 from rageval_core.core.types import MetricResult
 

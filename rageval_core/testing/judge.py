@@ -106,7 +106,7 @@ class Judge:
               name: str = "rows") -> Scored:
         """Score ``rows`` on decomposed ``metrics`` and one-call ``judges`` (rubric ids: ``rubric5``, ``binary``)."""
         from rageval_core.providers.config import ProviderConfig
-        from rageval_core.providers.for_run import build_and_run
+        from rageval_core.session.for_run import build_and_run
         from rageval_core.run import RunSpec
         from rageval_core.scoring.metrics.judge import JudgeScorer
         from rageval_core.scoring.metrics.registry import build_scorers

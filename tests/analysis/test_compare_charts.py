@@ -12,7 +12,7 @@ from altair.utils import schemapi
 
 from rageval_core.analysis.compare import results_frame
 from rageval_core.core.types import MetricResult
-from ui import charts, runs
+from rageval_ui import charts, runs
 
 POINTS = pd.DataFrame({"sample_id": ["1", "2", "1"], "category": ["a", None, "a"],
                        "criterion": ["faithfulness", "faithfulness", "answer_relevancy"],

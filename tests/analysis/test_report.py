@@ -26,7 +26,7 @@ def two_judge_run(store: Store):
     """The 12 seed rows: decomposed metrics, the offline rubric5 judge, and a scripted 'second model' that
     gives every criterion the mirror of the offline judge's 1-5 score (6 - s), so its normalised value is
     exactly 1 - the offline value on every row."""
-    from rageval_core.llm.offline import OfflineLLM
+    from rageval_core.offline.provider import OfflineLLM
 
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
     offline_raw: dict[str, dict[str, float]] = {}
@@ -66,7 +66,7 @@ def _values(store, run_id, judge):
 
 def test_two_judges_and_the_jury_match_hand_computed_values(built):
     from rageval_core.analysis.compare import results_frame
-    from rageval_core.scoring.judges.agreement import pairwise
+    from rageval_core.analysis.judge_agreement import pairwise
 
     store, ds, result = built
     heur, mirror = _values(store, result.run_id, "heuristic"), _values(store, result.run_id, "mirror")

@@ -7,7 +7,8 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.run.repeats import SEED_STRIDE
 from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
-from rageval_core.analysis.trust.checks import correct_rows, run_probes, stability_for_run
+from rageval_core.analysis.trust.checks import stability_for_run
+from rageval_core.session.probes import correct_rows, run_probes
 from rageval_core.core.types import Sample
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rageval_core.analysis.trust.stats import (
+from rageval_core.core.stats import (
     auroc,
     average_ranks,
     balanced_accuracy,

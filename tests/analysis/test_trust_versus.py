@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rageval_core.analysis.trust import stats
+from rageval_core.core import stats
 from rageval_core.analysis.trust.versus import compare_versions, paired_difference, resamples, statistics
 
 Y = [1, 1, 0, 0]

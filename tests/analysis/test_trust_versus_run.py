@@ -1,5 +1,5 @@
 """Two judge versions on the labelled dev rows through the runner, the response cache and a real HTTP client
-(rageval_core.analysis.trust.versus_run against the local fake server)."""
+(rageval_core.session.versus_run against the local fake server)."""
 
 import json
 from dataclasses import replace
@@ -9,7 +9,7 @@ import pytest
 
 from rageval_core.analysis.trust.run_report import merged_labels
 from rageval_core.analysis.trust.splits import DEV, TRAIN
-from rageval_core.analysis.trust.versus_run import Version, dataset_split, judged_rows, run_versus
+from rageval_core.session.versus_run import Version, dataset_split, judged_rows, run_versus
 from rageval_core.data.datasets import load_dataset
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring import few_shot

@@ -4,7 +4,7 @@ import pytest
 
 from rageval_core.core.jsonparse import ParseError, parse_json_object
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
-from rageval_core.scoring.tasks import SCHEMAS, judge_schema, schema_for
+from rageval_core.core.tasks import SCHEMAS, judge_schema, schema_for
 from rageval_core.core.types import MetricResult, Usage
 
 

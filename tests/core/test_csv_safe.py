@@ -67,8 +67,8 @@ def test_dataset_csv_download_is_safe_and_loads_back_unchanged(tmp_path):
 
 
 def test_ui_downloads_are_safe():
-    from ui import data as data_ui
-    from ui import testset as ts_ui
+    from rageval_ui import data as data_ui
+    from rageval_ui import testset as ts_ui
 
     ws = data_ui.load_upload("d.json", dumps_dataset([HOSTILE], "json"))
     assert formula_cells(data_ui.download_bytes(ws, "csv").decode("utf-8-sig")) == []
@@ -88,7 +88,7 @@ def stored(tmp_path):
 
 
 def test_result_csv_export_and_the_ui_wide_csv_are_safe(stored):
-    from ui.runs import export_files
+    from rageval_ui.runs import export_files
 
     store, rid = stored
     text = run_to_csv(store, rid)

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from rageval_core.embeddings import offline as E
+from rageval_core.offline import encoder as E
 
 
 class _Recorder:

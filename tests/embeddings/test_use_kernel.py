@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rageval_core.embeddings import offline as E
+from rageval_core.offline import encoder as E
 from rageval_core.embeddings.use_kernel import UseKernel
 from rageval_core.embeddings.use_model import UseModel
 

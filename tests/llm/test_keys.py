@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.llm.keys import PLACEHOLDER_KEY, resolve_api_key, scrub
 from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
 from rageval_core.providers.registry import build_embedder, build_llm
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 from tests.support.store_bytes import readable
 

@@ -7,10 +7,10 @@ import jsonschema
 import numpy as np
 import pytest
 
-from rageval_core.scoring import tasks as T
-from rageval_core.embeddings.offline import OfflineEmbedder
+from rageval_core.core import tasks as T
+from rageval_core.offline.encoder import OfflineEmbedder
 from rageval_core.llm.base import LLM, Embedder, LLMRequest, Message, ProviderError
-from rageval_core.llm.offline import UNSCORED_KEY, UNSUPPORTED_KEY, OfflineLLM, to_scale
+from rageval_core.offline.provider import UNSCORED_KEY, UNSUPPORTED_KEY, OfflineLLM, to_scale
 from rageval_core.core.types import METRIC_IDS, Unscored
 
 Q_JA = "ドロップアウトはどのような仕組みで過学習を防ぎますか？"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rageval_core.llm.base import Completion, LLMRequest, Message
 from rageval_core.llm.gemini_provider import GeminiLLM
 from rageval_core.llm.openai_provider import OpenAILLM
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from rageval_core.embeddings.openai_embed import OpenAIEmbedder
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.llm.gemini_provider import RESPONSE_JSON_SCHEMA, GeminiLLM
 from rageval_core.llm.transport.guard import RequestGuard
 from rageval_core.llm.openai_provider import JSON_OBJECT_WITH_SCHEMA, JSON_SCHEMA, JSON_SCHEMA_LOOSE, OpenAILLM
@@ -25,7 +25,7 @@ from rageval_core.llm.structured import FormatLadder, is_format_rejection
 from rageval_core.scoring.metrics.faithfulness import Faithfulness
 from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from rageval_core.core.types import Sample
 from tests.support.fake_server import FakeLLMServer
 from tests.support.scripted_llm import HashEmbedder

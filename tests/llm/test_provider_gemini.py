@@ -10,7 +10,7 @@ import json
 import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.llm.gemini_provider import (
     JSON_MIME,
     RESPONSE_JSON_SCHEMA,
@@ -20,7 +20,7 @@ from rageval_core.llm.gemini_provider import (
 )
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_embedder, build_llm
-from rageval_core.scoring.tasks import JUDGE, SCHEMAS, judge_schema
+from rageval_core.core.tasks import JUDGE, SCHEMAS, judge_schema
 from tests.support.fake_server import FakeLLMServer
 
 KEY = "AIzaFakeGeminiKey0123456789abcdefgh"

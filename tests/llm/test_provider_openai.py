@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.llm.openai_provider import (
     JSON_OBJECT,
     JSON_OBJECT_WITH_SCHEMA,
@@ -18,7 +18,7 @@ from rageval_core.llm.openai_provider import (
 )
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_embedder, build_llm
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 
 KEY = "sk-test-openai-0123456789abcdef"

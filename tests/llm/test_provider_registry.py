@@ -7,10 +7,10 @@ import json
 import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import EmbeddingChoice, ProviderConfig, embedding_choice
 from rageval_core.providers.registry import build_embedder, build_llm
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 
 

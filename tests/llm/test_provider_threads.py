@@ -19,11 +19,11 @@ import pytest
 from rageval_core.llm.transport import warm
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.llm.transport.callpool import DaemonPool
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.llm.transport.guard import RequestGuard
 from rageval_core.llm.openai_provider import OpenAILLM
 from rageval_core.embeddings.openai_embed import OpenAIEmbedder
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]

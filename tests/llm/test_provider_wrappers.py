@@ -12,7 +12,7 @@ import pytest
 
 from rageval_core.llm.base import Completion, LLMRequest, Message, ProviderError
 from rageval_core.llm.transport.cache import CachedLLM, ResponseCache, cache_key
-from rageval_core.llm.transport.clock import CancellableClock, FakeClock
+from rageval_core.core.clock import CancellableClock, FakeClock
 from rageval_core.llm.transport.http_errors import (
     kind_for_status,
     parse_retry_after,

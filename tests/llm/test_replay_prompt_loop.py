@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from rageval_core.analysis.trust.run_report import merged_labels
-from rageval_core.analysis.trust.versus_run import dataset_split, recorded_loop, run_versus
+from rageval_core.session.versus_run import dataset_split, recorded_loop, run_versus
 from rageval_core.data.datasets import load_dataset
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.store.runs import Store

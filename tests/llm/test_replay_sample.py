@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rageval_core import cli
 from rageval_core.llm.base import canonical_json
-from rageval_core.scoring.tasks import SCHEMAS
+from rageval_core.core.tasks import SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY = ROOT / "sample_data" / "replay"

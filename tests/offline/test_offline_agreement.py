@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_core.analysis.trust.stats import auroc
+from rageval_core.core.stats import auroc
 from rageval_core.offline.checks import faithfulness_precheck
 from rageval_core.offline.support import faithfulness_score
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_core.analysis.trust.stats import auroc
+from rageval_core.core.stats import auroc
 from tests.support.skips import needs_shared
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from rageval_core.core.text import detect_language
 from rageval_core.offline.model import answer_threshold
 
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm.offline import OfflineLLM
+from rageval_core.offline.provider import OfflineLLM
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
@@ -106,7 +106,7 @@ def injected_variants(s: Sample) -> list[Sample]:
 
 @pytest.fixture(scope="module")
 def ctx():
-    from rageval_core.embeddings.offline import OfflineEmbedder
+    from rageval_core.offline.encoder import OfflineEmbedder
 
     embedder = OfflineEmbedder()
     return EvalContext(OfflineLLM(embedder=embedder), embedder)

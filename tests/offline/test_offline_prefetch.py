@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from rageval_core.embeddings import offline as E
+from rageval_core.offline import encoder as E
 from rageval_core.offline import prefetch as P
 from rageval_core.core.types import Sample
 

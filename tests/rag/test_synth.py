@@ -18,7 +18,7 @@ from rageval_core.data.documents import (
     read_document,
 )
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.offline import OfflineLLM
+from rageval_core.offline.provider import OfflineLLM
 from rageval_core.rag.synth import (
     SynthError,
     generate_testset,

@@ -10,7 +10,7 @@ import pytest
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset
 from rageval_core.data.documents import chunk_document, parse_document, read_document
-from rageval_core.llm.offline import OfflineLLM
+from rageval_core.offline.provider import OfflineLLM
 from rageval_core.rag.synth import (
     ANSWERABLE_OUT_OF_SCOPE,
     NEAR_DUPLICATE,

@@ -19,7 +19,7 @@ _THREADS = """
 import ctypes, sys, threading
 sys.path.insert(0, sys.argv[1])
 if sys.argv[2] == "limit":
-    from rageval_core.cli.allocator import limit_malloc_arenas
+    from rageval_core.session.allocator import limit_malloc_arenas
     assert limit_malloc_arenas(2)
 barrier = threading.Barrier(8)
 def work():
@@ -55,7 +55,7 @@ def test_a_cli_run_keeps_at_most_two_arenas_for_its_threads() -> None:
 
 
 def test_an_explicit_malloc_arena_max_is_left_alone(monkeypatch) -> None:
-    from rageval_core.cli.allocator import limit_malloc_arenas
+    from rageval_core.session.allocator import limit_malloc_arenas
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert limit_malloc_arenas() is False
@@ -63,14 +63,14 @@ def test_an_explicit_malloc_arena_max_is_left_alone(monkeypatch) -> None:
 
 @pytest.mark.skipif(not _glibc(), reason="the mmap threshold is glibc's (this libc is not glibc)")
 def test_glibc_takes_the_mmap_threshold() -> None:
-    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from rageval_core.cli.allocator import map_socket_reads; print(map_socket_reads())"
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from rageval_core.session.allocator import map_socket_reads; print(map_socket_reads())"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert done.stdout.strip() == "True", done.stderr[-2000:]
 
 
 def test_only_runs_over_http_map_their_reads(monkeypatch) -> None:
-    from rageval_core.cli import allocator
+    from rageval_core.session import allocator
 
     calls: list[str] = []
     monkeypatch.setattr(allocator, "limit_malloc_arenas", lambda: calls.append("arenas"))
@@ -82,7 +82,7 @@ def test_only_runs_over_http_map_their_reads(monkeypatch) -> None:
 
 
 def test_an_explicit_mmap_threshold_is_left_alone(monkeypatch) -> None:
-    from rageval_core.cli.allocator import map_socket_reads
+    from rageval_core.session.allocator import map_socket_reads
 
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
     assert map_socket_reads() is False
@@ -93,7 +93,7 @@ def test_an_explicit_mmap_threshold_is_left_alone(monkeypatch) -> None:
 _LOOKUPS = """
 import ctypes, random, sqlite3, sys, threading
 sys.path.insert(0, sys.argv[1])
-from rageval_core.cli.allocator import limit_sqlite_heap
+from rageval_core.session.allocator import limit_sqlite_heap
 path = sys.argv[2]
 setup = sqlite3.connect(path)
 setup.execute("CREATE TABLE t (key TEXT PRIMARY KEY, v TEXT)")
@@ -145,7 +145,7 @@ def test_sqlite_page_caches_stay_under_the_soft_heap_limit(tmp_path) -> None:
 
 
 def test_the_rate_limiter_keeps_the_last_starts_not_every_one() -> None:
-    from rageval_core.llm.transport.clock import FakeClock
+    from rageval_core.core.clock import FakeClock
     from rageval_core.llm.transport.ratelimit import HISTORY, RateLimiter
 
     limiter = RateLimiter(clock=FakeClock())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rageval_core.store import run_summary
+from rageval_core.views import run_summary
 from rageval_core.store.runs import Store
 
 STAMP = ("done", 1)
@@ -82,7 +82,7 @@ def test_a_finished_run_is_read_ahead_after_another_page_and_compare_then_reads_
     from tests.support.runs import run_rows
     from tests.support.apptest import ROOT, assert_ok, start_app
     from tests.support.html_tables import page_tables
-    from ui import read_ahead
+    from rageval_ui import read_ahead
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
@@ -92,7 +92,7 @@ def test_a_finished_run_is_read_ahead_after_another_page_and_compare_then_reads_
     real = read_ahead.after_page
     monkeypatch.setattr(read_ahead, "after_page", lambda: started.append(real()) or started[-1])
     app = start_app(monkeypatch, str(tmp_path), check=False)
-    app.switch_page("app_pages/history.py").run()
+    app.switch_page("rageval_ui/app_pages/history.py").run()
     assert_ok(app)
     thread = next(t for t in started if t is not None)  # the newest run, finished: read ahead once
     thread.join(30)
@@ -101,7 +101,7 @@ def test_a_finished_run_is_read_ahead_after_another_page_and_compare_then_reads_
     reads: list[str] = []
     real_frame = run_summary._run_frame
     monkeypatch.setattr(run_summary, "_run_frame", lambda *a: reads.append("frame") or real_frame(*a))
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert_ok(app)
     assert reads == [] and page_tables(app)  # drawn from what was read ahead
     assert all(t is None for t in started[started.index(thread) + 1:])  # nothing new to read: no other thread

@@ -18,7 +18,7 @@ from rageval_core.scoring.metrics.judge import (
     render_judge_prompt,
 )
 from rageval_core.scoring.rubric import Criterion, load_rubric
-from rageval_core.scoring.tasks import JUDGE
+from rageval_core.core.tasks import JUDGE
 from rageval_core.core.types import (
     ANSWER_CORRECTNESS,
     FAITHFULNESS,

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from rageval_core.analysis.compare import results_frame
-from rageval_core.scoring.judges.agreement import cost_per_judge, pairwise, splits
+from rageval_core.analysis.judge_agreement import cost_per_judge, pairwise, splits
 from rageval_core.store.runs import CallEntry
 from rageval_core.core.types import MetricResult, Usage
 

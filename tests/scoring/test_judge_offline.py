@@ -2,7 +2,7 @@
 
 import pytest
 
-from rageval_core.llm import offline
+from rageval_core.offline import provider as offline
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.rubric import Criterion, load_rubric

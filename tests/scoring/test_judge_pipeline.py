@@ -31,7 +31,7 @@ def test_run_with_judges_stores_every_criterion_and_rubric_hash(tmp_path):
 
 
 def test_runs_record_an_unsaved_edited_rubric_so_two_runs_can_be_diffed(tmp_path, monkeypatch):
-    from rageval_core.analysis.compare import version_changes
+    from rageval_core.core.versions import version_changes
     from rageval_core.scoring.rubric import rubric_from_record
     from rageval_core.store.rubric_versions import diff_text
 

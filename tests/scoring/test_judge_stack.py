@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_llm
 from rageval_core.scoring.metrics.base import EvalContext

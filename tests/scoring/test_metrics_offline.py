@@ -6,7 +6,7 @@ from statistics import mean
 import pytest
 
 from rageval_core.data.datasets import load_dataset
-from rageval_core.llm import offline
+from rageval_core.offline import provider as offline
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.core.types import METRIC_IDS, Sample
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def pair():
-    from rageval_core.embeddings.offline import OfflineEmbedder
+    from rageval_core.offline.encoder import OfflineEmbedder
 
     embedder = OfflineEmbedder()
     return offline.OfflineLLM(embedder=embedder), embedder

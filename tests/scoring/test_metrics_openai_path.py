@@ -17,7 +17,7 @@ from rageval_core.embeddings.openai_embed import OpenAIEmbedder
 from rageval_core.llm.openai_provider import OpenAILLM
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.scoring.tasks import SCHEMAS
+from rageval_core.core.tasks import SCHEMAS
 from rageval_core.core.types import METRIC_IDS, Sample
 from tests.support.fake_server import FakeLLMServer, FakeRequest
 from tests.support.fake_steps import step_answer

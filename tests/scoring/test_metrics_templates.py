@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from rageval_core.scoring.prompts import load_template
-from rageval_core.scoring.tasks import schema_for
-from rageval_core.scoring.tasks import (
+from rageval_core.core.tasks import schema_for
+from rageval_core.core.tasks import (
     ATTRIBUTE_REFERENCE,
     CLASSIFY_CORRECTNESS,
     CONTEXT_VERDICTS,

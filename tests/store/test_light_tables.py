@@ -11,12 +11,13 @@ import pandas as pd
 import pytest
 
 from rageval_core.analysis import compare, leaderboard
-from rageval_core.store import light_tables, run_summary
+from rageval_core.store import light_tables
+from rageval_core.views import run_summary
 from rageval_core.store.runs import CallEntry, RowInfo, Store
 from rageval_core.core.types import DECOMPOSED, MetricResult, Usage
 from tests.support.big_run import clone_run
 from tests.analysis.test_report import two_judge_run
-from ui import runs
+from rageval_ui import runs
 
 LIGHT_RESULTS = ", ".join(light_tables.RESULT_COLUMNS)
 LIGHT_CALLS = ", ".join(light_tables.CALL_COLUMNS)
@@ -239,7 +240,7 @@ def test_a_filter_narrows_a_run_once_while_it_stays_and_a_label_filter_every_tim
     judged: tuple[Store, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rageval_core.analysis.row_filter import RowFilter
-    from ui import filters
+    from rageval_ui import filters
 
     store, view = _view(judged)
     run_id = view.run_id
@@ -280,7 +281,7 @@ def test_the_pages_bars_scatter_and_agreement_from_the_kept_pivot_equal_those_bu
 
 
 def test_the_judges_cost_table_from_the_narrow_call_log_equals_the_one_from_the_full_log(judged: tuple[Store, str]) -> None:
-    from rageval_core.scoring.judges.agreement import cost_per_judge
+    from rageval_core.analysis.judge_agreement import cost_per_judge
 
     store, source = judged
     run_id = clone_run(store, source, 1)

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from rageval_core.scoring.metrics.judge import JudgeScorer, judge_template
-from rageval_core.scoring.rubric import load_rubric
+from rageval_core.scoring.rubric import Rubric, load_rubric
 from rageval_core.store.rubric_versions import RubricStore, diff_text
 
 
@@ -23,7 +23,7 @@ def test_save_list_load_rubric_versions(store):
     v2 = store.save_rubric(edited, name="mine")
     assert (v1.id, v2.id) == (1, 2)
     assert v1.content_hash == base.content_hash and v2.content_hash == edited.content_hash
-    assert store.load_rubric(v2.id) == edited
+    assert Rubric.from_json(store.rubric_json(v2.id)) == edited
     assert [v.id for v in store.versions("rubric", name="mine")] == [2, 1]  # newest first
     assert store.latest("mine").id == 2
     assert v1.created_at_iso == "2023-11-14T22:13:20+00:00" and v2.created_at > v1.created_at
@@ -65,7 +65,7 @@ def test_template_versions_round_trip_and_diff(store):
     # a saved template is usable again as a raw template
     JudgeScorer(load_rubric("rubric5", "ja"), template=store.template_text(t2.id))
     with pytest.raises(ValueError, match="not a rubric"):
-        store.load_rubric(t1.id)
+        store.rubric_json(t1.id)
     with pytest.raises(ValueError, match="not a template"):
         store.template_text(store.save_rubric(load_rubric("binary", "ja")).id)
 

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.analysis import compare
-from rageval_core.store import run_summary
+from rageval_core.views import run_summary
 from rageval_core.data.datasets import load_dataset
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
@@ -109,7 +109,7 @@ def test_compare_defaults_run_b_to_the_latest_run_on_the_same_dataset(
                           created_at=now + 2000)  # the newest run overall
     at: AppTest = start_app(monkeypatch, stored["home"], check=False)
     at.session_state["selected_run"] = stored["run"]
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("rageval_ui/app_pages/compare.py").run()
     compare_tab(at, "Run A vs run B")
     assert_ok(at)
     assert at.selectbox(key="compare.run_b").value == sibling

@@ -9,7 +9,7 @@ import threading
 from rageval_core.store import db
 from rageval_core.llm.base import Completion, LLMRequest, Message
 from rageval_core.llm.transport.cache import CachedLLM, ResponseCache
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from tests.support.runs import run_rows
 from rageval_core.run.persist import ResultSink, spill_path
 from rageval_core.store.runs import Store

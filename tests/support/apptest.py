@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.state import COMPARE_TAB
+from rageval_ui.state import COMPARE_TAB
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rageval_core.providers.config import ProviderConfig
-from rageval_core.providers.for_run import build_for_run
+from rageval_core.session.for_run import build_for_run
 from rageval_core.run import Run, RunSpec, run
 from rageval_core.store.runs import Store
 

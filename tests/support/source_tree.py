@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("rageval_core", "ui", "app_pages", "bench")
+PACKAGES = ("rageval_core", "rageval_ui", "bench")
 
 
 def source_files(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> list[Path]:

@@ -1,4 +1,4 @@
-"""The UI's two catalogues (ui/locales/ja.json, en.json): same keys, same placeholders, every key the code asks
+"""The UI's two catalogues (rageval_ui/locales/ja.json, en.json): same keys, same placeholders, every key the code asks
 for exists, no key is left unused; and the sidebar switch changes the language of every page (AppTest)."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from rageval_core.core import messages
 from rageval_core.store.runs import STATUSES
 from rageval_core.core.types import Unscored
 from tests.support.apptest import assert_ok, start_app
-from ui import i18n, nav
+from rageval_ui import i18n, nav
 
 ROOT = Path(__file__).resolve().parents[2]
-CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+CODE = [ROOT / "app.py", *sorted((ROOT / "rageval_ui" / "app_pages").glob("*.py")), *sorted((ROOT / "rageval_ui").glob("*.py"))]
 # t("key", ...) and t('key'): the literal keys the code asks for.
 CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
 # Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
@@ -27,7 +27,7 @@ DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.", "core.", "unscored
 
 
 def load(language: str) -> dict[str, str]:
-    return json.loads((ROOT / "ui" / "locales" / f"{language}.json").read_text(encoding="utf-8"))
+    return json.loads((ROOT / "rageval_ui" / "locales" / f"{language}.json").read_text(encoding="utf-8"))
 
 
 def placeholders(text: str) -> set[str]:

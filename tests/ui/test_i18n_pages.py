@@ -1,6 +1,6 @@
 """Japanese covers every page: with 日本語 chosen, no page (with a stored run to show, and the Test set page
 after generating and answering) renders English UI text, and no table keeps an English heading; and a lint:
-streamlit calls in app_pages/ and ui/ take catalogue strings, not English literals.
+streamlit calls in rageval_ui/app_pages/ and ui/ take catalogue strings, not English literals.
 
 English UI text is told apart from data by shape: an element with no kana or kanji that holds two or more
 English words (or one capitalised word) is UI text left in English. Ids, model names, numbers, code and
@@ -26,7 +26,7 @@ from rageval_core.core.types import SEED_METRICS
 from tests.support.apptest import ROOT, assert_ok, button, compare_tab, plain, start_app
 from tests.support.html_tables import page_tables
 from tests.support.html_tables import text as html_text
-from ui import i18n, nav
+from rageval_ui import i18n, nav
 
 pytestmark = pytest.mark.timeout(600)  # a deadline for the module's page runs on a loaded machine, not a timing assertion
 
@@ -138,7 +138,7 @@ def test_the_english_detector_tells_ui_text_from_data() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ lint
-CODE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+CODE = [ROOT / "app.py", *sorted((ROOT / "rageval_ui" / "app_pages").glob("*.py")), *sorted((ROOT / "rageval_ui").glob("*.py"))]
 # Streamlit calls whose first argument (or these keywords) is text a user reads.
 TEXT_CALLS = {
     "title", "header", "subheader", "caption", "markdown", "write", "info", "warning", "error", "success", "toast",
@@ -179,7 +179,7 @@ def english_literals(source: str) -> list[tuple[int, str]]:
 def test_streamlit_calls_take_catalogue_strings_not_english_literals() -> None:
     found = {f"{path.relative_to(ROOT)}:{line}": text for path in CODE
              for line, text in english_literals(path.read_text(encoding="utf-8"))}
-    assert found == {}, f"{found}: English literals in streamlit calls: put them in ui/locales/{{ja,en}}.json and use t()"
+    assert found == {}, f"{found}: English literals in streamlit calls: put them in rageval_ui/locales/{{ja,en}}.json and use t()"
 
 
 def test_the_lint_sees_literals_f_strings_and_tab_lists() -> None:
@@ -190,7 +190,7 @@ def test_the_lint_sees_literals_f_strings_and_tab_lists() -> None:
 def test_validation_messages_from_the_core_show_in_japanese(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """A file with bad rows on the Dataset page in Japanese: the report names file, row and field, and its messages
     (written by rageval_core in English, with a code) are the catalogue's Japanese."""
-    from ui import data, state
+    from rageval_ui import data, state
 
     bad = (b'{"id": "a", "question": "q?", "contexts": ["c"], "answer": "x"}\n[1, 2]\n'
            b'{"id": "b", "question": "q2?", "contexts": "one", "answer": "y"}\n'
@@ -212,7 +212,7 @@ def test_validation_messages_from_the_core_show_in_japanese(monkeypatch: pytest.
 def test_provider_setting_problems_from_the_core_show_in_japanese(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """An OpenAI-compatible provider with no base URL and no model: the sidebar's warnings (rageval_core's
     check_config, coded) read in Japanese and name the sidebar's own fields."""
-    from ui import state
+    from rageval_ui import state
 
     at = start_app(monkeypatch, tmp_path / "home")
     at.sidebar.radio(key=i18n.LANG).set_value("ja").run()

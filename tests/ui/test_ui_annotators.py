@@ -49,7 +49,7 @@ def _page(monkeypatch: pytest.MonkeyPatch, home: dict[str, str], page: str) -> A
 
 
 def test_trust_page_shows_people_beside_the_judges(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
-    at = _page(monkeypatch, home, "app_pages/trust.py")
+    at = _page(monkeypatch, home, "rageval_ui/app_pages/trust.py")
     assert "People against each other, beside the judges" in [h.value for h in at.subheader]
     table = next(d.value for d in at.dataframe if "judge is" in d.value.columns)
     people = table[table["who"] == "people (kappa)"].set_index("criterion")
@@ -63,7 +63,7 @@ def test_trust_page_shows_people_beside_the_judges(monkeypatch: pytest.MonkeyPat
 
 
 def test_settling_and_the_queue(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
-    at = _page(monkeypatch, home, "app_pages/trust.py")
+    at = _page(monkeypatch, home, "rageval_ui/app_pages/trust.py")
     at.selectbox(key="annotators.settle").set_value("t12|faithfulness").run()
     next(b for b in at.button if b.label == "Settle as 👎").click().run()
     assert_ok(at)
@@ -80,11 +80,11 @@ def test_settling_and_the_queue(monkeypatch: pytest.MonkeyPatch, home: dict[str,
 
 
 def test_inspect_asks_the_name_once_and_keeps_labels_as_theirs(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
-    at = _page(monkeypatch, home, "app_pages/inspect_sample.py")
+    at = _page(monkeypatch, home, "rageval_ui/app_pages/inspect_sample.py")
     at.text_input(key="annotator.name_input").set_value("chika").run()
     assert_ok(at)
     assert any("Labelling as **chika**" in c.value for c in at.caption)
     assert not [w for w in at.text_input if w.key == "annotator.name_input"]  # asked once: now a caption
-    at.switch_page("app_pages/trust.py").run()
-    at.switch_page("app_pages/inspect_sample.py").run()
+    at.switch_page("rageval_ui/app_pages/trust.py").run()
+    at.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     assert any("Labelling as **chika**" in c.value for c in at.caption)  # kept across pages

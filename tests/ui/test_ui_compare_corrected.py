@@ -32,7 +32,7 @@ def test_run_a_vs_b_has_the_corrected_difference(monkeypatch: pytest.MonkeyPatch
     at = start_app(monkeypatch, tmp_path, check=False, timeout=120)
     at.session_state["selected_run"] = a
     at.session_state["compare.run_b"] = b
-    at.switch_page("app_pages/compare.py").run()
+    at.switch_page("rageval_ui/app_pages/compare.py").run()
     compare_tab(at, "Run A vs run B")
     assert_ok(at)
     assert any(m.value.startswith("**Corrected by people's labels**") for m in at.markdown)

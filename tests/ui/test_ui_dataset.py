@@ -104,7 +104,7 @@ def test_a_provider_without_a_key_says_what_to_set_without_a_traceback(app: AppT
 
 def test_human_labels_are_exported_only_on_request(app: AppTest) -> None:
     from rageval_core.store.runs import Store
-    from ui import data
+    from rageval_ui import data
 
     ws = app.session_state["dataset"]
     plain = json.loads(data.download_bytes(ws, "json"))

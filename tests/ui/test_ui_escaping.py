@@ -26,7 +26,7 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT, compare_tab, start_app
-from ui import data, nav, state
+from rageval_ui import data, nav, state
 
 PAYLOAD = ("[click-x](http://evil.example/a) ![pix-x](http://evil.example/p.png) http://evil.example/b "
            "<img src=x onerror=alert(1)> <b>bold-x</b> $E=mc^2$ :red[red-x] **strong-x**\n# HEAD-X\nsetext-x\n===\n")

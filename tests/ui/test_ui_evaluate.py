@@ -14,7 +14,7 @@ from tests.support.apptest import assert_ok, button, metric, start_app
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    return start_app(monkeypatch, tmp_path / "home", "app_pages/evaluate.py")
+    return start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/evaluate.py")
 
 
 def test_estimate_is_shown_before_starting(app: AppTest) -> None:
@@ -74,7 +74,7 @@ def test_repeats_control_stores_every_repeat(app: AppTest) -> None:
 
 
 def test_progress_and_cancel(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rageval_core.llm import offline
+    from rageval_core.offline import provider as offline
 
     gate = threading.Event()
     original = offline.OfflineLLM.complete
@@ -160,7 +160,7 @@ def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_pat
 def test_a_run_whose_calls_all_failed_is_not_reported_as_a_plain_success() -> None:
     """A wrong base URL finishes every task with provider_error: the page says so, with the first failure."""
     from rageval_core.core.types import MetricResult
-    from ui import widgets
+    from rageval_ui import widgets
 
     down = "connection: openai-compatible (qwen): cannot reach http://127.0.0.1:9/v1"
     failed = [MetricResult(str(i), "faithfulness", "decomposed", None, "provider_error", down) for i in range(3)]
@@ -178,9 +178,9 @@ def test_choices_survive_a_visit_to_another_page(app: AppTest) -> None:
     app.multiselect(key="evaluate.metrics").set_value(["faithfulness", "context_recall"]).run()
     app.multiselect(key="evaluate.judges").set_value(["preset:binary"]).run()
     app.toggle(key="evaluate.economy").set_value(True).run()
-    app.switch_page("app_pages/compare.py").run()
-    app.switch_page("app_pages/dataset.py").run()
-    app.switch_page("app_pages/evaluate.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/dataset.py").run()
+    app.switch_page("rageval_ui/app_pages/evaluate.py").run()
     assert_ok(app)
     assert app.radio(key="evaluate.rows").value == "all"
     assert app.multiselect(key="evaluate.metrics").value == ["faithfulness", "context_recall"]
@@ -192,7 +192,7 @@ def test_choices_survive_a_visit_to_another_page(app: AppTest) -> None:
 
 def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTest) -> None:
     """No key: the demo button turns the provider into the recording of a real model, labelled as such."""
-    from ui import demo
+    from rageval_ui import demo
 
     rec = demo.recording()
     assert rec is not None and rec.model == "qwen2.5-coder-1.5b"
@@ -214,7 +214,7 @@ def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTes
     results = job.result.results
     assert all(r.provider == "replay" for r in results)
     assert sum(r.unscored_reason == "replay_miss" for r in results) == 0
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert_ok(app)
     assert any("Recording replayed" in i.value and rec.model in i.value for i in app.info)
     assert not any("Both methods come from the offline heuristic" in w.value for w in app.warning)
@@ -224,7 +224,7 @@ def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTes
 def test_the_estimate_says_what_the_providers_prompt_cache_could_save(app: AppTest, lang: str) -> None:
     """OpenAI on the pinned rows: every step's shared prefix is under OpenAI's 1,024-token minimum, so the page
     says nothing is expected from the prompt cache (the figures themselves: tests/run/test_estimate_prompt_cache.py)."""
-    from ui import i18n, state
+    from rageval_ui import i18n, state
 
     app.sidebar.radio(key=i18n.LANG).set_value(lang).run()
     app.sidebar.selectbox(key=state.PROVIDER).set_value("openai").run()

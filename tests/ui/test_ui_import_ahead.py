@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ui import nav, read_ahead
+from rageval_ui import nav, read_ahead
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,12 +38,12 @@ def test_only_a_pages_import_lines_run_ahead() -> None:
 def test_a_new_process_imports_every_page_module_once_in_the_background() -> None:
     script = """
 import json, sys
-from ui import read_ahead
-before = {m for m in ("ui.trust_compare", "ui.judges_view", "rageval_core.analysis.report.svg") if m in sys.modules}
+from rageval_ui import read_ahead
+before = {m for m in ("rageval_ui.trust_compare", "rageval_ui.judges_view", "rageval_core.analysis.report.svg") if m in sys.modules}
 thread = read_ahead.import_pages()
 thread.join(120)
 print(json.dumps({"before": sorted(before), "name": thread.name, "again": read_ahead.import_pages() is None,
-                  "after": [m in sys.modules for m in ("ui.trust_compare", "ui.judges_view", "ui.testset",
+                  "after": [m in sys.modules for m in ("rageval_ui.trust_compare", "rageval_ui.judges_view", "rageval_ui.testset",
                                                        "rageval_core.analysis.report.svg")]}))
 """
     env = {**os.environ, read_ahead.ENV: "1"}

@@ -1,8 +1,9 @@
-"""The UI layer stays thin: pages and ui/ call rageval_core, never an SDK, and hold no scoring logic.
+"""The UI layer stays thin: pages and rageval_ui/ call rageval_core, never an SDK, and hold no scoring logic.
 
 Checked on the import graph (parsed with ast, nothing is executed): pages import only streamlit, pandas,
-altair, ui.* and rageval_core.*; ui/ adds only the standard library; neither imports an LLM SDK, numpy or
-the modules that compute scores (metric internals and scoring math); app.py is a router over ui/.
+altair, rageval_ui.* and rageval_core.*; rageval_ui/ adds only the standard library; neither imports an LLM SDK, numpy or
+the modules that compute scores (metric internals and scoring math); rageval_ui/app.py is the router and the
+top-level app.py only calls it.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted((ROOT / "app_pages").glob("*.py"))
-UI_MODULES = sorted((ROOT / "ui").glob("*.py"))
+PAGES = sorted((ROOT / "rageval_ui" / "app_pages").glob("*.py"))
+UI_MODULES = sorted((ROOT / "rageval_ui").glob("*.py"))
 
-PAGE_ALLOWED = {"__future__", "streamlit", "pandas", "altair", "ui", "rageval_core"}
+PAGE_ALLOWED = {"__future__", "streamlit", "pandas", "altair", "rageval_ui", "rageval_core"}
 SDKS = {"openai", "google", "anthropic", "httpx", "requests"}
 # Score computation lives in these core modules; the UI may only reach them through registries and the runner.
 SCORING_MODULES = (
@@ -30,7 +31,7 @@ SCORING_MODULES = (
     "rageval_core.scoring.metrics.answer_correctness",
     "rageval_core.scoring.metrics.claims",
     "rageval_core.offline",
-    "rageval_core.llm.offline",
+    "rageval_core.offline.provider",
     "rageval_core.llm.openai_provider",
     "rageval_core.llm.gemini_provider",
 )
@@ -83,14 +84,15 @@ def test_no_sdk_numeric_or_scoring_import(module: Path) -> None:
 def test_ui_modules_use_only_stdlib_and_the_thin_layer(module: Path) -> None:
     tops = {_top(n) for n in imported_modules(module)}
     foreign = {t for t in tops - PAGE_ALLOWED if t not in sys.stdlib_module_names}
-    assert not foreign, f"ui/{module.name} imports {sorted(foreign)}"
+    assert not foreign, f"rageval_ui/{module.name} imports {sorted(foreign)}"
 
 
 def test_app_is_a_router() -> None:
-    tops = {_top(n) for n in imported_modules(ROOT / "app.py")}
-    assert tops <= {"__future__", "streamlit", "ui"}, f"app.py imports {sorted(tops)}"
-    source = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert "st.navigation(" in source
+    router = ROOT / "rageval_ui" / "app.py"
+    tops = {_top(n) for n in imported_modules(router)}
+    assert tops <= {"__future__", "streamlit", "rageval_ui"}, f"rageval_ui/app.py imports {sorted(tops)}"
+    assert "st.navigation(" in router.read_text(encoding="utf-8")
+    assert {_top(n) for n in imported_modules(ROOT / "app.py")} == {"rageval_ui"}, "app.py only calls rageval_ui.app.main"
 
 
 def test_no_streamlit_below_core() -> None:

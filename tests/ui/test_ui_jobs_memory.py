@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from rageval_core.cli import allocator
+from rageval_core.session import allocator
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.registry import build_scorers
 from tests.support.fake_server import FakeLLMServer
 from tests.support.samples import DROPOUT_JA
-from ui import jobs
+from rageval_ui import jobs
 
 
 def _soft_heap_limit() -> int:

@@ -45,7 +45,7 @@ def app(home: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> AppTest:
 
 
 def test_history_leaderboard_columns_name_note_filter_and_compare_two(app: AppTest, home: dict[str, str]) -> None:
-    app.switch_page("app_pages/history.py").run()
+    app.switch_page("rageval_ui/app_pages/history.py").run()
     assert_ok(app)
     table = app.dataframe[0].value.set_index("run")
     assert {home["two"], home["one"]} == set(table.index)
@@ -82,7 +82,7 @@ def test_history_leaderboard_columns_name_note_filter_and_compare_two(app: AppTe
 
 def test_compare_judges_view_agreement_splits_cost_and_jury(app: AppTest, home: dict[str, str]) -> None:
     app.session_state["selected_run"] = home["two"]
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     compare_tab(app, "Judges side by side")
     assert_ok(app)
     assert "Judges side by side" in [h.value for h in app.subheader]
@@ -103,7 +103,7 @@ def test_compare_judges_view_agreement_splits_cost_and_jury(app: AppTest, home: 
 
 def test_compare_builds_the_report_for_download(app: AppTest, home: dict[str, str]) -> None:
     app.session_state["selected_run"] = home["two"]
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert [tab.label for tab in app.tabs][-1] == "Report"
     assert not [m for m in app.multiselect if m.key.startswith("compare.report.")]  # the report runs when opened
     compare_tab(app, "Report")
@@ -122,7 +122,7 @@ def test_compare_builds_the_report_for_download(app: AppTest, home: dict[str, st
 def test_evaluate_saves_picks_and_estimates_judge_configurations(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rageval_core.scoring.judges import saved
 
-    at = start_app(monkeypatch, tmp_path / "home", "app_pages/evaluate.py")
+    at = start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/evaluate.py")
     at.text_input(key="evaluate.jc.id").input("strict")
     at.text_input(key="evaluate.jc.method").input("binary")
     at.text_input(key="evaluate.jc.temperature").input("0.3")

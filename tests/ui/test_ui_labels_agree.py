@@ -13,7 +13,7 @@ from rageval_core import cli
 from rageval_core.data.datasets import load_dataset, save_dataset
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT, assert_ok, start_app
-from ui import runs
+from rageval_ui import runs
 
 pytestmark = pytest.mark.timeout(600)  # bootstrap intervals on a loaded machine; a deadline, not a timing assertion
 
@@ -44,7 +44,7 @@ def test_the_trust_page_inspect_and_report_read_the_labels_trust_run_reads(tmp_p
 
     at = start_app(monkeypatch, tmp_path / "home", check=False, timeout=240)  # the app's own sample dataset loaded
     at.session_state["selected_run"] = run_id
-    at.switch_page("app_pages/trust.py").run()
+    at.switch_page("rageval_ui/app_pages/trust.py").run()
     assert_ok(at)
     assert not [i.value for i in at.info if "No human labels" in i.value]
     coverage = next(d.value for d in at.dataframe if "labelled" in d.value.columns)
@@ -57,6 +57,6 @@ def test_the_trust_page_inspect_and_report_read_the_labels_trust_run_reads(tmp_p
     assert set(view.samples) == {s.id for s in rows}  # Inspect's texts and "next row to label" read these rows
     assert all(view.samples[s.id].metadata.get("label_faithful") == s.metadata.get("label_faithful") for s in rows)
     at.session_state["inspect_sample"] = rows[0].id
-    at.switch_page("app_pages/inspect_sample.py").run()
+    at.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     assert_ok(at)
     assert not [w.value for w in at.warning if "texts" in w.value.lower()]

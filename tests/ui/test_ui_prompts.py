@@ -14,7 +14,7 @@ from tests.support.apptest import assert_ok, button, plain, start_app
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    return start_app(monkeypatch, tmp_path / "home", "app_pages/prompts.py")
+    return start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/prompts.py")
 
 
 def edit_levels(at: AppTest, row: int, text: str) -> None:
@@ -77,7 +77,7 @@ def test_save_two_versions_and_diff_them(app: AppTest) -> None:
     diff = app.code[-1].value
     assert "+        \"4\": \"ほぼ裏付けられる（第2版）\"," in diff
     # The saved version is offered as a judge on Evaluate and as a starting point here.
-    app.switch_page("app_pages/evaluate.py").run()
+    app.switch_page("rageval_ui/app_pages/evaluate.py").run()
     options = app.multiselect(key="evaluate.judges").options
     assert any("rubric5-mine" in o for o in options)
 
@@ -98,26 +98,26 @@ def test_an_untouched_preset_runs_under_its_own_name_in_rubric_order(app: AppTes
     assert {r.method for r in result.results} == {"judge:rubric5"}
     first_row = app.dataframe[-1].value.head(4)
     assert list(first_row["criterion"]) == ["Faithfulness", "Answer Relevancy", "Context Precision", "Answer Correctness"]
-    app.switch_page("app_pages/evaluate.py").run()
+    app.switch_page("rageval_ui/app_pages/evaluate.py").run()
     assert not any("(edited)" in o for o in app.multiselect(key="evaluate.judges").options)
 
 
 def test_the_preset_follows_the_data_language_and_an_edited_rubric_warns(app: AppTest) -> None:
     def load_english() -> None:
-        app.switch_page("app_pages/dataset.py").run()
+        app.switch_page("rageval_ui/app_pages/dataset.py").run()
         next(s for s in app.selectbox if s.label == "Sample dataset").set_value("ml_qa_en.json")
         button(app, "Load sample").click().run()
-        app.switch_page("app_pages/prompts.py").run()
+        app.switch_page("rageval_ui/app_pages/prompts.py").run()
         assert_ok(app)
 
     load_english()  # untouched preset: reloaded in English, no mixed-language prompt
     assert app.session_state["rubric"].language == "en"
     assert "あなたは" not in app.code[0].value
     # An edited Japanese rubric is kept, with a warning that the prompt mixes languages.
-    app.switch_page("app_pages/dataset.py").run()
+    app.switch_page("rageval_ui/app_pages/dataset.py").run()
     next(s for s in app.selectbox if s.label == "Sample dataset").set_value("ml_qa_ja.json")
     button(app, "Load sample").click().run()
-    app.switch_page("app_pages/prompts.py").run()
+    app.switch_page("rageval_ui/app_pages/prompts.py").run()
     assert app.session_state["rubric"].language == "ja"
     edit_levels(app, 0, "全ての主張が完全に裏付けられる（編集済み）")
     load_english()
@@ -186,7 +186,7 @@ def test_evaluate_runs_with_the_edited_step_template(app: AppTest) -> None:
 
     app.selectbox(key="prompts.step").set_value("extract_claims").run()
     step_area(app).set_value(step_area(app).value.replace("{answer}", "（評価でも使う）\n{answer}", 1)).run()
-    app.switch_page("app_pages/evaluate.py").run()
+    app.switch_page("rageval_ui/app_pages/evaluate.py").run()
     assert_ok(app)
     assert any("ja/extract_claims" in c.value for c in app.caption)
     button(app, "Start evaluation").click().run()

@@ -15,7 +15,7 @@ from rageval_core.data.datasets import load_dataset
 from tests.support.apptest import ROOT, assert_ok, button, start_app
 from tests.support.fake_server import FakeLLMServer
 from tests.support.people_judge import judge_like_people
-from ui import data, versus_panel
+from rageval_ui import data, versus_panel
 
 LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
 pytestmark = pytest.mark.timeout(600)  # bootstrap intervals on a loaded machine; a deadline, not a timing assertion
@@ -26,7 +26,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     at = start_app(monkeypatch, tmp_path / "home", timeout=240)
     at.session_state["dataset"] = data.load_sample_file(LABELLED.name)
     at.session_state["pinned"] = {"t05"}
-    at.switch_page("app_pages/prompts.py").run()
+    at.switch_page("rageval_ui/app_pages/prompts.py").run()
     assert_ok(at)
     return at
 

@@ -47,7 +47,7 @@ def app(home: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> AppTest:
 
 
 def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest, home: dict[str, str]) -> None:
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert_ok(app)
     headers = [h.value for h in app.subheader]
     for expected in ("Per category (the source article's RAGAS vs judge layout)", "Category × criterion × method"):
@@ -88,9 +88,9 @@ def test_compare_shows_the_seed_layout_charts_agreement_and_deltas(app: AppTest,
 
 
 def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: AppTest) -> None:
-    from ui import widgets
+    from rageval_ui import widgets
 
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     compare_tab(app, "Row by row")
     assert_ok(app)
     per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
@@ -100,7 +100,7 @@ def test_compare_lists_rows_in_dataset_order_and_unscored_cells_as_dashes(app: A
 
 
 def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     compare_tab(app, "Row by row")
     picker = app.pills(key="compare.inspect_pick")
     row_id = picker.options[0].split("#", 1)[1]
@@ -109,7 +109,7 @@ def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
     assert app.title[0].value.endswith("Inspect a sample")
     assert app.session_state["inspect_sample"] == row_id
     assert any(row_id == s.value for s in app.selectbox if s.label == "Row")
-    app.switch_page("app_pages/compare.py").run()  # back on Compare: the pick is spent, the page stays
+    app.switch_page("rageval_ui/app_pages/compare.py").run()  # back on Compare: the pick is spent, the page stays
     assert_ok(app)
     assert not app.title[0].value.endswith("Inspect a sample")
     compare_tab(app, "Row by row")
@@ -118,7 +118,7 @@ def test_disagreeing_row_opens_the_inspector(app: AppTest) -> None:
 
 def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> None:
     app.session_state["inspect_sample"] = "4"
-    app.switch_page("app_pages/inspect_sample.py").run()
+    app.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     assert_ok(app)
     markdown = " ".join(m.value for m in app.markdown)
     assert "バックプロパゲーションアルゴリズムはいつ誰が発明しましたか" in markdown
@@ -137,7 +137,7 @@ def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> No
 
 def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, home: dict[str, str]) -> None:
     app.session_state["inspect_sample"] = "7"
-    app.switch_page("app_pages/inspect_sample.py").run()
+    app.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     thumbs = app.feedback
     assert thumbs, "no 👍/👎 widgets"
     criterion = thumbs[0].key.split(".")[3]  # label.<hash>.<row>.<criterion>.<version>.<annotator>
@@ -150,7 +150,7 @@ def test_human_label_is_saved_by_dataset_hash_row_and_criterion(app: AppTest, ho
 
 def test_history_lists_exports_and_deletes(app: AppTest, home: dict[str, str]) -> None:
     extra = Store().create_run(scorers=["faithfulness"], dataset_name="scratch")
-    app.switch_page("app_pages/history.py").run()
+    app.switch_page("rageval_ui/app_pages/history.py").run()
     assert_ok(app)
     table = app.dataframe[0].value
     assert {home["a"], home["b"], extra} <= set(table["run"])
@@ -164,13 +164,13 @@ def test_history_lists_exports_and_deletes(app: AppTest, home: dict[str, str]) -
 
 
 def test_an_unexpected_page_error_is_a_message_not_a_traceback(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui import runs
+    from rageval_ui import runs
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("database is locked")
 
     monkeypatch.setattr(runs, "load", broken)
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert not app.exception
     message = " ".join(plain(e.value) for e in app.error)
     assert "unexpected error" in message and "RuntimeError: database is locked" in message
@@ -183,7 +183,7 @@ def test_a_run_without_a_judge_lists_rows_in_dataset_order(app: AppTest, home: d
     only = run_rows(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
                dataset_digest=ds.content_hash)
     app.session_state["selected_run"] = only.run_id
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     compare_tab(app, "Row by row")
     assert_ok(app)
     per_row = next(d.value for d in app.dataframe if "Faithfulness" in d.value.columns and "sample_id" in d.value.columns)
@@ -193,7 +193,7 @@ def test_a_run_without_a_judge_lists_rows_in_dataset_order(app: AppTest, home: d
 
 def test_previous_and_next_walk_the_rows(app: AppTest) -> None:
     app.session_state["inspect_sample"] = "4"
-    app.switch_page("app_pages/inspect_sample.py").run()
+    app.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     app.button(key="inspect.next").click().run()
     assert_ok(app)
     assert app.session_state["inspect_sample"] == "7"
@@ -205,9 +205,9 @@ def test_previous_and_next_walk_the_rows(app: AppTest) -> None:
 
 
 @pytest.mark.parametrize(("page", "hint"), [
-    ("app_pages/compare.py", "Start one on the Evaluate page"),
-    ("app_pages/inspect_sample.py", "Evaluate some rows first"),
-    ("app_pages/history.py", "Start one on the Evaluate page"),
+    ("rageval_ui/app_pages/compare.py", "Start one on the Evaluate page"),
+    ("rageval_ui/app_pages/inspect_sample.py", "Evaluate some rows first"),
+    ("rageval_ui/app_pages/history.py", "Start one on the Evaluate page"),
 ])
 def test_with_no_stored_run_each_results_page_says_where_to_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: str, hint: str
@@ -221,7 +221,7 @@ def test_with_no_stored_run_each_results_page_says_where_to_start(
 def test_result_tables_lead_with_the_row_or_the_method() -> None:
     """Prompts lists several rows (row first); Inspect lists one row's results (method after criterion)."""
     from rageval_core.core.types import MetricResult
-    from ui import widgets
+    from rageval_ui import widgets
 
     results = [MetricResult("4", "faithfulness", "judge:rubric5", 0.75, raw_score=4.0, reason="ok", provider="offline"),
                MetricResult("4", "answer_relevancy", "decomposed", None, "no_claims", provider="gemini",
@@ -237,7 +237,7 @@ def test_result_tables_lead_with_the_row_or_the_method() -> None:
 def test_the_run_diff_note_names_left_out_rows_paired_judges_and_one_sided_results() -> None:
     import pandas as pd
 
-    from ui import runs
+    from rageval_ui import runs
 
     def diff(**fields: object) -> runs.RunDiff:
         base = dict(methods={}, summary=pd.DataFrame(), changed=pd.DataFrame(), only_a=[], only_b=[],
@@ -254,7 +254,7 @@ def test_the_run_diff_note_names_left_out_rows_paired_judges_and_one_sided_resul
 
 def test_inspect_evidence_tables_and_reading_order() -> None:
     from rageval_core.core.types import MetricResult
-    from ui import evidence
+    from rageval_ui import evidence
 
     results = [MetricResult("1", "faithfulness", "judge:rubric5", 1.0), MetricResult("1", "answer_correctness", "decomposed", 0.5),
                MetricResult("1", "faithfulness", "decomposed", 0.8)]
@@ -272,7 +272,7 @@ def test_inspect_evidence_tables_and_reading_order() -> None:
 
 def test_compare_says_offline_agreement_measures_nothing_and_a_judge_only_b_has_is_no_change(
         app: AppTest, home: dict[str, str]) -> None:
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert_ok(app)
     assert any("Offline heuristic results" in i.value for i in app.info)  # the banner, once
     compare_tab(app, "Row by row")
@@ -289,7 +289,7 @@ def test_compare_says_offline_agreement_measures_nothing_and_a_judge_only_b_has_
 
 
 def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: dict[str, str]) -> None:
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     app.multiselect(key="filter.categories").set_value(["❌ ハルシネーション", "🔀 部分正解"]).run()
     assert_ok(app)
     assert list(page_tables(app)[0].index) == ["❌ ハルシネーション", "🔀 部分正解"]
@@ -297,7 +297,7 @@ def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: di
     compare_tab(app, "Row by row")
     per_row = next(d.value for d in app.dataframe if "Faithfulness · judge − decomposed" in d.value.columns)
     assert list(per_row["sample_id"]) == ["4", "10"]
-    app.switch_page("app_pages/inspect_sample.py").run()
+    app.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     assert_ok(app)
     assert app.multiselect(key="filter.categories").value == ["❌ ハルシネーション", "🔀 部分正解"]
     row_box = next(s for s in app.selectbox if s.label == "Row")
@@ -308,13 +308,13 @@ def test_filters_narrow_compare_and_carry_over_to_inspect(app: AppTest, home: di
     next(b for b in app.button if b.label == "Clear filters").click().run()
     assert_ok(app)
     assert len(next(s for s in app.selectbox if s.label == "Row").options) == 4
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert app.multiselect(key="filter.categories").value == []
 
 
 def test_score_range_and_label_filters_on_inspect(app: AppTest, home: dict[str, str]) -> None:
     Store().set_label(home["hash"], "1", "faithfulness", 1.0)
-    app.switch_page("app_pages/inspect_sample.py").run()
+    app.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     app.radio(key="filter.labels").set_value("labelled").run()
     labelled = [r for r in ROWS if any(v is not None for v in Store().labels(home["hash"]).get(r, {}).values())]
     assert "1" in labelled and len(labelled) < len(ROWS)  # other tests of this module may have labelled a row
@@ -335,7 +335,7 @@ def test_score_range_and_label_filters_on_inspect(app: AppTest, home: dict[str, 
 
 def test_a_note_beside_a_label_and_bulk_labelling(app: AppTest, home: dict[str, str]) -> None:
     app.session_state["inspect_sample"] = "10"
-    app.switch_page("app_pages/inspect_sample.py").run()
+    app.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     thumbs = app.feedback[0]
     criterion = thumbs.key.split(".")[3]  # label.<hash>.<row>.<criterion>.<version>.<annotator>
     thumbs.set_value(0).run()
@@ -364,7 +364,7 @@ def test_a_note_beside_a_label_and_bulk_labelling(app: AppTest, home: dict[str, 
 def test_section_names_stay_text_in_markdown_tables() -> None:
     import pandas as pd
 
-    from ui import widgets
+    from rageval_ui import widgets
 
     styled = widgets.score_table(pd.DataFrame({"Faithfulness": [0.5]}, index=["1. 適用範囲"]), markdown=True)
     assert list(styled.data.index) == ["1\\. 適用範囲"]  # not a numbered list inside st.table
@@ -372,7 +372,7 @@ def test_section_names_stay_text_in_markdown_tables() -> None:
 
 
 def test_criterion_tables_are_built_only_while_their_expander_is_open(app: AppTest) -> None:
-    app.switch_page("app_pages/compare.py").run()
+    app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert_ok(app)
     assert len(page_tables(app)) == 2 and not app.table  # the per-category table of each method, as HTML
     assert "compare.by_criterion" in app.session_state

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.rag.synth import SectionReport, TestItem, TestSet
-from ui import testset as ts_ui
-from ui import your_rag as yr_ui
+from rageval_ui import testset as ts_ui
+from rageval_ui import your_rag as yr_ui
 from tests.support.apptest import assert_ok as strict_assert_ok
 from tests.support.apptest import button, metric, start_app
 
@@ -23,7 +23,7 @@ def assert_ok(at: AppTest) -> None:
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    return start_app(monkeypatch, tmp_path / "home", "app_pages/testset.py", timeout=90, any_error=True)
+    return start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/testset.py", timeout=90, any_error=True)
 
 
 def test_generate_edit_rag_and_use_as_dataset_offline(app: AppTest) -> None:
@@ -73,7 +73,7 @@ def test_generate_edit_rag_and_use_as_dataset_offline(app: AppTest) -> None:
     assert any("Loaded" in s.value for s in app.success)
 
     # The Dataset page shows the new rows.
-    app.switch_page("app_pages/dataset.py").run()
+    app.switch_page("rageval_ui/app_pages/dataset.py").run()
     assert_ok(app)
     assert metric(app, "Dataset") == "company_policy_ja-rag"
     assert metric(app, "Valid rows") == str(n - 1)

@@ -39,7 +39,7 @@ def test_an_export_with_no_rag_answer_is_a_message_and_the_dataset_stays(tmp_pat
 
 
 def test_trace_caption_links_back() -> None:
-    from ui.data import trace_caption
+    from rageval_ui.data import trace_caption
 
     assert trace_caption({}) is None
     meta = {"trace_id": "4bf9", "latency_ms": 1250.0, "trace_url": "http://localhost:6006/projects/default/traces/4bf9"}

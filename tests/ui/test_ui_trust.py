@@ -38,7 +38,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
 def _trust(monkeypatch: pytest.MonkeyPatch, home: dict[str, str], run_id: str | None = None) -> AppTest:
     at = start_app(monkeypatch, home["home"], check=False, timeout=240)  # bootstrap intervals on a loaded machine
     at.session_state["selected_run"] = run_id or home["run"]
-    at.switch_page("app_pages/trust.py").run()
+    at.switch_page("rageval_ui/app_pages/trust.py").run()
     assert_ok(at)
     return at
 
@@ -120,7 +120,7 @@ def test_fewer_labels_fill_label_next_and_confusion_cells_open_inspect(monkeypat
     # Inspect's "next row to label" opens the top row of the same ranking (AppTest reruns the page it
     # switched to itself, so switch to Inspect explicitly after the click).
     at.session_state["inspect_sample"] = top
-    at.switch_page("app_pages/inspect_sample.py").run()
+    at.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     next(b for b in at.button if b.label == "Next row to label").click().run()
     assert_ok(at)
     second = ranking.iloc[1]["row"] if ranking.iloc[1]["row"] != top else ranking.iloc[2]["row"]

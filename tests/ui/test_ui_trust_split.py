@@ -25,7 +25,7 @@ def test_split_panel_deals_hides_test_and_counts_looks(monkeypatch: pytest.Monke
                  dataset_digest=ds.content_hash)
     at = start_app(monkeypatch, tmp_path, check=False, timeout=120)
     at.session_state["selected_run"] = result.run_id
-    at.switch_page("app_pages/trust.py").run()
+    at.switch_page("rageval_ui/app_pages/trust.py").run()
     assert_ok(at)
     assert {"Label split: train · dev · test", "Bias in your labelled rows"} <= {h.value for h in at.subheader}
     assert any("feature" in d.value.columns and "Holm p" in d.value.columns for d in at.dataframe)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from rageval_core.analysis import compare
-from rageval_core.scoring.judges import agreement as judge_agreement
+from rageval_core.analysis import judge_agreement
 from rageval_core.core.method_labels import is_jury
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED, FAITHFULNESS, MetricResult, Sample

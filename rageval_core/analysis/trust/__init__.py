@@ -8,7 +8,7 @@ the store lives outside this package, in ``rageval_core.analysis.trust.run_repor
 
 from rageval_core.analysis.trust.estimate import CorrectedEstimate, MeanEstimate, corrected_estimate
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
-from rageval_core.analysis.trust.stats import (
+from rageval_core.core.stats import (
     Confusion,
     auroc,
     balanced_accuracy,

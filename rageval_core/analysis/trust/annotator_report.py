@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rageval_core.analysis.trust import stats
+from rageval_core.core import stats
 from rageval_core.analysis.trust.annotators import (
     alpha_with_interval,
     disagreeing_rows,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import combinations
 
-from rageval_core.analysis.trust import stats
+from rageval_core.core import stats
 
 Interval = tuple[float, float]
 WITHIN, BELOW, ABOVE, UNKNOWN = "within", "below", "above", "unknown"

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from rageval_core.analysis.trust.stats import average_ranks
+from rageval_core.core.stats import average_ranks
 from rageval_core.core.text import char_ngrams
 from rageval_core.core.types import Sample
 from rageval_core.scoring.metrics.steps import sample_language

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rageval_core.analysis.trust import small_n, stats
+from rageval_core.analysis.trust import small_n
+from rageval_core.core import stats
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 
 CALIBRATED = "calibrated on dev"

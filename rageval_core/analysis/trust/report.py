@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rageval_core.analysis.trust import small_n, stats
-from rageval_core.analysis.trust.stats import Interval
+from rageval_core.analysis.trust import small_n
+from rageval_core.core import stats
+from rageval_core.core.stats import Interval
 from rageval_core.analysis.trust.estimate import CorrectedEstimate, corrected_estimate
 from rageval_core.analysis.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next

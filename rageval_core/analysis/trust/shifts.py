@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval_core.analysis.trust.probes import DEFAULT_TOLERANCES, UPWARD_ONLY, ProbeSet
-from rageval_core.analysis.trust.stats import bootstrap_ci
+from rageval_core.core.stats import bootstrap_ci
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
 
 TOP_ROWS = 3

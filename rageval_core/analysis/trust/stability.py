@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from rageval_core.scoring.metrics.scoring import aggregate_repeats
-from rageval_core.analysis.trust.stats import bootstrap_ci
+from rageval_core.core.stats import bootstrap_ci
 from rageval_core.analysis.trust_defaults import DEFAULT_THRESHOLD
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Unscored
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rageval_core.analysis.trust import stats
+from rageval_core.core import stats
 from rageval_core.analysis.trust.report import MethodAgreement, Stat, method_agreement
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.core.messages import say

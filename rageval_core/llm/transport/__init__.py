@@ -6,7 +6,6 @@ Submodules are imported where they are used; this file imports nothing, so impor
 __all__ = [
     "cache",
     "callpool",
-    "clock",
     "gemini_http",
     "guard",
     "http_errors",

@@ -26,7 +26,7 @@ from pathlib import Path
 from rageval_core.store import cache_tables, db
 from rageval_core.store import texts as text_store
 from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
-from rageval_core.llm.transport.clock import Clock
+from rageval_core.core.clock import Clock
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
 from rageval_core.core.redact import redact, redact_url, url_identity
 from rageval_core.core import paths

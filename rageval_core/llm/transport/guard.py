@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from rageval_core.llm.transport import callpool, warm
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.llm.transport.httpx_lib import httpx_module
 from rageval_core.llm.transport.ratelimit import RateLimiter
 

@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest
-from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 
 
 HISTORY = 4096  # starts kept for tests and benches: a 12,000-row run books 108,000, and a list of them all was

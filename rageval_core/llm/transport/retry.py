@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
-from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 
 T = TypeVar("T")
 

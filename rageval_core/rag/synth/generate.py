@@ -45,7 +45,7 @@ from rageval_core.rag.synth.kinds import (
     plan_calls,
 )
 from rageval_core.rag.synth.model import ACCEPTED, SectionReport, SynthError, TestItem, TestSet
-from rageval_core.scoring.tasks import SYNTH_QA, schema_for
+from rageval_core.core.tasks import SYNTH_QA, schema_for
 
 DEFAULT_PER_SECTION = 3
 MAX_PER_SECTION = 20

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rageval_core.scoring.tasks import SYNTH_MULTI_CHUNK, SYNTH_OUT_OF_SCOPE, SYNTH_QA, SYNTH_REASONING
+from rageval_core.core.tasks import SYNTH_MULTI_CHUNK, SYNTH_OUT_OF_SCOPE, SYNTH_QA, SYNTH_REASONING
 
 FACT, REASONING, MULTI_CHUNK, OUT_OF_SCOPE = "fact", "reasoning", "multi_chunk", "out_of_scope"
 QUESTION_TYPES: tuple[str, ...] = (FACT, REASONING, MULTI_CHUNK, OUT_OF_SCOPE)

@@ -21,7 +21,7 @@ from rageval_core.run.batch.errors import BatchError as BatchError
 from rageval_core.run.batch.ledger import DONE, FAILED, BatchAnswer, Ledger
 from rageval_core.llm.base import LLM, ProviderError
 from rageval_core.llm.transport.cache import ResponseCache
-from rageval_core.llm.transport.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.run.spec import RunSpec
 from rageval_core.store.runs import Store
 

@@ -5,7 +5,6 @@ Submodules are imported where they are used; this file imports nothing, so impor
 """
 
 __all__ = [
-    "agreement",
     "bound",
     "config",
     "jury",

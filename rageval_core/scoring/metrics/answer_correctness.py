@@ -40,7 +40,7 @@ from rageval_core.scoring.metrics.steps import (
     sample_language,
     template_tokens,
 )
-from rageval_core.scoring.tasks import (
+from rageval_core.core.tasks import (
     CLASSIFY_CORRECTNESS,
     EXTRACT_CLAIMS,
     VERIFY_CLAIMS_WITH_REFERENCE,

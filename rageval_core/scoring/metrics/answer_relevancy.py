@@ -37,7 +37,7 @@ from rageval_core.scoring.metrics.steps import (
     sample_language,
     template_tokens,
 )
-from rageval_core.scoring.tasks import GENERATE_QUESTIONS
+from rageval_core.core.tasks import GENERATE_QUESTIONS
 from rageval_core.core.types import ANSWER_RELEVANCY, Sample, Unscored
 
 OFFLINE_NOTE_EN = (

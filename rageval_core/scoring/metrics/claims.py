@@ -22,7 +22,7 @@ from rageval_core.scoring.metrics.steps import (
     required_bit,
     text_field,
 )
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, VERIFY_CLAIMS_WITH_REFERENCE
+from rageval_core.core.tasks import EXTRACT_CLAIMS, VERIFY_CLAIMS_WITH_REFERENCE
 from rageval_core.core.text import split_sentences
 from rageval_core.core.types import ClaimVerdict, Sample, Unscored
 

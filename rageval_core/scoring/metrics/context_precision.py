@@ -29,7 +29,7 @@ from rageval_core.scoring.metrics.steps import (
     sample_language,
     text_field,
 )
-from rageval_core.scoring.tasks import CONTEXT_VERDICTS
+from rageval_core.core.tasks import CONTEXT_VERDICTS
 from rageval_core.core.types import CONTEXT_PRECISION, Sample, Unscored
 
 ONE_CALL = "one_call"

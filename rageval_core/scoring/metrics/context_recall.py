@@ -25,7 +25,7 @@ from rageval_core.scoring.metrics.steps import (
     sample_language,
     text_field,
 )
-from rageval_core.scoring.tasks import ATTRIBUTE_REFERENCE
+from rageval_core.core.tasks import ATTRIBUTE_REFERENCE
 from rageval_core.core.text import split_sentences
 from rageval_core.core.types import CONTEXT_RECALL, Sample
 

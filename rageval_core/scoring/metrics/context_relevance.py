@@ -28,7 +28,7 @@ from rageval_core.scoring.metrics.steps import (
     require_question,
     sample_language,
 )
-from rageval_core.scoring.tasks import EXTRACT_RELEVANT_SENTENCES
+from rageval_core.core.tasks import EXTRACT_RELEVANT_SENTENCES
 from rageval_core.core.text import char_ngrams, normalize, split_sentences
 from rageval_core.core.types import CONTEXT_RELEVANCE, Sample, Unscored
 

@@ -37,7 +37,7 @@ from rageval_core.scoring.metrics.steps import (
     require_contexts,
     sample_language,
 )
-from rageval_core.scoring.tasks import (
+from rageval_core.core.tasks import (
     EXTRACT_CLAIMS,
     VERIFY_CLAIMS,
     VERIFY_CLAIMS_WITH_REFERENCE,

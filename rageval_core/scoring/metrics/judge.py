@@ -35,7 +35,7 @@ from rageval_core.scoring.rubric import (
     rubric_record,
 )
 from rageval_core.scoring.few_shot import render_examples
-from rageval_core.scoring.tasks import JUDGE, judge_schema
+from rageval_core.core.tasks import JUDGE, judge_schema
 from rageval_core.scoring.metrics.judge_parse import (  # noqa: F401 - re-exported: callers read the parser from here
     DECLARABLE_REASONS,
     UNSCORED_KEY,

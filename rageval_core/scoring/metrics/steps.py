@@ -24,7 +24,7 @@ from rageval_core.scoring.metrics.base import (
     summarize_traces,
 )
 from rageval_core.scoring.prompts import PromptTemplate, TemplateError, load_template, resolve_template
-from rageval_core.scoring.tasks import schema_for
+from rageval_core.core.tasks import schema_for
 from rageval_core.core.text import detect_language, split_sentences
 from rageval_core.core.types import DECOMPOSED, MetricResult, Sample, Unscored
 

@@ -1,0 +1,10 @@
+"""Session: the composition root. It builds providers from a ``ProviderConfig`` and runs a ``RunSpec``; nothing
+below it builds a provider stack and runs it.
+
+- ``for_run``: ``build_for_run`` (the run's stack with the store's call log, its embedder, each judge's stack)
+  and ``build_and_run``.
+- ``allocator``: process memory settings for a long run (glibc's arenas, SQLite's page caches), set by the CLI and
+  the workbench before a run over HTTP.
+"""
+
+__all__ = ["allocator", "for_run", "probes", "versus_run"]

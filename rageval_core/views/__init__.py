@@ -1,0 +1,7 @@
+"""Views: read models for pages, CLI tables and the report, above ``analysis`` (a view may combine the store's
+rows with analysis tables; nothing below imports a view).
+
+- ``run_summary``: a run's results as a frame with its costs, cached above the store.
+"""
+
+__all__ = ["run_summary"]

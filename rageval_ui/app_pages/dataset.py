@@ -1,0 +1,117 @@
+"""Dataset: pick a sample or upload a file, edit rows in place, read the validation report, pin rows."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rageval_ui import data, demo, nav, sidebar, state, widgets
+from rageval_ui.i18n import t
+
+UPLOAD_KEY = "dataset.upload"
+UPLOAD_SEEN = "dataset.upload_seen"
+TRACES_KEY = "dataset.traces"
+TRACES_SEEN = "dataset.traces_seen"
+
+
+st.title(nav.DATASET.heading)
+ws: data.Workset = st.session_state[state.DATASET]
+pinned: set[str] = st.session_state[state.PINNED]
+
+pick, upload = st.columns(2)
+with pick:
+    files = data.sample_files()
+    current = ws.source.removeprefix("sample_data/")
+    choice = st.selectbox(
+        t("dataset.sample"),
+        files,
+        index=files.index(current) if current in files else None,
+        placeholder=t("dataset.sample_placeholder"),
+        help=t("dataset.sample_help"),
+    )
+    if st.button(t("dataset.load_sample"), disabled=choice is None):
+        state.use_dataset(data.load_sample_file(choice))
+        st.rerun()
+with upload:
+    uploaded = st.file_uploader(t("dataset.upload"), type=["json", "jsonl", "ndjson", "csv"], key=UPLOAD_KEY)
+    if uploaded is not None and state.is_new_upload(uploaded, UPLOAD_SEEN):
+        try:
+            state.use_dataset(data.load_upload(uploaded.name, uploaded.getvalue()))
+        except Exception as exc:  # noqa: BLE001 - the loader reports problems as issues; anything else is still a message
+            widgets.show_error(t("dataset.unreadable", name=uploaded.name), exc)
+        else:
+            st.rerun()
+    with st.expander(t("dataset.traces")):
+        st.caption(t("dataset.traces_help"))
+        trace_format = st.selectbox(t("dataset.traces_format"), data.TRACE_FORMATS, key="dataset.traces_format")
+        traces = st.file_uploader(t("dataset.traces_upload"), type=["json", "jsonl", "ndjson"], key=TRACES_KEY)
+        if traces is not None and state.is_new_upload(traces, TRACES_SEEN):
+            try:
+                state.use_dataset(data.load_trace_upload(traces.name, traces.getvalue(), trace_format))
+            except Exception as exc:  # noqa: BLE001 - TraceFormatError names the file and span; anything else is still a message
+                widgets.show_error(t("dataset.unreadable", name=traces.name), exc)
+            else:
+                st.rerun()
+
+ws = st.session_state[state.DATASET]
+pinned = st.session_state[state.PINNED]
+cols = st.columns([3, 1.4, 2.2, 1.6])
+cols[0].metric(
+    t("nav.dataset"),
+    ws.name,
+    delta=t("dataset.edited") if ws.edited else None,
+    delta_color="off",
+    delta_arrow="off",
+    help=t("dataset.source", source=widgets.md_escape(ws.source)),
+)
+cols[1].metric(t("dataset.valid_rows"), len(ws.samples))
+cols[2].metric(t("dataset.language"), data.language_label(ws.language))
+cols[3].metric(t("dataset.pinned"), len(pinned & set(ws.by_id())))
+st.caption(t("dataset.caption", source=widgets.md_escape(ws.source), hash=ws.content_hash[:12], judge=sidebar.provider_label()))
+if sidebar.is_offline() and demo.fits(ws):
+    st.info(t("demo.offer"), icon="📼")
+    demo.offer("dataset")
+
+widgets.validation_report(ws.issues, len(ws.samples))
+
+st.subheader(t("dataset.rows"))
+st.caption(t("dataset.rows_help"))
+key = f"dataset.editor.{state.get(state.EDITOR_VERSION)}"
+frame = data.editor_frame(ws, pinned)
+st.data_editor(
+    frame,
+    key=key,
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    column_config={
+        data.PIN_COLUMN: st.column_config.CheckboxColumn(data.PIN_COLUMN, help=t("dataset.pinned"), width="small"),
+        "id": st.column_config.TextColumn("id", width="small"),
+        "question": st.column_config.TextColumn("question", width="medium"),
+        "contexts": st.column_config.TextColumn("contexts", width="large", help=t("dataset.contexts_help")),
+        "answer": st.column_config.TextColumn("answer", width="large"),
+        "ground_truth": st.column_config.TextColumn("ground_truth", width="medium"),
+    },
+)
+edits = st.session_state.get(key)
+if data.has_edits(edits):
+    state.use_dataset(*data.apply_table_edits(ws, frame, edits))
+    st.rerun()
+
+n_labels = data.labels_count(ws)
+with st.container(horizontal=True):
+    if st.button(t("dataset.pin", n=data.QUICK_ROWS), help=t("dataset.pin_help")):
+        state.use_dataset(ws)
+        st.rerun()
+    if st.button(t("dataset.clear_pins")):
+        state.use_dataset(ws, set())
+        st.rerun()
+    st.download_button(t("dataset.download_json"), data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
+    st.download_button(t("dataset.download_csv"), data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")
+    st.download_button(
+        t("dataset.download_labels", labels=widgets.counted(n_labels, t("unit.label"), t("unit.labels"))),
+        data.download_with_labels(ws),
+        file_name=f"{ws.name}-labelled.json",
+        mime="application/json",
+        disabled=n_labels == 0,
+        help=t("dataset.download_labels_help"),
+    )

@@ -1,0 +1,103 @@
+"""UI language: one catalogue per language (rageval_ui/locales/<lang>.json) and ``t(key, **kw)`` to read it.
+
+The language is a sidebar widget (日本語 / English) whose first value is the browser's language
+(``st.context.locale``, navigator.language), English when the browser says nothing. Catalogue strings are
+``str.format`` templates: placeholders in {braces}, literal braces doubled. tests/ui/test_i18n.py checks that
+both catalogues have the same keys and placeholders and that every key the code asks for exists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from rageval_core.core import messages
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+LANGUAGES = {"ja": "日本語", "en": "English"}
+FALLBACK = "en"
+LANG = "w.lang"  # sidebar widget key: rendered on every page, so the choice lasts the session
+
+
+@cache
+def catalogue(language: str) -> dict[str, str]:
+    """The strings of one language, read once per process."""
+    return json.loads((LOCALES / f"{language}.json").read_text(encoding="utf-8"))
+
+
+def browser_language() -> str:
+    """"ja" when the browser asks for Japanese, else English (also when there is no browser, as under AppTest)."""
+    try:
+        locale = st.context.locale
+    except Exception:  # noqa: BLE001 - outside a session (bare mode) there is no context to read
+        locale = None
+    return "ja" if str(locale or "").lower().startswith("ja") else FALLBACK
+
+
+def lang() -> str:
+    """The UI language of this session."""
+    chosen = st.session_state.get(LANG)
+    return chosen if chosen in LANGUAGES else browser_language()
+
+
+def t(key: str, **kw: Any) -> str:
+    """The text of ``key`` in the session's language (English when the key is missing there), filled with ``kw``."""
+    text = catalogue(lang()).get(key)
+    if text is None:
+        text = catalogue(FALLBACK).get(key, key)
+    return text.format(**kw)
+
+
+def init() -> None:
+    """Give the language widget its first value: the browser's language."""
+    if st.session_state.get(LANG) not in LANGUAGES:
+        st.session_state[LANG] = browser_language()
+
+
+def render_switch() -> None:
+    """The 日本語 / English switch at the top of the sidebar."""
+    st.sidebar.radio("言語 / Language", list(LANGUAGES), key=LANG, format_func=LANGUAGES.get, horizontal=True)
+
+
+def t_opt(key: str, default: str, **kw: Any) -> str:
+    """Like ``t`` for keys built at run time (a provider id, a metric id): ``default`` when no catalogue has it."""
+    text = catalogue(lang()).get(key) or catalogue(FALLBACK).get(key)
+    return default if text is None else text.format(**kw)
+
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def header(column: str) -> str:
+    """A table column's heading in the UI language: ``th.<slug>`` ("created (UTC)" → ``th.created_utc``), else the
+    column name itself. Frames keep their column names (tests, selections and edits key on them); only the shown
+    heading changes, through ``column_config``."""
+    slug = _NOT_SLUG.sub("_", str(column).lower()).strip("_")
+    return t_opt(f"th.{slug}", str(column)) if slug else str(column)
+
+
+def headers(table: Any) -> dict[str, str]:
+    """``column_config`` for st.dataframe: every column's heading in the UI language. ``table`` is a frame, a
+    Styler of one, or the column names."""
+    frame = getattr(table, "data", table)  # a pandas Styler keeps its frame in .data
+    columns: Iterable[Any] = getattr(frame, "columns", frame)
+    return {str(c): header(str(c)) for c in columns}
+
+
+def core(text: Any) -> str:
+    """A message from rageval_core (``messages.say``, or the plain string it became on disk) in the UI language:
+    the catalogue's ``core.<code>`` filled with its parameters, each of them shown the same way; any other text,
+    and a code no catalogue has, as it is (the core's English)."""
+    if not isinstance(text, str):
+        return "" if text is None else str(text)
+    found = messages.parse(text)
+    template = None if found is None else catalogue(lang()).get(f"core.{found[0]}")
+    if template is None:
+        return str(text)
+    return template.format(**{k: core(v) if isinstance(v, str) else v for k, v in found[1].items()})

@@ -1,0 +1,181 @@
+"""The sidebar shown on every page: which provider and model judge, the API key, rate limits.
+
+The key is a password field bound to session state only; it is handed to ``ProviderConfig`` (whose repr
+hides it) when a page builds an LLM and is never written anywhere. ``check_config`` messages are shown as
+they are, so a missing key names the environment variable or this field instead of raising.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
+from rageval_ui import recording, state
+from rageval_ui.i18n import core, t, t_opt
+
+
+def sidebar_names() -> dict[str, str | None]:
+    """How check_config names each setting here: the sidebar's fields (the CLI names its flags instead)."""
+    return {
+        "base_url": t("sidebar.name.base_url"),
+        "model": t("sidebar.name.model"),
+        "embedding_model": t("sidebar.name.embedding_model"),
+        "replay_log": t("sidebar.name.replay_log"),
+        "timeout": t("sidebar.name.timeout"),
+        "concurrency": t("sidebar.name.concurrency"),
+        "rpm": t("sidebar.name.rpm"),
+        "tpm": t("sidebar.name.tpm"),
+        "api_key": t("sidebar.name.api_key"),
+    }
+
+
+def current_config() -> ProviderConfig:
+    """The provider configuration the sidebar describes right now (empty fields mean the provider default)."""
+    provider = state.get(state.PROVIDER) or "offline"
+    rpm = int(state.get(state.RPM) or 0)
+    tpm = int(state.get(state.TPM) or 0)
+    return ProviderConfig(
+        provider=provider,
+        model=(state.get(state.MODEL) or "").strip() or None,
+        base_url=(state.get(state.BASE_URL) or "").strip() or None,
+        api_key=(state.get(state.API_KEY) or "").strip() or None,
+        embedding_model=(state.get(state.EMBEDDING_MODEL) or "").strip() or None,
+        rpm=rpm or None,
+        tpm=tpm or None,
+        concurrency=max(1, int(state.get(state.CONCURRENCY) or 1)),
+        replay_log=(state.get(state.REPLAY_LOG) or "").strip() or None,
+    )
+
+
+def config_problems() -> list[str]:
+    """Human messages of what keeps the current configuration from working (empty when it is usable)."""
+    try:
+        config = current_config()
+        problems = list(check_config(config, names=sidebar_names()))
+    except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
+        return [t("sidebar.check_failed", error=exc)]
+    return [core(p) for p in problems]
+
+
+def embedding_note() -> str | None:
+    """The note shown when runs will embed with the bundled offline encoder because no embedding model is set:
+    the same choice and summary the CLI prints and the run settings record (``embedding_choice``)."""
+    from rageval_core.providers.config import embedding_choice
+
+    try:
+        choice = embedding_choice(current_config())
+    except Exception:  # noqa: BLE001 - a note must never break the sidebar
+        return None
+    return t("sidebar.embedding_fallback", summary=choice.describe()) if choice.fallback else None
+
+
+def show_problems(problems: list[str]) -> None:
+    """``config_problems`` as warnings, in the sidebar and beside every button that would send a call."""
+    for message in problems:
+        st.warning(message, icon="🔑")
+
+
+def provider_name(pid: str) -> str:
+    """A provider's label in the UI language (the registry's English label when the catalogue has none)."""
+    info = PROVIDERS.get(pid)
+    return t_opt(f"provider.{pid}", info.label if info else pid)
+
+
+def provider_label() -> str:
+    """What judges right now, for page headers: provider label and model."""
+    config = current_config()
+    info = PROVIDERS.get(config.provider)
+    if info is None:
+        return config.provider
+    return f"{provider_name(config.provider).split(' (')[0]} · {config.model or info.default_model or t('sidebar.default_model')}"
+
+
+def is_offline() -> bool:
+    return (state.get(state.PROVIDER) or "offline") == "offline"
+
+
+PER_PROVIDER = (state.MODEL, state.API_KEY, state.BASE_URL, state.EMBEDDING_MODEL, state.REPLAY_LOG)
+_KEPT = "sidebar.kept"  # {provider: {field: value}}, in this session's memory only
+_SHOWN = "sidebar.provider_shown"
+
+
+def _switch_fields(provider: str) -> None:
+    """Give each provider its own model, key, URL and log fields for the session.
+
+    Streamlit forgets a widget's value while it is hidden (the key field under the offline provider), and a
+    key typed for one provider must never be sent to another. So on a provider change the fields are put
+    aside for the old provider and the new one's are brought back (empty the first time).
+    """
+    kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
+    previous = st.session_state.get(_SHOWN)
+    if previous == provider:
+        return
+    if previous is not None:
+        kept[previous] = {key: st.session_state.get(key) or "" for key in PER_PROVIDER}
+    for key in PER_PROVIDER:
+        st.session_state[key] = kept.get(provider, {}).get(key, "")
+    st.session_state[_SHOWN] = provider
+
+
+def use_replay(log: str) -> None:
+    """Switch the sidebar to the replay provider reading ``log`` (call before the sidebar is drawn, e.g. from
+    a button's on_click): the log is put where ``_switch_fields`` brings the replay fields back from."""
+    kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
+    kept["replay"] = {**{key: "" for key in PER_PROVIDER}, state.REPLAY_LOG: log}
+    st.session_state[state.PROVIDER] = "replay"
+
+
+def render() -> None:
+    """Draw the provider controls into the sidebar."""
+    with st.sidebar:
+        st.subheader(t("sidebar.heading"))
+        ids = list(PROVIDERS)
+        if state.get(state.PROVIDER) not in ids:
+            st.session_state[state.PROVIDER] = "offline" if "offline" in ids else ids[0]
+        provider = st.selectbox(
+            t("sidebar.provider"),
+            ids,
+            key=state.PROVIDER,
+            format_func={pid: provider_name(pid) for pid in ids}.get,  # fixed per run: AppTest formats later
+            help=t("sidebar.provider_help"),
+        )
+        _switch_fields(provider)
+        info = PROVIDERS[provider]
+        if info.description:
+            st.caption(t_opt(f"provider.{provider}.description", info.description))
+        if provider != "offline":
+            st.text_input(t("sidebar.model"), key=state.MODEL, placeholder=info.default_model or "",
+                          help=t("sidebar.model_help"))
+        if info.needs_key or provider == "openai-compatible":
+            env_names = " / ".join(info.key_env_vars) if info.key_env_vars else t("sidebar.an_env_var")
+            st.text_input(t("sidebar.api_key"), key=state.API_KEY, type="password",
+                          help=t("sidebar.api_key_help", env=env_names))
+        if provider == "openai-compatible":
+            st.text_input(t("sidebar.base_url"), key=state.BASE_URL, placeholder="http://127.0.0.1:8080/v1")
+        if provider in ("gemini", "openai", "openai-compatible"):
+            st.text_input(
+                t("sidebar.embedding_model"),
+                key=state.EMBEDDING_MODEL,
+                placeholder=info.default_embedding_model or t("sidebar.embedding_placeholder"),
+                help=t("sidebar.embedding_help"),
+            )
+        if provider == "replay":
+            st.text_input(t("sidebar.replay_log"), key=state.REPLAY_LOG, placeholder="path/to/calls.jsonl")
+        if provider != "offline":
+            with st.expander(t("sidebar.limits")):
+                st.number_input(t("sidebar.rpm"), min_value=0, step=10, key=state.RPM)
+                st.number_input(t("sidebar.tpm"), min_value=0, step=1000, key=state.TPM)
+                st.number_input(t("sidebar.concurrency"), min_value=1, max_value=64, key=state.CONCURRENCY)
+
+        problems = config_problems()
+        show_problems(problems)
+        note = embedding_note()
+        if note:
+            st.info(note, icon="🧭")
+        if provider == "offline":
+            st.info(t("sidebar.offline_notice"), icon="🧮")
+        elif provider == "replay":
+            recording.label()
+        elif not problems:
+            model = (state.get(state.MODEL) or "").strip() or info.default_model
+            st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))

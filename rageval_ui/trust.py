@@ -1,0 +1,252 @@
+"""What the Trust page and Inspect's "next row to label" share: which human labels count, the run's trust
+report (computed by ``rageval_core.analysis.trust.run_report``, cached per run and labels), tables of the report and
+the confusion cells that open their rows in Inspect.
+
+No statistic is computed here: every number comes from the core's report; this module only picks the
+inputs (which dataset rows keep their label columns) and lays the results out.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rageval_core.analysis.trust import run_report as trust_report
+from rageval_core.store.runs import Store
+from rageval_core.analysis.trust import label_next
+from rageval_core.analysis.trust.labels import LABEL_COLUMNS
+from rageval_core.analysis.trust.ranking import LabelCandidate
+from rageval_core.analysis.trust.report import TrustReport, scores_by
+from rageval_core.analysis.trust.split_run import current_split
+from rageval_core.core.types import Sample
+from rageval_core.offline.limits import limits_text
+from rageval_ui import nav, state
+from rageval_ui.i18n import core, lang, t
+from rageval_ui.runs import RunView
+from rageval_ui.widgets import UNSCORED, fmt_score, metric_label
+
+LABEL_FIELDS = (*LABEL_COLUMNS, "human_labels")
+SUBSET_SEED = 0  # the seeded subset of rows that keep their labels when "only k rows labelled" is on
+CELLS = (("tp", "score pass · people pass"), ("fn", "score fail · people pass"),
+         ("fp", "score pass · people fail"), ("tn", "score fail · people fail"))
+
+
+# ----------------------------------------------------------------------------------------- labels in use
+def offline_limits() -> str:
+    """What the offline judge is known to get wrong, in the UI language (its minimal-edit suite's figures)."""
+    return limits_text(lang())
+
+
+def _is_label_field(key: str) -> bool:
+    """A label column: ``label_faithful``, ``human_labels``, or one naming its annotator (``label_faithful@ben``)."""
+    return key in LABEL_FIELDS or str(key).partition("@")[0] in LABEL_COLUMNS
+
+
+def has_label_columns(sample: Sample) -> bool:
+    meta = sample.metadata
+    nested = meta.get("meta") if isinstance(meta.get("meta"), Mapping) else {}
+    return any(_is_label_field(k) for k in [*meta, *nested])
+
+
+def without_labels(sample: Sample) -> Sample:
+    """``sample`` with its label columns dropped (top level and under ``meta``), all else unchanged."""
+    meta = {k: v for k, v in sample.metadata.items() if not _is_label_field(k)}
+    if isinstance(meta.get("meta"), Mapping):
+        meta["meta"] = {k: v for k, v in meta["meta"].items() if not _is_label_field(k)}
+    return Sample(sample.id, sample.question, sample.contexts, sample.answer, sample.ground_truth, meta)
+
+
+def kept_label_rows(samples: Sequence[Sample], keep: int | None, seed: int = SUBSET_SEED) -> set[str]:
+    """Ids of the rows whose label columns count: all labelled rows, or a seeded uniform random ``keep`` of
+    them (the corrected estimate assumes the labelled rows are a random subset, so never the first k)."""
+    labelled = [s.id for s in samples if has_label_columns(s)]
+    if keep is None or keep >= len(labelled):
+        return set(labelled)
+    return set(random.Random(seed).sample(labelled, max(0, keep)))
+
+
+def labelled_samples(samples: Sequence[Sample], keep: int | None) -> list[Sample]:
+    """The samples as the report should see them: label columns only on the kept rows."""
+    kept = kept_label_rows(samples, keep)
+    return [s if s.id in kept else without_labels(s) for s in samples]
+
+
+def run_samples(view: RunView) -> list[Sample]:
+    """The run's rows with their texts, in dataset order (the loaded dataset may hold more rows)."""
+    return [view.samples[sid] for sid in view.sample_ids() if sid in view.samples]
+
+
+def label_keep() -> int | None:
+    return state.get(state.LABEL_KEEP)
+
+
+# ----------------------------------------------------------------------------------------- the report
+def _signature(view: RunView, run_store: Store, keep: int | None, show_test: bool) -> str:
+    """What the report depends on: the run (and how far it got), the kept label rows, the stored 👍 / 👎,
+    the stored label split and whether test is open (the look itself is counted once, by the page)."""
+    from rageval_core.store import annotations
+
+    stored = run_store.labels(view.info.dataset_hash or "")
+    named = [run_store.annotator_labels(view.info.dataset_hash or ""),
+             sorted(annotations.settlements(run_store, view.info.dataset_hash or ""))]
+    split = current_split(run_store, view.info.dataset_hash) if view.info.dataset_hash else None
+    dealt = None if split is None else [split.seed, split.fractions, sorted(split.assignment.items()), split.test_looks]
+    return json.dumps(
+        [view.run_id, view.info.status, len(view.frame), view.info.dataset_hash, keep, sorted(view.samples), stored,
+         dealt, show_test, named],
+        sort_keys=True, default=str,
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _cached_report(
+    signature: str, store_path: str, run_id: str, _samples: list[Sample] | None, show_test: bool
+) -> TrustReport:
+    return trust_report.run_report(Store(store_path), run_id, samples=_samples, show_test=show_test, look=None)
+
+
+def report(view: RunView, run_store: Store, keep: int | None, show_test: bool = False) -> TrustReport:
+    """The trust report of ``view``'s run with the labels in use (cached until the run, a label or the split
+    changes); ``show_test`` includes a split's test rows (the caller has counted the look)."""
+    samples = labelled_samples(run_samples(view), keep) if view.samples else None
+    signature = _signature(view, run_store, keep, show_test)
+    return _cached_report(signature, str(run_store.path), view.run_id, samples, show_test)
+
+
+def next_to_label(view: RunView, run_store: Store, keep: int | None, *, skip: str | None = None) -> LabelCandidate | None:
+    """The first (row, criterion) of the core's label-next ranking for this run, other than row ``skip``.
+
+    Only the ranking is needed here, so it calls ``label_next`` on the merged labels rather than building
+    the whole report (bootstrap intervals included)."""
+    samples = labelled_samples(run_samples(view), keep) if view.samples else None
+    labels = trust_report.merged_labels(samples, run_store.labels(view.info.dataset_hash or ""))
+    rows = set(view.sample_ids())
+    labelled = {rid: crits for rid, crits in labels.by_row().items() if rid in rows}
+    ranked = label_next(scores_by(view.results), labelled)
+    return next((c for c in ranked if c.row_id != skip and c.row_id in rows), None)
+
+
+def open_in_inspect(run_id: str, row_id: str) -> None:
+    """Switch to Inspect on ``row_id`` of ``run_id``."""
+    st.session_state[state.SELECTED_RUN] = run_id
+    st.session_state[state.INSPECT_SAMPLE] = row_id
+    st.switch_page(nav.INSPECT.path)
+
+
+# ----------------------------------------------------------------------------------------- tables
+def fmt_ci(stat: Any) -> str:
+    """``0.812 [0.701, 0.903]``; ``-`` when undefined (e.g. AUROC with one class)."""
+    value = getattr(stat, "value", None)
+    if value is None:
+        return UNSCORED
+    low, high = getattr(stat, "low", None), getattr(stat, "high", None)
+    return fmt_score(value) if low is None or high is None else f"{fmt_score(value)} [{fmt_score(low)}, {fmt_score(high)}]"
+
+
+def coverage_frame(rep: TrustReport) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"criterion": metric_label(c.criterion), "labelled": f"{c.labelled} / {c.rows}", "pass": c.positive,
+          "fail": c.labelled - c.positive, "sources": ", ".join(f"{k} {v}" for k, v in c.sources.items()),
+          "conflicts": c.conflicts} for c in rep.coverage],
+        columns=["criterion", "labelled", "pass", "fail", "sources", "conflicts"],
+    )
+
+
+def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
+    """One row per metric × method: a report's agreement, or a list of ``MethodAgreement`` (one split's)."""
+    rows = rep.agreement if isinstance(rep, TrustReport) else rep
+    return pd.DataFrame(
+        [{"criterion": metric_label(a.metric), "method": a.method, "n": a.n_labelled,
+          "threshold": f"{a.threshold:.3g} · " + (t("trust.threshold_default") if a.threshold_source == "default"
+                                                   else t("trust.threshold_dev")),
+          "people pass": a.n_positive, "AUROC": fmt_ci(a.auroc), "balanced accuracy": fmt_ci(a.balanced_accuracy),
+          "kappa": fmt_ci(a.kappa), "best threshold": fmt_ci(a.best_threshold),
+          "pairs": UNSCORED if a.pairwise is None else f"{fmt_ci(a.pairwise)} of {a.n_pairs}",
+          "unscored labelled": a.unscored_labelled,
+          "interval": ", ".join(dict.fromkeys(st_.interval for st_ in (a.auroc, a.balanced_accuracy, a.kappa))),
+          "notes": " · ".join(core(n) for n in a.notes)} for a in rows],
+    )
+
+
+def estimate_frame(rep: TrustReport) -> pd.DataFrame:
+    rows = []
+    for e in rep.estimates:
+        est = e.estimate
+        rows.append({
+            "criterion": metric_label(e.metric), "method": e.method,
+            "score mean (all rows)": f"{fmt_ci(est.judge_only)} n={est.judge_only.n}",
+            "labels only": f"{fmt_ci(est.labels_only)} n={est.labels_only.n}",
+            "corrected": fmt_ci(est.corrected),
+            "Rogan–Gladen": UNSCORED if e.rogan_gladen is None or e.rogan_gladen.value is None else fmt_ci(e.rogan_gladen),
+            "score − people": fmt_score(est.judge_bias) if est.judge_bias is not None else UNSCORED,
+            "as tight as k labels": UNSCORED if est.effective_labels is None else f"{est.effective_labels:.0f}",
+            "notes": " · ".join(core(n) for n in [*e.notes, *([e.rogan_gladen.note] if e.rogan_gladen and e.rogan_gladen.note
+                                                               else [])]),
+        })
+    return pd.DataFrame(rows)
+
+
+def calibration_frame(rep: TrustReport) -> pd.DataFrame:
+    """Thresholds chosen on dev: balanced accuracy there, at the default, and on test (when open)."""
+    return pd.DataFrame(
+        [{"criterion": metric_label(c.metric), "method": c.method, "threshold": round(c.threshold, 3),
+          "dev balanced accuracy": f"{fmt_ci(c.dev)} n={c.dev.n}",
+          f"dev at {rep.threshold:g}": fmt_ci(c.dev_at_default),
+          "test balanced accuracy": t("trust.test_hidden_cell") if c.test is None else f"{fmt_ci(c.test)} n={c.test.n}"}
+         for c in rep.calibration or []],
+    )
+
+
+def bias_frame(rep: TrustReport) -> pd.DataFrame:
+    """Judge error against row features, smallest p first (the report's bias tests, Holm-adjusted)."""
+    tests = sorted(rep.bias or [], key=lambda b: b.p_value)
+    return pd.DataFrame(
+        [{"criterion": metric_label(b.metric), "method": b.method, "feature": b.feature,
+          "effect": f"{'ρ' if b.kind == 'spearman' else 'η²'} {b.effect:+.3f}", "n": b.n, "p": round(b.p_value, 4),
+          "Holm p": round(b.p_adjusted, 4) if b.p_adjusted is not None else None, "flag": "⚠️" if b.flagged else "",
+          "mean error by group": ", ".join(f"{g} {m:+.2f}" for g, m in b.group_means.items())} for b in tests],
+        columns=["criterion", "method", "feature", "effect", "n", "p", "Holm p", "flag", "mean error by group"],
+    )
+
+
+def estimate_points(rep: TrustReport) -> pd.DataFrame:
+    """The three estimates of every criterion × method as points with intervals, for ``charts.estimates``."""
+    rows = []
+    for e in rep.estimates:
+        for kind, est in (("score mean", e.estimate.judge_only), ("labels only", e.estimate.labels_only),
+                          ("corrected", e.estimate.corrected)):
+            if est.value is not None:
+                rows.append({"scorer": f"{metric_label(e.metric)} · {e.method}", "estimate": kind,
+                             "value": est.value, "low": est.low, "high": est.high, "n": est.n})
+    return pd.DataFrame(rows, columns=["scorer", "estimate", "value", "low", "high", "n"])
+
+
+def label_next_frame(candidates: Sequence[LabelCandidate], view: RunView) -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"row": c.row_id, "criterion": metric_label(c.criterion), "question": view.question_snippet(c.row_id, 40),
+          "priority": round(c.priority, 3), "why": core(c.reason), "near threshold": round(c.uncertainty, 3), "methods disagree": round(c.disagreement, 3),
+          "repeat spread": round(c.spread, 3)} for c in candidates],
+        columns=["row", "criterion", "question", "priority", "why", "near threshold", "methods disagree", "repeat spread"],
+    )
+
+
+# ----------------------------------------------------------------------------------------- confusion
+def confusion_grid(agreement: Any, run_id: str, key: str) -> None:
+    """A 2 × 2 grid (score pass/fail × people pass/fail); each cell lists its rows as buttons that open
+    the row in Inspect."""
+    matrix = agreement.confusion
+    st.markdown(t("trust.matrix", criterion=metric_label(agreement.metric), method=agreement.method,
+                  threshold=f"{matrix.threshold:g}"))
+    for pair in (CELLS[:2], CELLS[2:]):
+        cols = st.columns(2)
+        for col, (cell, title) in zip(cols, pair):
+            ids = list(getattr(matrix, cell))
+            with col.popover(f"{title}: {len(ids)}", width="stretch", disabled=not ids):
+                for rid in ids:
+                    if st.button(t("compare.inspect", row=rid), key=f"{key}.{cell}.{rid}"):
+                        open_in_inspect(run_id, rid)
