@@ -24,7 +24,7 @@ __all__ = ["ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_pa
 
 def build_parser() -> argparse.ArgumentParser:
     # The command modules are imported here, not at the top: ``main`` starts the provider SDK's import first.
-    from rageval_core.cli import annotate, compare, evaluate, report, runs, synth, traces, trust
+    from rageval_core.cli import annotate, compare, evaluate, report, runs, synth, traces, trust, ui
 
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (evaluate, compare, runs, trust, report, traces, annotate):
+    for group in (evaluate, compare, runs, trust, report, traces, annotate, ui):
         group.add_command(sub)
     synth.add_commands(sub)  # synth, rag (the synthetic-QA → RAG pipeline)
     return parser
@@ -43,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     prefetch.start(sys.argv[1:] if argv is None else argv)  # the SDK's ~1 s import, beside the work below
     parser = build_parser()
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["ui"]:  # everything after `ui` belongs to Streamlit (--server.port ...), not to this parser
+        from rageval_core.cli import ui
+
+        return ui.run(given[1:])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad usage, which matches the contract
