@@ -52,6 +52,7 @@ class FakeBatches:
         self.hold = False
         self.polls_before_done = 1
         self.fail_request: Callable[[FakeRequest], str | None] | None = None
+        self.end_state: str | None = None  # "cancelled" / "expired": OpenAI jobs end so, with no output file
         self.files: dict[str, bytes] = {}
         self.jobs: dict[str, FakeJob] = {}
         self.request_lines = 0  # model requests received inside batch jobs
@@ -131,6 +132,11 @@ class FakeBatches:
     def _openai_batch(self, job: FakeJob) -> dict[str, Any]:
         done = self._done(job)
         failed = sum(1 for line in job.lines if not line["ok"])
+        if done and self.end_state:
+            return {"id": job.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": None,
+                    "input_file_id": job.input_file_id, "completion_window": "24h", "status": self.end_state,
+                    "created_at": job.created_at, "output_file_id": None, "error_file_id": None,
+                    "request_counts": {"total": len(job.lines), "completed": 0, "failed": 0}}
         out: dict[str, Any] = {
             "id": job.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": None,
             "input_file_id": job.input_file_id, "completion_window": "24h",
