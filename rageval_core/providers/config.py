@@ -178,6 +178,13 @@ def check_config(
         if not cfg.model:
             problems.append(say("config.need_model", field=n["model"]))
     problems.extend(_cloud_problems(cfg, env, n))
+    if cfg.provider not in ("offline", "replay"):
+        from rageval_core.llm.transport.sdk_clients import HeaderError, extra_headers
+
+        try:
+            extra_headers(env)
+        except HeaderError as exc:
+            problems.append(str(exc))
     if cfg.base_url and not str(cfg.base_url).startswith(("http://", "https://")):
         problems.append(say("config.bad_url", field=n["base_url"], url=redact.redact_url(cfg.base_url)))
     if cfg.provider == "replay":

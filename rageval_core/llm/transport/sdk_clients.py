@@ -22,7 +22,7 @@ from typing import Any
 from rageval_core.core import redact
 from rageval_core.llm.transport.guard import http_client
 
-__all__ = ["DEFAULT_AZURE_API_VERSION", "EXTRA_HEADERS_ENV", "azure_api_version", "azure_client", "azure_credentials", "azure_endpoint", "extra_headers", "openai_client"]
+__all__ = ["DEFAULT_AZURE_API_VERSION", "EXTRA_HEADERS_ENV", "HeaderError", "azure_api_version", "azure_client", "azure_credentials", "azure_endpoint", "extra_headers", "openai_client"]
 
 EXTRA_HEADERS_ENV = "RAGEVAL_EXTRA_HEADERS"
 # The newest GA data-plane version that has structured outputs (json_schema) and the Batch API (Azure's
