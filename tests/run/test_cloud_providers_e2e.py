@@ -137,3 +137,54 @@ def test_the_rate_limit_holds_per_provider_with_retries_fallbacks_and_embeddings
     assert len(starts) == sent  # every request, retries and embeddings included, took a slot
     assert max_in_window(starts) == 30  # never above the limit in any 60-s window, and it is reached
     assert all(b - a >= 2.0 - 1e-9 for a, b in zip(starts, starts[1:]))  # 30 rpm: 2 s apart
+
+
+def _spread_scores(request):
+    """rubric5 answers whose scores depend on the vendor and the row, so the judges agree only in part."""
+    import hashlib
+
+    from tests.support.fake_server import default_responder
+
+    answer = default_responder(request)
+    if isinstance(answer, dict) and any(k.endswith("_score") for k in answer):
+        digest = hashlib.sha256(request.prompt.encode("utf-8")).digest()
+        vendor = {"openai": 0, "gemini": 1, "anthropic": 2}[request.api]
+        for i, k in enumerate(sorted(answer)):
+            if k.endswith("_score"):
+                base = 1 + digest[i] % 5  # what the row "deserves", shared by every vendor
+                answer[k] = base if (digest[i + 8] + vendor) % 3 else 1 + (base + vendor) % 5
+    return answer
+
+
+def test_a_three_vendor_jury_through_a_judges_file(env, tmp_path, capsys):
+    """Azure GPT, Vertex Gemini and Claude as three judges of one run (``--judges`` YAML, ``--jury mean``), each
+    through its SDK; every row scored by all three, and the pairwise agreement of the vendors computed."""
+    from rageval_core.analysis import compare
+    from rageval_core.scoring.judges.agreement import pairwise
+    from rageval_core.store.runs import Store
+
+    server = env
+    server.responder = _spread_scores
+    (tmp_path / "judges.yaml").write_text(
+        f'- {{id: azure-gpt, provider: azure-openai, model: gpt-4o-mini, base_url: "{server.url}", method: rubric5}}\n'
+        f'- {{id: vertex-gemini, provider: vertex, project: {PROJECT}, location: {LOCATION}, base_url: "{server.url}", method: rubric5}}\n'
+        f'- {{id: claude, provider: anthropic, model: claude-haiku-4-5, base_url: "{server.url}", method: rubric5}}\n', encoding="utf-8")
+    code = cli.main(["--db", "jury.sqlite", "evaluate", str(DATA), "--provider", "offline", "--judges", "judges.yaml",
+                     "--jury", "mean", "--out", "jury.json"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    export = json.loads((tmp_path / "jury.json").read_text(encoding="utf-8"))
+    results = [r for row in export["rows"] for r in row["results"]]
+    judged = {(r.get("judge"), r["metric"]) for r in results if r["method"] == "judge:rubric5" and r["value"] is not None}
+    assert {j for j, _ in judged} == {"azure-gpt", "vertex-gemini", "claude"} and len(judged) == 12
+    assert all(r["value"] is not None for r in results)  # 12 rows x 4 criteria x 3 judges + the jury
+    paths = {r.path.split("/")[-1] if "/openai/" not in r.path else "azure" for r in server.requests if r.status == 200}
+    assert {"azure", "messages", "gemini-2.5-flash:generateContent"} <= paths
+    store = Store(tmp_path / "jury.sqlite")
+    frame = compare.results_frame(store.results(export["run_id"]))
+    judges = sorted(m for m in compare.methods_in(frame) if m.startswith("judge:"))
+    pairs = pairwise(frame, judges, iterations=200)
+    assert len(judges) == 3 and len(pairs) == 3 * 4  # 3 pairs of vendors x 4 criteria
+    assert pairs["n"].eq(12).all() and pairs["spearman"].between(-1, 1).all()
+    assert "jury:mean" in export["summary"]
+    print(pairs.groupby(["judge_a", "judge_b"])[["spearman", "kappa"]].mean().round(3).to_string())  # the figures (-s)
