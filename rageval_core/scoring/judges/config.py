@@ -95,9 +95,11 @@ class JudgeConfig:
         if base is not None and key is None and base.provider == self.provider and base.api_key:
             key = base.api_key  # the same provider as the sidebar: its key applies
         own = {k: v for k, v in (("concurrency", self.concurrency), ("timeout_s", self.timeout_s)) if v is not None}
+        place = {k: getattr(self, k) for k in ("api_version", "project", "location")}
+        if base is not None and base.provider == self.provider:  # the sidebar's Azure version / Vertex project apply
+            place = {k: v if v is not None else getattr(base, k, None) for k, v in place.items()}
         return ProviderConfig(provider=self.provider, model=self.model, base_url=self.base_url, api_key=key,
-                              embedding_model=self.embedding_model, rpm=self.rpm, tpm=self.tpm, api_version=self.api_version,
-                              project=self.project, location=self.location, **{**inherit, **own})
+                              embedding_model=self.embedding_model, rpm=self.rpm, tpm=self.tpm, **place, **{**inherit, **own})
 
 
 def parse_judges(data: Any, *, source: str = "judges") -> list[JudgeConfig]:
