@@ -12,10 +12,10 @@ import pytest
 
 from rageval_core.llm.base import LLMRequest, Message, ProviderError
 from rageval_core.llm.structured import FormatLadder
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import ProviderConfig, check_config, embedding_choice
 from rageval_core.providers.registry import build_embedder, build_llm
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 from tests.support.vertex_creds import LOCATION, PROJECT, service_account_file
 

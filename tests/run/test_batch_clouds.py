@@ -13,9 +13,9 @@ import pytest
 
 from rageval_core.data.datasets import load_dataset
 from rageval_core.llm.base import ProviderError
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import ProviderConfig
-from rageval_core.providers.for_run import build_and_run_batched
+from rageval_core.session.for_run import build_and_run_batched
 from rageval_core.run import RunSpec
 from rageval_core.run.batch import BatchCancelled, BatchError
 from rageval_core.run.batch.ledger import Ledger

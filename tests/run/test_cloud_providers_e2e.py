@@ -13,10 +13,10 @@ import pytest
 from rageval_core import cli
 from rageval_core.llm.base import LLMRequest, Message
 from rageval_core.llm.structured import FormatLadder
-from rageval_core.llm.transport.clock import FakeClock
+from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_embedder, build_llm
-from rageval_core.scoring.tasks import EXTRACT_CLAIMS, schema_for
+from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from tests.support.fake_server import FakeLLMServer
 from tests.support.store_bytes import readable
 from tests.support.vertex_creds import LOCATION, PROJECT, service_account_file
@@ -160,7 +160,7 @@ def test_a_three_vendor_jury_through_a_judges_file(env, tmp_path, capsys):
     """Azure GPT, Vertex Gemini and Claude as three judges of one run (``--judges`` YAML, ``--jury mean``), each
     through its SDK; every row scored by all three, and the pairwise agreement of the vendors computed."""
     from rageval_core.analysis import compare
-    from rageval_core.scoring.judges.agreement import pairwise
+    from rageval_core.analysis.judge_agreement import pairwise
     from rageval_core.store.runs import Store
 
     server = env
