@@ -135,10 +135,17 @@ def add_provider_args(
     flag is optional and falls back to it."""
     required = provider_required and default_provider is None
     parser.add_argument("--provider", required=required, default=default_provider,
-                        help="offline, gemini, openai, openai-compatible, replay" + (f" (default {default_provider})" if default_provider else ""))
-    parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini)")
-    parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    parser.add_argument("--embedding-model", help="the provider's embedding model (e.g. nomic-embed-text on Ollama)")
+                        help="offline, gemini, openai, openai-compatible, azure-openai, vertex, anthropic, replay"
+                        + (f" (default {default_provider})" if default_provider else ""))
+    parser.add_argument("--model", help="model name (default: the provider's default, e.g. gemini-2.5-flash, gpt-4o-mini); "
+                        "azure-openai: the chat deployment's name")
+    parser.add_argument("--base-url", help="OpenAI-compatible server or gateway, e.g. http://127.0.0.1:8080/v1; azure-openai: "
+                        "the resource endpoint (default AZURE_OPENAI_ENDPOINT); anthropic: default ANTHROPIC_BASE_URL")
+    parser.add_argument("--embedding-model", help="the provider's embedding model (e.g. nomic-embed-text on Ollama); "
+                        "azure-openai: the embedding deployment's name")
+    parser.add_argument("--api-version", help="azure-openai: the API version (default OPENAI_API_VERSION, else 2024-10-21)")
+    parser.add_argument("--project", help="vertex: the Google Cloud project (default GOOGLE_CLOUD_PROJECT)")
+    parser.add_argument("--location", help="vertex: the region, e.g. us-central1 (default GOOGLE_CLOUD_LOCATION, else global)")
     parser.add_argument("--embeddings", choices=("auto", "provider", "offline"), default="auto",
                         help="auto (default): the provider's embeddings when it has an embedding model, else the bundled "
                         "offline encoder (said in the output, the run settings and the export); provider: refuse "
@@ -171,6 +178,9 @@ CLI_NAMES: dict[str, str | None] = {
     "embedding_rpm": "--embedding-rpm",
     "embedding_tpm": "--embedding-tpm",
     "fail_fast": "--fail-fast",
+    "api_version": "--api-version",
+    "project": "--project",
+    "location": "--location",
     "api_key": None,  # keys come from the environment only
 }
 
@@ -197,6 +207,9 @@ def provider_config(args: argparse.Namespace) -> Any:
         fail_fast=getattr(args, "fail_fast", 5),
         timeout_s=args.timeout,
         max_retries=args.max_retries,
+        api_version=getattr(args, "api_version", None),
+        project=getattr(args, "project", None),
+        location=getattr(args, "location", None),
     )
     problems = check_config(cfg, names=CLI_NAMES)
     if problems:

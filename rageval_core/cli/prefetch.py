@@ -19,6 +19,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "openai": ("rageval_core.llm.openai_provider", "rageval_core.embeddings.openai_embed"),
     "openai-compatible": ("rageval_core.llm.openai_provider", "rageval_core.embeddings.openai_embed"),
     "gemini": ("rageval_core.llm.gemini_provider", "rageval_core.embeddings.gemini"),
+    "azure-openai": ("rageval_core.llm.azure_provider", "rageval_core.embeddings.openai_embed"),
+    "vertex": ("rageval_core.llm.vertex_provider", "rageval_core.embeddings.gemini"),
+    "anthropic": ("rageval_core.llm.anthropic_provider",),
 }
 
 

@@ -18,8 +18,6 @@ from rageval_core.llm.transport.guard import RequestGuard
 class GeminiEmbedder:
     """``models.embed_content`` in batches of ``batch_size`` (the API accepts up to 100 per call)."""
 
-    provider = "gemini"
-
     def __init__(
         self,
         *,
@@ -30,21 +28,26 @@ class GeminiEmbedder:
         batch_size: int = 100,
         task_type: str | None = "SEMANTIC_SIMILARITY",
         guard: RequestGuard | None = None,
+        client: genai.Client | None = None,
+        provider: str = "gemini",
     ) -> None:
+        """``client`` and ``provider`` replace the Gemini API's (Vertex AI: a ``vertexai`` client; its
+        gemini-embedding models take one text a request there, so ``batch_size`` becomes 1 for them)."""
+        self.provider = provider
         self.model = model
         self.base_url = base_url
         self.timeout_s = timeout_s
-        self.batch_size = min(batch_size, 100)
+        self.batch_size = 1 if provider == "vertex" and model.startswith("gemini-embedding") else min(batch_size, 100)
         self.task_type = task_type
         self._secrets = (api_key,)
         self.guard = guard or RequestGuard(timeout_s=timeout_s)
-        self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
+        self._client = client if client is not None else genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
 
     def __repr__(self) -> str:
         return f"GeminiEmbedder(model={self.model!r}, base_url={self.base_url!r})"
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        label = f"gemini embeddings ({self.model})"
+        label = f"{self.provider} embeddings ({self.model})"
         config = types.EmbedContentConfig(task_type=self.task_type) if self.task_type else None
 
         def send() -> object:

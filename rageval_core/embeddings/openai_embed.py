@@ -14,7 +14,8 @@ import openai
 
 from rageval_core.llm.base import ProviderError
 from rageval_core.llm.transport import warm
-from rageval_core.llm.transport.guard import RequestGuard, http_client
+from rageval_core.llm.transport.guard import RequestGuard
+from rageval_core.llm.transport.sdk_clients import openai_client
 from rageval_core.llm.transport.http_errors import (
     kind_for_status,
     parse_retry_after,
@@ -39,7 +40,9 @@ class OpenAIEmbedder:
         batch_size: int = 256,
         provider: str = "openai",
         guard: RequestGuard | None = None,
+        client: openai.OpenAI | None = None,
     ) -> None:
+        """``client`` replaces the plain ``openai.OpenAI`` one (Azure's embedding deployment: ``AzureOpenAI``)."""
         self.provider = provider
         self.model = model
         self.base_url = base_url
@@ -47,9 +50,7 @@ class OpenAIEmbedder:
         self.timeout_s = timeout_s
         self._secrets = (api_key,)
         self.guard = guard or RequestGuard(timeout_s=timeout_s)
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
-        )
+        self._client = client if client is not None else openai_client(api_key, base_url, timeout_s)
         warm.start("embeddings")  # the SDK's first-call work, done once off the request path (llm/warm.py)
 
     def __repr__(self) -> str:

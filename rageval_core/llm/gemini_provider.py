@@ -53,11 +53,14 @@ class GeminiLLM(APIProvider):
         thinking_budget: int | None = None,
         guard: RequestGuard | None = None,
         ladder: FormatLadder | None = None,
+        client: genai.Client | None = None,
+        provider: str = "gemini",
     ) -> None:
-        super().__init__(provider="gemini", api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s,
+        """``client`` and ``provider`` replace the Gemini API's (the Vertex adapter passes its ``vertexai`` client)."""
+        super().__init__(provider=provider, api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s,
                          levels=FORMAT_LEVELS, guard=guard, ladder=ladder)
         self.thinking_budget = thinking_budget
-        self._client = genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
+        self._client = client if client is not None else genai.Client(api_key=api_key, vertexai=False, http_options=http_options(base_url, timeout_s))
 
     def __repr__(self) -> str:
         return f"GeminiLLM(model={self.model!r}, base_url={self.base_url!r})"
@@ -103,7 +106,7 @@ class GeminiLLM(APIProvider):
         try:
             return contents, types.GenerateContentConfig(**config)
         except Exception as exc:  # noqa: BLE001 - the SDK could not express the schema at this level
-            error = provider_error(f"gemini ({self.model})", f"schema not accepted by the SDK ({type(exc).__name__}: {exc})", kind="bad_request", status=400, secrets=self._secrets)
+            error = provider_error(f"{self.provider} ({self.model})", f"schema not accepted by the SDK ({type(exc).__name__}: {exc})", kind="bad_request", status=400, secrets=self._secrets)
         raise error
 
     def completion_from_response(self, response: Any) -> Completion:
@@ -117,16 +120,16 @@ class GeminiLLM(APIProvider):
 
     def map_error(self, exc: BaseException) -> ProviderError:
         """An SDK exception as a scrubbed ProviderError (for the batch engine's job calls)."""
-        return map_gemini_error(exc, f"gemini ({self.model})", self.timeout_s, self._secrets)
+        return map_gemini_error(exc, f"{self.provider} ({self.model})", self.timeout_s, self._secrets)
 
     def error_for(self, status: int, message: str) -> ProviderError:
         """A scrubbed ProviderError for one failed request inside a batch job."""
         kind, retryable = kind_for_status(status)
-        return provider_error(f"gemini ({self.model})", f"HTTP {status}: {message}", kind=kind, status=status, retryable=retryable, secrets=self._secrets)
+        return provider_error(f"{self.provider} ({self.model})", f"HTTP {status}: {message}", kind=kind, status=status, retryable=retryable, secrets=self._secrets)
 
     def _generate(self, request: LLMRequest, level: int) -> Any:
         """One ``generate_content`` call with the structured output of ``level``; errors as ``ProviderError``."""
-        label = f"gemini ({self.model})"
+        label = f"{self.provider} ({self.model})"
         contents, generation_config = self.request_parts(request, level)
 
         def send() -> Any:
@@ -149,8 +152,8 @@ class GeminiLLM(APIProvider):
             feedback = getattr(response, "prompt_feedback", None)
             reason = getattr(feedback, "block_reason", None)
             if reason:
-                raise provider_error(f"gemini ({self.model})", f"prompt blocked ({reason})", kind="bad_request", secrets=self._secrets)
-            raise provider_error(f"gemini ({self.model})", "response has no candidates", kind="malformed_response", secrets=self._secrets)
+                raise provider_error(f"{self.provider} ({self.model})", f"prompt blocked ({reason})", kind="bad_request", secrets=self._secrets)
+            raise provider_error(f"{self.provider} ({self.model})", "response has no candidates", kind="malformed_response", secrets=self._secrets)
         candidates.sort(key=lambda c: c.index or 0)
         texts = []
         for cand in candidates:

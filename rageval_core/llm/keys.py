@@ -18,6 +18,11 @@ KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "openai": ("OPENAI_API_KEY",),
     "openai-compatible": ("OPENAI_API_KEY",),
+    # The openai SDK's own variables: a key, or a Microsoft Entra ID bearer token (which the SDK prefers).
+    "azure-openai": ("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN"),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    # A Vertex API key (express mode) as google-genai reads it; a project uses application default credentials.
+    "vertex": ("GOOGLE_API_KEY",),
 }
 # Local OpenAI-compatible servers ignore the key, but the SDK refuses to start without one.
 PLACEHOLDER_KEY = "not-needed"

@@ -24,7 +24,8 @@ import openai
 from rageval_core.llm.api_provider import APIProvider
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
 from rageval_core.llm.transport import warm
-from rageval_core.llm.transport.guard import RequestGuard, http_client
+from rageval_core.llm.transport.guard import RequestGuard
+from rageval_core.llm.transport.sdk_clients import openai_client
 from rageval_core.llm.transport.http_errors import (
     kind_for_status,
     parse_retry_after,
@@ -44,6 +45,7 @@ JSON_OBJECT = "json_object"
 # Local servers (llama.cpp) refuse json_schema altogether but enforce a schema given with json_object.
 FORMAT_LEVELS: dict[str, tuple[str, ...]] = {
     "openai": (JSON_SCHEMA, JSON_SCHEMA_LOOSE, JSON_OBJECT),
+    "azure-openai": (JSON_SCHEMA, JSON_SCHEMA_LOOSE, JSON_OBJECT),
     "openai-compatible": (JSON_SCHEMA, JSON_OBJECT_WITH_SCHEMA, JSON_OBJECT),
 }
 
@@ -71,12 +73,12 @@ class OpenAILLM(APIProvider):
         provider: str = "openai",
         guard: RequestGuard | None = None,
         ladder: FormatLadder | None = None,
+        client: openai.OpenAI | None = None,
     ) -> None:
+        """``client`` replaces the plain ``openai.OpenAI`` one (the Azure adapter passes its ``AzureOpenAI``)."""
         super().__init__(provider=provider, api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s,
                          levels=FORMAT_LEVELS.get(provider, FORMAT_LEVELS["openai-compatible"]), guard=guard, ladder=ladder)
-        self._client = openai.OpenAI(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client(timeout_s, base_url)
-        )
+        self._client = client if client is not None else openai_client(api_key, base_url, timeout_s)
         warm.start("chat")  # the SDK's first-call work, done once off the request path (llm/warm.py)
 
     def _structured_label(self, request: LLMRequest | None, level: int | None) -> str | None:
@@ -123,7 +125,7 @@ class OpenAILLM(APIProvider):
             kwargs["seed"] = request.seed
         if request.max_output_tokens is not None:
             # Official OpenAI deprecates max_tokens; local servers mostly only know max_tokens.
-            key = "max_completion_tokens" if self.provider == "openai" else "max_tokens"
+            key = "max_completion_tokens" if self.provider in ("openai", "azure-openai") else "max_tokens"
             kwargs[key] = request.max_output_tokens
         if request.schema is not None:
             chosen = self._ladder.level(self._key) if level is None else level

@@ -5,6 +5,12 @@ checked, because provider prices change and a stale price must be visible, not s
 or add models in ``<state folder>/prices.json`` (same shape, ``models`` only is enough) or through
 ``PriceTable.set_price`` + ``save_overrides`` from the UI. Unknown models (local servers) cost 0 and are
 reported as unpriced.
+
+A name ``<provider>:<model>`` prices that model on that provider only (``azure-openai:my-gpt4o-deployment``,
+``vertex:gemini-2.5-flash``, ``openai-compatible:openrouter/anthropic/claude-haiku-4.5``): an Azure deployment
+is named by its owner, and a cloud may price a model unlike its maker's API. ``for_provider`` lays those entries
+over the plain names. ``cache_write`` is what writing a prompt prefix into the cache costs where a provider bills
+it (Anthropic: 1.25x the input rate for the 5-minute cache).
 """
 
 from __future__ import annotations
@@ -31,12 +37,17 @@ class ModelPrice:
     input: float
     output: float
     cached_input: float | None = None
+    cache_write: float | None = None
 
-    def cost(self, usage: Usage) -> float:
-        """Cost of ``usage``; cached input tokens are billed at the cached rate (input rate if none)."""
+    def cost(self, usage: Usage, cache_write_tokens: int = 0) -> float:
+        """Cost of ``usage``; cached input tokens are billed at the cached rate (input rate if none), and
+        ``cache_write_tokens`` of the input (written into the provider's cache) at the cache-write rate."""
         cached = min(usage.cached_input_tokens, usage.input_tokens)
         cached_rate = self.input if self.cached_input is None else self.cached_input
-        return ((usage.input_tokens - cached) * self.input + cached * cached_rate + usage.output_tokens * self.output) / 1_000_000
+        written = min(max(0, cache_write_tokens), usage.input_tokens - cached)
+        write_rate = self.input if self.cache_write is None else self.cache_write
+        plain = usage.input_tokens - cached - written
+        return (plain * self.input + cached * cached_rate + written * write_rate + usage.output_tokens * self.output) / 1_000_000
 
 
 class PriceTable:
@@ -71,15 +82,31 @@ class PriceTable:
         best = max((k for k in self.models if name.startswith(k)), key=len, default=None)
         return self.models[best] if best is not None else None
 
-    def cost(self, model: str, usage: Usage) -> float | None:
+    def cost(self, model: str, usage: Usage, cache_write_tokens: int = 0) -> float | None:
         """USD for ``usage`` on ``model``, or None when the model has no price."""
         price = self.lookup(model)
-        return None if price is None else price.cost(usage)
+        return None if price is None else price.cost(usage, cache_write_tokens)
+
+    def for_provider(self, provider: str | None) -> PriceTable:
+        """The table as ``provider`` bills: its ``<provider>:<model>`` entries laid over the plain names (and
+        the other providers' scoped entries left out)."""
+        plain = {name: p for name, p in self.models.items() if ":" not in name}
+        prefix = f"{provider}:" if provider else None
+        scoped = {name[len(prefix):]: p for name, p in self.models.items() if prefix and name.startswith(prefix)}
+        overridden = {n for n in self.overridden if ":" not in n} | {n[len(prefix):] for n in self.overridden if prefix and n.startswith(prefix)}
+        return PriceTable({**plain, **scoped}, checked=self.checked, overridden=overridden)
+
+    def scoped_only(self, provider: str) -> PriceTable:
+        """Only the ``<provider>:<model>`` entries, by model name (what a user priced for an otherwise free
+        provider, e.g. a gateway behind openai-compatible)."""
+        prefix = f"{provider}:"
+        return PriceTable({n[len(prefix):]: p for n, p in self.models.items() if n.startswith(prefix)}, checked=self.checked)
 
     def scaled(self, factor: float) -> PriceTable:
         """Every price times ``factor`` (batch APIs bill half the synchronous price)."""
         models = {
-            name: ModelPrice(p.input * factor, p.output * factor, None if p.cached_input is None else p.cached_input * factor)
+            name: ModelPrice(p.input * factor, p.output * factor, None if p.cached_input is None else p.cached_input * factor,
+                             None if p.cache_write is None else p.cache_write * factor)
             for name, p in self.models.items()
         }
         return PriceTable(models, checked=self.checked, overridden=self.overridden)
@@ -116,8 +143,9 @@ def _parse_models(models: Mapping[str, Any]) -> dict[str, ModelPrice]:
     for name, entry in models.items():
         if not isinstance(entry, Mapping):
             raise TypeError(f"price of {name!r} must be an object with input/output")
-        cached = entry.get("cached_input")
-        out[str(name)] = ModelPrice(float(entry["input"]), float(entry["output"]), None if cached is None else float(cached))
+        cached, write = entry.get("cached_input"), entry.get("cache_write")
+        out[str(name)] = ModelPrice(float(entry["input"]), float(entry["output"]), None if cached is None else float(cached),
+                                    None if write is None else float(write))
     return out
 
 

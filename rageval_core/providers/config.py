@@ -21,6 +21,7 @@ from rageval_core.llm.transport.guard import DEFAULT_FAIL_FAST
 __all__ = [
     "EMBEDDING_MODES",
     "FALLBACK_NO_MODEL",
+    "FALLBACK_NO_PROVIDER_EMBEDDINGS",
     "PROVIDERS",
     "SETTING_NAMES",
     "EmbeddingChoice",
@@ -33,6 +34,7 @@ __all__ = [
 
 EMBEDDING_MODES = ("auto", "provider", "offline")
 FALLBACK_NO_MODEL = "no embedding model given"
+FALLBACK_NO_PROVIDER_EMBEDDINGS = "the provider has no embedding model"
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,21 @@ PROVIDERS: dict[str, ProviderInfo] = {
         "Ollama, vLLM, llama.cpp server, LM Studio at a base URL such as http://localhost:11434/v1; "
         "falls back from json_schema to json_object when the server rejects it.",
     ),
+    "azure-openai": ProviderInfo(
+        "azure-openai", "Azure OpenAI", None, None, KEY_ENV_VARS["azure-openai"], True,
+        "OpenAI models on Azure through the openai SDK's AzureOpenAI client: an endpoint (AZURE_OPENAI_ENDPOINT or "
+        "Base URL), an API version (OPENAI_API_VERSION), a chat deployment (Model) and an embedding deployment.",
+    ),
+    "vertex": ProviderInfo(
+        "vertex", "Vertex AI (Gemini)", "gemini-2.5-flash", "gemini-embedding-001", KEY_ENV_VARS["vertex"], False,
+        "Gemini on Google Cloud Vertex AI through google-genai (vertexai=True): project and location "
+        "(GOOGLE_CLOUD_PROJECT / GOOGLE_CLOUD_LOCATION) with application default credentials, or a Vertex API key.",
+    ),
+    "anthropic": ProviderInfo(
+        "anthropic", "Anthropic (Claude)", "claude-haiku-4-5", None, KEY_ENV_VARS["anthropic"], True,
+        "Claude through the anthropic SDK (structured output as JSON schema output, else tool use); no embedding "
+        "model, so runs that embed use the bundled encoder or another provider's embeddings.",
+    ),
     "replay": ProviderInfo(
         "replay", "Replay log", None, None, (), False,
         "Answers from a recorded JSONL call log (reproducible demos and tests); an edited prompt misses.",
@@ -96,6 +113,9 @@ class ProviderConfig:
     replay_log: str | None = None
     record_log: str | None = None
     embeddings: str = "auto"  # auto | provider | offline (``embedding_choice``)
+    api_version: str | None = None  # azure-openai: the API version (default OPENAI_API_VERSION, then DEFAULT_AZURE_API_VERSION)
+    project: str | None = None  # vertex: the Google Cloud project (default GOOGLE_CLOUD_PROJECT)
+    location: str | None = None  # vertex: the region (default GOOGLE_CLOUD_LOCATION, then global)
 
     @property
     def info(self) -> ProviderInfo | None:
@@ -131,6 +151,9 @@ SETTING_NAMES: dict[str, str | None] = {
     "embedding_tpm": "embedding tpm",
     "fail_fast": "Fail fast",
     "api_key": "API key",
+    "api_version": "API version",
+    "project": "Project",
+    "location": "Location",
 }
 
 
@@ -154,6 +177,14 @@ def check_config(
             problems.append(say("config.need_base_url", field=n["base_url"]))
         if not cfg.model:
             problems.append(say("config.need_model", field=n["model"]))
+    problems.extend(_cloud_problems(cfg, env, n))
+    if cfg.provider not in ("offline", "replay"):
+        from rageval_core.llm.transport.sdk_clients import HeaderError, extra_headers
+
+        try:
+            extra_headers(env)
+        except HeaderError as exc:
+            problems.append(str(exc))
     if cfg.base_url and not str(cfg.base_url).startswith(("http://", "https://")):
         problems.append(say("config.bad_url", field=n["base_url"], url=redact.redact_url(cfg.base_url)))
     if cfg.provider == "replay":
@@ -175,6 +206,23 @@ def check_config(
         problems.append(say("config.bad_embeddings", choices=", ".join(EMBEDDING_MODES), got=repr(cfg.embeddings)))
     if cfg.fail_fast < 1:
         problems.append(say("config.bad_fail_fast", field=n["fail_fast"]))
+    return problems
+
+
+def _cloud_problems(cfg: ProviderConfig, env: Any, n: dict[str, str | None]) -> list[str]:
+    """What azure-openai and vertex need beyond a key: an endpoint and a deployment; a project or a Vertex key."""
+    problems: list[str] = []
+    if cfg.provider == "azure-openai":
+        if not (cfg.base_url or (env.get("AZURE_OPENAI_ENDPOINT") or "").strip()):
+            problems.append(say("config.need_azure_endpoint", field=n["base_url"]))
+        if not cfg.model:
+            problems.append(say("config.need_deployment", field=n["model"]))
+    if cfg.provider == "vertex":
+        project = cfg.project or (env.get("GOOGLE_CLOUD_PROJECT") or "").strip()
+        if not project and not resolve_api_key("vertex", cfg.api_key, env):
+            problems.append(say("config.need_vertex_project", field=n["project"]))
+    if cfg.provider == "anthropic" and cfg.embeddings == "provider":
+        problems.append(say("config.no_claude_embeddings"))
     return problems
 
 
@@ -204,6 +252,8 @@ def embedding_choice(cfg: ProviderConfig) -> EmbeddingChoice:
 
     if cfg.provider in ("offline", "replay") or cfg.embeddings == "offline":
         return EmbeddingChoice("offline", cfg.embedding_model if cfg.embedding_model in ENCODERS else DEFAULT_ENCODER)
+    if cfg.provider == "anthropic":  # Claude has no embedding model (a "provider" choice is refused in check_config)
+        return EmbeddingChoice("offline", DEFAULT_ENCODER, FALLBACK_NO_PROVIDER_EMBEDDINGS)
     model = cfg.resolved_embedding_model()
     if model is None and cfg.embeddings != "provider":
         return EmbeddingChoice("offline", DEFAULT_ENCODER, FALLBACK_NO_MODEL)

@@ -26,10 +26,12 @@ header token, the base URL's credentials — is redacted in answers and errors b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rageval_core.core import redact
+from rageval_core.core.messages import say
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.llm.keys import resolve_api_key
 from rageval_core.llm.pricing import PriceTable, load_prices
@@ -51,7 +53,7 @@ from rageval_core.llm.wrappers import (
 )
 from rageval_core.providers.config import EMBEDDING_MODES, PROVIDERS, ProviderConfig, check_config, embedding_choice
 
-__all__ = ["ProviderStack", "build_embedder", "build_llm", "new_guard"]
+__all__ = ["EMBEDDER_BUILDERS", "LLM_BUILDERS", "ProviderStack", "build_embedder", "build_llm", "new_guard", "price_table_for"]
 
 
 class ProviderStack:
@@ -111,8 +113,56 @@ def new_guard(cfg: ProviderConfig, clock: Clock | None = None) -> RequestGuard:
     )
 
 
+def _gemini(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None, ladder: FormatLadder | None) -> LLM:
+    from rageval_core.llm.gemini_provider import GeminiLLM
+
+    assert key is not None
+    return GeminiLLM(api_key=key, model=str(cfg.resolved_model()), base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard, ladder=ladder)
+
+
+def _openai(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None, ladder: FormatLadder | None) -> LLM:
+    from rageval_core.llm.openai_provider import OpenAILLM
+
+    assert key is not None
+    return OpenAILLM(api_key=key, model=str(cfg.resolved_model()), base_url=cfg.base_url, timeout_s=cfg.timeout_s,
+                     provider=cfg.provider, guard=guard, ladder=ladder)
+
+
+def _azure(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None, ladder: FormatLadder | None) -> LLM:
+    from rageval_core.llm.azure_provider import AzureOpenAILLM
+    from rageval_core.llm.transport.sdk_clients import azure_credentials, azure_endpoint
+
+    api_key, token = azure_credentials(cfg.api_key)
+    endpoint = azure_endpoint(cfg.base_url)
+    assert endpoint is not None
+    return AzureOpenAILLM(api_key=api_key, ad_token=token, model=str(cfg.resolved_model()), endpoint=endpoint,
+                          api_version=cfg.api_version, timeout_s=cfg.timeout_s, guard=guard, ladder=ladder)
+
+
+def _anthropic(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None, ladder: FormatLadder | None) -> LLM:
+    from rageval_core.llm.anthropic_provider import AnthropicLLM
+
+    assert key is not None
+    return AnthropicLLM(api_key=key, model=str(cfg.resolved_model()), base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard, ladder=ladder)
+
+
+def _vertex(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None, ladder: FormatLadder | None) -> LLM:
+    from rageval_core.llm.vertex_provider import VertexLLM
+
+    return VertexLLM(model=str(cfg.resolved_model()), project=cfg.project, location=cfg.location, api_key=cfg.api_key,
+                     base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard, ladder=ladder)
+
+
+Builder = Callable[[ProviderConfig, "str | None", "RequestGuard | None", "FormatLadder | None"], LLM]
+# The API providers by id: each builds its adapter from a checked configuration and its key (imports are lazy,
+# so a run loads one SDK only). offline and replay need no key, guard or ladder and are built in ``_base_llm``.
+LLM_BUILDERS: dict[str, Builder] = {
+    "gemini": _gemini, "openai": _openai, "openai-compatible": _openai, "azure-openai": _azure,
+    "anthropic": _anthropic, "vertex": _vertex,
+}
+
+
 def _base_llm(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None = None, ladder: FormatLadder | None = None) -> LLM:
-    model = cfg.resolved_model()
     if cfg.provider == "offline":
         from rageval_core.offline.provider import (
             OfflineLLM,  # lazy: loads the heuristics only when chosen
@@ -121,16 +171,7 @@ def _base_llm(cfg: ProviderConfig, key: str | None, guard: RequestGuard | None =
         return OfflineLLM()
     if cfg.provider == "replay":
         return ReplayLLM(str(cfg.replay_log), model=cfg.model)
-    assert key is not None and model is not None
-    if cfg.provider == "gemini":
-        from rageval_core.llm.gemini_provider import GeminiLLM
-
-        return GeminiLLM(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard, ladder=ladder)
-    from rageval_core.llm.openai_provider import OpenAILLM
-
-    return OpenAILLM(
-        api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider, guard=guard, ladder=ladder
-    )
+    return LLM_BUILDERS[cfg.provider](cfg, key, guard, ladder)
 
 
 def build_llm(
@@ -157,7 +198,7 @@ def build_llm(
         base = _base_llm(cfg, resolve_api_key(cfg.provider, cfg.api_key), guard, ladder)
     redact.remember_url(cfg.base_url)
     recorder = CallRecorder(call_hook, UsageMeter())
-    price_table = None if local or cfg.provider not in ("gemini", "openai") else (prices or load_prices())
+    price_table = None if local else price_table_for(cfg.provider, prices)
     # Answers and errors leave the adapter redacted: an echoed key never reaches a layer above.
     llm: LLM = AccountingLLM(RedactingLLM(base), prices=price_table, recorder=recorder)
     if local:
@@ -182,6 +223,59 @@ def build_llm(
     )
 
 
+def price_table_for(provider: str, prices: PriceTable | None = None) -> PriceTable | None:
+    """The prices a provider's calls are billed at: the table as that provider bills (``<provider>:<model>``
+    entries over the plain names); local OpenAI-compatible servers only what the user priced for them (a
+    gateway's models), so a local model costs nothing unless priced."""
+    table = prices or load_prices()
+    if provider == "openai-compatible":
+        scoped = table.scoped_only(provider)
+        return scoped if scoped.models else None
+    return table.for_provider(provider)
+
+
+def _gemini_embedder(cfg: ProviderConfig, key: str | None, model: str, guard: RequestGuard) -> Any:
+    from rageval_core.embeddings.gemini import GeminiEmbedder
+
+    assert key is not None
+    return GeminiEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard)
+
+
+def _openai_embedder(cfg: ProviderConfig, key: str | None, model: str, guard: RequestGuard) -> Any:
+    from rageval_core.embeddings.openai_embed import OpenAIEmbedder
+
+    assert key is not None
+    return OpenAIEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider, guard=guard)
+
+
+def _azure_embedder(cfg: ProviderConfig, key: str | None, model: str, guard: RequestGuard) -> Any:
+    from rageval_core.embeddings.openai_embed import OpenAIEmbedder
+    from rageval_core.llm.transport.sdk_clients import azure_client, azure_credentials, azure_endpoint
+
+    api_key, token = azure_credentials(cfg.api_key)
+    endpoint = azure_endpoint(cfg.base_url)
+    assert endpoint is not None
+    client = azure_client(api_key=api_key, ad_token=token, endpoint=endpoint, api_version=cfg.api_version, timeout_s=cfg.timeout_s)
+    return OpenAIEmbedder(api_key=api_key or token or "", model=model, base_url=endpoint, timeout_s=cfg.timeout_s,
+                          provider="azure-openai", guard=guard, client=client)
+
+
+def _vertex_embedder(cfg: ProviderConfig, key: str | None, model: str, guard: RequestGuard) -> Any:
+    from rageval_core.embeddings.gemini import GeminiEmbedder
+    from rageval_core.llm.transport.vertex_auth import vertex_client
+
+    client = vertex_client(project=cfg.project, location=cfg.location, api_key=cfg.api_key, base_url=cfg.base_url, timeout_s=cfg.timeout_s)
+    return GeminiEmbedder(api_key=client.secret, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard,
+                          client=client.client, provider="vertex")
+
+
+# The embedders by provider id (anthropic has none: ``embedding_choice`` gives it the bundled encoder).
+EMBEDDER_BUILDERS: dict[str, Callable[[ProviderConfig, "str | None", str, RequestGuard], Any]] = {
+    "gemini": _gemini_embedder, "openai": _openai_embedder, "openai-compatible": _openai_embedder,
+    "azure-openai": _azure_embedder, "vertex": _vertex_embedder,
+}
+
+
 def build_embedder(
     cfg: ProviderConfig, *, db_path: str | Path | None = None, clock: Clock | None = None, guard: RequestGuard | None = None
 ) -> Embedder:
@@ -198,7 +292,7 @@ def build_embedder(
 
         return OfflineEmbedder(choice.model)
     problems = [p for p in check_config(cfg) if "model name your server" not in p]
-    if cfg.provider == "openai-compatible" and not cfg.embedding_model:
+    if cfg.provider in ("openai-compatible", "azure-openai") and not cfg.embedding_model:
         problems.append(
             "provider embeddings were asked for (--embeddings provider), but no embedding model is set: give the "
             "model your server serves (CLI --embedding-model, workbench field 'Embedding model'), e.g. "
@@ -207,24 +301,15 @@ def build_embedder(
     if problems:
         raise _config_error(cfg, problems)
     key = resolve_api_key(cfg.provider, cfg.api_key)
-    assert key is not None
+    if cfg.provider not in EMBEDDER_BUILDERS:
+        raise _config_error(cfg, [say("config.no_claude_embeddings")])
     redact.remember_url(cfg.base_url)
     model = cfg.resolved_embedding_model()
     assert model is not None
     guard = guard or new_guard(cfg, clock)
     if cfg.embedding_rpm is not None or cfg.embedding_tpm is not None:
         guard = guard.with_limiter(RateLimiter(cfg.embedding_rpm, cfg.embedding_tpm, clock=clock))
-    inner: Any
-    if cfg.provider == "gemini":
-        from rageval_core.embeddings.gemini import GeminiEmbedder
-
-        inner = GeminiEmbedder(api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, guard=guard)
-    else:
-        from rageval_core.embeddings.openai_embed import OpenAIEmbedder
-
-        inner = OpenAIEmbedder(
-            api_key=key, model=model, base_url=cfg.base_url, timeout_s=cfg.timeout_s, provider=cfg.provider, guard=guard
-        )
+    inner = EMBEDDER_BUILDERS[cfg.provider](cfg, key, model, guard)
     from rageval_core.embeddings.cache import BatchedEmbedder, CachedEmbedder
 
     retrier = Retrier(RetryPolicy(max_retries=cfg.max_retries), clock=clock)

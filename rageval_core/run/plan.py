@@ -120,7 +120,7 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
     Offline, replay and local OpenAI-compatible servers cost nothing (as the provider stack bills them).
     A model missing from the table gives None: the estimate then says "unknown", never $0.
     """
-    if provider in ("offline", "replay", "openai-compatible"):
+    if provider in ("offline", "replay"):
         return lambda _i, _o: 0.0
     if not provider:
         return None
@@ -128,16 +128,22 @@ def _price_lookup(provider: str | None, model: str | None) -> Callable[[int, int
 
     name = _model_name(provider, model)
     if not name:
-        return None
-    table = load_prices()
+        return None if provider != "openai-compatible" else (lambda _i, _o: 0.0)
+    table = _provider_prices(load_prices(), provider)
     if table.lookup(name) is None:
-        return None
+        return (lambda _i, _o: 0.0) if provider == "openai-compatible" else None  # a local model costs nothing
 
     def price(i: int, o: int) -> float:
         cost = table.cost(name, Usage(i, o))
         return float("nan") if cost is None else float(cost)
 
     return price
+
+
+def _provider_prices(table: Any, provider: str | None) -> Any:
+    """The price table as ``provider`` bills (``PriceTable.for_provider``); an OpenAI-compatible server only
+    what the user priced for it (a gateway's models), as the provider stack bills it."""
+    return table.scoped_only(provider) if provider == "openai-compatible" else table.for_provider(provider)
 
 
 def _model_name(provider: str | None, model: str | None) -> str | None:
@@ -161,7 +167,7 @@ def _cache_saving(provider: str | None, model: str | None) -> tuple[Any, Callabl
         return None, lambda _cached: 0.0
     from rageval_core.llm.pricing import load_prices
 
-    price = load_prices().lookup(name)
+    price = _provider_prices(load_prices(), provider).lookup(name)
     if price is None:
         return rule, lambda _cached: None
     return rule, lambda cached: saving_usd(cached, price.input, price.cached_input)

@@ -23,11 +23,14 @@ GEMINI_KEY = "AIzaPlantedLEAKCHECK_x9Qw3Er5Ty7Ui9Op"
 
 
 def test_provider_ids_and_defaults_match_the_contract():
-    assert list(PROVIDERS) == ["offline", "gemini", "openai", "openai-compatible", "replay"]
+    assert list(PROVIDERS) == ["offline", "gemini", "openai", "openai-compatible", "azure-openai", "vertex", "anthropic", "replay"]
     assert (PROVIDERS["gemini"].default_model, PROVIDERS["gemini"].default_embedding_model) == ("gemini-2.5-flash", "gemini-embedding-001")
     assert (PROVIDERS["openai"].default_model, PROVIDERS["openai"].default_embedding_model) == ("gpt-4o-mini", "text-embedding-3-small")
     assert PROVIDERS["gemini"].key_env_vars == ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     assert PROVIDERS["openai"].key_env_vars == ("OPENAI_API_KEY",)
+    assert PROVIDERS["azure-openai"].key_env_vars == ("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN")
+    assert PROVIDERS["anthropic"].key_env_vars == ("ANTHROPIC_API_KEY",) and PROVIDERS["anthropic"].default_embedding_model is None
+    assert (PROVIDERS["vertex"].default_model, PROVIDERS["vertex"].needs_key) == ("gemini-2.5-flash", False)
 
 
 @pytest.mark.parametrize(("provider", "env_var"), [("gemini", "GEMINI_API_KEY"), ("gemini", "GOOGLE_API_KEY"), ("openai", "OPENAI_API_KEY")])

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tests.support.fake_server import FakeLLMServer, FakeRequest
 
-_OPENAI_BATCH = re.compile(r"^/v1/(files|batches)(/(?P<id>[^/]+)(?P<content>/content)?)?$")
+# OpenAI's paths, and Azure OpenAI's (``/openai/files``, ``/openai/batches``: the resource's, not a deployment's).
+_OPENAI_BATCH = re.compile(r"^/(v1|openai)/(files|batches)(/(?P<id>[^/]+)(?P<content>/content)?)?$")
+_OPENAI_ROOTS = ("/v1/", "/openai/")
 _GEMINI_CREATE = re.compile(r"^/(v1beta|v1|v1alpha)/models/(?P<model>[^:/]+):batchGenerateContent$")
 _GEMINI_GET = re.compile(r"^/(v1beta|v1|v1alpha)/batches/(?P<id>[^/:]+)$")
 
@@ -50,6 +52,7 @@ class FakeBatches:
         self.hold = False
         self.polls_before_done = 1
         self.fail_request: Callable[[FakeRequest], str | None] | None = None
+        self.end_state: str | None = None  # "cancelled" / "expired": OpenAI jobs end so, with no output file
         self.files: dict[str, bytes] = {}
         self.jobs: dict[str, FakeJob] = {}
         self.request_lines = 0  # model requests received inside batch jobs
@@ -59,9 +62,10 @@ class FakeBatches:
     @staticmethod
     def handles(method: str, path: str) -> bool:
         if method == "GET":
-            openai_get = path.startswith("/v1/batches/") or (path.startswith("/v1/files/") and path.endswith("/content"))
+            openai_get = any(path.startswith(f"{root}batches/") or (path.startswith(f"{root}files/") and path.endswith("/content"))
+                             for root in _OPENAI_ROOTS)
             return bool(_GEMINI_GET.match(path)) or openai_get
-        return bool(_GEMINI_CREATE.match(path)) or path in ("/v1/files", "/v1/batches")
+        return bool(_GEMINI_CREATE.match(path)) or path in ("/v1/files", "/v1/batches", "/openai/files", "/openai/batches")
 
     def api_of(self, path: str) -> str:
         """Which API's error format a batch path answers in."""
@@ -72,14 +76,18 @@ class FakeBatches:
     def handle(self, method: str, path: str, raw: bytes, headers: Mapping[str, str]) -> tuple[int, bytes, str]:
         """(status, body, content type) for one batch endpoint request."""
         try:
-            if method == "POST" and path == "/v1/files":
+            if method == "POST" and path in ("/v1/files", "/openai/files"):
                 return self._upload(raw, headers)
-            if method == "POST" and path == "/v1/batches":
+            if method == "POST" and path in ("/v1/batches", "/openai/batches"):
                 return self._openai_create(json.loads(raw or b"{}"))
             if method == "GET":
                 match = _OPENAI_BATCH.match(path)
                 if match and match.group("content"):
                     return self._file_content(match.group("id"))
+                if match and path.startswith("/openai/batches/"):
+                    job = self._poll(str(match.group("id")))
+                    if job is not None:
+                        return _json(200, self._openai_batch(job))
                 job_path = _GEMINI_GET.match(path)  # /v1/batches/{id} is either API's: the job knows which
                 if job_path:
                     job = self._poll(job_path.group("id"))
@@ -116,13 +124,19 @@ class FakeBatches:
             if not line.strip():
                 continue
             item = json.loads(line)
-            job.lines.append(self._answer("openai", str(item["url"]), item["body"], str(item["custom_id"])))
+            url = str(item["url"])  # Azure's lines say /chat/completions
+            job.lines.append(self._answer("openai", url if url.startswith("/v1/") else f"/v1{url}", item["body"], str(item["custom_id"])))
         self._store(job)
         return _json(200, self._openai_batch(job))
 
     def _openai_batch(self, job: FakeJob) -> dict[str, Any]:
         done = self._done(job)
         failed = sum(1 for line in job.lines if not line["ok"])
+        if done and self.end_state:
+            return {"id": job.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": None,
+                    "input_file_id": job.input_file_id, "completion_window": "24h", "status": self.end_state,
+                    "created_at": job.created_at, "output_file_id": None, "error_file_id": None,
+                    "request_counts": {"total": len(job.lines), "completed": 0, "failed": 0}}
         out: dict[str, Any] = {
             "id": job.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": None,
             "input_file_id": job.input_file_id, "completion_window": "24h",

@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
+from tests.support import fake_anthropic
+from tests.support.fake_anthropic import AnthropicBatches, PromptCacheState
 from tests.support.fake_batch import FakeBatches
 from tests.support.fake_steps import step_answer
 from tests.support.prefix_cache import PrefixCache
@@ -63,7 +65,12 @@ SECRET_HEADERS = frozenset({"authorization", "x-goog-api-key", "api-key", "x-api
 FAULT_KINDS = frozenset(
     {"rate_limit", "server_error", "request_timeout", "malformed", "hang", "status", "disconnect", "echo_key", "trickle"}
 )
-_GEMINI_PATH = re.compile(r"^/(v1beta|v1|v1alpha)/models/(?P<model>[^:/]+):(?P<method>[A-Za-z]+)$")
+_GEMINI_PATH = re.compile(
+    r"^/(v1beta1|v1beta|v1|v1alpha)/(projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/google/)?"
+    r"models/(?P<model>[^:/]+):(?P<method>[A-Za-z]+)$"
+)
+# Azure OpenAI: the deployment is in the path, the API version in the query.
+_AZURE_PATH = re.compile(r"^/openai/deployments/(?P<deployment>[^/]+)/(?P<op>chat/completions|embeddings)$")
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,7 @@ class LoggedRequest:
     bytes_sent: int = 0  # body bytes written by a trickled answer (it stops early when the client hangs up)
     body_size: int = 0
     finished: threading.Event = field(default_factory=threading.Event)  # set once the handler is done with it
+    query: str = ""  # the URL's query string (Azure's api-version)
 
 
 @dataclass
@@ -121,6 +129,10 @@ class Fault:
 
 
 Responder = Callable[[FakeRequest], "str | dict | list"]
+
+
+class _BadRequest(ValueError):
+    """A request the real API refuses with a 400 (answered as such, not as a responder failure)."""
 
 
 def schema_instance(schema: Mapping[str, Any] | None, _defs: Mapping[str, Any] | None = None) -> Any:
@@ -267,7 +279,8 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_GET(self) -> None:
-        if FakeBatches.handles("GET", self.path.split("?", 1)[0]):
+        path = self.path.split("?", 1)[0]
+        if FakeBatches.handles("GET", path) or AnthropicBatches.handles(path):
             self.server.owner._handle(self)
         else:
             self._send_json(404, {"error": {"code": 404, "message": "not found"}})
@@ -334,6 +347,13 @@ class FakeLLMServer:
         # Cached input tokens as the providers report them (tests/support/prefix_cache.py); None: never cached.
         self.prefix_cache: PrefixCache | None = PrefixCache()
         self.batches = FakeBatches(self)  # the OpenAI Batch API and Gemini batch mode (tests/support/fake_batch.py)
+        self.anthropic_batches = AnthropicBatches(self)  # Anthropic's Message Batches (tests/support/fake_anthropic.py)
+        self.claude_cache = PromptCacheState()  # Claude's explicit prompt cache (cache_control on the system prompt)
+        self.reject_output_format = False  # Anthropic: 400 to output_config.format (a model without JSON-schema output)
+        self.reject_strict_schema = False  # OpenAI / Azure: 400 to a strict json_schema ("'minimum' is not permitted")
+        # OAuth: what POST /token answers (a service account's token_uri points here) and how often it was asked.
+        self.oauth_token = "ya29.fake-vertex-access-token-0001"
+        self.token_requests = 0
         # Quote what the client sent (key, Authorization header, request URL with its query) inside every
         # successful chat answer's text fields: a model or proxy that leaks credentials into a 200 answer.
         self.echo_secrets_in_answers = False
@@ -485,7 +505,7 @@ class FakeLLMServer:
     def _handle(self, h: _Handler) -> None:
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
-        path = h.path.split("?", 1)[0]
+        path, _, query = h.path.partition("?")
         headers = {k.lower(): v for k, v in h.headers.items()}
         presented = self._presented_key(headers)
         safe_headers = {k: ("<redacted>" if k in SECRET_HEADERS else v) for k, v in headers.items()}
@@ -494,18 +514,33 @@ class FakeLLMServer:
         except (UnicodeDecodeError, json.JSONDecodeError):
             body = {"_unparsed": raw[:200].decode("utf-8", "replace")}
         entry = LoggedRequest(
-            path=path, headers=safe_headers, body=body, received_at=time.time(), body_sha256=hashlib.sha256(raw).hexdigest()
+            path=path, headers=safe_headers, body=body, received_at=time.time(), body_sha256=hashlib.sha256(raw).hexdigest(),
+            query=query,
         )
         h._entry = entry  # type: ignore[attr-defined]
         with self._lock:
             self._log.append(entry)
             self._total += 1
+        if path == "/token":  # Google's OAuth token endpoint (service-account JWT grant), for Vertex AI
+            with self._lock:
+                self.token_requests += 1
+            entry.status = 200
+            h._send_json(200, {"access_token": self.oauth_token, "expires_in": 3600, "token_type": "Bearer"})
+            return
         batch = FakeBatches.handles(h.command, path)
-        api = self.batches.api_of(path) if batch else ("gemini" if _GEMINI_PATH.match(path) else "openai")
+        claude_batch = AnthropicBatches.handles(path)
+        api = self.batches.api_of(path) if batch else ("gemini" if _GEMINI_PATH.match(path) else
+                                                       "anthropic" if fake_anthropic.is_anthropic(path) else "openai")
+        if _AZURE_PATH.match(path) and "api-version=" not in query:
+            entry.status = 404  # what Azure answers a deployment call without an api-version
+            h._send_json(404, {"error": {"code": "404", "message": "Resource not found"}})
+            return
 
         if self.api_key is not None and presented != self.api_key:
-            entry.status = 401 if api == "openai" else 400
-            if api == "openai":
+            entry.status = 400 if api == "gemini" else 401
+            if api == "anthropic":
+                h._send_json(401, fake_anthropic.error_body(401, "invalid x-api-key"))
+            elif api == "openai":
                 h._send_json(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})
             else:
                 h._send_json(400, {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID"}]}})
@@ -521,11 +556,14 @@ class FakeLLMServer:
             except OSError:
                 pass
             return
-        if batch:
+        if batch or claude_batch:
             if fault is not None and fault.kind != "hang":
                 entry.status = self._send_fault(h, api, fault, presented)
                 return
-            status, data, content_type = self.batches.handle(h.command, path, raw, headers)
+            if claude_batch:
+                status, data, content_type = self.anthropic_batches.handle(h.command, path, body)
+            else:
+                status, data, content_type = self.batches.handle(h.command, path, raw, headers)
             entry.status = status
             h._send_raw(status, data, content_type=content_type)
             return
@@ -557,8 +595,17 @@ class FakeLLMServer:
                     self._send_error(h, api, 400, f'Invalid JSON payload received. Unknown name "{field_name}" at \'generation_config\': Cannot find field.')
                     return
 
+        if api == "anthropic" and path == "/v1/messages" and self.reject_output_format and (body.get("output_config") or {}).get("format"):
+            entry.status = 400
+            self._send_error(h, api, 400, "output_config.format: structured outputs (json_schema) are not supported on this model")
+            return
         if api == "openai" and path.endswith("/chat/completions"):
             fmt = body.get("response_format") or {}
+            if self.reject_strict_schema and fmt.get("type") == "json_schema" and (fmt.get("json_schema") or {}).get("strict"):
+                entry.status = 400
+                h._send_json(400, {"error": {"code": "invalid_request_error", "type": "invalid_request_error", "param": "response_format",
+                                             "message": "Invalid schema for response_format 'answer': In context=(), 'minimum' is not permitted."}})
+                return
             if self.reject_json_schema and fmt.get("type") == "json_schema":
                 # What llama-cpp-python's server does with response_format json_schema.
                 entry.status = 500
@@ -572,7 +619,16 @@ class FakeLLMServer:
         try:
             echo = (f" [seen: key {presented}; url {h.path}; authorization {headers.get('authorization', '')}]"
                     if self.echo_secrets_in_answers else "")
-            payload = self._embedding_answer(api, path, body) if "embed" in path.lower() else self._chat_answer(parsed, echo)
+            if path == "/v1/messages/count_tokens":
+                payload: Any = {"input_tokens": _tokens(parsed.prompt)}
+            elif path.endswith(":predict"):
+                payload = self._vertex_predict(parsed.model, body)
+            else:
+                payload = self._embedding_answer(api, path, body) if "embed" in path.lower() else self._chat_answer(parsed, echo)
+        except _BadRequest as exc:
+            entry.status = 400
+            self._send_error(h, api, 400, str(exc))
+            return
         except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a 500 the test can read
             entry.status = 500
             self._send_error(h, api, 500, f"fake server responder failed: {type(exc).__name__}: {exc}")
@@ -604,14 +660,17 @@ class FakeLLMServer:
 
     @staticmethod
     def _presented_key(headers: Mapping[str, str]) -> str | None:
-        if "x-goog-api-key" in headers:
-            return headers["x-goog-api-key"]
+        for name in ("x-goog-api-key", "api-key", "x-api-key"):  # Gemini, Azure OpenAI, Anthropic
+            if name in headers:
+                return headers[name]
         auth = headers.get("authorization", "")
         return auth[7:] if auth.lower().startswith("bearer ") else None
 
     def _parse(self, api: str, path: str, body: Any, headers: Mapping[str, str]) -> FakeRequest:
         if not isinstance(body, dict) or "_unparsed" in body:
             raise ValueError("request body is not a JSON object")
+        if api == "anthropic":
+            return fake_anthropic.parse(path, body, headers)
         if api == "gemini":
             match = _GEMINI_PATH.match(path)
             assert match is not None
@@ -626,6 +685,9 @@ class FakeLLMServer:
             schema = config.get("responseJsonSchema") or config.get("responseSchema")
             n = int(config.get("candidateCount") or 1)
             return FakeRequest("gemini", path, match.group("model"), tuple(messages), schema, n, body, dict(headers))
+        azure = _AZURE_PATH.match(path)
+        if azure is not None:  # the deployment answers, whatever the body's model says
+            body = {**body, "model": azure.group("deployment")}
         if path.endswith("/chat/completions"):
             messages = [(str(m.get("role", "user")), _openai_text(m.get("content"))) for m in body.get("messages") or []]
             fmt = body.get("response_format") or {}
@@ -654,6 +716,9 @@ class FakeLLMServer:
         texts = self._answers(request, echo)
         prompt_tokens = _tokens(request.prompt)
         completion_tokens = sum(_tokens(t) for t in texts)
+        if request.api == "anthropic":
+            written, read = self.claude_cache.usage(request.body, _tokens)
+            return fake_anthropic.message(request, texts[0], prompt_tokens, completion_tokens, written, read, self.total_requests)
         cached = 0 if self.prefix_cache is None else self.prefix_cache.lookup_and_add(request.model, request.prompt, prompt_tokens)
         if request.api == "gemini":
             return {
@@ -687,6 +752,18 @@ class FakeLLMServer:
             },
         }
 
+    def _vertex_predict(self, model: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Vertex AI's text-embedding ``:predict`` (what google-genai sends for ``embed_content`` with
+        ``vertexai=True``); gemini-embedding models take one instance a request there."""
+        instances = body.get("instances") or []
+        if model.startswith("gemini-embedding") and len(instances) > 1:
+            raise _BadRequest(f"{model} accepts only 1 instance per request, got {len(instances)}")
+        return {"predictions": [
+            {"embeddings": {"values": fake_embedding(str(i.get("content", "")), self.embed_dim),
+                            "statistics": {"token_count": _tokens(str(i.get("content", ""))), "truncated": False}}}
+            for i in instances
+        ]}
+
     def _embedding_answer(self, api: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
         if api == "gemini":
             if path.endswith(":batchEmbedContents"):
@@ -708,7 +785,9 @@ class FakeLLMServer:
         return {"object": "list", "data": data, "model": body.get("model", ""), "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
     def _send_error(self, h: _Handler, api: str, status: int, message: str, headers: Mapping[str, str] | None = None, details: list | None = None) -> None:
-        if api == "gemini":
+        if api == "anthropic":
+            h._send_json(status, fake_anthropic.error_body(status, message), headers)
+        elif api == "gemini":
             names = {400: "INVALID_ARGUMENT", 408: "DEADLINE_EXCEEDED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
             error: dict[str, Any] = {"code": status, "message": message, "status": names.get(status, "UNKNOWN")}
             if details:

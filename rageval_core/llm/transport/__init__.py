@@ -12,5 +12,7 @@ __all__ = [
     "httpx_lib",
     "ratelimit",
     "retry",
+    "sdk_clients",
+    "vertex_auth",
     "warm",
 ]

@@ -1,6 +1,7 @@
 """The job calls of each provider's batch API, through the official SDKs.
 
-OpenAI (and OpenAI-compatible servers that implement it): a JSON Lines file of chat-completion bodies is
+OpenAI, Azure OpenAI (a global-batch deployment; lines name ``/chat/completions``) and OpenAI-compatible servers
+that implement it: a JSON Lines file of chat-completion bodies is
 uploaded (``files.create``, purpose ``batch``), a job is created on it (``batches.create``, 24 h window),
 polled (``batches.retrieve``) and its output and error files are read (``files.content``). Gemini: the
 requests go inline in ``batches.create`` and come back inline in the finished job (``batches.get``).
@@ -20,6 +21,7 @@ from rageval_core.run.batch.ledger import BatchAnswer
 from rageval_core.llm.base import LLM, LLMRequest, ProviderError
 
 OPENAI_ENDPOINT = "/v1/chat/completions"
+AZURE_ENDPOINT = "/chat/completions"  # Azure OpenAI's Batch API names the operation without the version prefix
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,12 @@ class BatchBackend(Protocol):
 
 def backend_for(base: LLM) -> BatchBackend:
     """The batch backend for a provider client; a provider without a batch API is a clear error."""
+    if base.provider == "vertex":
+        raise ProviderError(
+            "--batch on vertex: Vertex AI batch prediction reads its requests from Cloud Storage or BigQuery and writes "
+            "its answers there, which this tool does not manage; run without --batch, or use the gemini provider's "
+            "batch mode (docs/providers.md says how to run a Vertex batch job yourself)", kind="bad_request",
+        )
     from rageval_core.llm.gemini_provider import GeminiLLM
     from rageval_core.llm.openai_provider import OpenAILLM
 
@@ -60,9 +68,11 @@ def backend_for(base: LLM) -> BatchBackend:
         return OpenAIBatch(base)
     if isinstance(base, GeminiLLM):
         return GeminiBatch(base)
+    if base.provider == "anthropic" and hasattr(base, "request_body"):
+        return AnthropicBatch(base)
     raise ProviderError(
-        f"--batch needs a provider with a batch API (openai, gemini, or an OpenAI-compatible server that serves "
-        f"/v1/batches); {base.provider} has none: run without --batch", kind="bad_request",
+        f"--batch needs a provider with a batch API (openai, azure-openai, gemini, anthropic, or an OpenAI-compatible "
+        f"server that serves /v1/batches); {base.provider} has none: run without --batch", kind="bad_request",
     )
 
 
@@ -73,10 +83,11 @@ class OpenAIBatch:
         self.llm = llm
         self.provider = llm.provider
         self.model = llm.model
+        self.endpoint = AZURE_ENDPOINT if llm.provider == "azure-openai" else OPENAI_ENDPOINT
 
     def submit(self, requests: Mapping[str, LLMRequest], round_no: int) -> str:
         lines = [
-            json.dumps({"custom_id": key, "method": "POST", "url": OPENAI_ENDPOINT, "body": self.llm.request_body(request)}, ensure_ascii=False)
+            json.dumps({"custom_id": key, "method": "POST", "url": self.endpoint, "body": self.llm.request_body(request)}, ensure_ascii=False)
             for key, request in requests.items()
         ]
         data = ("\n".join(lines) + "\n").encode("utf-8")
@@ -84,7 +95,7 @@ class OpenAIBatch:
         try:
             upload = client.files.create(file=(f"rageval-round{round_no}.jsonl", data), purpose="batch")
             job = client.batches.create(
-                input_file_id=upload.id, endpoint=OPENAI_ENDPOINT, completion_window="24h",
+                input_file_id=upload.id, endpoint=self.endpoint, completion_window="24h",  # type: ignore[arg-type]
                 metadata={"tool": "rageval", "round": str(round_no)},
             )
         except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
@@ -196,4 +207,59 @@ class GeminiBatch:
                 code = int(getattr(error, "code", None) or 500)
                 err = self.llm.error_for(code, str(getattr(error, "message", None) or "request failed in the batch job"))
                 out.append(BatchAnswer(key, job_id, error_kind=err.kind, error_message=str(err), status=code))
+        return out
+
+
+class AnthropicBatch:
+    """Anthropic's Message Batches: ``messages.batches.create`` with each request's parameters inline and its key
+    as ``custom_id`` (a sha256 hex digest: 64 characters, Claude's limit), ``retrieve`` to poll,
+    ``results`` to read the JSON Lines of answers."""
+
+    provider = "anthropic"
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
+        self.model = llm.model
+
+    def _call(self, fn: Any) -> Any:
+        try:
+            return fn()
+        except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
+            error = self.llm.map_error(exc)
+        raise error
+
+    def submit(self, requests: Mapping[str, LLMRequest], round_no: int) -> str:
+        items = [{"custom_id": key, "params": self.llm.request_body(request)} for key, request in requests.items()]
+        job = self._call(lambda: self.llm.client.messages.batches.create(requests=items))
+        return str(job.id)
+
+    def poll(self, job_id: str) -> JobStatus:
+        job = self._call(lambda: self.llm.client.messages.batches.retrieve(job_id))
+        counts = job.request_counts
+        total = sum(int(getattr(counts, k, 0) or 0) for k in ("processing", "succeeded", "errored", "canceled", "expired"))
+        failed = int(counts.errored or 0) + int(counts.canceled or 0) + int(counts.expired or 0)
+        state = "done" if job.processing_status == "ended" else "running"
+        if state == "done" and not counts.succeeded and failed:
+            state = "failed"  # cancelled or expired before any request was answered
+        message = f"{counts.canceled} canceled, {counts.expired} expired, {counts.errored} errored" if failed else None
+        return JobStatus(job_id, state, str(job.processing_status), total, int(counts.succeeded or 0), failed, message)
+
+    def collect(self, job_id: str) -> list[BatchAnswer]:
+        results = self._call(lambda: list(self.llm.client.messages.batches.results(job_id)))
+        out = []
+        for item in results:
+            key, result = str(item.custom_id), item.result
+            if result.type == "succeeded":
+                try:
+                    completion = self.llm.completion_from_message(result.message)
+                except ProviderError as err:
+                    out.append(BatchAnswer(key, job_id, error_kind=err.kind, error_message=str(err)))
+                    continue
+                out.append(BatchAnswer(key, job_id, tuple(completion.texts), completion.usage, status=200))
+                continue
+            detail = getattr(getattr(result, "error", None), "error", None)
+            message = str(getattr(detail, "message", None) or f"request {result.type} in the batch job")
+            status = 400 if result.type == "errored" else 500
+            err = self.llm.error_for(status, message)
+            out.append(BatchAnswer(key, job_id, error_kind=err.kind, error_message=str(err), status=status))
         return out

@@ -25,7 +25,8 @@ from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.run.spec import RunSpec
 from rageval_core.store.runs import Store
 
-# Both providers bill batch requests at half the synchronous price (OpenAI Batch API, Gemini batch mode).
+# Every batch API here bills half the synchronous price (OpenAI and Azure Batch API, Gemini batch mode,
+# Anthropic Message Batches).
 BATCH_DISCOUNT = 0.5
 # A metric needs one round per dependent step (claims, verdicts, a re-ask): more than this means a loop.
 MAX_ROUNDS = 12
@@ -104,7 +105,7 @@ def run_batched(
     else:
         raise BatchError(f"still collecting requests after {MAX_ROUNDS} rounds: a metric keeps asking new questions")
 
-    prices = load_prices().scaled(BATCH_DISCOUNT)
+    prices = load_prices().for_provider(config.provider).scaled(BATCH_DISCOUNT)
     final = build_llm(
         local, base=AnsweringLLM(base, ledger, config.base_url), db_path=store.path,
         call_hook=make_call_hook(store), prices=prices,

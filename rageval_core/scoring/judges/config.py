@@ -22,7 +22,7 @@ from rageval_core.core.types import DECOMPOSED
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,63}$")
 _SECRET_KEYS = ("api_key", "apikey", "key", "token", "secret", "password")
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,63}$")  # what api_key_env may name (never a lower-case or odd string)
-_TEXT_FIELDS = ("model", "base_url", "api_key_env", "embedding_model", "provider", "method", "id")
+_TEXT_FIELDS = ("model", "base_url", "api_key_env", "embedding_model", "provider", "method", "id", "api_version", "project", "location")
 MAX_JUDGES_BYTES = 1_000_000  # a judges file is a few entries; a bigger one is a mistake or an attack
 MAX_DEPTH = 8  # a list of flat entries (and a metrics list) needs 3
 MAX_VALUES = 10_000  # walked before anything else: YAML aliases can make a small file a huge tree
@@ -56,6 +56,9 @@ class JudgeConfig:
     timeout_s: float | None = None
     api_key_env: str | None = None  # the NAME of an environment variable holding this judge's key
     embedding_model: str | None = None
+    api_version: str | None = None  # azure-openai
+    project: str | None = None  # vertex
+    location: str | None = None  # vertex
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -92,8 +95,11 @@ class JudgeConfig:
         if base is not None and key is None and base.provider == self.provider and base.api_key:
             key = base.api_key  # the same provider as the sidebar: its key applies
         own = {k: v for k, v in (("concurrency", self.concurrency), ("timeout_s", self.timeout_s)) if v is not None}
+        place = {k: getattr(self, k) for k in ("api_version", "project", "location")}
+        if base is not None and base.provider == self.provider:  # the sidebar's Azure version / Vertex project apply
+            place = {k: v if v is not None else getattr(base, k, None) for k, v in place.items()}
         return ProviderConfig(provider=self.provider, model=self.model, base_url=self.base_url, api_key=key,
-                              embedding_model=self.embedding_model, rpm=self.rpm, tpm=self.tpm, **{**inherit, **own})
+                              embedding_model=self.embedding_model, rpm=self.rpm, tpm=self.tpm, **place, **{**inherit, **own})
 
 
 def parse_judges(data: Any, *, source: str = "judges") -> list[JudgeConfig]:
@@ -194,6 +200,7 @@ def _one(item: Mapping[str, Any], where: Mapping[str, Any]) -> JudgeConfig:
         temperature=num("temperature", float), seed=num("seed", int), max_output_tokens=num("max_output_tokens", int),
         rpm=num("rpm", float), tpm=num("tpm", float), concurrency=num("concurrency", int), timeout_s=num("timeout_s", float),
         api_key_env=item.get("api_key_env"), embedding_model=item.get("embedding_model"),
+        api_version=item.get("api_version"), project=item.get("project"), location=item.get("location"),
     )
 
 
