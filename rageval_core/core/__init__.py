@@ -9,6 +9,7 @@ __all__ = [
     "csvsafe",
     "errors",
     "jsonparse",
+    "key_env",
     "lazy",
     "messages",
     "method_labels",

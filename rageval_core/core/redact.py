@@ -37,6 +37,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
+from rageval_core.core.key_env import KEY_ENV_VARS as _PROVIDER_KEY_VARS, OTHER_SECRET_ENV_VARS
+
 REDACTED = "***"
 MIN_SECRET_LENGTH = 8
 MIN_EXTRA_LENGTH = 4
@@ -49,7 +51,9 @@ SECRET_QUERY_PARAMS = frozenset({
 })
 # Mapping keys whose entries are dropped from stored settings (``*tokens`` counts stay: they are usage).
 SECRET_FIELD_HINTS = ("api_key", "apikey", "secret", "token", "password", "authorization")
-KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY")  # llm.keys.KEY_ENV_VARS, without the import cycle
+# Every provider key variable (core.key_env, also what llm.keys reads), and the other secrets read from the environment.
+KEY_ENV_VARS = tuple(dict.fromkeys(n for names in _PROVIDER_KEY_VARS.values() for n in names))
+SECRET_ENV_VARS = KEY_ENV_VARS + OTHER_SECRET_ENV_VARS
 
 _PARAMS = "|".join(re.escape(p) for p in sorted(SECRET_QUERY_PARAMS, key=len, reverse=True))
 _TOKEN = r"[A-Za-z0-9._~+/=\-]"
@@ -101,7 +105,7 @@ def known_secrets() -> list[str]:
     """Every known secret value, longest first (a secret that contains another is replaced whole)."""
     with _lock:
         values = set(_known)
-    values.update(v.strip() for v in (os.environ.get(n) for n in KEY_ENV_VARS) if _usable(v))
+    values.update(v.strip() for v in (os.environ.get(n) for n in SECRET_ENV_VARS) if _usable(v))
     return sorted(values, key=len, reverse=True)
 
 

@@ -13,17 +13,8 @@ from collections.abc import Iterable, Mapping
 
 from rageval_core.core import redact as redact_module
 
-# Provider id -> environment variables checked in order.
-KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-    "openai": ("OPENAI_API_KEY",),
-    "openai-compatible": ("OPENAI_API_KEY",),
-    # The openai SDK's own variables: a key, or a Microsoft Entra ID bearer token (which the SDK prefers).
-    "azure-openai": ("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN"),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    # A Vertex API key (express mode) as google-genai reads it; a project uses application default credentials.
-    "vertex": ("GOOGLE_API_KEY",),
-}
+from rageval_core.core.key_env import KEY_ENV_VARS  # noqa: E402,F401  (the table lives in core: redaction needs it too)
+
 # Local OpenAI-compatible servers ignore the key, but the SDK refuses to start without one.
 PLACEHOLDER_KEY = "not-needed"
 SIDEBAR_KEY_FIELD = "API key"

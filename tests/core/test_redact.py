@@ -32,6 +32,12 @@ def test_the_env_var_list_matches_the_providers():
     assert set(redact.KEY_ENV_VARS) == {n for names in KEY_ENV_VARS.values() for n in names}
 
 
+@pytest.mark.parametrize("name", ["AZURE_OPENAI_API_KEY", "AZURE_OPENAI_AD_TOKEN", "ANTHROPIC_API_KEY", "PHOENIX_API_KEY"])
+def test_every_provider_and_service_secret_in_the_environment_is_redacted(monkeypatch, name):
+    monkeypatch.setenv(name, "envSecretValue-unit-4471")
+    assert redact.redact("x envSecretValue-unit-4471 y") == "x *** y"
+
+
 def test_short_and_placeholder_values_are_not_searched_for_as_bare_text():
     redact.remember("ollama", "not-needed", None, "")
     assert redact.redact("ollama serves not-needed") == "ollama serves not-needed"
