@@ -101,18 +101,37 @@ def load_upload(name: str, data: bytes) -> Workset:
 TRACE_FORMATS = ("auto", "otel", "openinference", "langfuse", "phoenix")
 
 
-def load_trace_upload(name: str, data: bytes, fmt: str = "auto") -> Workset:
-    """Rebuild a dataset from an uploaded trace export (one row per RAG answer). The export's problems (naming
-    the span or line) and the skipped traces by reason become warnings in the validation report;
-    ``TraceFormatError`` when nothing can be read, or when no trace is a complete RAG answer."""
+class TraceUploadRefused(ValueError):
+    """An uploaded trace export that gives no rows; the message names the file and the reason (no Python names)."""
+
+
+def load_trace_upload(name: str, upload: Any, fmt: str = "auto") -> Workset:
+    """Rebuild a dataset from an uploaded trace export (one row per RAG answer); ``upload`` is the uploaded file
+    (its ``size`` checked before a byte is read) or its bytes. The export's problems (naming the span or line)
+    and the skipped traces by reason become warnings in the validation report; ``TraceUploadRefused`` when
+    nothing can be read, or when no trace is a complete RAG answer."""
     from rageval_core.cli.traces import rows_to_samples
     from rageval_core.data.traces import SKIP_REASONS, TraceFormatError, import_traces
+    from rageval_core.data.traces.detect import too_big
+    from rageval_core.data.traces.limits import MAX_BYTES
 
-    result = import_traces(data, name, fmt)
+    try:
+        size = len(upload) if isinstance(upload, (bytes, bytearray)) else int(upload.size)
+        refused = too_big(size, name)
+        if refused is not None:
+            raise refused
+        if not isinstance(upload, (bytes, bytearray)):
+            upload.seek(0)
+            upload = upload.read(MAX_BYTES + 1)
+        result = import_traces(bytes(upload), name, fmt)
+    except TraceFormatError as exc:
+        raise TraceUploadRefused(str(exc)) from None
     if not result.rows:
-        raise TraceFormatError(result.summary())
+        raise TraceUploadRefused(result.summary())
     loaded = datasets.load_dataset(datasets.dumps_dataset(rows_to_samples(result.rows), "jsonl"), f"{Path(name).stem}.jsonl")
     notes = [Issue(name, None, issue.where, issue.message, "warning") for issue in result.issues]
+    if result.n_issues > len(result.issues):
+        notes.append(Issue(name, None, "traces", f"… and {result.n_issues - len(result.issues):,} more problem(s)", "warning"))
     notes += [Issue(name, None, "traces", f"{n} trace(s) skipped: {SKIP_REASONS.get(reason, reason)}", "warning")
               for reason, n in result.skip_counts().items()]
     ws = _workset(loaded, f"traces ({result.format}): {name}")

@@ -131,6 +131,19 @@ def show_error(message: str, exc: BaseException | None = None) -> None:
     st.error(md_escape(redact(f"{message}{detail}")), icon="⚠️")
 
 
+def show_problem(message: str, detail: str) -> None:
+    """An error as a message with its detail (a core message, translated when it has a code), never an exception's
+    Python name: for problems in a user's file, which the detail names."""
+    from rageval_core.core.redact import redact
+
+    st.error(md_escape(redact(f"{message} — {core(detail)}")), icon="⚠️")
+
+
+def log_unexpected(what: str) -> None:
+    """The current exception's traceback to the server log (the page shows a message, never the traceback)."""
+    _log.exception("%s failed", what)
+
+
 LAZY_ROWS = 1000  # a longer plain frame goes to the browser a screenful at a time (``st.dataframe(lazy=True)``)
 
 

@@ -36,8 +36,8 @@ def cmd_import_traces(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     for issue in result.issues[:LISTED]:
         err(f"  {terminal_text(str(issue))}")
-    if len(result.issues) > LISTED:
-        err(f"  … and {len(result.issues) - LISTED} more problem(s)")
+    if result.n_issues > LISTED:
+        err(f"  … and {result.n_issues - LISTED:,} more problem(s)")
     err(result.summary())
     for reason, n in result.skip_counts().items():
         err(f"  skipped {n} trace(s): {SKIP_REASONS.get(reason, reason)}")
@@ -65,7 +65,7 @@ def add_command(sub: Any) -> None:
         "row id, so Inspect names the trace). Traces without a question, retrieved documents or an answer, or that ended "
         "in an error, are skipped and counted by reason. Exit 0 with at least one row, 2 when nothing could be imported.",
     )
-    p.add_argument("file", metavar="FILE", help="the export: .json or .jsonl")
+    p.add_argument("file", metavar="FILE", help="the export: .json or .jsonl (up to 50 MB, checked before reading)")
     p.add_argument("--format", default="auto", choices=["auto", *FORMATS], help="export format (default: detected)")
     p.add_argument("--map", metavar="FILE", help="JSON file saying which span attribute holds each field (docs/traces.md)")
     p.add_argument("--trace-url", metavar="TEMPLATE",

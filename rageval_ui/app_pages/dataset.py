@@ -46,9 +46,12 @@ with upload:
         traces = st.file_uploader(t("dataset.traces_upload"), type=["json", "jsonl", "ndjson"], key=TRACES_KEY)
         if traces is not None and state.is_new_upload(traces, TRACES_SEEN):
             try:
-                state.use_dataset(data.load_trace_upload(traces.name, traces.getvalue(), trace_format))
-            except Exception as exc:  # noqa: BLE001 - TraceFormatError names the file and span; anything else is still a message
-                widgets.show_error(t("dataset.unreadable", name=traces.name), exc)
+                state.use_dataset(data.load_trace_upload(traces.name, traces, trace_format))
+            except data.TraceUploadRefused as exc:  # names the file and the span or line, as the CLI does
+                widgets.show_problem(t("dataset.unreadable", name=traces.name), str(exc))
+            except Exception:  # noqa: BLE001 - a bug, not the file: logged, shown without Python's words
+                widgets.log_unexpected("trace upload")
+                widgets.show_problem(t("dataset.unreadable", name=traces.name), t("common.see_log"))
             else:
                 st.rerun()
 

@@ -36,7 +36,7 @@ def test_nothing_to_import_exits_2_naming_the_problem(tmp_path: Path, capsys) ->
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"resourceSpans": []}\n{oops\n', encoding="utf-8")
     assert cli.main(["import-traces", str(bad), "--out", str(tmp_path / "o.json")]) == 2
-    assert f"{bad}, line 2: not JSON" in capsys.readouterr().err
+    assert f"{bad}: no span could be read as otel (first problem: line 2: not JSON" in capsys.readouterr().err
     assert cli.main(["import-traces", str(TRACES / "otel.json"), "--format", "langfuse", "--out", str(tmp_path / "o.json")]) == 2
     assert "not a Langfuse trace or observation" in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()

@@ -1,78 +1,87 @@
-"""Reading an export file: bytes → JSON documents (one JSON document, or JSON Lines naming each bad line),
-then which format they are (``detect_format``) and the reader that turns them into spans."""
+"""Reading an export file: its size checked before it is read, its bytes as text, the text as leaves
+(``stream``), which format they are (``detect_format``, from the first leaves) and the reader for it."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
-from rageval_core.data.datasets.model import MAX_FILE_BYTES
-from rageval_core.data.traces import langfuse, openinference, otlp, phoenix
-from rageval_core.data.traces.model import FORMATS, TraceFormatError, TraceIssue, TraceSpan
+from rageval_core.data.traces.langfuse import LangfuseReader, is_langfuse_leaf
+from rageval_core.data.traces.limits import MAX_BYTES, BadValue
+from rageval_core.data.traces.model import FORMATS, TraceFormatError
+from rageval_core.data.traces.openinference import SpanDictReader, is_span_dict
+from rageval_core.data.traces.otlp import OtlpReader, is_otlp_leaf
+from rageval_core.data.traces.phoenix import PhoenixReader, is_phoenix_leaf
+from rageval_core.data.traces.spans import ReadContext, Reader, where
+from rageval_core.data.traces.stream import Leaf
 
-Reader = Callable[[list[tuple[str, Any]], str, list[TraceIssue]], list[TraceSpan]]
-READERS: dict[str, Reader] = {
-    "otel": otlp.read_otlp,
-    "openinference": openinference.read_span_dicts,
-    "phoenix": phoenix.read_phoenix,
-    "langfuse": langfuse.read_langfuse,
+READERS: dict[str, Callable[[ReadContext], Reader]] = {
+    "otel": OtlpReader,
+    "openinference": SpanDictReader,
+    "phoenix": PhoenixReader,
+    "langfuse": LangfuseReader,
 }
+PEEK = 20  # leaves looked at to tell the format
 
 
-def documents(data: bytes, file: str, issues: list[TraceIssue]) -> list[tuple[str, Any]]:
-    """``(where, document)`` pairs: the items of a top-level JSON array (``item N, ``), one whole JSON document,
-    or one per line of JSON Lines (``line N, ``; a line that is not JSON is a ``TraceIssue`` naming it)."""
-    if len(data) > MAX_FILE_BYTES:
-        raise TraceFormatError(f"{file}: {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a trace export")
+def too_big(size: int, file: str) -> TraceFormatError | None:
+    """The refusal of a file over ``MAX_BYTES`` (said before reading a byte of it), or ``None``."""
+    if size > MAX_BYTES:
+        return TraceFormatError(f"{file}: {size:,} bytes, over the {MAX_BYTES:,}-byte limit for a trace export "
+                                "(export a shorter time window, or split the file)")
+    return None
+
+
+def read_text(path: Path, file: str) -> str:
+    """A file's text: its size checked first (``stat``), then read and decoded as UTF-8 (a BOM dropped)."""
     try:
-        text = data.decode("utf-8-sig")
+        refused = too_big(path.stat().st_size, file)
+        if refused is not None:
+            raise refused
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)  # a file that grew since stat is still bounded
+    except OSError as exc:
+        raise TraceFormatError(f"{file}: cannot read ({exc.strerror or exc})") from None
+    return decode(data, file)
+
+
+def decode(data: bytes, file: str) -> str:
+    """Bytes as text; ``TraceFormatError`` for a file over the limit or not UTF-8."""
+    refused = too_big(len(data), file)
+    if refused is not None:
+        raise refused
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TraceFormatError(f"{file}: not UTF-8 text (byte {exc.start}); trace exports are JSON") from None
-    if not text.strip():
-        raise TraceFormatError(f"{file}: the file is empty")
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError as whole_exc:
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-        if len(lines) < 2 or not _is_json(lines[0][1]):
-            raise TraceFormatError(f"{file}: not JSON (line {whole_exc.lineno}, column {whole_exc.colno}: {whole_exc.msg})") from None
-        return _json_lines(lines, file, issues)
-    if isinstance(whole, list):
-        return [(f"item {n + 1}, ", item) for n, item in enumerate(whole)]
-    return [("", whole)]
 
 
-def _is_json(line: str) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
+def _leaf_format(leaf: Leaf) -> str | None:
+    if is_otlp_leaf(leaf):
+        return "otel"
+    if is_phoenix_leaf(leaf):
+        return "phoenix"
+    if not leaf.path and is_span_dict(leaf.value):
+        return "openinference"
+    if is_langfuse_leaf(leaf):
+        return "langfuse"
+    return None
 
 
-def _json_lines(lines: list[tuple[int, str]], file: str, issues: list[TraceIssue]) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for n, line in lines:
-        try:
-            out.append((f"line {n}, ", json.loads(line)))
-        except ValueError as exc:
-            issues.append(TraceIssue(file, f"line {n}", f"not JSON (column {exc.colno}: {exc.msg})"))
-    return out
-
-
-def detect_format(docs: list[tuple[str, Any]], file: str) -> str:
-    """The format of the first document that is recognisable; ``TraceFormatError`` when none is."""
-    for _, doc in docs[:20]:
-        if otlp.is_otlp(doc):
-            return "otel"
-        if phoenix.is_rest_page(doc) or phoenix.is_dataframe_record(doc):
-            return "phoenix"
-        if openinference.is_span_dict(doc):
-            return "openinference"
-        if langfuse.is_page(doc) or langfuse.is_trace(doc) or langfuse.is_observation(doc):
-            return "langfuse"
+def detect_format(leaves: Iterator[Leaf], file: str) -> tuple[str, list[Leaf]]:
+    """The format of the first recognisable leaf and the leaves read to find it (to be read again);
+    ``TraceFormatError`` when none of the first ``PEEK`` is."""
+    seen: list[Leaf] = []
+    for leaf in leaves:
+        seen.append(leaf)
+        got = _leaf_format(leaf)
+        if got is not None:
+            return got, seen
+        if len(seen) >= PEEK:
+            break
+    bad = next((leaf for leaf in seen if isinstance(leaf.value, BadValue)), None)
+    detail = f" ({where(bad)}: {bad.value.reason})" if bad is not None else ""
     raise TraceFormatError(
-        f"{file}: not a trace export this reads (OTLP JSON with resourceSpans, OpenInference / Phoenix spans with "
-        f"context.span_id, Langfuse traces or observations); pass --format {{{','.join(FORMATS)}}} to say which"
+        f"{file}: not a trace export this reads{detail} (OTLP JSON with resourceSpans, OpenInference / Phoenix spans "
+        f"with context.span_id, Langfuse traces or observations); pass --format {{{','.join(FORMATS)}}} to say which"
     )

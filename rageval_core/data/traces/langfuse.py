@@ -9,15 +9,24 @@ Observations become OpenInference spans: ``GENERATION`` → ``LLM`` (input messa
 ``llm.input_messages`` / ``llm.output_messages``), ``RETRIEVER`` → ``RETRIEVER`` (its output's documents as
 ``retrieval.documents``: strings, LangChain ``{"page_content", "metadata"}`` or ``{"content"|"text", "id", "score"}``),
 ``SPAN`` → ``CHAIN``; the trace itself is the root span. ``level: ERROR`` is status ``ERROR``.
+
+The trace a person downloads from the Langfuse UI is ``{"trace": {...}, "observations": [...]}``. Langfuse keeps
+inputs and outputs as JSON; some arrive as JSON text (a question as ``"\"What is Langfuse?\""``, the v2
+observations API's ``input`` / ``output``, which it returns only with ``fields=io``): such text is parsed once
+(``attributes.unquote_once``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rageval_core.data.traces.attributes import as_text, iso_ns
-from rageval_core.data.traces.model import TraceIssue, TraceSpan
+from rageval_core.data.traces.attributes import as_text, iso_ns, unquote_once
+from rageval_core.data.traces.limits import BadValue, expected
+from rageval_core.data.traces.model import TraceSpan
+from rageval_core.data.traces.spans import ReadContext, make_span, malformed, where
+from rageval_core.data.traces.stream import Leaf
 
 KINDS = {"GENERATION": "LLM", "SPAN": "CHAIN", "EVENT": "EVENT"}  # the other types share OpenInference's names
 
@@ -36,6 +45,19 @@ def is_page(doc: Any) -> bool:
     )
 
 
+def is_download(doc: Any) -> bool:
+    """The UI's download of one trace: ``{"trace": {...}, "observations": [...]}``."""
+    return isinstance(doc, Mapping) and is_trace(doc.get("trace")) and isinstance(doc.get("observations", []), list)
+
+
+def is_langfuse_leaf(leaf: Leaf) -> bool:
+    if leaf.path == ("trace",) or leaf.path[:1] == ("observations",):
+        return leaf.path == ("trace",) and is_trace(leaf.value) or len(leaf.path) == 2 and is_observation(leaf.value)
+    if leaf.path[:1] == ("data",) and len(leaf.path) == 2:
+        return is_trace(leaf.value) or is_observation(leaf.value)
+    return not leaf.path and (is_page(leaf.value) or is_trace(leaf.value) or is_observation(leaf.value) or is_download(leaf.value))
+
+
 def _document(item: Any) -> dict[str, Any]:
     """One retrieved document as OpenInference ``document.*`` keys."""
     if not isinstance(item, Mapping):
@@ -46,7 +68,7 @@ def _document(item: Any) -> dict[str, Any]:
     doc_id = next((src[k] for src in (item, meta) for k in ("id", "document.id", "doc_id", "source") if src.get(k) is not None), None)
     score = next((src[k] for src in (item, meta) for k in ("score", "document.score", "relevance_score") if src.get(k) is not None), None)
     if doc_id is not None:
-        out["document.id"] = str(doc_id)
+        out["document.id"] = as_text(doc_id)
     if score is not None:
         out["document.score"] = score
     return out
@@ -66,7 +88,7 @@ def _messages(prefix: str, value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for i, m in enumerate(items):
         if isinstance(m, Mapping) and ("content" in m or "role" in m):
-            out[f"{prefix}.{i}.message.role"] = m.get("role")
+            out[f"{prefix}.{i}.message.role"] = m.get("role") if isinstance(m.get("role"), str) else None
             out[f"{prefix}.{i}.message.content"] = as_text(m.get("content"))
         elif m is not None:
             out[f"{prefix}.{i}.message.content"] = as_text(m)
@@ -74,6 +96,7 @@ def _messages(prefix: str, value: Any) -> dict[str, Any]:
 
 
 def _io(kind: str, input_: Any, output: Any) -> dict[str, Any]:
+    input_, output = unquote_once(input_), unquote_once(output)
     attrs: dict[str, Any] = {"input.value": input_, "output.value": output}
     if kind == "LLM":
         attrs.update(_messages("llm.input_messages", input_))
@@ -84,92 +107,142 @@ def _io(kind: str, input_: Any, output: Any) -> dict[str, Any]:
     return {k: v for k, v in attrs.items() if v is not None}
 
 
-def observation_span(obs: Mapping[str, Any], root_id: str | None, where: str) -> TraceSpan:
-    for key in ("id", "traceId"):
-        if not isinstance(obs.get(key), str) or not obs[key]:
-            raise ValueError(f"{key} missing")
-    kind = str(obs.get("type") or "SPAN").upper()
-    kind = KINDS.get(kind, kind)
+def _id(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{field} missing" if value in (None, "") else expected(f"{field} must be a string", value))
+    return value
+
+
+def observation_span(obs: Mapping[str, Any], root_id: str | None, ctx: ReadContext) -> TraceSpan:
+    obs_id, trace_id = _id(obs.get("id"), "id"), _id(obs.get("traceId") or root_id, "traceId")
+    kind = obs.get("type") or "SPAN"
+    if not isinstance(kind, str):
+        raise ValueError(expected("type must be a string", kind))
+    kind = KINDS.get(kind.upper(), kind.upper())
     try:
         start, end = iso_ns(obs.get("startTime")), iso_ns(obs.get("endTime"))
     except ValueError as exc:
         raise ValueError(f"startTime / endTime: {exc}") from None
-    return TraceSpan(
-        trace_id=obs["traceId"], span_id=obs["id"], parent_id=obs.get("parentObservationId") or root_id,
-        name=str(obs.get("name") or ""), kind=kind, start_ns=start, end_ns=end,
-        status="ERROR" if str(obs.get("level") or "").upper() == "ERROR" else "OK",
-        status_message=str(obs.get("statusMessage") or ""), attributes=_io(kind, obs.get("input"), obs.get("output")),
-        where=where,
-    )
+    parent = obs.get("parentObservationId") or root_id or trace_id
+    if not isinstance(parent, str):
+        raise ValueError(expected("parentObservationId must be a string", parent))
+    level = obs.get("level")
+    return make_span(ctx, trace_id, obs_id, parent if parent != obs_id else None, obs.get("name"), kind, start, end,
+                     "ERROR" if isinstance(level, str) and level.upper() == "ERROR" else "OK", obs.get("statusMessage"),
+                     _io(kind, obs.get("input"), obs.get("output")))
 
 
-def trace_span(trace: Mapping[str, Any], where: str) -> TraceSpan:
-    if not isinstance(trace.get("id"), str) or not trace["id"]:
-        raise ValueError("id missing")
+def trace_span(trace: Mapping[str, Any], ctx: ReadContext) -> TraceSpan:
+    trace_id = _id(trace.get("id"), "id")
     try:
         start = iso_ns(trace.get("timestamp"))
     except ValueError as exc:
         raise ValueError(f"timestamp: {exc}") from None
     latency = trace.get("latency")
-    end = start + int(float(latency) * 1e9) if start is not None and isinstance(latency, (int, float)) else None
+    if isinstance(latency, BadValue):
+        raise ValueError(f"latency: {latency.reason}")
+    end = None
+    if start is not None and isinstance(latency, (int, float)) and not isinstance(latency, bool) and math.isfinite(latency) \
+            and 0 <= latency < 1e9:
+        end = start + int(latency * 1e9)
     attrs = _io("CHAIN", trace.get("input"), trace.get("output"))
     for key, name in (("sessionId", "session.id"), ("userId", "user.id"), ("htmlPath", "langfuse.html_path")):
-        if trace.get(key):
+        if isinstance(trace.get(key), str) and trace[key]:
             attrs[name] = trace[key]
-    return TraceSpan(trace["id"], trace["id"], None, str(trace.get("name") or ""), "CHAIN", start, end, "OK", "", attrs, where)
+    return make_span(ctx, trace_id, trace_id, None, trace.get("name"), "CHAIN", start, end, "OK", "", attrs)
 
 
-def _label(doc: Mapping[str, Any], where: str, what: str) -> str:
-    name = f" ({doc['name']})" if doc.get("name") else ""
-    return (f"{where}, " if where else "") + (f"{what} {doc['id']}{name}" if doc.get("id") else what)
+def _label(doc: Any, place: str, what: str) -> str:
+    if not isinstance(doc, Mapping):
+        return f"{place}, {what}" if place else what
+    name = f" ({doc['name']})" if isinstance(doc.get("name"), str) and doc["name"] else ""
+    text = f"{what} {doc['id']}{name}" if isinstance(doc.get("id"), str) and doc["id"] else what
+    return f"{place}, {text}" if place else text
 
 
-def read_langfuse(docs: Iterable[tuple[str, Any]], file: str, issues: list[TraceIssue]) -> list[TraceSpan]:
-    """Spans of traces and observations, each ``(where, document)``; a bad one is a ``TraceIssue`` naming it."""
-    flat: list[tuple[str, Any]] = []
-    for where, doc in docs:
+class LangfuseReader:
+    """Spans of Langfuse traces, observations, list pages and UI downloads; a bad one is a problem naming it.
+    Remembers the observations seen, to say which traces list theirs by id only and leave them out."""
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.seen: set[str] = set()
+        self.by_id_only: list[tuple[str, str, list[str]]] = []  # (label, trace id, observation ids)
+
+    def read(self, leaf: Leaf) -> Iterator[TraceSpan]:
+        path, value = leaf.path, leaf.value
+        place = where(leaf)
+        if path in (("data",), ("observations",)):
+            if not isinstance(value, list):
+                self.ctx.problem(place, expected("must be a list", value))
+            return
+        if path == ("trace",):
+            yield from self._trace(value, leaf.prefix.rstrip(", ") or "top level")
+        elif len(path) == 2 and path[0] == "observations":
+            yield from self._observation(value, None, _label(value, place, "observation"))
+        elif len(path) == 2 and path[0] == "data" or not path:
+            yield from self._document(value, place)
+        elif path[0] not in ("data", "observations", "trace"):
+            self.ctx.foreign(leaf, "not a Langfuse trace or observation (no id and timestamp, or traceId, type and startTime)")
+
+    def _document(self, doc: Any, place: str) -> Iterator[TraceSpan]:
         if is_page(doc):
-            flat.extend((f"{where}data[{n}]", d) for n, d in enumerate(doc["data"]))
-        else:
-            flat.append((where.rstrip(", "), doc))
-    spans: list[TraceSpan] = []
-    for where, doc in flat:
-        if is_observation(doc):
-            items = [(None, doc, _label(doc, where, "observation"))]
+            for n, item in enumerate(doc["data"]):
+                yield from self._document(item, f"{place}, data[{n}]" if place != "top level" else f"data[{n}]")
+        elif is_download(doc):
+            yield from self._trace(doc["trace"], place)
+            for obs in doc.get("observations") or []:
+                yield from self._observation(obs, None, _label(obs, place if place != "top level" else "", "observation"))
+        elif is_observation(doc):
+            yield from self._observation(doc, None, _label(doc, place if place != "top level" else "", "observation"))
         elif is_trace(doc):
-            label = _label(doc, where, "trace")
-            try:
-                spans.append(trace_span(doc, label))
-            except ValueError as exc:
-                issues.append(TraceIssue(file, label, str(exc)))
-                continue
-            items = [(doc["id"], o, f"{label}, observation {o.get('id') if isinstance(o, Mapping) else n}")
-                     for n, o in enumerate(doc.get("observations") or []) if not isinstance(o, str)]
+            yield from self._trace(doc, place)
         else:
-            issues.append(TraceIssue(file, where or "top level", "not a Langfuse trace or observation (no id and timestamp, or traceId, type and startTime)"))
-            continue
-        for root, obs, label in items:
-            try:
-                if not isinstance(obs, Mapping):
-                    raise ValueError("an observation must be an object")
-                spans.append(observation_span({"traceId": root, **obs} if root else obs, root, label))
-            except ValueError as exc:
-                issues.append(TraceIssue(file, label, str(exc)))
-                trace_id = root or (obs.get("traceId") if isinstance(obs, Mapping) else None)
-                if trace_id:
-                    spans.append(TraceSpan(str(trace_id), label, None, "", "MALFORMED", None, None, where=label))
-    _missing_observations(flat, spans, file, issues)
-    return spans
+            self.ctx.problem(place, doc.reason if isinstance(doc, BadValue) else
+                             "not a Langfuse trace or observation (no id and timestamp, or traceId, type and startTime)")
 
+    def _trace(self, doc: Any, place: str) -> Iterator[TraceSpan]:
+        label = _label(doc, place if place != "top level" else "", "trace")
+        if not isinstance(doc, Mapping):
+            self.ctx.problem(label, expected("a trace must be an object", doc))
+            return
+        try:
+            yield trace_span(doc, self.ctx)
+        except ValueError as exc:
+            self.ctx.problem(label, str(exc))
+            return
+        observations = doc.get("observations") or []
+        if not isinstance(observations, list):
+            self.ctx.problem(label, expected("observations must be a list", observations))
+            yield malformed(doc["id"], label)  # type: ignore[misc]  # the id was read above
+            return
+        listed = [o for o in observations if isinstance(o, str)]
+        if listed:
+            self.by_id_only.append((label, doc["id"], listed))
+        for n, obs in enumerate(observations):
+            if not isinstance(obs, str):
+                yield from self._observation(obs, doc["id"], f"{label}, observation {obs.get('id') if isinstance(obs, Mapping) else n}")
 
-def _missing_observations(flat: list[tuple[str, Any]], spans: list[TraceSpan], file: str, issues: list[TraceIssue]) -> None:
-    """A trace from the list endpoint names its observations by id only: say so when they are not in the file."""
-    seen = {s.span_id for s in spans}
-    for where, doc in flat:
-        if not is_trace(doc):
-            continue
-        missing = [o for o in doc.get("observations") or [] if isinstance(o, str) and o not in seen]
-        if missing:
-            issues.append(TraceIssue(file, _label(doc, where, "trace"),
-                                     f"{len(missing)} observation(s) listed by id only and not in the file; export "
-                                     f"GET /api/public/traces/{doc['id']} or the observations (GET /api/public/observations)"))
+    def _observation(self, obs: Any, root: str | None, label: str) -> Iterator[TraceSpan]:
+        try:
+            if not isinstance(obs, Mapping):
+                raise ValueError(expected("an observation must be an object", obs))
+            span = observation_span(obs, root, self.ctx)
+        except ValueError as exc:
+            self.ctx.problem(label, str(exc))
+            trace_id = root or (obs.get("traceId") if isinstance(obs, Mapping) else None)
+            placeholder = malformed(trace_id, label)
+            if placeholder is not None:
+                yield placeholder
+            return
+        self.seen.add(span.span_id)
+        yield span
+
+    def finish(self) -> Iterator[TraceSpan]:
+        """Say which traces from the list endpoint name observations by id only that are not in the file."""
+        for label, trace_id, listed in self.by_id_only:
+            missing = [o for o in listed if o not in self.seen]
+            if missing:
+                self.ctx.problem(label, f"{len(missing)} observation(s) listed by id only and not in the file; export "
+                                        f"GET /api/public/traces/{trace_id} or the observations (GET /api/public/observations)")
+        return iter(())

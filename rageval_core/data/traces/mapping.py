@@ -26,6 +26,7 @@ from typing import Any
 from rageval_core.data.traces.model import TraceFormatError
 
 FIELDS = ("question", "answer", "contexts", "ground_truth")
+MAX_MAP_BYTES = 1024 * 1024
 DEFAULTS: dict[str, tuple[str, ...]] = {
     "question": ("root:input.value", "RETRIEVER:input.value", "LLM:llm.input_messages"),
     "answer": ("root:output.value", "LLM:llm.output_messages", "LLM:output.value"),
@@ -93,11 +94,21 @@ def load_map(path: str | Path) -> TraceMap:
     """A map file (JSON object) as a ``TraceMap``; ``TraceFormatError`` naming the file and key when it is wrong."""
     p = Path(path)
     try:
+        if p.stat().st_size > MAX_MAP_BYTES:
+            raise TraceFormatError(f"{p}: {p.stat().st_size:,} bytes is too large for a map file (a few lines of JSON)")
         spec = json.loads(p.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise TraceFormatError(f"{p}: cannot read the map file ({exc.strerror or exc})") from None
-    except ValueError as exc:
+    except RecursionError:
+        raise TraceFormatError(f"{p}: the map file is nested too deep to be a map") from None
+    except ValueError as exc:  # not JSON, not UTF-8
         raise TraceFormatError(f"{p}: the map file is not JSON ({exc})") from None
     if not isinstance(spec, dict):
         raise TraceFormatError(f"{p}: the map file must hold a JSON object")
     return build_map(spec, str(p))
+
+
+def read_keys(trace_map: TraceMap) -> set[str]:
+    """Every attribute key the map reads (the readers keep only these, and the items under them)."""
+    sources = [s for group in (*trace_map.fields.values(), *trace_map.metadata.values()) for s in group]
+    return {s.key for s in sources}

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+MAX_LISTED = 1000  # problems and skipped traces kept by name; past this they are only counted
+
 TraceFormat = Literal["otel", "openinference", "langfuse", "phoenix"]
 FORMATS: tuple[str, ...] = ("otel", "openinference", "langfuse", "phoenix")
 
@@ -38,14 +40,39 @@ class TraceIssue:
     where: str
     message: str
 
+    def __post_init__(self) -> None:  # an id or name from the file may hold a lone surrogate: shown escaped
+        for name in ("where", "message"):
+            object.__setattr__(self, name, printable(getattr(self, name)))
+
     def __str__(self) -> str:
         return f"{self.file}, {self.where}: {self.message}"
 
 
+def printable(text: str) -> str:
+    """``text`` with lone surrogates written as ``\\ud800``, so it can be printed and stored as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 @dataclass
+class Issues:
+    """The problems found while reading, the first ``MAX_LISTED`` kept by name and all of them counted (a file
+    of a million bad spans must not hold a million messages)."""
+
+    file: str
+    items: list[TraceIssue] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, where: str, message: str) -> None:
+        self.count += 1
+        if len(self.items) < MAX_LISTED:
+            self.items.append(TraceIssue(self.file, where, message))
+
+
+@dataclass(slots=True)
 class TraceSpan:
     """One span, normalised: OpenInference attribute names, flat dotted keys (``retrieval.documents.0.document.content``),
-    times in nanoseconds since the epoch, kind upper-case (``RETRIEVER``, ``LLM``, ``CHAIN``, ...)."""
+    times in nanoseconds since the epoch, kind upper-case (``RETRIEVER``, ``LLM``, ``CHAIN``, ...). Compact (slots,
+    only the attributes the trace map reads), since a file may hold a million of them."""
 
     trace_id: str
     span_id: str
@@ -76,20 +103,25 @@ class TraceImport:
     file: str
     format: str
     rows: list[dict[str, Any]]
-    skipped: list[SkippedTrace]
-    issues: list[TraceIssue]
+    skipped: list[SkippedTrace]  # the first MAX_LISTED; skip_counts() counts them all
+    issues: list[TraceIssue]  # the first MAX_LISTED; n_issues counts them all
     n_spans: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    n_issues: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.counts:
+            for s in self.skipped:
+                self.counts[s.reason] = self.counts.get(s.reason, 0) + 1
+        self.n_issues = max(self.n_issues, len(self.issues))
 
     @property
     def n_traces(self) -> int:
-        return len(self.rows) + len(self.skipped)
+        return len(self.rows) + sum(self.counts.values())
 
     def skip_counts(self) -> dict[str, int]:
         """``{reason: traces}`` in the order of ``SKIP_REASONS``."""
-        counts: dict[str, int] = {}
-        for s in self.skipped:
-            counts[s.reason] = counts.get(s.reason, 0) + 1
-        return {r: counts[r] for r in [*SKIP_REASONS, *counts] if r in counts}
+        return {r: self.counts[r] for r in [*SKIP_REASONS, *self.counts] if r in self.counts}
 
     def summary(self) -> str:
         """One line: rows, traces, spans and the skips by reason."""

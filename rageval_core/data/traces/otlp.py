@@ -1,99 +1,163 @@
 """OTLP/JSON trace exports (format ``otel``): one ``ExportTraceServiceRequest`` (``{"resourceSpans": [...]}``)
 per file or per line (the collector's file exporter, JSON Lines), spans carrying OpenInference attributes.
 
-Field names follow the OTLP/JSON encoding: lowerCamelCase, ``traceId`` / ``spanId`` as hex strings,
-``startTimeUnixNano`` as a decimal string, attributes as ``[{"key", "value": {"stringValue": ...}}]``,
-``status.code`` 0 unset / 1 ok / 2 error (or the enum names). The span kind read is
-``openinference.span.kind`` (the OTLP ``kind`` only says server / client / internal). The older
-``instrumentationLibrarySpans`` name of ``scopeSpans`` is read too.
+Field names follow the OTLP/JSON encoding: lowerCamelCase, ``traceId`` / ``spanId`` as hex strings (or the base64
+of protobuf's own JSON mapping, ``MessageToJson``, turned into hex), ``startTimeUnixNano`` as a decimal string,
+attributes as ``[{"key", "value": {"stringValue": ...}}]``, ``status.code`` 0 unset / 1 ok / 2 error (or the enum
+names). The span kind read is ``openinference.span.kind`` (else OpenLLMetry's, see ``traceloop``; the OTLP
+``kind`` only says server / client / internal). The older ``instrumentationLibrarySpans`` name of ``scopeSpans``
+is read too. The file arrives as leaves (``stream``): a request walked down to its spans, or decoded whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from rageval_core.data.traces.attributes import any_value, iso_ns
-from rageval_core.data.traces.model import TraceIssue, TraceSpan
+from rageval_core.data.traces.attributes import any_value, iso_ns, span_id
+from rageval_core.data.traces.limits import BadValue, expected
+from rageval_core.data.traces.model import TraceSpan
+from rageval_core.data.traces.spans import ReadContext, make_span, malformed, path_text
+from rageval_core.data.traces.stream import Leaf
 
-_STATUS = {0: "UNSET", 1: "OK", 2: "ERROR", "STATUS_CODE_UNSET": "UNSET", "STATUS_CODE_OK": "OK", "STATUS_CODE_ERROR": "ERROR"}
+_STATUS = {0: "UNSET", 1: "OK", 2: "ERROR", "STATUS_CODE_UNSET": "UNSET", "STATUS_CODE_OK": "OK", "STATUS_CODE_ERROR": "ERROR",
+           "UNSET": "UNSET", "OK": "OK", "ERROR": "ERROR"}
+SCOPES = ("scopeSpans", "instrumentationLibrarySpans")
+KIND_KEYS = frozenset(("openinference.span.kind",))
 
 
 def is_otlp(doc: Any) -> bool:
     return isinstance(doc, Mapping) and "resourceSpans" in doc
 
 
-def _attributes(items: Any, where: str) -> dict[str, Any]:
+def is_otlp_leaf(leaf: Leaf) -> bool:
+    return (bool(leaf.path) and leaf.path[0] == "resourceSpans") or (not leaf.path and is_otlp(leaf.value))
+
+
+def attributes(items: Any, keep: Callable[[str], bool] = lambda key: True) -> dict[str, Any]:
+    """``[{"key", "value": AnyValue}]`` as a dict of the attributes ``keep`` names (and the span kind; the others
+    are not decoded, so a bad value nobody reads costs nothing); ``ValueError`` naming the attribute at fault."""
     if items is None:
         return {}
     if not isinstance(items, list):
-        raise ValueError("attributes must be a list of {key, value}")
+        raise ValueError(expected("attributes must be a list of {key, value}", items))
     out: dict[str, Any] = {}
     for n, kv in enumerate(items):
         if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
             raise ValueError(f"attributes[{n}] has no string key")
+        if not (kv["key"] in KIND_KEYS or keep(kv["key"])):
+            continue
         try:
-            out[kv["key"]] = any_value(kv.get("value", {}))
-        except (ValueError, TypeError) as exc:
+            out[kv["key"]] = any_value(kv.get("value") or {})
+        except ValueError as exc:
             raise ValueError(f"attribute {kv['key']!r}: {exc}") from None
     return out
 
 
-def _span(raw: Any, where: str) -> TraceSpan:
+def status_of(status: Any) -> tuple[str, str]:
+    """``(status, message)`` of an OTLP ``status`` object (``code`` a number or an enum name)."""
+    if status is None:
+        return "UNSET", ""
+    if not isinstance(status, Mapping):
+        raise ValueError(expected("status must be an object with a code", status))
+    code = status.get("code", 0)
+    if not isinstance(code, (int, str)) or isinstance(code, bool) or code not in _STATUS:
+        raise ValueError(expected("status.code must be 0, 1, 2 or a STATUS_CODE_* name", code))
+    message = status.get("message")
+    return _STATUS[code], message if isinstance(message, str) else ""
+
+
+def read_span(raw: Any, ctx: ReadContext) -> TraceSpan:
+    """One OTLP span as a ``TraceSpan``; ``ValueError`` naming the field at fault."""
     if not isinstance(raw, Mapping):
-        raise ValueError("a span must be an object")
-    trace_id, span_id = raw.get("traceId"), raw.get("spanId")
-    if not trace_id or not isinstance(trace_id, str):
-        raise ValueError("no traceId")
-    if not span_id or not isinstance(span_id, str):
-        raise ValueError("no spanId")
-    attrs = _attributes(raw.get("attributes"), where)
-    status = raw.get("status") or {}
-    code = status.get("code", 0) if isinstance(status, Mapping) else 0
+        raise ValueError(expected("a span must be an object", raw))
+    trace, span = span_id(raw.get("traceId"), "traceId", 16), span_id(raw.get("spanId"), "spanId", 8)
+    parent = raw.get("parentSpanId")
+    parent = span_id(parent, "parentSpanId", 8) if parent not in (None, "") else None
+    attrs = attributes(raw.get("attributes"), ctx.keep)
+    status, message = status_of(raw.get("status"))
     try:
         start, end = iso_ns(raw.get("startTimeUnixNano")), iso_ns(raw.get("endTimeUnixNano"))
     except ValueError as exc:
         raise ValueError(f"start/endTimeUnixNano: {exc}") from None
-    return TraceSpan(
-        trace_id=trace_id.lower(),
-        span_id=span_id.lower(),
-        parent_id=(raw.get("parentSpanId") or None) and str(raw["parentSpanId"]).lower(),
-        name=str(raw.get("name") or ""),
-        kind=str(attrs.get("openinference.span.kind") or "UNKNOWN").upper(),
-        start_ns=start,
-        end_ns=end,
-        status=_STATUS.get(code, "UNSET"),
-        status_message=str(status.get("message") or "") if isinstance(status, Mapping) else "",
-        attributes=attrs,
-        where=where,
-    )
+    kind = attrs.get("openinference.span.kind") or "UNKNOWN"
+    return make_span(ctx, trace, span, parent, raw.get("name"), kind, start, end, status, message, attrs)
 
 
-def request_spans(doc: Mapping[str, Any], file: str, where: str, issues: list[TraceIssue]) -> Iterable[TraceSpan]:
-    """The spans of one ``ExportTraceServiceRequest``; a span that cannot be read becomes a ``TraceIssue``
-    (naming its id and name) and a ``TraceSpan`` of kind ``MALFORMED`` so its trace is skipped, not guessed."""
-    for r, resource in enumerate(doc.get("resourceSpans") or []):
-        scopes = (resource or {}).get("scopeSpans") or (resource or {}).get("instrumentationLibrarySpans") or []
-        for s, scope in enumerate(scopes):
-            for k, raw in enumerate((scope or {}).get("spans") or []):
-                label = f"{where}resourceSpans[{r}].scopeSpans[{s}].spans[{k}]"
-                if isinstance(raw, Mapping) and raw.get("spanId"):
-                    label = f"{where}span {raw.get('spanId')}" + (f" ({raw['name']})" if raw.get("name") else "")
+class OtlpReader:
+    """Spans of OTLP leaves: a span, a request or part of one (whatever the stream did not walk into)."""
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+
+    def read(self, leaf: Leaf) -> Iterator[TraceSpan]:
+        path, value = leaf.path, leaf.value
+        if not path:
+            if not is_otlp(value):
+                self.ctx.problem(leaf.prefix.rstrip(", ") or "top level",
+                                 "not an OTLP trace export (no resourceSpans)" if not isinstance(value, BadValue) else value.reason)
+                return
+            yield from self._list(leaf, ("resourceSpans",), value["resourceSpans"], self._resource)
+            return
+        last = path[-1]
+        parent = path[-2] if len(path) > 1 else None
+        if isinstance(last, int) and parent == "spans":
+            yield from self._span(leaf, path, value)
+        elif isinstance(last, int) and parent in SCOPES:
+            yield from self._scope(leaf, path, value)
+        elif isinstance(last, int) and parent == "resourceSpans":
+            yield from self._resource(leaf, path, value)
+        elif last == "resourceSpans" and len(path) == 1:
+            yield from self._list(leaf, path, value, self._resource)
+        elif last in SCOPES and len(path) == 3:
+            yield from self._list(leaf, path, value, self._scope)
+        elif last == "spans" and len(path) == 5:
+            yield from self._list(leaf, path, value, self._span)
+        elif path[0] != "resourceSpans":
+            self.ctx.foreign(leaf, "not an OTLP trace export (no resourceSpans)")
+
+    def finish(self) -> Iterator[TraceSpan]:
+        return iter(())
+
+    def _list(self, leaf: Leaf, path: tuple, value: Any, each: Any) -> Iterator[TraceSpan]:
+        if value is None:
+            return
+        if not isinstance(value, list):
+            self.ctx.problem(self._where(leaf, path), expected("must be a list", value))
+            return
+        for n, item in enumerate(value):
+            yield from each(leaf, (*path, n), item)
+
+    def _resource(self, leaf: Leaf, path: tuple, value: Any) -> Iterator[TraceSpan]:
+        if not isinstance(value, Mapping):
+            self.ctx.problem(self._where(leaf, path), expected("a resource span must be an object with scopeSpans", value))
+            return
+        for key in SCOPES:
+            if key in value:
+                yield from self._list(leaf, (*path, key), value[key], self._scope)
+
+    def _scope(self, leaf: Leaf, path: tuple, value: Any) -> Iterator[TraceSpan]:
+        if not isinstance(value, Mapping):
+            self.ctx.problem(self._where(leaf, path), expected("a scope span must be an object with spans", value))
+            return
+        yield from self._list(leaf, (*path, "spans"), value.get("spans"), self._span)
+
+    def _span(self, leaf: Leaf, path: tuple, raw: Any) -> Iterator[TraceSpan]:
+        try:
+            yield read_span(raw, self.ctx)
+        except ValueError as exc:
+            label = self._where(leaf, path)
+            if isinstance(raw, Mapping) and isinstance(raw.get("spanId"), str) and raw["spanId"]:
+                label = f"{leaf.prefix}span {raw['spanId']}" + (f" ({raw['name']})" if isinstance(raw.get("name"), str) and raw["name"] else "")
+            self.ctx.problem(label, str(exc))
+            placeholder = malformed(raw.get("traceId") if isinstance(raw, Mapping) else None, label)
+            if placeholder is not None:
                 try:
-                    yield _span(raw, label)
-                except ValueError as exc:
-                    issues.append(TraceIssue(file, label, str(exc)))
-                    trace_id = raw.get("traceId") if isinstance(raw, Mapping) else None
-                    if isinstance(trace_id, str) and trace_id:
-                        yield TraceSpan(trace_id.lower(), str(raw.get("spanId") or k), None, "", "MALFORMED", None, None, where=label)
+                    placeholder.trace_id = span_id(placeholder.trace_id, "traceId", 16)
+                except ValueError:
+                    return
+                yield placeholder
 
-
-def read_otlp(docs: Iterable[tuple[str, Any]], file: str, issues: list[TraceIssue]) -> list[TraceSpan]:
-    """Spans of ``(where, document)`` pairs (one document per line for JSON Lines, ``where`` = ``line N, ``)."""
-    spans: list[TraceSpan] = []
-    for where, doc in docs:
-        if not is_otlp(doc):
-            issues.append(TraceIssue(file, where.rstrip(", ") or "top level", "not an OTLP trace export (no resourceSpans)"))
-            continue
-        spans.extend(request_spans(doc, file, where, issues))
-    return spans
+    @staticmethod
+    def _where(leaf: Leaf, path: tuple) -> str:
+        return (leaf.prefix + path_text(path)).rstrip(", ") or "top level"

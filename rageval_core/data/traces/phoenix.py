@@ -8,11 +8,14 @@ in epoch milliseconds, pandas' default, or ISO 8601 with ``date_format="iso"``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rageval_core.data.traces.openinference import is_span_dict, read_span_dicts
-from rageval_core.data.traces.model import TraceIssue, TraceSpan
+from rageval_core.data.traces.limits import BadValue, expected
+from rageval_core.data.traces.model import TraceSpan
+from rageval_core.data.traces.openinference import is_span_dict, leaf_label, read_span_dict
+from rageval_core.data.traces.spans import ReadContext, where
+from rageval_core.data.traces.stream import Leaf
 
 
 def is_rest_page(doc: Any) -> bool:
@@ -23,33 +26,59 @@ def is_dataframe_record(doc: Any) -> bool:
     return isinstance(doc, Mapping) and "context.span_id" in doc
 
 
+def is_phoenix_leaf(leaf: Leaf) -> bool:
+    if leaf.path[:1] == ("data",) and len(leaf.path) == 2:
+        return is_span_dict(leaf.value) or is_dataframe_record(leaf.value)
+    return not leaf.path and (is_rest_page(leaf.value) or is_dataframe_record(leaf.value))
+
+
 def record_to_span(record: Mapping[str, Any]) -> dict[str, Any]:
     """A dataframe record (dotted column names) as a span object (``context`` and ``attributes`` rebuilt)."""
     out: dict[str, Any] = {"context": {}, "attributes": {}}
     for key, value in record.items():
+        if not isinstance(key, str):
+            continue
         if key.startswith("context."):
             out["context"][key[len("context."):]] = value
         elif key.startswith("attributes."):
             if value is not None:
                 out["attributes"][key[len("attributes."):]] = value
         elif key in ("start_time", "end_time") and isinstance(value, (int, float)) and not isinstance(value, bool):
-            out[key] = int(value * 1_000_000)  # to_json writes datetimes as epoch milliseconds
+            out[key] = int(value * 1_000_000) if abs(value) < 1e15 else value  # to_json writes epoch milliseconds
         else:
             out[key] = value
     return out
 
 
-def read_phoenix(docs: Iterable[tuple[str, Any]], file: str, issues: list[TraceIssue]) -> list[TraceSpan]:
-    """Spans of REST pages or dataframe records, each ``(where, document)``."""
-    pairs: list[tuple[str, Any]] = []
-    for where, doc in docs:
-        if is_rest_page(doc):
-            pairs.extend((f"{where}data[{n}]", span) for n, span in enumerate(doc["data"]))
-        elif is_dataframe_record(doc):
-            pairs.append((where.rstrip(", "), record_to_span(doc)))
-        elif is_span_dict(doc):
-            pairs.append((where.rstrip(", "), doc))
-        else:
-            issues.append(TraceIssue(file, where.rstrip(", ") or "top level",
-                                     "not a Phoenix span export (no data list of spans, no context.span_id column)"))
-    return read_span_dicts(pairs, file, issues)
+class PhoenixReader:
+    """Spans of REST pages (walked item by item or whole), dataframe records and span objects."""
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+
+    def read(self, leaf: Leaf) -> Iterator[TraceSpan]:
+        path, value = leaf.path, leaf.value
+        if path == ("data",):
+            if not isinstance(value, list):
+                self.ctx.problem(where(leaf), expected("must be a list of spans", value))
+            return
+        if len(path) == 2 and path[0] == "data":
+            yield from self._item(leaf, value)
+        elif path and path[0] != "data":
+            self.ctx.foreign(leaf, "not a Phoenix span export (no data list of spans, no context.span_id column)")
+        elif not path and is_rest_page(value):
+            for n, span in enumerate(value["data"]):
+                yield from self._item(Leaf(leaf.prefix, ("data", n), span), span)
+        elif not path:
+            if is_dataframe_record(value) or is_span_dict(value):
+                yield from self._item(leaf, value)
+            else:
+                self.ctx.problem(where(leaf), value.reason if isinstance(value, BadValue) else
+                                 "not a Phoenix span export (no data list of spans, no context.span_id column)")
+
+    def _item(self, leaf: Leaf, value: Any) -> Iterator[TraceSpan]:
+        doc = record_to_span(value) if is_dataframe_record(value) else value
+        yield from read_span_dict(doc, leaf_label(leaf, doc), self.ctx)
+
+    def finish(self) -> Iterator[TraceSpan]:
+        return iter(())

@@ -5,33 +5,61 @@ so Inspect names the trace it came from). A trace that is not a complete RAG ans
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rageval_core.data.traces.attributes import as_text, indexed, parse_json
+from rageval_core.data.traces.limits import MAX_DEPTH, LimitError
 from rageval_core.data.traces.mapping import Source, TraceMap, build_map
 from rageval_core.data.traces.model import (
     ERROR_STATUS,
     MALFORMED,
+    MAX_LISTED,
     NO_ANSWER,
     NO_QUESTION,
     NO_RETRIEVAL,
+    Issues,
     SkippedTrace,
     TraceSpan,
 )
+
+Groups = dict[str, "TraceSpan | list[TraceSpan]"]  # trace id -> its span (one) or spans, traces in the order first seen
+
+
+class SpanLimitError(ValueError):
+    """A value of ``span`` (its ``key``) past a limit, found while the row was rebuilt (JSON inside a string)."""
+
+    def __init__(self, span: TraceSpan, key: str, exc: LimitError) -> None:
+        super().__init__(f"attribute {key!r}: {exc}")
+        self.span = span
 
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "prompt", "text", "content")
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
 
 
-def group_traces(spans: Iterable[TraceSpan]) -> dict[str, list[TraceSpan]]:
-    """Spans by trace id, traces in the order first seen, spans by start time (unknown times last, stable)."""
-    out: dict[str, list[TraceSpan]] = {}
+def group_traces(spans: Iterable[TraceSpan]) -> tuple[Groups, int]:
+    """Spans by trace id (a one-span trace holds its span, not a list: a million of them cost no list each) and
+    how many spans were read (placeholders for unreadable ones not counted)."""
+    out: Groups = {}
+    n = 0
     for span in spans:
-        out.setdefault(span.trace_id, []).append(span)
-    for items in out.values():
-        items.sort(key=lambda s: (s.start_ns is None, s.start_ns or 0))
-    return out
+        if span.kind != "MALFORMED":
+            n += 1
+        got = out.get(span.trace_id)
+        if got is None:
+            out[span.trace_id] = span
+        elif type(got) is list:
+            got.append(span)
+        else:
+            out[span.trace_id] = [got, span]
+    return out, n
+
+
+def _by_start(spans: list[TraceSpan]) -> list[TraceSpan]:
+    """Spans by start time (unknown times last, stable)."""
+    spans.sort(key=lambda s: (s.start_ns is None, s.start_ns or 0))
+    return spans
 
 
 def root_of(spans: Sequence[TraceSpan]) -> TraceSpan | None:
@@ -55,9 +83,12 @@ def _walk(value: Any, path: Sequence[str]) -> Any:
     return value
 
 
-def text_of(value: Any, keys: Sequence[str], role: str) -> str | None:
+def text_of(value: Any, keys: Sequence[str], role: str, depth: int = 0) -> str | None:
     """The text a value holds: itself, a known key of a JSON object (``{"query": ...}``), or the last message of
     ``role`` in a list of chat messages; ``None`` when it holds no text."""
+    if depth > MAX_DEPTH:
+        return None
+    depth += 1
     value = parse_json(value)
     if isinstance(value, str):
         return value.strip() or None
@@ -67,16 +98,16 @@ def text_of(value: Any, keys: Sequence[str], role: str) -> str | None:
         messages = [m for m in value if isinstance(m, Mapping)]
         picked = [m for m in messages if str(m.get("message.role", m.get("role", role))) == role]
         for m in reversed(picked or messages):
-            got = text_of(m.get("message.content", m.get("content")), keys, role)
+            got = text_of(m.get("message.content", m.get("content")), keys, role, depth)
             if got:
                 return got
         return None
     if isinstance(value, Mapping):
         if isinstance(value.get("messages"), list):
-            return text_of(value["messages"], keys, role)
+            return text_of(value["messages"], keys, role, depth)
         for k in keys:
             if k in value:
-                got = text_of(value[k], keys, role)
+                got = text_of(value[k], keys, role, depth)
                 if got:
                     return got
     return None
@@ -95,7 +126,10 @@ def pick_text(spans: Sequence[TraceSpan], root_id: str | None, sources: Sequence
     for source in sources:
         matching = [s for s in spans if source.matches(s, root_id)]
         for span in reversed(matching) if last else matching:
-            got = text_of(_value(span, source), keys, role)
+            try:
+                got = text_of(_value(span, source), keys, role)
+            except LimitError as exc:
+                raise SpanLimitError(span, source.key, exc) from None
             if got:
                 return got
     return None
@@ -107,18 +141,25 @@ def pick_documents(spans: Sequence[TraceSpan], root_id: str | None, sources: Seq
     for source in sources:
         docs: list[dict[str, Any]] = []
         for span in (s for s in spans if source.matches(s, root_id)):
-            value = _value(span, source)
-            for item in value if isinstance(value, list) else []:
-                item = parse_json(item)
-                if not isinstance(item, Mapping):
-                    item = {"document.content": item}
-                content = as_text(item.get("document.content", item.get("content")))
-                if content and content.strip():
-                    docs.append({"content": content, "id": item.get("document.id", item.get("id")),
-                                 "score": item.get("document.score", item.get("score"))})
+            try:
+                docs.extend(_documents(_value(span, source)))
+            except LimitError as exc:
+                raise SpanLimitError(span, source.key, exc) from None
         if docs:
             return docs
     return []
+
+
+def _documents(value: Any) -> Iterable[dict[str, Any]]:
+    for item in value if isinstance(value, list) else []:
+        item = parse_json(item)
+        if not isinstance(item, Mapping):
+            item = {"document.content": item}
+        content = as_text(item.get("document.content", item.get("content")))
+        if content and content.strip():
+            doc_id = item.get("document.id", item.get("id"))
+            yield {"content": content, "id": None if doc_id is None else as_text(doc_id),
+                   "score": item.get("document.score", item.get("score"))}
 
 
 def latency_ms(spans: Sequence[TraceSpan], root: TraceSpan | None) -> float | None:
@@ -131,16 +172,33 @@ def latency_ms(spans: Sequence[TraceSpan], root: TraceSpan | None) -> float | No
 
 
 def _number(value: Any) -> float | None:
-    try:
-        return float(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
+    """A score as a finite float, else ``None`` (a score the file gives as "NaN" is no score)."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
 
 
-def rebuild_trace(trace_id: str, spans: Sequence[TraceSpan], fmt: str, trace_map: TraceMap) -> dict[str, Any] | str:
-    """One trace's row, or the reason it is skipped."""
+def rebuild_trace(trace_id: str, spans: Sequence[TraceSpan], fmt: str, trace_map: TraceMap,
+                  issues: Issues | None = None) -> dict[str, Any] | str:
+    """One trace's row, or the reason it is skipped (a value past a limit is a problem naming its span)."""
     if any(s.kind == "MALFORMED" for s in spans):
         return MALFORMED
+    if not any(s.attributes for s in spans):  # nothing the map reads: the common case of a big file of other spans
+        return ERROR_STATUS if any(s.status == "ERROR" for s in spans) else NO_QUESTION
+    try:
+        return _rebuild(trace_id, spans, fmt, trace_map)
+    except SpanLimitError as exc:
+        if issues is not None:
+            name = f" ({exc.span.name})" if exc.span.name else ""
+            issues.add(f"trace {trace_id}, span {exc.span.span_id}{name}", str(exc))
+        return MALFORMED
+
+
+def _rebuild(trace_id: str, spans: Sequence[TraceSpan], fmt: str, trace_map: TraceMap) -> dict[str, Any] | str:
     root = root_of(spans)
     root_id = root.span_id if root else None
     f = trace_map.fields
@@ -171,15 +229,22 @@ def rebuild_trace(trace_id: str, spans: Sequence[TraceSpan], fmt: str, trace_map
     return row
 
 
-def rebuild_rows(spans: Iterable[TraceSpan], fmt: str, trace_map: TraceMap | None = None) -> tuple[list[dict[str, Any]], list[SkippedTrace]]:
-    """Every trace's row (in the order traces first appear) and the skipped traces with their reasons."""
+def rebuild_rows(groups: Groups, fmt: str, trace_map: TraceMap | None = None, issues: Issues | None = None,
+                 ) -> tuple[list[dict[str, Any]], list[SkippedTrace], dict[str, int]]:
+    """Every trace's row (in the order traces first appear), the first ``MAX_LISTED`` skipped traces and the
+    count of skips by reason. Empties ``groups`` as it goes, so spans are freed as rows are made."""
     trace_map = trace_map or build_map()
     rows: list[dict[str, Any]] = []
     skipped: list[SkippedTrace] = []
-    for trace_id, items in group_traces(spans).items():
-        got = rebuild_trace(trace_id, items, fmt, trace_map)
+    counts: dict[str, int] = {}
+    for trace_id in list(groups):
+        got_spans = groups.pop(trace_id)
+        items = _by_start(got_spans) if type(got_spans) is list else [got_spans]
+        got = rebuild_trace(trace_id, items, fmt, trace_map, issues)
         if isinstance(got, str):
-            skipped.append(SkippedTrace(trace_id, got))
+            counts[got] = counts.get(got, 0) + 1
+            if len(skipped) < MAX_LISTED:
+                skipped.append(SkippedTrace(trace_id, got))
         else:
             rows.append(got)
-    return rows, skipped
+    return rows, skipped, counts
