@@ -1,13 +1,14 @@
 """How fast and how small ``import-traces`` reads an export.
 
-    python bench/traces_import.py                 # 3,000 and 15,000 traces (15,000 is ~45 MB, under the 50 MB limit)
+    python bench/traces_import.py                 # 1,000 and 2,500 traces (2,500 is ~47 MB, under the 50 MB limit)
     python bench/traces_import.py --traces 3000
     python bench/traces_import.py --million       # 1M one-span traces (37 MB, one OTLP document and JSON Lines) and a
                                                   # 200 MB file over the limit: seconds and peak RSS of the CLI
     python bench/traces_import.py --hostile       # each hostile file of tests/data/test_trace_hostile.py: exit, peak RSS
 
-Speed: N traces made from tests/data/traces/otel.json's three (two RAG answers and a plain chat, each copy under new
-trace and span ids), written as one OTLP/JSON document and as JSON Lines. The last line:
+Speed: N traces made from tests/data/traces/sdk/openinference_langchain.otlp.json's three (two RAG answers and one that
+ended in an error: LangChain traced by OpenInference, protobuf JSON; each copy under new trace ids), written as one
+OTLP/JSON document and as JSON Lines. The last line:
 traces=<n> json_s=<s> jsonl_s=<s> rows=<rows> skipped=<skipped> mb=<size of the JSON document>
 
 Memory (``--million``, ``--hostile``): ``python -m rageval_core import-traces FILE --out OUT`` in a child process,
@@ -17,6 +18,7 @@ its peak RSS from ``os.wait4`` (what the issue's budget, 10 x the file + 100 MB,
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import json
 import os
@@ -31,17 +33,18 @@ sys.path.insert(0, str(ROOT))
 
 from rageval_core.data.traces import import_traces  # noqa: E402
 
-SAMPLE = ROOT / "tests" / "data" / "traces" / "otel.json"
+SAMPLE = ROOT / "tests" / "data" / "traces" / "sdk" / "openinference_langchain.otlp.json"
 
 
 def export(n_traces: int) -> list[dict]:
-    """One ExportTraceServiceRequest per copy of the sample's three traces (ids made unique per copy)."""
+    """One ExportTraceServiceRequest per copy of the sample's three traces (ids made unique per copy, still base64)."""
     base = json.loads(SAMPLE.read_text(encoding="utf-8"))
     out = []
     for copy_no in range((n_traces + 2) // 3):
         doc = copy.deepcopy(base)
         for span in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]:
-            span["traceId"] = f"{copy_no:08x}" + span["traceId"][8:]
+            raw = base64.b64decode(span["traceId"])
+            span["traceId"] = base64.b64encode(copy_no.to_bytes(4, "big") + raw[4:]).decode()
         out.append(doc)
     return out
 
@@ -128,7 +131,7 @@ def hostile(folder: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--traces", type=int, action="append", help="traces in the export (repeatable; default 3000, 15000)")
+    parser.add_argument("--traces", type=int, action="append", help="traces in the export (repeatable; default 1000, 2500)")
     parser.add_argument("--million", action="store_true", help="1M one-span traces and a 200 MB file: seconds and peak RSS")
     parser.add_argument("--hostile", action="store_true", help="the tests' hostile files: exit code and peak RSS")
     args = parser.parse_args(argv)
@@ -139,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.million:
                 million(Path(tmp))
         return 0
-    speed(args.traces or [3000, 15000])
+    speed(args.traces or [1000, 2500])
     return 0
 
 

@@ -9,6 +9,9 @@ bursts lose connections).
 Endpoints:
 
 - ``POST /v1/chat/completions`` (OpenAI; ``n``, ``response_format`` json_schema / json_object, usage)
+- ``POST /v1/responses`` (OpenAI's Responses API: ``input`` as text or messages, ``instructions``; the answer as one
+  ``message`` output item with an ``output_text`` part, as ``client.responses.create`` and LangChain's
+  ``ChatOpenAI(use_responses_api=True)`` read it)
 - ``POST /v1/embeddings`` (OpenAI; float or base64 encoding, as the SDK asks by default)
 - ``POST /v1beta/models/{model}:generateContent`` (Gemini; ``x-goog-api-key``, candidateCount,
   usageMetadata), ``:embedContent`` and ``:batchEmbedContents`` (also under ``/v1/``)
@@ -236,6 +239,21 @@ def _openai_text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
     return ""
+
+
+def _responses_answer(request: FakeRequest, text: str, prompt_tokens: int, completion_tokens: int, cached: int) -> dict[str, Any]:
+    """An OpenAI Responses API object holding ``text`` as its one output message."""
+    stamp = int(time.time())
+    return {
+        "id": f"resp_fake{stamp}", "object": "response", "created_at": stamp, "status": "completed", "model": request.model,
+        "output": [{"type": "message", "id": f"msg_fake{stamp}", "status": "completed", "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+        "error": None, "incomplete_details": None, "instructions": request.body.get("instructions"), "metadata": {},
+        "parallel_tool_calls": True, "temperature": request.body.get("temperature", 1.0), "tool_choice": "auto", "tools": [],
+        "top_p": 1.0, "text": {"format": {"type": "text"}},
+        "usage": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens,
+                  "input_tokens_details": {"cached_tokens": cached}, "output_tokens_details": {"reasoning_tokens": 0}},
+    }
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
@@ -697,6 +715,12 @@ class FakeLLMServer:
             elif fmt.get("type") == "json_object":
                 schema = fmt.get("schema") or {"type": "object"}
             return FakeRequest("openai", path, str(body.get("model", "")), tuple(messages), schema, int(body.get("n") or 1), body, dict(headers))
+        if path.endswith("/responses"):
+            messages = [("system", str(body["instructions"]))] if body.get("instructions") else []
+            items = body.get("input")
+            for m in [{"role": "user", "content": items}] if isinstance(items, str) else items or []:
+                messages.append((str(m.get("role", "user")), _openai_text(m.get("content"))))
+            return FakeRequest("openai", path, str(body.get("model", "")), tuple(messages), None, 1, body, dict(headers))
         if path.endswith("/embeddings"):
             texts = body.get("input")
             texts = [texts] if isinstance(texts, str) else list(texts or [])
@@ -735,6 +759,8 @@ class FakeLLMServer:
                 "modelVersion": request.model,
                 "responseId": f"fake-{self.total_requests}",
             }
+        if request.path.endswith("/responses"):
+            return _responses_answer(request, texts[0], prompt_tokens, completion_tokens, cached)
         return {
             "id": f"chatcmpl-fake-{self.total_requests}",
             "object": "chat.completion",

@@ -18,16 +18,18 @@ def _uploader(app, label: str):
 
 def test_a_trace_export_uploaded_on_the_dataset_page_becomes_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = start_app(monkeypatch, tmp_path / "home")
-    _uploader(app, "Upload a trace export (JSON or JSON Lines)").upload(
-        "otel.json", (TRACES / "otel.json").read_bytes(), "application/json")
+    export = TRACES / "sdk" / "openinference_langchain.otlp.json"
+    _uploader(app, "Upload a trace export (JSON or JSON Lines)").upload("spans.json", export.read_bytes(), "application/json")
     app.run()
     assert_ok(app)
-    assert metric(app, "Dataset") == "otel"
+    assert metric(app, "Dataset") == "spans"
     assert metric(app, "Valid rows") == "2"
     ws = app.session_state["dataset"]
-    assert [s.metadata["trace_id"] for s in ws.samples] == ["4bf92f3577b34da6a3ce929d0e0e4736", "0af7651916cd43dd8448eb211c80319c"]
+    from rageval_core.data.traces import import_trace_file
+
+    assert [s.metadata["trace_id"] for s in ws.samples] == [r["id"] for r in import_trace_file(export).rows]
     report = app.dataframe[0].value
-    assert "1 trace(s) skipped: no retrieved documents: not a RAG answer (no retriever span with documents)" in list(report["message"])
+    assert "1 trace(s) skipped: the trace ended in an error (a span with status ERROR and no answer after it)" in list(report["message"])
 
 
 def test_an_export_with_no_rag_answer_is_a_message_and_the_dataset_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,6 +38,7 @@ def test_an_export_with_no_rag_answer_is_a_message_and_the_dataset_stays(tmp_pat
     app.run()
     assert metric(app, "Dataset") == "ml_qa_ja"
     assert any("bad.json" in plain(e.value) for e in app.error)
+    assert not any("Error:" in plain(e.value) for e in app.error)  # no Python exception name (TraceFormatError)
 
 
 def test_trace_caption_links_back() -> None:

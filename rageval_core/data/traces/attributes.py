@@ -37,8 +37,10 @@ def any_value(value: Any, depth: int = 1) -> Any:
         return None
     for key, got in value.items():
         kind = _ANY_KEYS.get(key)
-        if kind is not None:
+        if kind is not None and got is not None:  # Phoenix's otlpv1 writes every *_value key, the unused ones null
             return kind(got, depth)
+    if all(_ANY_KEYS.get(key) and got is None for key, got in value.items()):
+        return None
     raise ValueError(f"unknown attribute value type {', '.join(sorted(map(str, value)))}")
 
 

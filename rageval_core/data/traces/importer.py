@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
+from rageval_core.data.traces import traceloop
 from rageval_core.data.traces.detect import READERS, decode, detect_format, read_text
 from rageval_core.data.traces.mapping import TraceMap, build_map, read_keys
 from rageval_core.data.traces.model import FORMATS, Issues, TraceFormatError, TraceImport, TraceSpan
@@ -50,7 +51,7 @@ def _import_text(text: str, file: str, fmt: str, trace_map: TraceMap | None, tra
     issues = Issues(file)
     stream = leaves(text, file, issues.add)
     chosen, seen = detect_format(stream, file) if fmt == "auto" else (fmt, [])
-    reader = READERS[chosen](ReadContext(issues, keep_keys(read_keys(trace_map))))
+    reader = READERS[chosen](ReadContext(issues, keep_keys(read_keys(trace_map) | traceloop.KEYS)))
 
     def spans() -> Iterator[TraceSpan]:
         for leaf in itertools.chain(seen, stream):

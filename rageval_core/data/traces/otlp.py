@@ -23,7 +23,7 @@ from rageval_core.data.traces.stream import Leaf
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR", "STATUS_CODE_UNSET": "UNSET", "STATUS_CODE_OK": "OK", "STATUS_CODE_ERROR": "ERROR",
            "UNSET": "UNSET", "OK": "OK", "ERROR": "ERROR"}
 SCOPES = ("scopeSpans", "instrumentationLibrarySpans")
-KIND_KEYS = frozenset(("openinference.span.kind",))
+KIND_KEYS = frozenset(("openinference.span.kind",))  # read whatever the map says
 
 
 def is_otlp(doc: Any) -> bool:

@@ -3,7 +3,10 @@
 ``span_kind``), several such pages in one JSON array or one a line, or the spans dataframe written as JSON
 records (``get_spans_dataframe().to_json(orient="records")``: columns ``context.trace_id``,
 ``context.span_id``, ``span_kind``, ``attributes.input.value``, ``attributes.retrieval.documents`` ...; times
-in epoch milliseconds, pandas' default, or ISO 8601 with ``date_format="iso"``).
+in epoch milliseconds, pandas' default, or ISO 8601 with ``date_format="iso"``), and the span search in OTLP shape
+(``GET /v1/projects/{id}/spans/otlpv1``: ``{"data": [...]}`` of snake_case OTLP spans, ``trace_id`` / ``span_id`` /
+``parent_span_id`` in hex, ``start_time_unix_nano`` numbers, attributes ``[{"key", "value": {"string_value": ...}}]``
+with every other ``*_value`` null), read as OTLP.
 """
 
 from __future__ import annotations
@@ -14,12 +17,27 @@ from typing import Any
 from rageval_core.data.traces.limits import BadValue, expected
 from rageval_core.data.traces.model import TraceSpan
 from rageval_core.data.traces.openinference import is_span_dict, leaf_label, read_span_dict
-from rageval_core.data.traces.spans import ReadContext, where
+from rageval_core.data.traces.otlp import read_span
+from rageval_core.data.traces.spans import ReadContext, malformed, where
 from rageval_core.data.traces.stream import Leaf
 
 
+def is_otlpv1_span(doc: Any) -> bool:
+    """A span of Phoenix's otlpv1 search: snake_case OTLP (``span_id``, ``trace_id``, ``start_time_unix_nano``)."""
+    return isinstance(doc, Mapping) and "span_id" in doc and "trace_id" in doc and "start_time_unix_nano" in doc
+
+
 def is_rest_page(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and isinstance(doc.get("data"), list) and all(is_span_dict(d) for d in doc["data"][:5])
+    return isinstance(doc, Mapping) and isinstance(doc.get("data"), list) and all(
+        is_span_dict(d) or is_otlpv1_span(d) for d in doc["data"][:5])
+
+
+def otlpv1_span(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """An otlpv1 span in OTLP/JSON's own names, for ``otlp.read_span``."""
+    names = {"trace_id": "traceId", "span_id": "spanId", "parent_span_id": "parentSpanId", "name": "name",
+             "start_time_unix_nano": "startTimeUnixNano", "end_time_unix_nano": "endTimeUnixNano",
+             "attributes": "attributes", "status": "status"}
+    return {new: doc[old] for old, new in names.items() if old in doc}
 
 
 def is_dataframe_record(doc: Any) -> bool:
@@ -28,7 +46,7 @@ def is_dataframe_record(doc: Any) -> bool:
 
 def is_phoenix_leaf(leaf: Leaf) -> bool:
     if leaf.path[:1] == ("data",) and len(leaf.path) == 2:
-        return is_span_dict(leaf.value) or is_dataframe_record(leaf.value)
+        return is_span_dict(leaf.value) or is_dataframe_record(leaf.value) or is_otlpv1_span(leaf.value)
     return not leaf.path and (is_rest_page(leaf.value) or is_dataframe_record(leaf.value))
 
 
@@ -77,6 +95,17 @@ class PhoenixReader:
                                  "not a Phoenix span export (no data list of spans, no context.span_id column)")
 
     def _item(self, leaf: Leaf, value: Any) -> Iterator[TraceSpan]:
+        if is_otlpv1_span(value):
+            raw = otlpv1_span(value)
+            label = f"{where(leaf)}, span {raw['spanId']}" if isinstance(raw.get("spanId"), str) else where(leaf)
+            try:
+                yield read_span(raw, self.ctx)
+            except ValueError as exc:
+                self.ctx.problem(label, str(exc))
+                placeholder = malformed(raw.get("traceId"), label)
+                if placeholder is not None:
+                    yield placeholder
+            return
         doc = record_to_span(value) if is_dataframe_record(value) else value
         yield from read_span_dict(doc, leaf_label(leaf, doc), self.ctx)
 

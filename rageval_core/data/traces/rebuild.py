@@ -34,8 +34,9 @@ class SpanLimitError(ValueError):
         super().__init__(f"attribute {key!r}: {exc}")
         self.span = span
 
-QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "prompt", "text", "content")
-ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
+QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "prompt", "inputs", "text", "content")
+ANSWER_KEYS = ("answer", "output_text", "output", "response", "result", "outputs", "text", "content")
+DOC_ID_KEYS = ("id", "doc_id", "document_id", "source")  # in a document's metadata, when it has no document.id
 
 
 def group_traces(spans: Iterable[TraceSpan]) -> tuple[Groups, int]:
@@ -98,7 +99,7 @@ def text_of(value: Any, keys: Sequence[str], role: str, depth: int = 0) -> str |
         messages = [m for m in value if isinstance(m, Mapping)]
         picked = [m for m in messages if str(m.get("message.role", m.get("role", role))) == role]
         for m in reversed(picked or messages):
-            got = text_of(m.get("message.content", m.get("content")), keys, role, depth)
+            got = text_of(_content(m), keys, role, depth)
             if got:
                 return got
         return None
@@ -111,6 +112,17 @@ def text_of(value: Any, keys: Sequence[str], role: str, depth: int = 0) -> str |
                 if got:
                     return got
     return None
+
+
+def _content(message: Mapping[str, Any]) -> Any:
+    """A message's content: ``message.content`` / ``content``, else the text parts OpenInference flattens as
+    ``message.contents.{i}.message_content.text`` (a Responses-API answer), joined."""
+    content = message.get("message.content", message.get("content"))
+    if content is not None:
+        return content
+    parts = indexed(message, "message.contents")
+    texts = [p["message_content.text"] for p in parts if isinstance(p.get("message_content.text"), str)]
+    return "\n".join(texts) if texts else message.get("text")
 
 
 def _value(span: TraceSpan, source: Source) -> Any:
@@ -151,13 +163,20 @@ def pick_documents(spans: Sequence[TraceSpan], root_id: str | None, sources: Seq
 
 
 def _documents(value: Any) -> Iterable[dict[str, Any]]:
-    for item in value if isinstance(value, list) else []:
+    """The documents a value holds: a list of them (OpenInference's, LangChain's ``page_content``), or one text."""
+    value = parse_json(value)
+    for item in value if isinstance(value, list) else [value] if isinstance(value, str) else []:
         item = parse_json(item)
         if not isinstance(item, Mapping):
             item = {"document.content": item}
-        content = as_text(item.get("document.content", item.get("content")))
+        content = as_text(item.get("document.content", item.get("content", item.get("page_content"))))
         if content and content.strip():
             doc_id = item.get("document.id", item.get("id"))
+            if doc_id is None:  # the metadata's id: JSON text (OpenInference), or flattened by Phoenix
+                meta = parse_json(item.get("document.metadata", item.get("metadata")))
+                meta = meta if isinstance(meta, Mapping) else {k[len("document.metadata."):]: v for k, v in item.items()
+                                                               if k.startswith("document.metadata.")}
+                doc_id = next((meta[k] for k in DOC_ID_KEYS if meta.get(k) is not None), None)
             yield {"content": content, "id": None if doc_id is None else as_text(doc_id),
                    "score": item.get("document.score", item.get("score"))}
 

@@ -9,7 +9,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rageval_core.data.traces.limits import check_value, surrogate_at
+from rageval_core.data.traces import traceloop
+from rageval_core.data.traces.limits import LimitError, check_value, surrogate_at
 from rageval_core.data.traces.model import Issues, TraceSpan
 from rageval_core.data.traces.stream import FIRST_KEYS, Leaf
 
@@ -73,8 +74,16 @@ class Reader(Protocol):
 
 def make_span(ctx: ReadContext, trace_id: str, span_id: str, parent_id: str | None, name: Any, kind: Any,
               start: int | None, end: int | None, status: str, message: Any, attributes: Mapping[str, Any]) -> TraceSpan:
-    """A ``TraceSpan`` keeping only the attributes ``ctx.keep`` names; ``ValueError`` naming the first field past
-    a limit (a lone surrogate in an id or name, a kept value nested too deep or holding a bad number)."""
+    """A ``TraceSpan`` keeping only the attributes ``ctx.keep`` names (an OpenLLMetry span's read as OpenInference
+    first); ``ValueError`` naming the first field past a limit (a lone surrogate in an id or name, a kept value
+    nested too deep or holding a bad number)."""
+    if traceloop.is_traceloop(attributes):
+        try:
+            found, attributes = traceloop.as_openinference(attributes)
+        except LimitError as exc:
+            raise ValueError(f"OpenLLMetry attributes: {exc}") from None
+        if found and str(kind).upper() == "UNKNOWN":
+            kind = found
     for label, text in (("trace id", trace_id), ("span id", span_id), ("parent id", parent_id or "")):
         problem = surrogate_at(text)
         if problem:
