@@ -184,3 +184,73 @@ def test_the_dataset_page_shows_the_same_messages_without_python_names() -> None
     good["resourceSpans"] += rag(status={"code": [2]}, traceId="0" * 31 + "1")["resourceSpans"]
     ws = load_trace_upload("t.json", Upload(json.dumps(good).encode()))
     assert [i.message for i in ws.load_issues][:1] == ["status.code must be 0, 1, 2 or a STATUS_CODE_* name, got a list"]
+
+
+def test_a_bad_number_deep_in_a_langfuse_input_names_the_observation() -> None:
+    download = json.loads((Path(__file__).parent / "traces" / "langfuse" / "google-vertex-tools-langchain-2025-09-19.json")
+                          .read_text(encoding="utf-8"))
+    download["observations"][0]["input"] = [{"role": "user", "content": {"parameters": "@"}}]
+    data = json.dumps(download).replace('"@"', "NaN").encode()
+    got = import_traces(data, "lf.json")
+    assert [i.message for i in got.issues] == ["NaN is not a number JSON allows"]
+    assert got.issues[0].where.startswith("observations[0], observation ") and got.skip_counts() == {"malformed_span": 1}
+
+
+def test_past_a_thousand_problems_the_rest_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    good = text(rag())
+    path = tmp_path / "t.jsonl"
+    path.write_text(good + "\n" + "{oops\n" * 5000, encoding="utf-8")
+    got = import_trace_file(path)
+    assert (len(got.issues), got.n_issues, len(got.rows)) == (1000, 5000, 1)
+    assert cli.main(["import-traces", str(path), "--out", str(tmp_path / "o.jsonl")]) == 0
+    assert "… and 4,980 more problem(s)" in capsys.readouterr().err
+
+
+def _paths(value: object, path: tuple = ()) -> list[tuple]:
+    out = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            out += _paths(child, (*path, key))
+    elif isinstance(value, list):
+        for n, child in enumerate(value[:20]):
+            out += _paths(child, (*path, n))
+    return out
+
+
+def test_the_tools_files_with_values_swapped_for_hostile_ones_never_crash() -> None:
+    """80 seeded mutations of the real fixtures (a value replaced by a wrong type, a non-finite or overlong
+    number, deep nesting or a lone surrogate): each file imports with its problems named, or is refused."""
+    import random
+
+    from rageval_core.data.traces import build_map
+
+    here = Path(__file__).parent / "traces"
+    files = sorted(p for p in here.glob("*/*.json") if p.name != "versions.json")
+    weird = [None, [], {}, "", 0, -1, 1.5, True, [1, 2], {"a": 1}, "0x", "\ud800", 10**30, {"stringValue": None},
+             {"arrayValue": [1]}, {"kvlistValue": "x"}, [[[[[]]]]]]
+    raw = ["NaN", "Infinity", "1e400", "1" * 5000, "[" * 3000 + "]" * 3000]
+    rng = random.Random(36)
+    maps = (None, build_map({"contexts": "any:output.value", "answer": "any:input.value"}))
+    outcomes = {"rows": 0, "named": 0, "refused": 0}
+    for _ in range(80):
+        doc = json.loads(rng.choice(files).read_text(encoding="utf-8"))
+        for _ in range(rng.randint(1, 3)):
+            where = rng.choice(_paths(doc)[1:])
+            parent = doc
+            for step in where[:-1]:
+                parent = parent[step]
+            parent[where[-1]] = "@@RAW@@" if rng.random() < 0.3 else rng.choice(weird)
+        data = json.dumps(doc).replace('"@@RAW@@"', rng.choice(raw)).encode("utf-8", "surrogatepass")
+        for trace_map in maps:
+            try:
+                got = import_traces(data, "f.json", trace_map=trace_map)
+            except TraceFormatError as exc:
+                str(exc).encode("utf-8")
+                outcomes["refused"] += 1
+                continue
+            for row in got.rows:
+                json.dumps(row, allow_nan=False).encode("utf-8")  # no NaN, no lone surrogate in a row
+            for issue in got.issues:
+                str(issue).encode("utf-8")
+            outcomes["rows" if got.rows else "named"] += 1
+    assert sum(outcomes.values()) == 160 and outcomes["rows"] and outcomes["named"], outcomes

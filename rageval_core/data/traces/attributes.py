@@ -216,7 +216,18 @@ def as_text(value: Any) -> str | None:
         return value
     if isinstance(value, BadValue):
         raise LimitError(value.reason)
-    return json.dumps(value, ensure_ascii=False)
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=_not_json)
+    except RecursionError:
+        raise LimitError(TOO_DEEP) from None
+    except ValueError as exc:  # a float NaN / Infinity (never decoded from a file: built by a reader)
+        raise LimitError(str(exc)) from None
+
+
+def _not_json(value: Any) -> Any:
+    if isinstance(value, BadValue):
+        raise LimitError(value.reason)
+    raise LimitError(f"an unknown value ({type(value).__name__})")
 
 
 def parse_json(value: Any) -> Any:
