@@ -31,7 +31,7 @@ def any_value(value: Any, depth: int = 1) -> Any:
     anything else."""
     if depth > MAX_DEPTH:
         raise LimitError(TOO_DEEP)
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         raise ValueError(expected("must be an object like {\"stringValue\": ...}", value))
     if not value:
         return None
@@ -81,19 +81,19 @@ def _double(got: Any, depth: int) -> float:
 
 
 def _array(got: Any, depth: int) -> list[Any]:
-    values = got.get("values") if isinstance(got, Mapping) else got
-    if not isinstance(got, Mapping) or not isinstance(values, (list, type(None))):
+    values = got.get("values") if isinstance(got, dict) else got
+    if not isinstance(got, dict) or not isinstance(values, (list, type(None))):
         raise ValueError(expected("arrayValue must be an object {\"values\": [...]}", got))
     return [any_value(v, depth + 1) for v in values or ()]
 
 
 def _kvlist(got: Any, depth: int) -> dict[str, Any]:
-    values = got.get("values", []) if isinstance(got, Mapping) else None
+    values = got.get("values", []) if isinstance(got, dict) else None
     if not isinstance(values, list):
         raise ValueError(expected("kvlistValue must be an object {\"values\": [{key, value}]}", got))
     out: dict[str, Any] = {}
     for kv in values:
-        if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
+        if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
             raise ValueError("kvlistValue holds an entry with no string key")
         out[kv["key"]] = any_value(kv.get("value") or {}, depth + 1)
     return out
@@ -121,11 +121,11 @@ def flatten(attributes: Mapping[str, Any], prefix: str = "", depth: int = 1) -> 
     out: dict[str, Any] = {}
     for key, value in attributes.items():
         name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             out.update(flatten(value, name + ".", depth + 1))
-        elif isinstance(value, list) and any(isinstance(v, (Mapping, list)) for v in value):
+        elif isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
             for i, item in enumerate(value):
-                if isinstance(item, Mapping):
+                if isinstance(item, dict):
                     out.update(flatten(item, f"{name}.{i}.", depth + 2))
                 else:
                     out[f"{name}.{i}"] = item

@@ -32,22 +32,22 @@ KINDS = {"GENERATION": "LLM", "SPAN": "CHAIN", "EVENT": "EVENT"}  # the other ty
 
 
 def is_trace(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and "id" in doc and "timestamp" in doc and "traceId" not in doc
+    return isinstance(doc, dict) and "id" in doc and "timestamp" in doc and "traceId" not in doc
 
 
 def is_observation(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and "traceId" in doc and "type" in doc and "startTime" in doc
+    return isinstance(doc, dict) and "traceId" in doc and "type" in doc and "startTime" in doc
 
 
 def is_page(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and isinstance(doc.get("data"), list) and all(
+    return isinstance(doc, dict) and isinstance(doc.get("data"), list) and all(
         is_trace(d) or is_observation(d) for d in doc["data"][:5]
     )
 
 
 def is_download(doc: Any) -> bool:
     """The UI's download of one trace: ``{"trace": {...}, "observations": [...]}``."""
-    return isinstance(doc, Mapping) and is_trace(doc.get("trace")) and isinstance(doc.get("observations", []), list)
+    return isinstance(doc, dict) and is_trace(doc.get("trace")) and isinstance(doc.get("observations", []), list)
 
 
 def is_langfuse_leaf(leaf: Leaf) -> bool:
@@ -60,9 +60,9 @@ def is_langfuse_leaf(leaf: Leaf) -> bool:
 
 def _document(item: Any) -> dict[str, Any]:
     """One retrieved document as OpenInference ``document.*`` keys."""
-    if not isinstance(item, Mapping):
+    if not isinstance(item, dict):
         return {"document.content": as_text(item)}
-    meta = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
+    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
     content = next((item[k] for k in ("page_content", "content", "text", "document.content") if item.get(k) is not None), None)
     out: dict[str, Any] = {"document.content": as_text(content)}
     doc_id = next((src[k] for src in (item, meta) for k in ("id", "document.id", "doc_id", "source") if src.get(k) is not None), None)
@@ -75,19 +75,19 @@ def _document(item: Any) -> dict[str, Any]:
 
 
 def _documents(output: Any) -> list[Any]:
-    if isinstance(output, Mapping):
+    if isinstance(output, dict):
         output = next((output[k] for k in ("documents", "docs", "results", "context", "contexts") if isinstance(output.get(k), list)), [])
     return output if isinstance(output, list) else []
 
 
 def _messages(prefix: str, value: Any) -> dict[str, Any]:
     """Chat messages (a list, one ``{"role", "content"}`` or text) as ``prefix.{i}.message.role/content``."""
-    if isinstance(value, Mapping) and isinstance(value.get("messages"), list):
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
         value = value["messages"]
     items = value if isinstance(value, list) else [value]
     out: dict[str, Any] = {}
     for i, m in enumerate(items):
-        if isinstance(m, Mapping) and ("content" in m or "role" in m):
+        if isinstance(m, dict) and ("content" in m or "role" in m):
             out[f"{prefix}.{i}.message.role"] = m.get("role") if isinstance(m.get("role"), str) else None
             out[f"{prefix}.{i}.message.content"] = as_text(m.get("content"))
         elif m is not None:
@@ -153,7 +153,7 @@ def trace_span(trace: Mapping[str, Any], ctx: ReadContext) -> TraceSpan:
 
 
 def _label(doc: Any, place: str, what: str) -> str:
-    if not isinstance(doc, Mapping):
+    if not isinstance(doc, dict):
         return f"{place}, {what}" if place else what
     name = f" ({doc['name']})" if isinstance(doc.get("name"), str) and doc["name"] else ""
     text = f"{what} {doc['id']}{name}" if isinstance(doc.get("id"), str) and doc["id"] else what
@@ -203,7 +203,7 @@ class LangfuseReader:
 
     def _trace(self, doc: Any, place: str) -> Iterator[TraceSpan]:
         label = _label(doc, place if place != "top level" else "", "trace")
-        if not isinstance(doc, Mapping):
+        if not isinstance(doc, dict):
             self.ctx.problem(label, expected("a trace must be an object", doc))
             return
         try:
@@ -221,16 +221,16 @@ class LangfuseReader:
             self.by_id_only.append((label, doc["id"], listed))
         for n, obs in enumerate(observations):
             if not isinstance(obs, str):
-                yield from self._observation(obs, doc["id"], f"{label}, observation {obs.get('id') if isinstance(obs, Mapping) else n}")
+                yield from self._observation(obs, doc["id"], f"{label}, observation {obs.get('id') if isinstance(obs, dict) else n}")
 
     def _observation(self, obs: Any, root: str | None, label: str) -> Iterator[TraceSpan]:
         try:
-            if not isinstance(obs, Mapping):
+            if not isinstance(obs, dict):
                 raise ValueError(expected("an observation must be an object", obs))
             span = observation_span(obs, root, self.ctx)
         except ValueError as exc:
             self.ctx.problem(label, str(exc))
-            trace_id = root or (obs.get("traceId") if isinstance(obs, Mapping) else None)
+            trace_id = root or (obs.get("traceId") if isinstance(obs, dict) else None)
             placeholder = malformed(trace_id, label)
             if placeholder is not None:
                 yield placeholder

@@ -24,12 +24,12 @@ _STATUS = {"UNSET": "UNSET", "OK": "OK", "ERROR": "ERROR", "STATUSCODE.UNSET": "
 
 def is_span_dict(doc: Any) -> bool:
     """An OpenInference / Phoenix span object: a ``context`` with ``span_id`` and a ``span_kind`` or ``name``."""
-    return isinstance(doc, Mapping) and isinstance(doc.get("context"), Mapping) and "span_id" in doc["context"]
+    return isinstance(doc, dict) and isinstance(doc.get("context"), dict) and "span_id" in doc["context"]
 
 
 def span_label(doc: Any, fallback: str) -> str:
     """How a message names a span: ``span 9f2c (retrieve)``, or ``fallback`` when it has no id."""
-    if isinstance(doc, Mapping) and isinstance(doc.get("context"), Mapping) and isinstance(doc["context"].get("span_id"), str) \
+    if isinstance(doc, dict) and isinstance(doc.get("context"), dict) and isinstance(doc["context"].get("span_id"), str) \
             and doc["context"]["span_id"]:
         name = doc.get("name")
         return f"span {doc['context']['span_id']}" + (f" ({name})" if isinstance(name, str) and name else "")
@@ -41,7 +41,7 @@ def _status(doc: Mapping[str, Any]) -> tuple[str, str]:
     code, message = doc.get("status_code"), doc.get("status_message")
     nested = doc.get("status")
     if code is None and nested is not None:
-        if not isinstance(nested, Mapping):
+        if not isinstance(nested, dict):
             raise ValueError(expected("status must be an object with a status_code", nested))
         code, message = nested.get("status_code", nested.get("code")), nested.get("description", nested.get("message"))
     if code is None or code == "":
@@ -56,10 +56,10 @@ def span_from_dict(doc: Any, ctx: ReadContext) -> TraceSpan:
     """One span object as a ``TraceSpan``; ``ValueError`` naming the missing or bad field."""
     if isinstance(doc, BadValue):
         raise ValueError(doc.reason)
-    if not isinstance(doc, Mapping):
+    if not isinstance(doc, dict):
         raise ValueError(expected("a span must be an object", doc))
     context = doc.get("context")
-    if not isinstance(context, Mapping):
+    if not isinstance(context, dict):
         raise ValueError("no context object (with trace_id and span_id)")
     trace, span = span_id(context.get("trace_id"), "context.trace_id", 16), span_id(context.get("span_id"), "context.span_id", 8)
     parent = doc.get("parent_id")
@@ -67,7 +67,7 @@ def span_from_dict(doc: Any, ctx: ReadContext) -> TraceSpan:
     attrs = doc.get("attributes") or {}
     if isinstance(attrs, BadValue):
         raise ValueError(f"attributes: {attrs.reason}")
-    if not isinstance(attrs, Mapping):
+    if not isinstance(attrs, dict):
         raise ValueError(expected("attributes must be an object", attrs))
     try:
         attrs = flatten(attrs)
@@ -84,15 +84,16 @@ def span_from_dict(doc: Any, ctx: ReadContext) -> TraceSpan:
     return make_span(ctx, trace, span, parent, doc.get("name"), kind, start, end, status, message, attrs)
 
 
-def read_span_dict(doc: Any, label: str, ctx: ReadContext) -> Iterator[TraceSpan]:
-    """The span of one span object; an unreadable one is a problem naming it and a ``MALFORMED`` placeholder
-    (when its trace id is known) so its trace is skipped, never half-read."""
+def read_span_dict(doc: Any, leaf: Leaf, ctx: ReadContext) -> Iterator[TraceSpan]:
+    """The span of one span object; an unreadable one is a problem naming it (``leaf_label``) and a ``MALFORMED``
+    placeholder (when its trace id is known) so its trace is skipped, never half-read."""
     try:
         yield span_from_dict(doc, ctx)
     except ValueError as exc:
+        label = leaf_label(leaf, doc)
         ctx.problem(label, str(exc))
-        context = doc.get("context") if isinstance(doc, Mapping) else None
-        trace = context.get("trace_id") if isinstance(context, Mapping) else None
+        context = doc.get("context") if isinstance(doc, dict) else None
+        trace = context.get("trace_id") if isinstance(context, dict) else None
         try:
             trace = span_id(trace, "trace_id", 16)
         except ValueError:
@@ -119,7 +120,7 @@ class SpanDictReader:
         if leaf.path:
             self.ctx.foreign(leaf, "not OpenInference span objects (one a line, or a JSON array of them)")
             return
-        yield from read_span_dict(leaf.value, leaf_label(leaf, leaf.value), self.ctx)
+        yield from read_span_dict(leaf.value, leaf, self.ctx)
 
     def finish(self) -> Iterator[TraceSpan]:
         return iter(())

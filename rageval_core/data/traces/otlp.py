@@ -11,7 +11,7 @@ is read too. The file arrives as leaves (``stream``): a request walked down to i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rageval_core.data.traces.attributes import any_value, iso_ns, span_id
@@ -27,7 +27,7 @@ KIND_KEYS = frozenset(("openinference.span.kind",))  # read whatever the map say
 
 
 def is_otlp(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and "resourceSpans" in doc
+    return isinstance(doc, dict) and "resourceSpans" in doc
 
 
 def is_otlp_leaf(leaf: Leaf) -> bool:
@@ -43,7 +43,7 @@ def attributes(items: Any, keep: Callable[[str], bool] = lambda key: True) -> di
         raise ValueError(expected("attributes must be a list of {key, value}", items))
     out: dict[str, Any] = {}
     for n, kv in enumerate(items):
-        if not isinstance(kv, Mapping) or not isinstance(kv.get("key"), str):
+        if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
             raise ValueError(f"attributes[{n}] has no string key")
         if not (kv["key"] in KIND_KEYS or keep(kv["key"])):
             continue
@@ -58,7 +58,7 @@ def status_of(status: Any) -> tuple[str, str]:
     """``(status, message)`` of an OTLP ``status`` object (``code`` a number or an enum name)."""
     if status is None:
         return "UNSET", ""
-    if not isinstance(status, Mapping):
+    if not isinstance(status, dict):
         raise ValueError(expected("status must be an object with a code", status))
     code = status.get("code", 0)
     if not isinstance(code, (int, str)) or isinstance(code, bool) or code not in _STATUS:
@@ -69,7 +69,7 @@ def status_of(status: Any) -> tuple[str, str]:
 
 def read_span(raw: Any, ctx: ReadContext) -> TraceSpan:
     """One OTLP span as a ``TraceSpan``; ``ValueError`` naming the field at fault."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, dict):
         raise ValueError(expected("a span must be an object", raw))
     trace, span = span_id(raw.get("traceId"), "traceId", 16), span_id(raw.get("spanId"), "spanId", 8)
     parent = raw.get("parentSpanId")
@@ -129,7 +129,7 @@ class OtlpReader:
             yield from each(leaf, (*path, n), item)
 
     def _resource(self, leaf: Leaf, path: tuple, value: Any) -> Iterator[TraceSpan]:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             self.ctx.problem(self._where(leaf, path), expected("a resource span must be an object with scopeSpans", value))
             return
         for key in SCOPES:
@@ -137,7 +137,7 @@ class OtlpReader:
                 yield from self._list(leaf, (*path, key), value[key], self._scope)
 
     def _scope(self, leaf: Leaf, path: tuple, value: Any) -> Iterator[TraceSpan]:
-        if not isinstance(value, Mapping):
+        if not isinstance(value, dict):
             self.ctx.problem(self._where(leaf, path), expected("a scope span must be an object with spans", value))
             return
         yield from self._list(leaf, (*path, "spans"), value.get("spans"), self._span)
@@ -147,10 +147,10 @@ class OtlpReader:
             yield read_span(raw, self.ctx)
         except ValueError as exc:
             label = self._where(leaf, path)
-            if isinstance(raw, Mapping) and isinstance(raw.get("spanId"), str) and raw["spanId"]:
+            if isinstance(raw, dict) and isinstance(raw.get("spanId"), str) and raw["spanId"]:
                 label = f"{leaf.prefix}span {raw['spanId']}" + (f" ({raw['name']})" if isinstance(raw.get("name"), str) and raw["name"] else "")
             self.ctx.problem(label, str(exc))
-            placeholder = malformed(raw.get("traceId") if isinstance(raw, Mapping) else None, label)
+            placeholder = malformed(raw.get("traceId") if isinstance(raw, dict) else None, label)
             if placeholder is not None:
                 try:
                     placeholder.trace_id = span_id(placeholder.trace_id, "traceId", 16)

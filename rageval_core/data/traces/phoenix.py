@@ -16,7 +16,7 @@ from typing import Any
 
 from rageval_core.data.traces.limits import BadValue, expected
 from rageval_core.data.traces.model import TraceSpan
-from rageval_core.data.traces.openinference import is_span_dict, leaf_label, read_span_dict
+from rageval_core.data.traces.openinference import is_span_dict, read_span_dict
 from rageval_core.data.traces.otlp import read_span
 from rageval_core.data.traces.spans import ReadContext, malformed, where
 from rageval_core.data.traces.stream import Leaf
@@ -24,11 +24,11 @@ from rageval_core.data.traces.stream import Leaf
 
 def is_otlpv1_span(doc: Any) -> bool:
     """A span of Phoenix's otlpv1 search: snake_case OTLP (``span_id``, ``trace_id``, ``start_time_unix_nano``)."""
-    return isinstance(doc, Mapping) and "span_id" in doc and "trace_id" in doc and "start_time_unix_nano" in doc
+    return isinstance(doc, dict) and "span_id" in doc and "trace_id" in doc and "start_time_unix_nano" in doc
 
 
 def is_rest_page(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and isinstance(doc.get("data"), list) and all(
+    return isinstance(doc, dict) and isinstance(doc.get("data"), list) and all(
         is_span_dict(d) or is_otlpv1_span(d) for d in doc["data"][:5])
 
 
@@ -41,7 +41,7 @@ def otlpv1_span(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def is_dataframe_record(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and "context.span_id" in doc
+    return isinstance(doc, dict) and "context.span_id" in doc
 
 
 def is_phoenix_leaf(leaf: Leaf) -> bool:
@@ -107,7 +107,7 @@ class PhoenixReader:
                     yield placeholder
             return
         doc = record_to_span(value) if is_dataframe_record(value) else value
-        yield from read_span_dict(doc, leaf_label(leaf, doc), self.ctx)
+        yield from read_span_dict(doc, leaf, self.ctx)
 
     def finish(self) -> Iterator[TraceSpan]:
         return iter(())

@@ -75,7 +75,7 @@ def root_of(spans: Sequence[TraceSpan]) -> TraceSpan | None:
 def _walk(value: Any, path: Sequence[str]) -> Any:
     for step in path:
         value = parse_json(value)
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             value = value.get(step)
         elif isinstance(value, list) and step.lstrip("-").isdigit() and -len(value) <= int(step) < len(value):
             value = value[int(step)]
@@ -96,14 +96,14 @@ def text_of(value: Any, keys: Sequence[str], role: str, depth: int = 0) -> str |
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     if isinstance(value, list):
-        messages = [m for m in value if isinstance(m, Mapping)]
+        messages = [m for m in value if isinstance(m, dict)]
         picked = [m for m in messages if str(m.get("message.role", m.get("role", role))) == role]
         for m in reversed(picked or messages):
             got = text_of(_content(m), keys, role, depth)
             if got:
                 return got
         return None
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         if isinstance(value.get("messages"), list):
             return text_of(value["messages"], keys, role, depth)
         for k in keys:
@@ -167,14 +167,14 @@ def _documents(value: Any) -> Iterable[dict[str, Any]]:
     value = parse_json(value)
     for item in value if isinstance(value, list) else [value] if isinstance(value, str) else []:
         item = parse_json(item)
-        if not isinstance(item, Mapping):
+        if not isinstance(item, dict):
             item = {"document.content": item}
         content = as_text(item.get("document.content", item.get("content", item.get("page_content"))))
         if content and content.strip():
             doc_id = item.get("document.id", item.get("id"))
             if doc_id is None:  # the metadata's id: JSON text (OpenInference), or flattened by Phoenix
                 meta = parse_json(item.get("document.metadata", item.get("metadata")))
-                meta = meta if isinstance(meta, Mapping) else {k[len("document.metadata."):]: v for k, v in item.items()
+                meta = meta if isinstance(meta, dict) else {k[len("document.metadata."):]: v for k, v in item.items()
                                                                if k.startswith("document.metadata.")}
                 doc_id = next((meta[k] for k in DOC_ID_KEYS if meta.get(k) is not None), None)
             yield {"content": content, "id": None if doc_id is None else as_text(doc_id),

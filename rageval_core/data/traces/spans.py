@@ -84,10 +84,11 @@ def make_span(ctx: ReadContext, trace_id: str, span_id: str, parent_id: str | No
             raise ValueError(f"OpenLLMetry attributes: {exc}") from None
         if found and str(kind).upper() == "UNKNOWN":
             kind = found
-    for label, text in (("trace id", trace_id), ("span id", span_id), ("parent id", parent_id or "")):
-        problem = surrogate_at(text)
-        if problem:
-            raise ValueError(f"{label}: {problem}")
+    if not (trace_id.isascii() and span_id.isascii() and (parent_id or "").isascii()):
+        for label, text in (("trace id", trace_id), ("span id", span_id), ("parent id", parent_id or "")):
+            problem = surrogate_at(text)
+            if problem:
+                raise ValueError(f"{label}: {problem}")
     name_text = name if isinstance(name, str) else "" if name is None else str(name)
     kept: dict[str, Any] = {}
     for key, value in attributes.items():
@@ -96,12 +97,14 @@ def make_span(ctx: ReadContext, trace_id: str, span_id: str, parent_id: str | No
             if problem:
                 raise ValueError(f"attribute {key!r}: {problem}")
             kept[key] = value
-    for label, text in (("name", name_text), ("status message", message if isinstance(message, str) else "")):
-        problem = surrogate_at(text)
-        if problem:
-            raise ValueError(f"{label}: {problem}")
+    message = message if isinstance(message, str) else ""
+    if not (name_text.isascii() and message.isascii()):
+        for label, text in (("name", name_text), ("status message", message)):
+            problem = surrogate_at(text)
+            if problem:
+                raise ValueError(f"{label}: {problem}")
     return TraceSpan(trace_id, span_id, parent_id, intern(name_text), intern(str(kind).upper()), start, end,
-                     intern(status), message if isinstance(message, str) else "", kept or _EMPTY)
+                     intern(status), message, kept or _EMPTY)
 
 
 _EMPTY: dict[str, Any] = {}  # shared by spans with no kept attribute; never written to

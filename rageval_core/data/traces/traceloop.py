@@ -29,8 +29,8 @@ _SCORE_KEYS = ("score", "relevance_score", "similarity")
 
 
 def is_traceloop(attributes: Mapping[str, Any]) -> bool:
-    return "openinference.span.kind" not in attributes and any(k in attributes for k in (
-        "traceloop.span.kind", "gen_ai.operation.name", "llm.request.type"))
+    return "openinference.span.kind" not in attributes and (
+        "traceloop.span.kind" in attributes or "gen_ai.operation.name" in attributes or "llm.request.type" in attributes)
 
 
 def kind(attributes: Mapping[str, Any]) -> str | None:
@@ -46,7 +46,7 @@ def kind(attributes: Mapping[str, Any]) -> str | None:
 def _unwrap(value: Any, keys: tuple[str, ...]) -> Any:
     """``{"inputs": x, "tags": ...}`` as ``x`` (LangChain's callback payloads as OpenLLMetry records them)."""
     value = unquote_once(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         for key in keys:
             if key in value:
                 return value[key]
@@ -58,7 +58,7 @@ def _parts_text(parts: Any) -> str | None:
         return parts
     if isinstance(parts, list):
         texts = [str(p.get("content") if p.get("content") is not None else p.get("text", "")) for p in parts
-                 if isinstance(p, Mapping) and p.get("type", "text") == "text"]
+                 if isinstance(p, dict) and p.get("type", "text") == "text"]
         return "\n".join(t for t in texts if t) or None
     return None
 
@@ -68,7 +68,7 @@ def _messages(prefix: str, value: Any) -> dict[str, Any]:
     value = unquote_once(value)
     out: dict[str, Any] = {}
     for i, m in enumerate(value if isinstance(value, list) else []):
-        if isinstance(m, Mapping):
+        if isinstance(m, dict):
             out[f"{prefix}.{i}.message.role"] = m.get("role") if isinstance(m.get("role"), str) else None
             out[f"{prefix}.{i}.message.content"] = _parts_text(m.get("parts", m.get("content")))
     return out
@@ -87,13 +87,13 @@ def _indexed_messages(prefix: str, source: str, attributes: Mapping[str, Any]) -
 
 
 def _documents(output: Any) -> dict[str, Any]:
-    docs = output.get("documents") if isinstance(output, Mapping) else output
+    docs = output.get("documents") if isinstance(output, dict) else output
     out: dict[str, Any] = {}
     for i, doc in enumerate(docs if isinstance(docs, list) else []):
-        if not isinstance(doc, Mapping):
+        if not isinstance(doc, dict):
             out[f"retrieval.documents.{i}.document.content"] = as_text(doc)
             continue
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
         out[f"retrieval.documents.{i}.document.content"] = as_text(doc.get("page_content", doc.get("content")))
         doc_id = next((src[k] for src in (doc, meta) for k in _ID_KEYS if src.get(k) is not None), None)
         score = next((meta[k] for k in _SCORE_KEYS if meta.get(k) is not None), None)
