@@ -2,8 +2,8 @@
 every span as Python objects at once (1M one-span traces in 37 MB took 1.1 GB read whole).
 
 ``leaves(text)`` yields ``Leaf(prefix, path, value)``: ``prefix`` is ``"line N, "`` (JSON Lines), ``"item N, "``
-(a top-level array) or ``"object N, "`` (pretty JSON objects one after another, as ``ConsoleSpanExporter`` prints), ``path`` the keys and indexes inside that document, ``value`` a decoded
-piece. Only the lists that hold many spans are walked into (``resourceSpans`` → ``scopeSpans`` → ``spans``,
+(a top-level array) or ``"object N, "`` (pretty JSON objects one after another, as ``ConsoleSpanExporter``
+prints), ``path`` the keys and indexes inside that document, ``value`` a decoded piece. Only the lists that hold many spans are walked into (``resourceSpans`` → ``scopeSpans`` → ``spans``,
 a page's ``data``, a Langfuse download's ``observations``); everything else is decoded whole by the C
 decoder of ``limits.DECODER`` (one span, one trace, a page's ``meta``). A top-level object is walked only
 when its first key is one of those lists, so a file of plain span objects costs one decoder call a span.
