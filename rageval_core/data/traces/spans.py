@@ -23,7 +23,7 @@ def intern(text: str) -> str:
     got = _INTERNED.get(text)
     if got is not None:
         return got
-    if len(_INTERNED) < _INTERN_MAX:
+    if len(_INTERNED) < _INTERN_MAX and len(text) <= 100:  # short names only: the table outlives the import
         _INTERNED[text] = text
     return text
 
