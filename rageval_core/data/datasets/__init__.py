@@ -23,7 +23,7 @@ from __future__ import annotations
 from rageval_core.data.datasets.column_map import MAPPABLE, ColumnMap, parse_column_map
 from rageval_core.data.datasets.formats import EXTENSIONS, FIELD_ALIASES, WRAPPER_KEYS
 from rageval_core.data.datasets.hashing import dataset_hash, sample_payload
-from rageval_core.data.datasets.loader import detect_dataset_language, load_dataset, read_records
+from rageval_core.data.datasets.loader import detect_dataset_language, file_columns, load_dataset, read_records
 from rageval_core.data.datasets.model import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
@@ -55,6 +55,7 @@ __all__ = [
     "NAMINGS",
     "ColumnMap",
     "dumps_rows",
+    "file_columns",
     "format_of",
     "parse_column_map",
     "row_dict",

@@ -119,7 +119,7 @@ def iter_jsonl(lines: Iterable[str]) -> Iterator[Any]:
         yield BadRecord(say("json.line", line=lineno, problem=problem)) if problem else value
 
 
-def _delimiter(first_line: str) -> str:
+def csv_delimiter(first_line: str) -> str:
     """Comma, or tab / semicolon (Excel's "Unicode text" and European-locale CSV) when the header has no comma."""
     if "," in first_line:
         return ","
@@ -150,7 +150,7 @@ def iter_csv(
     text after a closing quote stops the read with the row and line, as does a header without a question
     column; then the issue is recorded and ``CsvAbort`` raised, so the caller loads nothing."""
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))  # one big context cell is legitimate
-    delimiter = _delimiter(first_line)
+    delimiter = csv_delimiter(first_line)
     if delimiter == ";":
         issues.append(Issue(file, None, None, say("csv.semicolons"), "warning"))
     reader = csv.reader(lines, delimiter=delimiter, strict=True)

@@ -3,6 +3,8 @@ becomes an ``Issue`` naming the file (and the row and field where there is one).
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -10,7 +12,8 @@ from typing import Any, BinaryIO
 
 from rageval_core.data.datasets.column_map import ColumnMap
 from rageval_core.data.datasets.decoding import decode
-from rageval_core.data.datasets.formats import EXTENSIONS, csv_records, json_records, jsonl_records, sniff_format
+from rageval_core.core.csvsafe import restore_cell
+from rageval_core.data.datasets.formats import EXTENSIONS, csv_delimiter, csv_records, json_records, jsonl_records, sniff_format
 from rageval_core.data.datasets.hashing import dataset_hash
 from rageval_core.data.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, LoadedDataset
 from rageval_core.data.datasets.rows import RowReader, counted
@@ -145,6 +148,26 @@ def _load(
         return finish([], issues, display, fmt, 0, file)
     samples, row_issues = read_records(records, file, text_cells=(fmt == "csv"), on_row=on_row, column_map=column_map)
     return finish(samples, issues + row_issues, display, fmt, len(records), file)
+
+
+def file_columns(data: bytes, name: str, limit: int = 50) -> list[str]:
+    """The column names of a dataset file, for a column map: a CSV's header, or the keys of the first ``limit`` JSON /
+    JSONL rows in the order they appear; ``[]`` when the file cannot be read (``load_dataset`` says why)."""
+    issues: list[Issue] = []
+    text = decode(data[:MAX_FILE_BYTES], name, issues) if data.strip() else None
+    if text is None:
+        return []
+    fmt = EXTENSIONS.get(Path(name).suffix.lower()) or sniff_format(text)
+    if fmt == "csv":
+        first = text.split("\n", 1)[0]
+        header = next(csv.reader(io.StringIO(first), delimiter=csv_delimiter(first)), [])
+        return [restore_cell(h.strip()) for h in header if h.strip()]
+    records = jsonl_records(text, name, issues) if fmt == "jsonl" else json_records(text, name, issues)
+    columns: list[str] = []
+    for record in (records or [])[:limit]:
+        if isinstance(record, dict):
+            columns.extend(str(k) for k in record if str(k) not in columns)
+    return columns
 
 
 def _display_name(name: str | None, file: str) -> str:
