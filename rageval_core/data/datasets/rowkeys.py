@@ -11,7 +11,7 @@ from typing import Any
 
 from rageval_core.core.types import Sample
 from rageval_core.data.datasets.column_map import ColumnMap
-from rageval_core.data.datasets.dialects import ragas_metric
+from rageval_core.data.datasets.dialects import RAGAS_METRICS
 from rageval_core.data.datasets.formats import FIELD_ALIASES
 from rageval_core.data.datasets.values import clean_text, id_text, is_clean_text
 
@@ -86,13 +86,14 @@ def fast_row(row: int, record: dict[Any, Any]) -> Sample | None:
     for key, value in record.items():
         if type(key) is not str or not is_clean_text(key) or key != key.strip():
             return None
-        canonical = CORE.get(key.lower())
+        lowered = key.lower()
+        canonical = CORE.get(lowered)
         if canonical is None:
             if value is None:
                 continue  # dropped, as the careful path drops a null
             if key.startswith("label_") or not plain(value) or type(value) is list or (type(value) is float and value != value):
                 return None
-            if ":" in key or ragas_metric(key):
+            if ":" in key or "(" in key or lowered in RAGAS_METRICS:
                 return None  # maybe an external score (``dialects.external_key``)
             metadata[key] = value
         elif canonical in core:
