@@ -154,3 +154,16 @@ def test_deepeval_without_retrieval_context_says_how_to_use_its_context() -> Non
     assert loaded.samples[0].contexts == () and loaded.samples[0].metadata["context"] == ["the ideal passage"]
     assert any("contexts=context" in i.message for i in loaded.warnings)
     assert _first("deepeval_goldens.jsonl")["retrieval_context"].count("|") == 1  # what DeepEval's JSONL holds
+
+
+def test_python_list_cells_read_exactly_what_repr_wrote_holding_one_item_at_a_time() -> None:
+    from rageval_core.data.datasets.values import AST_MAX_CHARS, python_list
+
+    tricky = ["it's", 'say "hi"', "both ' and \"", "tab\there\nnewline", "back\\slash", "日本語 ", "\x00\u202e", "[not a list]"]
+    assert python_list(repr(tricky)) == (tricky, None)
+    assert python_list(repr(tuple(tricky))) == (tricky, None)
+    big = ["passage %d" % i for i in range(200_000)]  # 2.6 MB: scanned, never parsed to a syntax tree
+    assert python_list(repr(big)) == (big, None)
+    nested = repr([["a"] * 20_000])  # over AST_MAX_CHARS and not a flat list: refused rather than parsed whole
+    assert len(nested) > AST_MAX_CHARS and python_list(nested) == (None, "not a list of quoted strings")
+    assert python_list("[['a'], 'b']") == ([["a"], "b"], None)  # a small nested one is parsed (and flattened later)

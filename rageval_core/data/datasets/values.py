@@ -232,10 +232,52 @@ def _string_items(node: ast.AST, depth: int) -> str | None:
     return None
 
 
+_SPACE_RE = re.compile(r"\s*")
+_STRING_RE = re.compile(r"""([rRuUbB]{0,2})('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""", re.DOTALL)
+AST_MAX_CHARS = 65536  # a cell the scanner cannot read is parsed to a syntax tree only up to this size (memory)
+
+
+def _scan_strings(text: str) -> list[str] | None:
+    """The items of a flat list or tuple of string literals (what ``repr`` writes for a list of strings), read by a
+    scanner that holds one item at a time (a syntax tree of a 5 MB cell took 1 GB); None for anything else."""
+    t = text.strip()
+    if not t or t[0] not in "[(":
+        return None
+    close = "]" if t[0] == "[" else ")"
+    pos, items, comma = 1, [], False
+    while True:
+        pos = _SPACE_RE.match(t, pos).end()  # type: ignore[union-attr]
+        if t[pos:pos + 1] == close and (close == "]" or comma or not items):
+            pos += 1
+            break
+        found = _STRING_RE.match(t, pos)
+        if found is None or "b" in found.group(1).lower():
+            return None
+        prefix, body = found.groups()
+        items.append(body[1:-1] if "\\" not in body else ast.literal_eval(prefix + body))
+        pos = _SPACE_RE.match(t, found.end()).end()  # type: ignore[union-attr]
+        nxt = t[pos:pos + 1]
+        if nxt == ",":
+            pos, comma = pos + 1, True
+        elif nxt == close and (close == "]" or comma):
+            pos += 1
+            break
+        else:
+            return None
+    return items if not t[pos:].strip() else None
+
+
 def python_list(text: str) -> tuple[list[Any] | None, str | None]:
-    """A list of strings written as a Python literal (``['a', "b's"]``), parsed without evaluating anything: the text
-    is parsed to a syntax tree, which must be a list or tuple of string constants (nested lists allowed), and only
-    then handed to ``ast.literal_eval``. Returns (items, None) or (None, what is wrong)."""
+    """A list of strings written as a Python literal (``['a', "b's"]``), read without evaluating anything: a scanner
+    reads a flat list / tuple of string literals item by item (each one decoded by ``ast.literal_eval`` when it holds
+    an escape); a smaller cell it cannot read is parsed to a syntax tree, which must be a list or tuple of string
+    constants (nested lists allowed) before ``ast.literal_eval`` sees it. Returns (items, None) or (None, what is
+    wrong)."""
+    items = _scan_strings(text)
+    if items is not None:
+        return items, None
+    if len(text) > AST_MAX_CHARS:
+        return None, "not a list of quoted strings"
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
