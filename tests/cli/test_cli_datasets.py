@@ -55,6 +55,11 @@ def test_evaluate_reads_through_map_and_writes_deepeval_rows_with_our_scores(hom
     first = json.loads((home / "again.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert first["user_input"] == "What is overfitting?" and first["retrieved_contexts"] == ["Overfitting fits noise.", "Regularisation helps."]
     assert first["id"] == "q1" and isinstance(first["decomposed/faithfulness"], float)
+    mapped = ["--map", "id=key,question=prompt,contexts=docs,answer=reply", "--contexts-sep", "blank-line"]
+    assert cli.main(["report", run_id, "--out", "r.html", "--data", str(mine), *mapped]) == 0
+    assert "Regularisation helps." in (home / "r.html").read_text(encoding="utf-8")
+    assert cli.main(["trust", str(mine), *mapped, "--metrics", "faithfulness", "--quiet"]) == 0
+    assert "evaluated 2 rows" in capsys.readouterr().err
 
 
 def test_runs_export_naming_needs_the_runs_own_dataset(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
