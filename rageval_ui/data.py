@@ -93,9 +93,11 @@ def load_sample_file(name: str) -> Workset:
     return _workset(datasets.load_dataset(SAMPLE_DIR / Path(name).name), f"sample_data/{Path(name).name}")
 
 
-def load_upload(name: str, data: bytes) -> Workset:
-    """Load uploaded bytes; the format comes from the file name or the content."""
-    return _workset(datasets.load_dataset(data, name), f"upload: {name}")
+def load_upload(name: str, data: bytes, column_map: datasets.ColumnMap | None = None) -> Workset:
+    """Load uploaded bytes; the format comes from the file name or the content, the fields from ``column_map`` where
+    given (the mapping step), else from the file's own names."""
+    source = f"upload: {name}" + (f" ({column_map.describe()})" if column_map else "")
+    return _workset(datasets.load_dataset(data, name, column_map=column_map), source)
 
 
 TRACE_FORMATS = ("auto", "otel", "openinference", "langfuse", "phoenix")
@@ -265,5 +267,6 @@ def download_with_labels(ws: Workset) -> bytes:
     return (json.dumps(rows, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 
 
-def download_bytes(ws: Workset, fmt: str) -> bytes:
-    return datasets.dumps_dataset(ws.samples, fmt)  # type: ignore[arg-type]
+def download_bytes(ws: Workset, fmt: str, naming: str = "seed") -> bytes:
+    """The rows as ``fmt`` in ``naming``'s field names (``DatasetError`` for what that tool's format cannot hold)."""
+    return datasets.dumps_dataset(ws.samples, fmt, naming=naming)  # type: ignore[arg-type]

@@ -278,6 +278,40 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
     return target
 
 
+def named_rows(store: Store, run_id: str, samples: Mapping[str, Sample], naming: str) -> list[dict[str, Any]]:
+    """The run's valid rows in another tool's shape (``naming``: ragas, deepeval or seed): each row the dataset row as
+    ``datasets.row_dict`` writes it, then one column per method and metric (``decomposed/faithfulness``,
+    ``judge:rubric5/faithfulness``) holding the score, null where unscored. The store keeps no dataset texts, so
+    ``samples`` (id → the rows the run was made on) must hold every row; a ``KeyError`` names one that is missing."""
+    from rageval_core.data.datasets import row_dict
+
+    info = store.find_run(run_id)
+    if info is None:
+        raise KeyError(f"no run {run_id!r}")
+    out = []
+    for row in _rows(store, info, False):
+        sample = samples.get(str(row["id"]))
+        if sample is None:
+            raise KeyError(f"row {row['id']!r} of run {info.id} is not in the dataset given")
+        named = row_dict(sample, naming)  # type: ignore[arg-type]
+        for r in row["results"]:
+            named.setdefault(column_name(r["metric"], display_method(r["method"], r.get("judge"))), r["value"])
+        out.append(redact_data(named))
+    return out
+
+
+def export_run_named(store: Store, run_id: str, path: str | Path, samples: Mapping[str, Sample], naming: str) -> Path:
+    """``named_rows`` written by extension (.json, .jsonl, .csv) in the shape ``naming``'s tool reads back."""
+    from rageval_core.data.datasets import dumps_rows, format_of
+
+    target = Path(path)
+    data = dumps_rows(named_rows(store, run_id, samples, naming), format_of(target), naming)  # type: ignore[arg-type]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open_private(target, "wb") as fh:
+        fh.write(data)
+    return target
+
+
 def export_run(store: Store, run_id: str, path: str | Path, *, include_details: bool = False,
                samples: Mapping[str, Sample] | None = None) -> Path:
     """Export by file extension: ``.json`` results, ``.csv`` wide table (texts from ``samples``), ``.jsonl`` call log."""

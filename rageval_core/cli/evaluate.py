@@ -18,6 +18,7 @@ from rageval_core.cli.common import (
     echo,
 )
 from rageval_core.cli import evaluate_output as output
+from rageval_core.cli.dataset_flags import add_map_args, add_naming_arg, column_map_of
 from rageval_core.cli.dataset_report import invalid_rows, report_dataset
 from rageval_core.cli.evaluate_run import batch_flags, load_rows, run_scorers, scorers_from_args, spec_from_args
 from rageval_core.cli.trust_checks import add_repeat_args
@@ -26,7 +27,7 @@ from rageval_core.analysis.thresholds import check_thresholds, parse_threshold
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
-    from rageval_core.analysis.export import export_calls_jsonl, export_run
+    from rageval_core.analysis.export import export_calls_jsonl, export_run, export_run_named
     from rageval_core.core.method_labels import display_method
     from rageval_core.run import estimate
     from rageval_core.run.persist import stream_cost_by_scorer
@@ -39,8 +40,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         args.data = stray[0]
         args.fail_under = [t for t in args.fail_under if t != stray[0]]
     out = Path(args.out)
-    if out.suffix.lower() not in (".json", ".csv"):
-        raise UsageError(f"--out {args.out!r}: use a .json or .csv file")
+    naming = getattr(args, "naming", None)
+    if naming and out.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
+        raise UsageError(f"--out {args.out!r}: with --naming use a .json, .jsonl or .csv file")
+    if not naming and out.suffix.lower() not in (".json", ".csv"):
+        raise UsageError(f"--out {args.out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
+    column_map_of(args)  # a bad --map is a usage error before anything runs
     if args.batch and getattr(args, "judges", None):
         raise UsageError("--batch sends the run's provider through its batch API; judges from --judges call their own "
                          "providers one request at a time: run --judges without --batch")
@@ -92,12 +97,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     _add_juries(args, store, result)
 
     texts: Any = None
-    if out.suffix.lower() == ".csv":
+    if out.suffix.lower() == ".csv" or naming:
         from rageval_core.data.datasets.live import SequentialSamples
 
-        # the CSV's question and answer columns
+        # the CSV's question and answer columns, or the rows of a named export
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
-    _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts), out, result.run_id)
+    if naming:
+        _written(lambda: export_run_named(store, result.run_id, out, texts, naming), out, result.run_id)
+    else:
+        _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts), out, result.run_id)
     if args.calls_out:
         _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result.run_id)
     output.print_summary(result)
@@ -190,8 +198,9 @@ def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
     after the run). Batch runs, and any other file, are read whole first (``load_rows``)."""
     from rageval_core.data.datasets.live import open_live
 
+    column_map = column_map_of(args)
     if not args.batch:
-        opened = open_live(args.data, min_bytes=LIVE_MIN_BYTES)
+        opened = open_live(args.data, min_bytes=LIVE_MIN_BYTES, column_map=column_map)
         if opened is not None and getattr(opened, "streamed", False):
             head = opened.head(1)
             if head or not opened.done:
@@ -201,7 +210,7 @@ def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
         if opened is not None:  # refused before reading (not UTF-8 further on)
             report_dataset(opened, [])
             raise UsageError(f"{args.data}: no valid rows to evaluate (the reasons are above)")
-    return load_rows(args.data, quiet=args.quiet)
+    return load_rows(args.data, quiet=args.quiet, column_map=column_map)
 
 
 def _report_live(dataset: Any) -> list[Any]:
@@ -254,7 +263,8 @@ def add_command(sub: Any) -> None:
     ev.add_argument("--jury-members", metavar="M1,M2",
                     help="the jury's members by method label, e.g. judge:rubric5@gpt-4o-mini (default: every judge configuration)")
     ev.add_argument("--jury-threshold", type=float, default=0.5, help="pass threshold of a majority jury's votes (default 0.5)")
-    ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv")
+    ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv; with --naming, .json, "
+                    ".jsonl or .csv rows in that tool's shape with a score column per method and metric")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
     ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone)")
     ev.add_argument("--fail-under", action="extend", nargs="+", metavar="METRIC=VALUE",
@@ -271,6 +281,8 @@ def add_command(sub: Any) -> None:
                     help="fewer calls: answer claims verified against contexts and ground truth in one call")
     ev.add_argument("--details", action="store_true", help="include claims, verdicts, prompts and responses in the JSON")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_map_args(ev)
+    add_naming_arg(ev, default=None)
     ev.add_argument("--batch", action="store_true",
                     help="send the model calls through the provider's batch API (OpenAI Batch API, Gemini batch mode) at "
                     "the batch price: one job per dependent step, polled until done; if the process stops, rerun the "

@@ -87,8 +87,17 @@ def run_spec(args: argparse.Namespace, dataset: Any, invalid: Any, scorers: list
             "replay_log": args.replay_log,
             "data": str(args.data),
             "dataset_issues": issues_for_export(dataset),
+            **_map_setting(args),
         },
     )
+
+
+def _map_setting(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"column_map": ...}`` when the dataset was read through ``--map`` (so the run's file can be read again)."""
+    from rageval_core.cli.dataset_flags import column_map_of
+
+    found = column_map_of(args)
+    return {"column_map": found.to_settings()} if found else {}
 
 
 @dataclass(frozen=True)
@@ -185,17 +194,18 @@ def _execute(spec: RunSpec, store: Any, cancel: threading.Event, progress: Any, 
 LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
 
 
-def load_rows(path: str, *, quiet: bool = True) -> tuple[Any, list[Any]]:
+def load_rows(path: str, *, quiet: bool = True, column_map: Any = None) -> tuple[Any, list[Any]]:
     """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
     evaluate is a usage error (exit 2) after the reasons are printed. Unless ``quiet``, a large file says
-    how far its reading got every 10,000 rows (a 100,000-row file takes seconds to read and check)."""
+    how far its reading got every 10,000 rows (a 100,000-row file takes seconds to read and check).
+    ``column_map`` (``--map``) says which column holds which field."""
     from rageval_core.data.datasets import load_dataset
 
     def on_row(n: int) -> None:
         if n % LOADING_EVERY == 0:
             err(f"loading {Path(path).name}: {n:,} rows read")
 
-    dataset = load_dataset(path, on_row=None if quiet else on_row)
+    dataset = load_dataset(path, on_row=None if quiet else on_row, column_map=column_map)
     invalid = invalid_rows(dataset)
     report_dataset(dataset, invalid)
     if not dataset.samples:

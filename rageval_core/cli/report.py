@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from rageval_core.cli.common import EXIT_OK, UsageError, echo, find_run, open_store
+from rageval_core.cli.dataset_flags import add_map_args
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -18,9 +19,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     ids = [find_run(store, r).id for r in args.runs]
     samples = None
     if args.data:
+        from rageval_core.cli.dataset_flags import column_map_of
         from rageval_core.cli.evaluate_run import load_rows
 
-        samples = load_rows(args.data)[0].samples
+        samples = load_rows(args.data, column_map=column_map_of(args))[0].samples
     rows = [r.strip() for r in (args.rows or "").split(",") if r.strip()] or None
     path = write_report(store, ids, args.out, samples=samples, sample_ids=rows, top=args.top,
                         threshold=args.threshold, title=args.title)
@@ -37,6 +39,7 @@ def add_command(sub: Any) -> None:
     rp.add_argument("runs", nargs="+", metavar="RUN", help="run ids (a unique prefix is enough)")
     rp.add_argument("--out", required=True, help="the .html file to write")
     rp.add_argument("--data", help="the dataset file, for row texts when the run's own file moved")
+    add_map_args(rp)
     rp.add_argument("--rows", metavar="ID,ID", help="rows to show in full (default: the most disagreeing)")
     rp.add_argument("--top", type=int, default=3, help="how many of the most disagreeing rows to show (default 3)")
     rp.add_argument("--threshold", type=float, default=0.5, help="pass threshold for kappa (default 0.5)")

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from rageval_core.cli.common import EXIT_OK, UsageError, find_run, open_store, echo, table
+from rageval_core.cli.dataset_flags import add_map_args, add_naming_arg, column_map_of
 
 
 def cmd_runs_list(args: argparse.Namespace) -> int:
@@ -34,15 +35,41 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_samples(info: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Id → row of the dataset a run was made on: ``--data`` (checked against the run's content hash) or the run's own
+    file when it is still there unchanged; the store keeps no dataset texts, so without either this is a usage error."""
+    from rageval_core.analysis.trust.run_report import dataset_of_run
+    from rageval_core.data.datasets import load_dataset
+
+    if args.data:
+        loaded = load_dataset(args.data, column_map=column_map_of(args))
+        if loaded.content_hash != info.dataset_hash:
+            raise UsageError(f"--data {args.data}: not the dataset run {info.id} was made on (content hash "
+                             f"{loaded.content_hash[:12]}, the run's {str(info.dataset_hash)[:12]}); give that file, with "
+                             "the same --map if it was read through one")
+        return {s.id: s for s in loaded.samples}
+    found = dataset_of_run(info)
+    if found is None:
+        raise UsageError(f"run {info.id}: the store keeps no dataset texts and the run's file "
+                         f"({(info.settings or {}).get('data') or 'unknown'}) is missing or changed: give it with --data FILE")
+    return {s.id: s for s in found}
+
+
 def cmd_runs_export(args: argparse.Namespace) -> int:
-    from rageval_core.analysis.export import export_run
+    from rageval_core.analysis.export import export_run, export_run_named
+    from rageval_core.data.datasets import DatasetError
 
     store = open_store(args)
     info = find_run(store, args.run)
     try:
-        path = export_run(store, info.id, args.out, include_details=args.details)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        if args.naming:
+            path = export_run_named(store, info.id, args.out, run_samples(info, args), args.naming)
+        else:
+            if args.data or args.column_map:
+                raise UsageError("--data and --map go with --naming (the other exports read no dataset)")
+            path = export_run(store, info.id, args.out, include_details=args.details)
+    except (ValueError, KeyError, DatasetError) as exc:
+        raise UsageError(str(exc).strip('"')) from None
     echo(f"run {info.id} → {path}")
     return EXIT_OK
 
@@ -65,11 +92,16 @@ def add_command(sub: Any) -> None:
     ls = rsub.add_parser("list", help="list runs, newest first")
     ls.add_argument("--limit", type=int, default=None, help="show only the newest N runs")
     ls.set_defaults(func=cmd_runs_list)
-    ex = rsub.add_parser("export", help="export a run: .json, .csv, or .jsonl (call log)")
+    ex = rsub.add_parser("export", help="export a run: .json, .csv, or .jsonl (call log); with --naming, its rows in ragas's "
+                         "or DeepEval's shape")
     ex.add_argument("run", help="run id or a unique prefix (see `runs list`)")
     ex.add_argument("--out", required=True, help="FILE.json (documented format), FILE.csv (a row per sample, a column "
                     "per metric and method) or FILE.jsonl (the call log)")
     ex.add_argument("--details", action="store_true", help="JSON only: include claims, verdicts and other per-result details")
+    add_naming_arg(ex, default=None)
+    ex.add_argument("--data", metavar="FILE", help="with --naming: the dataset the run was made on, for the row texts "
+                    "(default: the run's own file, when it is still there unchanged)")
+    add_map_args(ex)
     ex.set_defaults(func=cmd_runs_export)
     cl = rsub.add_parser("calls", help="export a run's call log as JSON Lines")
     cl.add_argument("run", help="run id or a unique prefix")

@@ -29,6 +29,7 @@ from rageval_core.cli.common import (
     short,
     table,
 )
+from rageval_core.cli.dataset_flags import add_map_args
 from rageval_core.cli.trust_annotators import print_annotators
 from rageval_core.cli.trust_checks import add_check_args, print_probes, print_stability
 from rageval_core.cli.trust_context import TrustContext
@@ -300,7 +301,9 @@ def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
     """Evaluate the dataset file (the evaluate command's code) and return the run id and its samples."""
     from rageval_core.cli.evaluate_run import load_rows, run_scorers, scorers_from_args, spec_from_args
 
-    dataset, invalid = load_rows(args.data)
+    from rageval_core.cli.dataset_flags import column_map_of
+
+    dataset, invalid = load_rows(args.data, column_map=column_map_of(args))
     if not args.metrics:
         args.metrics = ",".join(_default_metrics(dataset.samples, args.labels))
     if args.judge is None:
@@ -390,6 +393,7 @@ def add_command(sub: Any) -> None:
     g.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     g.add_argument("--economy", action="store_true", help="fewer calls (see evaluate --economy)")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_map_args(g)
     for hook in ARGUMENT_HOOKS:
         hook(p)
     p.set_defaults(func=cmd_trust)

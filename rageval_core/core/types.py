@@ -57,7 +57,11 @@ class Unscored:
 
 @dataclass(frozen=True)
 class Sample:
-    """One RAG output to evaluate. ``metadata`` keeps everything else (category, human labels, ...)."""
+    """One RAG output to evaluate. ``metadata`` keeps everything else (category, human labels, ...).
+
+    ``external_scores`` are scores another tool gave this row before it came here, keyed ``<source>:<metric>``
+    (``{"ragas:faithfulness": 0.8}``; None where that tool left the row unscored): the user's earlier results, shown
+    beside ours, never one of our methods and not part of the dataset's content hash."""
 
     id: str
     question: str
@@ -65,6 +69,7 @@ class Sample:
     answer: str
     ground_truth: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    external_scores: Mapping[str, float | None] = field(default_factory=dict)
 
     @property
     def category(self) -> str | None:
@@ -79,6 +84,7 @@ class Sample:
             "answer": self.answer,
             "ground_truth": self.ground_truth,
             **dict(self.metadata),
+            **dict(self.external_scores),  # "ragas:faithfulness" keys: the loader reads them back as external scores
         }
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_ui import data, demo, nav, sidebar, state, widgets
+from rageval_core.data.datasets import DatasetError
+from rageval_ui import column_map, data, demo, nav, sidebar, state, widgets
 from rageval_ui.i18n import t
 
 UPLOAD_KEY = "dataset.upload"
@@ -35,6 +36,7 @@ with upload:
     uploaded = st.file_uploader(t("dataset.upload"), type=["json", "jsonl", "ndjson", "csv"], key=UPLOAD_KEY)
     if uploaded is not None and state.is_new_upload(uploaded, UPLOAD_SEEN):
         try:
+            column_map.remember(uploaded.name, uploaded.getvalue())
             state.use_dataset(data.load_upload(uploaded.name, uploaded.getvalue()))
         except Exception as exc:  # noqa: BLE001 - the loader reports problems as issues; anything else is still a message
             widgets.show_error(t("dataset.unreadable", name=uploaded.name), exc)
@@ -75,6 +77,7 @@ if sidebar.is_offline() and demo.fits(ws):
     demo.offer("dataset")
 
 widgets.validation_report(ws.issues, len(ws.samples))
+column_map.step(ws)  # after the report that says why a file's rows did not load
 
 st.subheader(t("dataset.rows"))
 st.caption(t("dataset.rows_help"))
@@ -101,6 +104,15 @@ if data.has_edits(edits):
     st.rerun()
 
 n_labels = data.labels_count(ws)
+naming = st.selectbox(t("dataset.naming"), ["seed", "ragas", "deepeval"], key="dataset.naming", help=t("dataset.naming_help"))
+downloads: dict[str, bytes | None] = {}
+for fmt in ("json", "jsonl", "csv"):
+    try:
+        downloads[fmt] = data.download_bytes(ws, fmt, naming)
+    except DatasetError as exc:  # a "|" inside a context cannot go into a DeepEval CSV
+        downloads[fmt] = None
+        st.warning(t("dataset.naming_refused", naming=naming, problem=str(exc)))
+suffix = "" if naming == "seed" else f"-{naming}"
 with st.container(horizontal=True):
     if st.button(t("dataset.pin", n=data.QUICK_ROWS), help=t("dataset.pin_help")):
         state.use_dataset(ws)
@@ -108,8 +120,11 @@ with st.container(horizontal=True):
     if st.button(t("dataset.clear_pins")):
         state.use_dataset(ws, set())
         st.rerun()
-    st.download_button(t("dataset.download_json"), data.download_bytes(ws, "json"), file_name=f"{ws.name}.json", mime="application/json")
-    st.download_button(t("dataset.download_csv"), data.download_bytes(ws, "csv"), file_name=f"{ws.name}.csv", mime="text/csv")
+    for fmt, label, mime in (("json", t("dataset.download_json"), "application/json"),
+                             ("jsonl", t("dataset.download_jsonl"), "application/jsonl"),
+                             ("csv", t("dataset.download_csv"), "text/csv")):
+        st.download_button(label, downloads[fmt] or b"", file_name=f"{ws.name}{suffix}.{fmt}", mime=mime,
+                           disabled=downloads[fmt] is None)
     st.download_button(
         t("dataset.download_labels", labels=widgets.counted(n_labels, t("unit.label"), t("unit.labels"))),
         data.download_with_labels(ws),

@@ -106,12 +106,14 @@ def _variants() -> list[dict]:
         {"contexts": []}, {"contexts": ["", "x"]}, {"contexts": [["x"]]}, {"contexts": "plain"}, {"contexts": ["a\x00b"]},
         {"question": "bad \ud800"}, {"extra": None}, {"extra": float("nan")}, {"extra": float("inf")}, {"extra": {"k": 1}},
         {"extra": [1, 2]}, {"label_faithfulness": 1}, {"user_input": "other question"}, {" spaced": "x"}, {"answer": "a\r\nb"},
+        {"ragas:faithfulness": 0.5}, {"faithfulness": 0.5}, {"retrieval_context": ["x"]}, {"input": "q2"}, {"context": ["y"]},
     ]
     return base + [{**row, **c} for c in changes] + [{k: v for k, v in row.items() if k != "ground_truth"}]
 
 
 def test_the_fast_row_path_gives_what_the_careful_path_gives_or_steps_aside() -> None:
-    from rageval_core.data.datasets.rows import RowReader, _fast_row
+    from rageval_core.data.datasets.rowkeys import fast_row as _fast_row
+    from rageval_core.data.datasets.rows import RowReader
 
     taken = 0
     for n, record in enumerate(_variants(), 1):

@@ -20,6 +20,9 @@ SEEDS = SHARED / "seeds"
 # nodeid prefix → why it may skip in CI. Keep it short; every entry needs its reason.
 ALLOWED_SKIPS: dict[str, str] = {
     # Nothing in CI needs a key or a real model today; add e.g. a live-provider smoke test here.
+    "tests/e2e/test_external_libraries.py": "the real ragas / DeepEval run in test-only venvs that pip must be able to "
+    "install (tests/support/external_venvs.py); where it cannot, the test skips, except under RAGEVAL_REQUIRE_E2E=1 "
+    "(CI), where it fails",
 }
 
 

@@ -101,13 +101,13 @@ def read_label_rows(path: str | Path) -> Rows:
 
 def dataset_of_run(info: Any) -> list[Sample] | None:
     """The run's dataset when the file it was run on is still there unchanged (same content hash)."""
-    from rageval_core.data.datasets import load_dataset
+    from rageval_core.data.datasets import ColumnMap, load_dataset
 
     data = (info.settings or {}).get("data")
     if not data or not Path(str(data)).is_file():
         return None
     try:
-        loaded = load_dataset(str(data))
+        loaded = load_dataset(str(data), column_map=ColumnMap.from_settings((info.settings or {}).get("column_map")))
     except (OSError, ValueError):
         return None
     return loaded.samples if loaded.content_hash == info.dataset_hash else None

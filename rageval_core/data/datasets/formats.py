@@ -10,16 +10,20 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from rageval_core.core.csvsafe import restore_cell
+from rageval_core.data.datasets.column_map import ColumnMap
 from rageval_core.data.datasets.model import MAX_DEPTH, MAX_FILE_BYTES, Format, Issue
 from rageval_core.data.datasets.values import BadRecord, json_value
 from rageval_core.core.messages import say
 
+# The seed's names, then ragas's, DeepEval's (input, retrieval_context, actual_output, expected_output) and Phoenix's
+# helper frames' (input, output, context); ``context`` names the contexts only when no other contexts column is there
+# (DeepEval's is its ideal context: ``rowkeys.alias_index``).
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id", "sample_id"),
-    "question": ("question", "user_input", "query"),
-    "contexts": ("contexts", "retrieved_contexts", "context"),
-    "answer": ("answer", "response"),
-    "ground_truth": ("ground_truth", "reference", "ground_truths"),
+    "question": ("question", "user_input", "query", "input"),
+    "contexts": ("contexts", "retrieved_contexts", "retrieval_context", "context"),
+    "answer": ("answer", "response", "actual_output", "output"),
+    "ground_truth": ("ground_truth", "reference", "ground_truths", "expected_output"),
 }
 # Keys under which a JSON object may hold its list of rows.
 WRAPPER_KEYS: tuple[str, ...] = ("rows", "data", "samples", "items", "records", "examples", "dataset")
@@ -115,7 +119,7 @@ def iter_jsonl(lines: Iterable[str]) -> Iterator[Any]:
         yield BadRecord(say("json.line", line=lineno, problem=problem)) if problem else value
 
 
-def _delimiter(first_line: str) -> str:
+def csv_delimiter(first_line: str) -> str:
     """Comma, or tab / semicolon (Excel's "Unicode text" and European-locale CSV) when the header has no comma."""
     if "," in first_line:
         return ","
@@ -129,22 +133,24 @@ class CsvAbort(Exception):
     """Raised by ``iter_csv`` after it recorded a file-level error: nothing of the file may load."""
 
 
-def csv_records(text: str, file: str, issues: list[Issue]) -> list[Any] | None:
+def csv_records(text: str, file: str, issues: list[Issue], column_map: ColumnMap | None = None) -> list[Any] | None:
     """Rows of a CSV with a header (see ``iter_csv``); None when the file cannot be read (the issue says why)."""
     try:
-        return list(iter_csv(text.split("\n", 1)[0], io.StringIO(text, newline=""), file, issues))
+        return list(iter_csv(text.split("\n", 1)[0], io.StringIO(text, newline=""), file, issues, column_map))
     except CsvAbort:
         return None
 
 
-def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issue]) -> Iterator[Any]:
+def iter_csv(
+    first_line: str, lines: Iterable[str], file: str, issues: list[Issue], column_map: ColumnMap | None = None
+) -> Iterator[Any]:
     """Records of a CSV with a header, read lazily from ``lines`` (the whole text, first line included).
 
     Quoting is read strictly: an unterminated quote (which would swallow every later line into one cell) or
     text after a closing quote stops the read with the row and line, as does a header without a question
     column; then the issue is recorded and ``CsvAbort`` raised, so the caller loads nothing."""
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE_BYTES))  # one big context cell is legitimate
-    delimiter = _delimiter(first_line)
+    delimiter = csv_delimiter(first_line)
     if delimiter == ";":
         issues.append(Issue(file, None, None, say("csv.semicolons"), "warning"))
     reader = csv.reader(lines, delimiter=delimiter, strict=True)
@@ -165,7 +171,7 @@ def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issu
             continue
         seen += 1
         if header is None:
-            header = _csv_header(cells, file, issues)
+            header = _csv_header(cells, file, issues, column_map)
             continue
         yield _csv_record(header, cells, seen - 1, file, issues)
     if header is None:
@@ -173,14 +179,19 @@ def iter_csv(first_line: str, lines: Iterable[str], file: str, issues: list[Issu
         raise CsvAbort
 
 
-def _csv_header(cells: list[str], file: str, issues: list[Issue]) -> list[str]:
+def _csv_header(cells: list[str], file: str, issues: list[Issue], column_map: ColumnMap | None = None) -> list[str]:
     header = [restore_cell(h.strip()) for h in cells]
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:
         issues.append(Issue(file, None, dupes[0], say("csv.duplicate_column", column=repr(dupes[0])), "warning"))
     lowered = {h.lower() for h in header}
-    if not lowered & set(FIELD_ALIASES["question"]):
-        shown = ", ".join(repr(h) for h in header[:8]) + (" …" if len(header) > 8 else "")
+    shown = ", ".join(repr(h) for h in header[:8]) + (" …" if len(header) > 8 else "")
+    mapped = column_map.columns.get("question") if column_map else None
+    if mapped is not None:
+        if mapped.strip().lower() not in lowered:
+            issues.append(Issue(file, None, "question", say("csv.no_mapped_question", column=repr(mapped), header=shown)))
+            raise CsvAbort
+    elif not lowered & set(FIELD_ALIASES["question"]):
         issues.append(Issue(file, None, "question", say("csv.no_question", header=shown)))
         raise CsvAbort
     return header
@@ -190,7 +201,8 @@ def _csv_record(header: list[str], cells: list[str], row: int, file: str, issues
     if len(cells) > len(header):
         return BadRecord(say("csv.too_many_cells", cells=len(cells), columns=len(header)))
     record: dict[str, Any] = {h: restore_cell(c) for h, c in zip(header, cells) if h}  # undo the export's formula guard
-    unnamed = [i + 1 for i, (h, c) in enumerate(zip(header, cells)) if not h and c.strip()]
+    # pandas' to_csv writes the frame's index first, under an empty name: row numbers, not data
+    unnamed = [i + 1 for i, (h, c) in enumerate(zip(header, cells)) if not h and c.strip() and not (i == 0 and c.isdigit())]
     if unnamed:
         issues.append(Issue(file, row, None, say("csv.unnamed_column", column=unnamed[0]), "warning"))
     if len(cells) < len(header):

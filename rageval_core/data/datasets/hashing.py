@@ -12,7 +12,8 @@ from rageval_core.core.types import Sample
 
 
 def sample_payload(sample: Sample) -> dict[str, Any]:
-    """The normalised, JSON-ready form of a sample that the content hash is computed from."""
+    """The normalised, JSON-ready form of a sample that the content hash is computed from. ``external_scores`` (another
+    tool's earlier results) are left out: a ragas results CSV and the JSONL of the same rows are the same dataset."""
     return {
         "id": sample.id,
         "question": sample.question,

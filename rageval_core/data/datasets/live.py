@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from rageval_core.data.datasets.column_map import ColumnMap
 from rageval_core.data.datasets.formats import EXTENSIONS, CsvAbort, iter_csv, iter_jsonl
 from rageval_core.data.datasets.hashing import DatasetHasher
 from rageval_core.data.datasets.loader import _display_name, detect_dataset_language, finish
@@ -42,7 +43,9 @@ class LiveDataset(IssueViews):
     streamed = True
 
     def __init__(self, path: Path, name: str | None, sha256: str, expected_rows: int,
-                 on_row: Callable[[int], None] | None = None, fmt: Format = "jsonl") -> None:
+                 on_row: Callable[[int], None] | None = None, fmt: Format = "jsonl",
+                 column_map: ColumnMap | None = None) -> None:
+        self.column_map = column_map or None
         self.path = path
         self.file = path.name
         self.name = _display_name(name, self.file)
@@ -54,7 +57,7 @@ class LiveDataset(IssueViews):
         self.language = "en"  # told from the first 50 rows once they are read (as a whole read tells it)
         self.done = False
         self.categories: dict[str, str | None] = {}  # id → category label, in dataset order (the closing tables)
-        self._reader = RowReader(self.file, text_cells=fmt == "csv")
+        self._reader = RowReader(self.file, text_cells=fmt == "csv", column_map=self.column_map)
         self._format_issues: list[Issue] = []  # what the CSV reader says (a whole read lists these first)
         self._hasher = DatasetHasher()
         self._labels: dict[str, str] = {}  # one copy of each distinct label
@@ -71,7 +74,7 @@ class LiveDataset(IssueViews):
             if self.format == "json":
                 records = iter_json_array(io.TextIOWrapper(fh, encoding="utf-8-sig", newline=""))
             elif self.format == "csv":
-                records = _csv_records(fh, self.file, self._format_issues, line_no, text)
+                records = _csv_records(fh, self.file, self._format_issues, line_no, text, self.column_map)
             else:
                 records = iter_jsonl(file_lines(fh, keep_newlines=False, line_no=line_no, text=text))
             for sample in self._reader.iter_samples(counted(records, on_row)):
@@ -89,7 +92,7 @@ class LiveDataset(IssueViews):
         self._finish(text[0])
 
     def _finish(self, any_text: bool) -> None:
-        self.issues.extend(self._format_issues + self._reader.issues)
+        self.issues.extend(self._format_issues + self._reader.map_issues() + self._reader.issues)
         self._format_issues, self._reader.issues = [], []
         if not any_text:
             self.issues.append(Issue(self.file, None, None, say("file.empty")))
@@ -118,7 +121,7 @@ class LiveDataset(IssueViews):
 
     def reopen(self) -> LiveDataset:
         """A fresh reader of the same file (e.g. the CSV export's question and answer columns)."""
-        return LiveDataset(self.path, self.name, self.sha256, self.expected_rows, fmt=self.format)
+        return LiveDataset(self.path, self.name, self.sha256, self.expected_rows, fmt=self.format, column_map=self.column_map)
 
     def whole_hash(self) -> str:
         """The content hash of the whole file, read through once without keeping its rows."""
@@ -147,7 +150,7 @@ class LiveDataset(IssueViews):
 
 def open_live(
     path: str | Path, name: str | None = None, *, min_bytes: int = MAX_FILE_BYTES, max_bytes: int = MAX_STREAM_BYTES,
-    whole_bytes: int = MAX_FILE_BYTES, on_row: Callable[[int], None] | None = None,
+    whole_bytes: int = MAX_FILE_BYTES, on_row: Callable[[int], None] | None = None, column_map: ColumnMap | None = None,
 ) -> LiveDataset | LoadedDataset | None:
     """A ``LiveDataset`` for a JSON Lines file on disk of at least ``min_bytes`` (and at most ``max_bytes``) in
     plain UTF-8, or a JSON document of that size (at most ``whole_bytes``) that is one valid array of rows; a
@@ -166,18 +169,18 @@ def open_live(
         check = precheck(source)
         if fmt == "json":
             rows = _array_rows(source) if check.bad_line is None else 0
-            return LiveDataset(source, name, check.sha256, rows, on_row, fmt="json") if rows else None
+            return LiveDataset(source, name, check.sha256, rows, on_row, fmt="json", column_map=column_map) if rows else None
     except OSError:
         return None  # load_dataset says why
     if check.bad_line is not None and size <= whole_bytes:
         return None  # the whole read decodes it (or names what is wrong)
     if check.bad_line is None and fmt == "csv":
-        rows = _csv_rows(source)
-        return LiveDataset(source, name, check.sha256, rows, on_row, fmt="csv") if rows else None
+        rows = _csv_rows(source, column_map)
+        return LiveDataset(source, name, check.sha256, rows, on_row, fmt="csv", column_map=column_map) if rows else None
     if check.bad_line is not None:
         issue = Issue(source.name, None, None, say("file.stream_not_utf8", line=check.bad_line, limit=f"{whole_bytes / 2**20:g}"))
         return finish([], [issue], _display_name(name, source.name), "jsonl", 0)
-    return LiveDataset(source, name, check.sha256, check.lines, on_row, fmt=fmt)
+    return LiveDataset(source, name, check.sha256, check.lines, on_row, fmt=fmt, column_map=column_map)
 
 
 class SequentialSamples:
@@ -206,18 +209,19 @@ def _array_rows(path: Path) -> int:
         return 0
 
 
-def _csv_records(fh: Any, file: str, issues: list[Issue], line_no: list[int], text: list[bool]) -> Iterator[Any]:
+def _csv_records(fh: Any, file: str, issues: list[Issue], line_no: list[int], text: list[bool],
+                 column_map: ColumnMap | None = None) -> Iterator[Any]:
     """The records of a CSV file read a line at a time (as ``streaming.stream_rows`` reads them)."""
     lines = file_lines(fh, keep_newlines=True, line_no=line_no, text=text)
     first = next(lines, "")
-    return iter_csv(first.removesuffix("\n"), itertools.chain([first], lines), file, issues)
+    return iter_csv(first.removesuffix("\n"), itertools.chain([first], lines), file, issues, column_map)
 
 
-def _csv_rows(path: Path) -> int:
+def _csv_rows(path: Path, column_map: ColumnMap | None = None) -> int:
     """How many data rows a CSV file holds; 0 when a whole read would load nothing (quoting error, no question
     column, no header) or it has no data row."""
     try:
         with path.open("rb") as fh:
-            return sum(1 for _ in _csv_records(fh, path.name, [], [0], [False]))
+            return sum(1 for _ in _csv_records(fh, path.name, [], [0], [False], column_map))
     except CsvAbort:
         return 0

@@ -3,13 +3,17 @@ becomes an ``Issue`` naming the file (and the row and field where there is one).
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from rageval_core.data.datasets.column_map import ColumnMap
 from rageval_core.data.datasets.decoding import decode
-from rageval_core.data.datasets.formats import EXTENSIONS, csv_records, json_records, jsonl_records, sniff_format
+from rageval_core.core.csvsafe import restore_cell
+from rageval_core.data.datasets.formats import EXTENSIONS, csv_delimiter, csv_records, json_records, jsonl_records, sniff_format
 from rageval_core.data.datasets.hashing import dataset_hash
 from rageval_core.data.datasets.model import MAX_FILE_BYTES, MAX_STREAM_BYTES, Format, Issue, LoadedDataset
 from rageval_core.data.datasets.rows import RowReader, counted
@@ -36,12 +40,13 @@ def detect_dataset_language(samples: Sequence[Sample]) -> str:
 
 
 def read_records(
-    records: Sequence[Any], file: str = "dataset", *, text_cells: bool = False, on_row: Callable[[int], None] | None = None
+    records: Sequence[Any], file: str = "dataset", *, text_cells: bool = False, on_row: Callable[[int], None] | None = None,
+    column_map: ColumnMap | None = None,
 ) -> tuple[list[Sample], list[Issue]]:
     """Validate already-parsed rows (dicts). ``text_cells`` for CSV-like sources where every cell is text."""
-    reader = RowReader(file, text_cells=text_cells)
+    reader = RowReader(file, text_cells=text_cells, column_map=column_map)
     samples = reader.read(counted(records, on_row))
-    return samples, reader.issues
+    return samples, reader.map_issues() + reader.issues
 
 
 def finish(samples: list[Sample], issues: list[Issue], name: str, fmt: str, total: int, file: str | None = None) -> LoadedDataset:
@@ -74,9 +79,11 @@ def load_dataset(
     max_bytes: int = MAX_FILE_BYTES,
     max_stream_bytes: int = MAX_STREAM_BYTES,
     on_row: Callable[[int], None] | None = None,
+    column_map: ColumnMap | None = None,
 ) -> LoadedDataset:
     """Read a dataset file (path), bytes or a binary file object (e.g. an upload); the format comes from
-    ``fmt``, the extension of the path or ``name``, or the content.
+    ``fmt``, the extension of the path or ``name``, or the content. ``column_map`` says which column holds
+    which field, for names the loader does not know (``ColumnMap``).
 
     Never raises for bad content: problems are in ``.issues`` and the good rows in ``.samples``.
     Data over ``max_bytes`` is refused before it is read, except a JSON Lines or CSV file on disk in UTF-8,
@@ -85,7 +92,7 @@ def load_dataset(
     """
     file = name or "dataset"
     try:
-        return _load(source, name, fmt, max_bytes, max_stream_bytes, on_row)
+        return _load(source, name, fmt, max_bytes, max_stream_bytes, on_row, column_map or None)
     except Exception as exc:  # noqa: BLE001 - the contract: a loader bug is reported, never raised at the caller
         if isinstance(source, (str, Path)):
             file = Path(source).name
@@ -95,7 +102,7 @@ def load_dataset(
 
 def _load(
     source: str | Path | bytes | BinaryIO, name: str | None, fmt: Format | None, max_bytes: int, max_stream_bytes: int,
-    on_row: Callable[[int], None] | None,
+    on_row: Callable[[int], None] | None, column_map: ColumnMap | None = None,
 ) -> LoadedDataset:
     issues: list[Issue] = []
     if hasattr(source, "read"):  # an open binary file or Streamlit's UploadedFile
@@ -111,7 +118,7 @@ def _load(
         try:
             size = path.stat().st_size
             if size > max_bytes:
-                return _load_large(path, size, name, fmt, max_bytes, max_stream_bytes, on_row)
+                return _load_large(path, size, name, fmt, max_bytes, max_stream_bytes, on_row, column_map)
             data = path.read_bytes()
         except OSError as exc:
             issues.append(Issue(file, None, None, say("file.unreadable", error=exc.strerror or exc)))
@@ -131,7 +138,7 @@ def _load(
         return finish([], issues, display, fmt or "json", 0, file)
     fmt = fmt or EXTENSIONS.get(Path(file).suffix.lower()) or sniff_format(text)
     if fmt == "csv":
-        records = csv_records(text, file, issues)
+        records = csv_records(text, file, issues, column_map)
     elif fmt == "jsonl":
         records = jsonl_records(text, file, issues)
     else:
@@ -139,8 +146,28 @@ def _load(
     del text
     if records is None:
         return finish([], issues, display, fmt, 0, file)
-    samples, row_issues = read_records(records, file, text_cells=(fmt == "csv"), on_row=on_row)
+    samples, row_issues = read_records(records, file, text_cells=(fmt == "csv"), on_row=on_row, column_map=column_map)
     return finish(samples, issues + row_issues, display, fmt, len(records), file)
+
+
+def file_columns(data: bytes, name: str, limit: int = 50) -> list[str]:
+    """The column names of a dataset file, for a column map: a CSV's header, or the keys of the first ``limit`` JSON /
+    JSONL rows in the order they appear; ``[]`` when the file cannot be read (``load_dataset`` says why)."""
+    issues: list[Issue] = []
+    text = decode(data[:MAX_FILE_BYTES], name, issues) if data.strip() else None
+    if text is None:
+        return []
+    fmt = EXTENSIONS.get(Path(name).suffix.lower()) or sniff_format(text)
+    if fmt == "csv":
+        first = text.split("\n", 1)[0]
+        header = next(csv.reader(io.StringIO(first), delimiter=csv_delimiter(first)), [])
+        return [restore_cell(h.strip()) for h in header if h.strip()]
+    records = jsonl_records(text, name, issues) if fmt == "jsonl" else json_records(text, name, issues)
+    columns: list[str] = []
+    for record in (records or [])[:limit]:
+        if isinstance(record, dict):
+            columns.extend(str(k) for k in record if str(k) not in columns)
+    return columns
 
 
 def _display_name(name: str | None, file: str) -> str:
@@ -149,7 +176,7 @@ def _display_name(name: str | None, file: str) -> str:
 
 def _load_large(
     path: Path, size: int, name: str | None, fmt: Format | None, max_bytes: int, max_stream_bytes: int,
-    on_row: Callable[[int], None] | None,
+    on_row: Callable[[int], None] | None, column_map: ColumnMap | None = None,
 ) -> LoadedDataset:
     """A file over the whole-read limit: JSON Lines / CSV in UTF-8 are read row by row (up to
     ``max_stream_bytes``); anything else is refused unread, saying what would load."""
@@ -167,7 +194,7 @@ def _load_large(
         return finish([], [_too_big(size, file, max_bytes, hint)], display, fmt, 0)
     issues: list[Issue] = []
     try:
-        read = stream_rows(path, fmt, file, issues, on_row)
+        read = stream_rows(path, fmt, file, issues, on_row, column_map)
     except NotStreamable as exc:
         issues.append(Issue(file, None, None, say("file.stream_not_utf8", line=exc.line, limit=f"{max_bytes / 2**20:g}")))
         return finish([], issues, display, fmt, 0)

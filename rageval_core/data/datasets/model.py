@@ -11,7 +11,8 @@ from rageval_core.core.types import Sample
 
 Severity = Literal["error", "warning"]
 Format = Literal["json", "jsonl", "csv"]
-Naming = Literal["seed", "ragas"]
+Naming = Literal["seed", "ragas", "deepeval"]
+NAMINGS: tuple[str, ...] = ("seed", "ragas", "deepeval")
 
 # Documented in docs/datasets.md: change them there too.
 MAX_FILE_BYTES = 50 * 1024 * 1024  # data read whole (uploads, JSON documents) larger than this is rejected unread

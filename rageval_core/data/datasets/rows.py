@@ -7,13 +7,22 @@ cannot be read as the field it sits in either becomes a warning that says what w
 
 from __future__ import annotations
 
-import math
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from rageval_core.data.datasets.formats import FIELD_ALIASES
+from rageval_core.data.datasets.column_map import ColumnMap
+from rageval_core.data.datasets.dialects import (
+    Dialect,
+    context_separator,
+    dialect_of,
+    external_key,
+    deepeval_record,
+    rename_phoenix_ids,
+    score_value,
+    split_text,
+)
 from rageval_core.data.datasets.model import MAX_DEPTH, Issue, Severity
+from rageval_core.data.datasets.rowkeys import CORE, alias_index, control_char, fast_row, plain
 from rageval_core.data.datasets.values import (
     BLANK,
     BadRecord,
@@ -26,6 +35,9 @@ from rageval_core.data.datasets.values import (
     is_clean_text,
     is_missing,
     is_non_finite,
+    json_value,
+    looks_like_list,
+    python_list,
     scrub,
     split_contexts_cell,
 )
@@ -33,7 +45,6 @@ from rageval_core.core.types import Sample
 from rageval_core.core.messages import say
 
 _CONTEXT_TEXT_KEYS = ("text", "content", "page_content")
-_CORE = {alias: canonical for canonical, aliases in FIELD_ALIASES.items() for alias in aliases}
 
 
 def _kind(value: Any) -> str:
@@ -49,14 +60,6 @@ def _kind(value: Any) -> str:
     return say("kind.other", type=type(value).__name__)
 
 
-def _control_char(text: str) -> str | None:
-    """The first control / format character (newline, ANSI escape, bidi override, ...) in ``text``."""
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\u200d":  # ZWJ joins emoji
-            return f"U+{ord(ch):04X}"
-    return None
-
-
 def counted(records: Iterable[Any], on_row: Callable[[int], None] | None, every: int = 1000) -> Iterator[Any]:
     """``records`` as they are, telling ``on_row(n)`` every ``every`` records how many were read (progress)."""
     for n, record in enumerate(records, 1):
@@ -65,107 +68,20 @@ def counted(records: Iterable[Any], on_row: Callable[[int], None] | None, every:
         yield record
 
 
-def _plain(value: Any) -> bool:
-    """A value ``scrub`` would leave as it is and that cannot nest too deep: clean text, a list of clean texts,
-    a finite number, a boolean or null."""
-    kind = type(value)
-    if kind is str:
-        return is_clean_text(value)
-    if kind is list:
-        return all(type(v) is str and is_clean_text(v) for v in value)
-    if kind is float:
-        return not math.isinf(value)
-    return kind is int or kind is bool or value is None
-
-
-def _alias_index(record: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The record's keys under each core field they name, in the aliases' order of preference (one pass over
-    the keys instead of one per field)."""
-    index: dict[str, list[str]] = {}
-    for key in record:
-        canonical = _CORE.get(str(key).strip().lower())
-        if canonical is not None:
-            index.setdefault(canonical, []).append(key)
-    for canonical, keys in index.items():
-        if len(keys) > 1:
-            keys.sort(key=lambda k: FIELD_ALIASES[canonical].index(str(k).strip().lower()))
-    return index
-
-
-_FAST_TEXT = ("question", "answer", "ground_truth")
-
-
-def _fast_row(row: int, record: dict[Any, Any]) -> Sample | None:
-    """The sample of a row with nothing to report, or None to read it the careful way (``RowReader.read_row``).
-
-    A row qualifies when every key is clean text naming at most one alias per core field, the id is text or
-    a whole number without control characters, question and answer are non-blank text, the ground truth absent
-    or non-blank text, the contexts a non-empty list of non-blank texts, and every other value a clean scalar
-    (no ``label_*`` field, no NaN / Infinity): then the careful path would produce the same sample and no issue,
-    at a fifth of the cost (a 100,000-row file spent most of its load time there)."""
-    core: dict[str, Any] = {}
-    metadata: dict[str, Any] = {}
-    for key, value in record.items():
-        if type(key) is not str or not is_clean_text(key) or key != key.strip():
-            return None
-        canonical = _CORE.get(key.lower())
-        if canonical is None:
-            if value is None:
-                continue  # dropped, as the careful path drops a null
-            if key.startswith("label_") or not _plain(value) or type(value) is list or (type(value) is float and value != value):
-                return None
-            metadata[key] = value
-        elif canonical in core:
-            return None  # two aliases of one field
-        else:
-            core[canonical] = value
-    raw_id = core.get("id")
-    if raw_id is None:
-        sample_id = f"row-{row}"
-    elif type(raw_id) is str or type(raw_id) is int:
-        sample_id = id_text(raw_id)
-        if not is_clean_text(sample_id) or _control_char(sample_id):
-            return None
-    else:
-        return None
-    texts: dict[str, str] = {}
-    for name in _FAST_TEXT:
-        value = core.get(name)
-        if value is None and name == "ground_truth":
-            continue
-        if type(value) is not str or not is_clean_text(value):
-            return None
-        text = clean_text(value)
-        if not text:
-            return None
-        texts[name] = text
-    contexts = core.get("contexts")
-    if type(contexts) is not list or not contexts:
-        return None
-    cleaned = []
-    for item in contexts:
-        if type(item) is not str or not is_clean_text(item):
-            return None
-        text = clean_text(item)
-        if not text:
-            return None
-        cleaned.append(text)
-    return Sample(
-        id=sample_id, question=texts["question"], contexts=tuple(cleaned), answer=texts["answer"],
-        ground_truth=texts.get("ground_truth"), metadata=metadata,
-    )
-
-
 class RowReader:
     """Turns raw records into samples and issues (shared by every format)."""
 
-    def __init__(self, file: str, *, text_cells: bool) -> None:
+    def __init__(self, file: str, *, text_cells: bool, column_map: ColumnMap | None = None) -> None:
         self.file = file
         self.text_cells = text_cells
+        self.column_map = column_map or None
+        self.mapped_seen: set[str] = set()  # mapped fields whose column some row had
+        self.first_columns: list[str] = []  # the first row's keys, to name the columns when a mapped one is missing
         self.issues: list[Issue] = []
         self._row_errors = 0
         self._errored: set[str] = set()  # core fields of the current row already reported as errors
         self._aliases: dict[str, list[str]] = {}  # the current row's keys per core field
+        self._chosen = ""  # the key the last ``_pick`` read its value from
         self.rows_read = 0
         self.seen: dict[str, int] = {}
 
@@ -197,10 +113,19 @@ class RowReader:
             seen[sample.id] = row
             yield sample
 
+    def map_issues(self) -> list[Issue]:
+        """After the last row: a warning for each mapped column no row had (a missing question column already
+        refused every row)."""
+        if self.column_map is None:
+            return []
+        shown = ", ".join(repr(c) for c in self.first_columns[:8]) + (" …" if len(self.first_columns) > 8 else "")
+        return [Issue(self.file, None, name, say("file.map_unused", field=name, column=repr(column), columns=shown), "warning")
+                for name, column in self.column_map.columns.items() if name not in self.mapped_seen and name != "question"]
+
     # ------------------------------------------------------------------ one row
     def read_row(self, row: int, record: Any) -> Sample | None:
-        if type(record) is dict and not self.text_cells:
-            sample = _fast_row(row, record)
+        if type(record) is dict and not self.text_cells and self.column_map is None:
+            sample = fast_row(row, record)
             if sample is not None:
                 return sample
         return self.careful_row(row, record)
@@ -220,8 +145,17 @@ class RowReader:
         record = self._scrubbed(row, record)
         if record is None:
             return None
+        if not self.first_columns:
+            self.first_columns = [str(k) for k in record]
+        dialect = dialect_of(record)
+        if dialect == "deepeval":
+            record = deepeval_record(record, CORE)
+        elif dialect == "phoenix":
+            record = rename_phoenix_ids(record)
         consumed: set[str] = set()
-        self._aliases = _alias_index(record)
+        self._aliases = alias_index(record, self.column_map)
+        if self.column_map is not None:
+            self.mapped_seen |= {f for f in self.column_map.columns if self._aliases.get(f)}
 
         raw_id, keys = self._pick(row, record, "id")
         consumed |= keys
@@ -230,14 +164,17 @@ class RowReader:
         question, keys = self._pick(row, record, "question")
         consumed |= keys
         question_text = self._text(row, "question", question)
-        if question is None and "question" not in self._errored:
+        mapped_question = self.column_map.columns.get("question") if self.column_map else None
+        if question is None and mapped_question and not self._aliases.get("question"):
+            self.issue(row, "question", "row.missing_mapped", column=repr(mapped_question), field="question")
+        elif question is None and "question" not in self._errored:
             self.issue(row, "question", "row.missing_question")
         elif question_text == "":
             self.issue(row, "question", "row.empty_question")
 
         contexts, keys = self._pick(row, record, "contexts")
         consumed |= keys
-        context_list = self._contexts(row, contexts)
+        context_list = self._contexts(row, contexts, self._chosen, dialect, record)
 
         answer, keys = self._pick(row, record, "answer")
         consumed |= keys
@@ -255,7 +192,7 @@ class RowReader:
             ground_truth = "\n".join(items) or None
         gt_text = self._text(row, "ground_truth", ground_truth) or None
 
-        metadata = self._metadata(row, record, consumed)
+        metadata, external = self._metadata(row, record, consumed, dialect)
         if sample_id is None or not question_text or context_list is None:
             return None
         return Sample(
@@ -265,6 +202,7 @@ class RowReader:
             answer=answer_text,
             ground_truth=gt_text,
             metadata=metadata,
+            external_scores=external,
         )
 
     def _scrubbed(self, row: int, record: Mapping[Any, Any]) -> dict[str, Any] | None:
@@ -274,7 +212,7 @@ class RowReader:
         deep = False
         self._errored = set()
         for key, value in record.items():
-            if type(key) is str and is_clean_text(key) and key == key.strip() and _plain(value):
+            if type(key) is str and is_clean_text(key) and key == key.strip() and plain(value):
                 out[key] = list(value) if type(value) is list else value  # nothing to scrub (the common case)
                 continue
             key_fix = scrub(str(key))
@@ -291,7 +229,7 @@ class RowReader:
             if result.nuls:
                 self.issue(row, name, "row.nuls", "warning", n=result.nuls)
             if result.non_finite:
-                core = _CORE.get(name.lower())
+                core = CORE.get(name.lower())
                 if core:
                     self.issue(row, name, "row.non_finite_core", field=core)
                     self._errored.add(core)
@@ -306,6 +244,7 @@ class RowReader:
         """Value of a field under any accepted name; returns (value or None, keys consumed)."""
         present = self._aliases.get(canonical, [])
         usable = [k for k in present if not is_blank(record[k])]
+        self._chosen = usable[0] if usable else ""
         if not usable:
             return None, set(present)
         chosen = usable[0]
@@ -322,7 +261,7 @@ class RowReader:
             self.issue(row, "id", "row.bad_id", kind=_kind(raw_id))
             return None
         sample_id = id_text(raw_id)
-        bad = _control_char(sample_id)
+        bad = control_char(sample_id)
         if bad:
             self.issue(row, "id", "row.id_control", char=bad)
             return None
@@ -339,22 +278,17 @@ class RowReader:
         self.issue(row, name, "row.read_as_text", "warning", field=name, kind=_kind(value))
         return clean_text(id_text(value))
 
-    def _contexts(self, row: int, value: Any) -> list[str] | None:
+    def _contexts(self, row: int, value: Any, key: str, dialect: Dialect, record: Mapping[str, Any]) -> list[str] | None:
         """The row's contexts (``[]`` when absent, with a warning); None (with an error) when unreadable."""
         if value is None:
-            self.issue(row, "contexts", "row.no_contexts", "warning")
+            ideal = next((k for k in record if str(k).strip().lower() == "context" and not is_blank(record[k])), None)
+            if dialect == "deepeval" and ideal is not None:
+                self.issue(row, "contexts", "row.deepeval_context", "warning")
+            else:
+                self.issue(row, "contexts", "row.no_contexts", "warning")
             return []
         if isinstance(value, str):
-            if self.text_cells:
-                return self._context_items(row, split_contexts_cell(value) or [])
-            stripped = value.strip()
-            if stripped.startswith("["):
-                items = split_contexts_cell(stripped)
-                if items is not None and stripped.endswith("]") and (items or stripped == "[]"):
-                    self.issue(row, "contexts", "row.contexts_json", "warning")
-                    return self._context_items(row, items)
-            self.issue(row, "contexts", "row.contexts_string", "warning")
-            return [clean_text(value)]
+            return self._contexts_text(row, value, key, dialect)
         if isinstance(value, (list, tuple)):
             return self._context_items(row, value)
         if isinstance(value, Mapping):
@@ -367,6 +301,37 @@ class RowReader:
             return None
         self.issue(row, "contexts", "row.contexts_type", kind=_kind(value))
         return None
+
+    def _contexts_text(self, row: int, value: str, key: str, dialect: Dialect) -> list[str] | None:
+        """Contexts held in one text: a list written as JSON or as a Python repr (read as a list, or the row is
+        refused: never one context holding the repr), the tool's joined form (``dialects.context_separator``, or
+        the column map's separator), a CSV cell's ``|||`` / one per line, else one context (a warning)."""
+        text = clean_text(value)
+        if text.startswith("[") and text.endswith("]"):
+            try:
+                items = json_value(text)
+            except (ValueError, RecursionError):
+                items = None
+            if isinstance(items, list):
+                if not self.text_cells:
+                    self.issue(row, "contexts", "row.contexts_json", "warning")
+                return self._context_items(row, items)
+        if looks_like_list(text):
+            parsed, problem = python_list(text)
+            if parsed is None:
+                self.issue(row, "contexts", "row.contexts_bad_list", problem=problem)
+                return None
+            if not self.text_cells:
+                self.issue(row, "contexts", "row.contexts_python", "warning")
+            return self._context_items(row, parsed)
+        separator = self.column_map.contexts_separator if self.column_map else None
+        separator = separator or context_separator(dialect, key)
+        if separator is not None:
+            return self._context_items(row, split_text(text, separator))
+        if self.text_cells:
+            return self._context_items(row, split_contexts_cell(value) or [])
+        self.issue(row, "contexts", "row.contexts_string", "warning")
+        return [text]
 
     @staticmethod
     def _context_object_text(item: Mapping[str, Any]) -> str | None:
@@ -393,12 +358,24 @@ class RowReader:
                 out.append(clean_text(id_text(item)))
         return out
 
-    def _metadata(self, row: int, record: Mapping[str, Any], consumed: set[str]) -> dict[str, Any]:
+    def _metadata(
+        self, row: int, record: Mapping[str, Any], consumed: set[str], dialect: Dialect
+    ) -> tuple[dict[str, Any], dict[str, float | None]]:
+        """The row's other fields: metadata, and external scores (``dialects.external_key``) apart from it."""
         metadata: dict[str, Any] = {}
+        external: dict[str, float | None] = {}
         for key, value in record.items():
             if key in consumed:
                 continue
             name = str(key).strip()
+            score_key = external_key(name, dialect)
+            if score_key is not None:
+                score, ok = score_value(value)
+                if ok:
+                    external[score_key] = score
+                else:
+                    self.issue(row, name, "row.bad_score", "warning", column=repr(name), value=repr(value)[:60])
+                continue
             if is_missing(value) or (self.text_cells and isinstance(value, str) and not value.strip()):
                 continue
             value = cell_value(value) if self.text_cells else value
@@ -411,4 +388,4 @@ class RowReader:
             if self.text_cells:
                 value = scrub(value).value  # a JSON cell may hold NaN
             metadata[name] = value
-        return metadata
+        return metadata, external

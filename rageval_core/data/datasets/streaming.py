@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any, BinaryIO, TextIO
 
+from rageval_core.data.datasets.column_map import ColumnMap
 from rageval_core.data.datasets.decoding import head_is_plain_utf8
 from rageval_core.data.datasets.formats import CsvAbort, iter_csv, iter_jsonl
 from rageval_core.data.datasets.model import Format, Issue
@@ -48,12 +49,13 @@ def streamable(path: Path, fmt: Format) -> bool:
 
 
 def stream_rows(
-    path: Path, fmt: Format, file: str, issues: list[Issue], on_row: Callable[[int], None] | None = None
+    path: Path, fmt: Format, file: str, issues: list[Issue], on_row: Callable[[int], None] | None = None,
+    column_map: ColumnMap | None = None,
 ) -> tuple[list[Sample], list[Issue], int] | None:
     """(samples, row issues, rows read) of a JSONL / CSV file, reading one line at a time; None when the file
     cannot be read at all (the file-level issue is in ``issues``). Raises ``NotStreamable`` on a byte that is
     not UTF-8. ``on_row(n)`` is told every 1,000 rows how many have been read (for a progress line)."""
-    reader = RowReader(file, text_cells=(fmt == "csv"))
+    reader = RowReader(file, text_cells=(fmt == "csv"), column_map=column_map)
     line_no, text = [0], [False]  # lines read; whether any was not blank
     with path.open("rb") as fh:
 
@@ -65,7 +67,7 @@ def stream_rows(
             if fmt == "csv":
                 source = lines()
                 first = next(source, "")
-                records = iter_csv(first.removesuffix("\n"), itertools.chain([first], source), file, issues)
+                records = iter_csv(first.removesuffix("\n"), itertools.chain([first], source), file, issues, column_map)
             else:
                 records = iter_jsonl(lines())
             samples = reader.read(counted(records, on_row))
@@ -75,7 +77,7 @@ def stream_rows(
             return None
     if not text[0]:
         issues.append(Issue(file, None, None, say("file.empty")))
-    return samples, reader.issues, reader.rows_read
+    return samples, reader.map_issues() + reader.issues, reader.rows_read
 
 
 def file_lines(fh: BinaryIO, *, keep_newlines: bool, line_no: list[int], text: list[bool]) -> Iterator[str]:

@@ -46,6 +46,8 @@ def samples_to_dataframe(samples: Sequence[Sample]) -> pd.DataFrame:
         }
         for key, value in s.metadata.items():
             row.setdefault(key, value)
+        for key, score in s.external_scores.items():  # "ragas:faithfulness": read back as an external score
+            row.setdefault(key, score)
         rows.append(row)
     columns = list(TABLE_COLUMNS)
     for r in rows:

@@ -4,6 +4,7 @@ file can hide in any value — lone surrogates, NUL characters, NaN / Infinity a
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -85,7 +86,10 @@ def cell_value(value: Any) -> Any:
         try:
             return json_value(text)
         except (ValueError, RecursionError):
-            return value
+            pass
+    if looks_like_list(text):  # e.g. ragas's reference_contexts written by its to_csv
+        items, _ = python_list(text)
+        return value if items is None else items
     return value
 
 
@@ -198,6 +202,104 @@ def flatten_contexts(value: list[Any] | tuple[Any, ...]) -> tuple[list[Any], int
         else:
             stack.pop()
     return items, opened
+
+
+# A list cell as Python writes it (``str(list)``: what ragas's ``to_csv`` and pandas' ``to_csv`` put in a cell):
+# "[" then a quote (with an optional string prefix), a nested "[" or the closing "]".
+_LIST_LITERAL_RE = re.compile(r"^\[\s*(?:[rRuUbB]{0,2}['\"]|\[|\])")
+
+
+def looks_like_list(text: str) -> bool:
+    """True when ``text`` (stripped) opens as a list of strings written as JSON or as a Python repr: such a cell is
+    read as a list or refused, never kept as one string holding the repr."""
+    return _LIST_LITERAL_RE.match(text) is not None
+
+
+def _string_items(node: ast.AST, depth: int) -> str | None:
+    """None when ``node`` is a list / tuple whose items are strings or such lists (at most ``MAX_DEPTH`` deep), else
+    what is wrong."""
+    if depth > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels"
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return "not a list"
+    for i, item in enumerate(node.elts, 1):
+        if isinstance(item, (ast.List, ast.Tuple)):
+            problem = _string_items(item, depth + 1)
+            if problem:
+                return problem
+        elif not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            return f"item {i} is not a quoted string"
+    return None
+
+
+_SPACE_RE = re.compile(r"\s*")
+_STRING_RE = re.compile(r"""([rRuUbB]{0,2})('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")""", re.DOTALL)
+AST_MAX_CHARS = 65536  # a cell the scanner cannot read is parsed to a syntax tree only up to this size (memory)
+
+
+def _scan_strings(text: str) -> list[str] | None:
+    """The items of a flat list or tuple of string literals (what ``repr`` writes for a list of strings), read by a
+    scanner that holds one item at a time (a syntax tree of a 5 MB cell took 1 GB); None for anything else."""
+    t = text.strip()
+    if not t or t[0] not in "[(":
+        return None
+    close = "]" if t[0] == "[" else ")"
+    pos, items, comma = 1, [], False
+    while True:
+        pos = _SPACE_RE.match(t, pos).end()  # type: ignore[union-attr]
+        if t[pos:pos + 1] == close and (close == "]" or comma or not items):
+            pos += 1
+            break
+        found = _STRING_RE.match(t, pos)
+        if found is None or "b" in found.group(1).lower():
+            return None
+        prefix, body = found.groups()
+        items.append(body[1:-1] if "\\" not in body else ast.literal_eval(prefix + body))
+        pos = _SPACE_RE.match(t, found.end()).end()  # type: ignore[union-attr]
+        nxt = t[pos:pos + 1]
+        if nxt == ",":
+            pos, comma = pos + 1, True
+        elif nxt == close and (close == "]" or comma):
+            pos += 1
+            break
+        else:
+            return None
+    return items if not t[pos:].strip() else None
+
+
+def python_list(text: str) -> tuple[list[Any] | None, str | None]:
+    """A list of strings written as a Python literal (``['a', "b's"]``), read without evaluating anything: a scanner
+    reads a flat list / tuple of string literals item by item (each one decoded by ``ast.literal_eval`` when it holds
+    an escape); a smaller cell it cannot read is parsed to a syntax tree, which must be a list or tuple of string
+    constants (nested lists allowed) before ``ast.literal_eval`` sees it. Returns (items, None) or (None, what is
+    wrong)."""
+    items = _scan_strings(text)
+    if items is not None:
+        return items, None
+    if len(text) > AST_MAX_CHARS:
+        return None, "not a list of quoted strings"
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        return None, f"not a valid list ({exc.msg})"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return None, f"not a valid list ({type(exc).__name__})"
+    problem = _string_items(node, 2)
+    if problem:
+        return None, problem
+    return list(ast.literal_eval(node)), None
+
+
+def list_cell(text: str) -> tuple[list[Any] | None, str | None]:
+    """A cell that ``looks_like_list``: its items from JSON or, failing that, from a Python literal; (None, why)
+    when it is neither (a cut-off or hand-edited repr)."""
+    try:
+        value = json_value(text)
+    except (ValueError, RecursionError):
+        value = None
+    if isinstance(value, list):
+        return value, None
+    return python_list(text)
 
 
 def split_contexts_cell(cell: str) -> list[Any] | None:
