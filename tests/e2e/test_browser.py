@@ -424,7 +424,7 @@ def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
 
     from rageval_core.analysis.trust.run_report import merged_labels
     from rageval_core.data.datasets import load_dataset
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
     from tests.support.people_judge import judge_like_people
 
     def pick(where: Any, box: str, option: Any) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import rageval_core as r
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 EN = ROOT / "sample_data" / "ml_qa_en.json"
