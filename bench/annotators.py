@@ -26,9 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-import trust as trust_bench  # noqa: E402  (bench/trust.py: loader, split, offline scoring)
+from bench import trust as trust_bench  # noqa: E402  (bench/trust.py: loader, split, offline scoring)
 
 from rageval_core.analysis.trust.annotator_report import build_annotators  # noqa: E402
 from rageval_core.analysis.trust.annotators import alpha_with_interval  # noqa: E402

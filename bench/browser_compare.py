@@ -23,8 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.test_browser import _SHOWN  # noqa: E402  (the test's own in-page timer)
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app  # noqa: E402
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, SHOWN, streamlit_app  # noqa: E402  (SHOWN: the browser test's timer too)
 
 FIRST_TAB = ["Category × criterion × method", "[data-testid=stHtml] img"]
 # Each message from the server, time-stamped in the page (performance.now(), the clock of the click's timeStamp).
@@ -41,19 +40,13 @@ COUNTERS = ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "TaskDura
 def _stored_run(home: Path) -> str:
     """The browser test's run: 4 offline rows (seed metrics + rubric5) cloned to 1,000 rows in SQL."""
     os.environ["RAGEVAL_HOME"] = str(home)
+    import rageval_core as r
+    from bench.big_run import clone_run
     from rageval_core.core.types import SEED_METRICS
-    from rageval_core.data.datasets import load_dataset
-    from rageval_core.providers.config import ProviderConfig
-    from rageval_core.scoring.metrics.judge import JudgeScorer
-    from rageval_core.scoring.metrics.registry import build_scorers
-    from rageval_core.store.runs import Store
-    from tests.support.big_run import clone_run
-    from tests.support.runs import run_rows
 
-    ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
-    small = run_rows(ds.samples[:4], [*build_scorers(SEED_METRICS), JudgeScorer("rubric5")], config=ProviderConfig(),
-                     dataset_name=ds.name, dataset_digest=ds.content_hash)
-    return clone_run(Store(), small.run_id, 250, dataset_hash="browser-1000", dataset_name="browser_1000_rows")
+    ds = r.load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
+    small = r.evaluate(ds.samples[:4], metrics=list(SEED_METRICS), judges=["rubric5"], store=r.Store())
+    return clone_run(r.Store(), small.run_id, 250, dataset_hash="browser-1000", dataset_name="browser_1000_rows")
 
 
 def _describe(payload: bytes) -> tuple[str, str]:
@@ -130,7 +123,7 @@ def step(page: Any, cdp: Any, rec: Recorder, name: str, action: Any, *, at_load:
     n_frames, n_files = len(rec.frames), len(rec.files)
     n_ws = 0 if at_load else page.evaluate("window.__ws.length")
     if not at_load:
-        page.evaluate(_SHOWN, [*FIRST_TAB, "1000", False])
+        page.evaluate(SHOWN, [*FIRST_TAB, "1000", False])
     profiler = None
     if spy is not None:
         out = spy / f"{name.split()[0]}.txt"
@@ -204,7 +197,7 @@ def main() -> None:
         step(page, cdp, rec, "first open from History's sidebar", spy=args.spy, at_load=False,
              action=lambda: page.get_by_test_id("stSidebarNav").get_by_text("Compare", exact=True).click())
         fresh, fresh_cdp, fresh_rec = tab()
-        fresh.add_init_script(f"({_SHOWN})({json.dumps([*FIRST_TAB, '1000', True])})")
+        fresh.add_init_script(f"({SHOWN})({json.dumps([*FIRST_TAB, '1000', True])})")
         step(fresh, fresh_cdp, fresh_rec, "new tab on /compare", spy=args.spy, at_load=True,
              action=lambda: fresh.goto(f"{url}/compare"))
         nav = fresh.evaluate("performance.getEntriesByType('navigation')[0].toJSON()")

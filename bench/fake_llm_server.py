@@ -1,4 +1,4 @@
-"""The tests' fake LLM server (tests/support/fake_server.py) for benches: one class, imported, never copied.
+"""The fake LLM server the tests use (rageval_core.testing.fake_llm) for benches: one class, imported, never copied.
 
 OpenAI (``/v1/chat/completions``, ``/v1/embeddings``) and Gemini (``:generateContent``, ``:embedContent``)
 wire formats; schema-driven answers (a valid instance of the response schema, or of the schema ragas writes
@@ -27,8 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.support.fake_server import FakeLLMServer, FakeRequest, LoggedRequest  # noqa: E402
-from tests.support.prefix_cache import PrefixCache  # noqa: E402
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest, LoggedRequest, PrefixCache  # noqa: E402
 
 CHAT_PATHS = ("/chat/completions", ":generateContent")
 

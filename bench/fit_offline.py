@@ -30,9 +30,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_key, label_of, load_samples, split_halves  # noqa: E402
+from bench.trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_key, label_of, load_samples, split_halves  # noqa: E402
 
 from rageval_core.core.stats import auroc  # noqa: E402
 from rageval_core.offline import fit  # noqa: E402
@@ -113,7 +112,7 @@ def load_rows(cache: Path | None) -> tuple[dict[str, list[Row]], dict[str, list[
         saved = pickle.loads(cache.read_bytes())
         if saved.get("hashes") == hashes and saved.get("code") == feature_code_hash():
             return saved["rows"], samples, hashes
-    from trust import offline_context
+    from bench.trust import offline_context
 
     embedder = offline_context().embedder
     rows = {name: row_features(name, samples[name], embedder) for name in POINTWISE}

@@ -1,7 +1,7 @@
 """Page load times on large runs: Compare, History and Inspect over a 1,000- and a 10,000-row run.
 
 A 100-row offline run (seed-size rows, all six metrics + rubric5) is evaluated in a temp state dir and
-cloned in SQL (``tests/support/big_run.py``) into a 1,000-row run A, a later copy B of it (same dataset),
+cloned in SQL (``bench/big_run.py``) into a 1,000-row run A, a later copy B of it (same dataset),
 the same pair at 10,000 rows, and last an unrelated 12-row run on the sample data. Each page is opened in a
 fresh AppTest session (app.py, then the page) with run A selected: "first" is the first open of the run in
 this process (it reads the run from SQLite), "again" a rerun of the same page (a click). Compare opens on its
@@ -44,7 +44,7 @@ def _build(home: Path, template_rows: int, sizes: list[int]) -> dict[int, tuple[
     from rageval_core.run import RunSpec
     from rageval_core.store.runs import Store
     from rageval_core.core.types import METRIC_IDS
-    from tests.support.big_run import clone_run
+    from bench.big_run import clone_run
 
     data = home / "rows.json"
     data.write_text(json.dumps(soak_rows(template_rows), ensure_ascii=False), encoding="utf-8")

@@ -3,7 +3,7 @@
     python bench/providers.py                 # full run: throughput, then a 90-second rpm run at 120
     python bench/providers.py --seconds 15    # quick check of the rpm part
 
-Everything runs against the local fake server (tests/support/fake_server.py) with the real SDKs:
+Everything runs against the local fake server (rageval_core/testing/fake_llm) with the real SDKs:
 
 1. Throughput at 100 ms server latency for concurrency 1, 8 and 32, through ``build_llm``'s full stack
    (concurrency limit, retry, rate limit (none), timeout, usage/cost, call hook; cache off so every call
@@ -38,7 +38,7 @@ from rageval_core.llm.base import LLMRequest, Message
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_llm
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 KEYS = {"openai-compatible": "sk-bench-not-a-real-key", "gemini": "AIza-bench-not-a-real-key"}
 

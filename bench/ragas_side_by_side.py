@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
 
 from bench.fake_llm_server import is_chat, start  # noqa: E402
 from bench.runner import SEED_METRICS, task_responder  # noqa: E402
-from tests.support.fake_server import FakeRequest, LoggedRequest, default_responder  # noqa: E402
+from rageval_core.testing.fake_llm import FakeRequest, LoggedRequest, default_responder  # noqa: E402
 
 VENV_PYTHON = ROOT / "bench" / ".venv-ragas" / "bin" / "python"
 

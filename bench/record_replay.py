@@ -14,6 +14,7 @@ the bundled offline encoder, as the replay provider does. Expect ~20 minutes for
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
@@ -30,7 +31,23 @@ from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.session.for_run import build_and_run
 from rageval_core.run import RunSpec
 from rageval_core.store.runs import Store
-from tests.llm.test_replay_sample import EXPECTED, LOG, prompt_fingerprint
+from rageval_core.llm.base import canonical_json
+from rageval_core.core.tasks import SCHEMAS
+
+REPLAY = ROOT / "sample_data" / "replay"
+LOG = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.jsonl"
+EXPECTED = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.expected.json"
+
+
+def prompt_fingerprint() -> str:
+    """sha256 over what the recorded requests were rendered from: ja templates, rubric presets, task schemas
+    (stored beside the recording; tests/llm/test_replay_sample.py compares it to tell a stale recording)."""
+    core = ROOT / "rageval_core" / "scoring"  # paths hashed as before the regrouping: prompts/..., presets/...
+    files = sorted((core / "prompts" / "templates" / "ja").glob("*.txt")) + sorted((core / "presets").rglob("*.json"))
+    digest = hashlib.sha256(canonical_json(SCHEMAS).encode("utf-8"))
+    for path in files:
+        digest.update(path.relative_to(core).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def main() -> int:

@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.fake_llm_server import ChildServer  # noqa: E402
-from tests.support.fake_server import FakeLLMServer, FakeRequest, schema_instance  # noqa: E402
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest, schema_instance  # noqa: E402
 
 SEED_METRICS = ["faithfulness", "answer_relevancy", "context_precision", "answer_correctness"]
 _SPLIT = re.compile(r"(?<=[。．！？!?.])\s*")

@@ -16,7 +16,7 @@ After each server run: the store's bytes per result (the database file after a W
 holds: results, call log, texts, response and embedding caches, light copies and indexes all counted).
 Then the prompt cache (``--cache-rows``, default on): the 12 sample rows (sample_data/ml_qa_ja.json) with the
 four seed metrics and rubric5 as ``--provider openai --model gpt-4o-mini`` against the fake server, which reports
-cached input tokens as OpenAI does (tests/support/prefix_cache.py), once with OpenAI's 1,024-token minimum and
+cached input tokens as OpenAI does (rageval_core/testing/fake_llm/prefix_cache.py), once with OpenAI's 1,024-token minimum and
 once without a minimum (a local server reusing any prefix): the share of input tokens cached and the run's cost
 against the same tokens all at the input rate.
 Last line:

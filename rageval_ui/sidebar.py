@@ -122,7 +122,7 @@ def use_replay(log: str) -> None:
     a button's on_click): the log is put where ``_switch_fields`` brings the replay fields back from."""
     kept: dict[str, dict[str, str]] = st.session_state.setdefault(_KEPT, {})
     kept["replay"] = {**{key: "" for key in PER_PROVIDER}, state.REPLAY_LOG: log}
-    st.session_state[state.PROVIDER] = "replay"
+    state.set_kept(state.PROVIDER, "replay")
 
 
 def render() -> None:
@@ -131,11 +131,11 @@ def render() -> None:
         st.subheader(t("sidebar.heading"))
         ids = list(PROVIDERS)
         if state.get(state.PROVIDER) not in ids:
-            st.session_state[state.PROVIDER] = "offline" if "offline" in ids else ids[0]
+            state.set_kept(state.PROVIDER, "offline" if "offline" in ids else ids[0])
         provider = st.selectbox(
             t("sidebar.provider"),
             ids,
-            key=state.PROVIDER,
+            **state.bind(state.PROVIDER),
             format_func={pid: provider_name(pid) for pid in ids}.get,  # fixed per run: AppTest formats later
             help=t("sidebar.provider_help"),
         )
@@ -144,28 +144,30 @@ def render() -> None:
         if info.description:
             st.caption(t_opt(f"provider.{provider}.description", info.description))
         if provider != "offline":
-            st.text_input(t("sidebar.model"), key=state.MODEL, placeholder=info.default_model or "",
+            st.text_input(t("sidebar.model"), **state.bind(state.MODEL), placeholder=info.default_model or "",
                           help=t("sidebar.model_help"))
         if info.needs_key or provider == "openai-compatible":
             env_names = " / ".join(info.key_env_vars) if info.key_env_vars else t("sidebar.an_env_var")
-            st.text_input(t("sidebar.api_key"), key=state.API_KEY, type="password",
+            st.text_input(t("sidebar.api_key"), **state.bind(state.API_KEY), type="password",
                           help=t("sidebar.api_key_help", env=env_names))
         if provider == "openai-compatible":
-            st.text_input(t("sidebar.base_url"), key=state.BASE_URL, placeholder="http://127.0.0.1:8080/v1")
+            st.text_input(t("sidebar.base_url"), placeholder="http://127.0.0.1:8080/v1",
+                          **state.bind(state.BASE_URL))
         if provider in ("gemini", "openai", "openai-compatible"):
             st.text_input(
                 t("sidebar.embedding_model"),
-                key=state.EMBEDDING_MODEL,
+                **state.bind(state.EMBEDDING_MODEL),
                 placeholder=info.default_embedding_model or t("sidebar.embedding_placeholder"),
                 help=t("sidebar.embedding_help"),
             )
         if provider == "replay":
-            st.text_input(t("sidebar.replay_log"), key=state.REPLAY_LOG, placeholder="path/to/calls.jsonl")
+            st.text_input(t("sidebar.replay_log"), placeholder="path/to/calls.jsonl",
+                          **state.bind(state.REPLAY_LOG))
         if provider != "offline":
             with st.expander(t("sidebar.limits")):
-                st.number_input(t("sidebar.rpm"), min_value=0, step=10, key=state.RPM)
-                st.number_input(t("sidebar.tpm"), min_value=0, step=1000, key=state.TPM)
-                st.number_input(t("sidebar.concurrency"), min_value=1, max_value=64, key=state.CONCURRENCY)
+                st.number_input(t("sidebar.rpm"), min_value=0, step=10, **state.bind(state.RPM))
+                st.number_input(t("sidebar.tpm"), min_value=0, step=1000, **state.bind(state.TPM))
+                st.number_input(t("sidebar.concurrency"), min_value=1, max_value=64, **state.bind(state.CONCURRENCY))
 
         problems = config_problems()
         show_problems(problems)
@@ -179,3 +181,4 @@ def render() -> None:
         elif not problems:
             model = (state.get(state.MODEL) or "").strip() or info.default_model
             st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))
+    state.remember_widgets()  # as drawn, or as set above (the provider switch): put back by state.keep_widgets

@@ -1,8 +1,14 @@
 """Session-state keys and their defaults, in one place so pages never invent keys of their own.
 
 Everything the workbench remembers between reruns lives in ``st.session_state`` under the names below.
-Widget-bound keys (prefix ``w.``) belong to the sidebar, which app.py renders on every page, so Streamlit
-keeps their values for the whole session. API keys are only ever held here, in memory.
+API keys are only ever held here, in memory.
+
+Sidebar widgets (prefix ``w.``) follow one rule, ``kept_widget``. Streamlit drops a widget's value on a run
+that does not draw it, and ``st.switch_page`` (the in-page buttons "Open in Compare", "Inspect #N", "Label
+next") drops every widget's value, the sidebar's included; it may even leave an older value behind under the
+key. So a registered field's value lives under a plain key (``kept_key``) that Streamlit never touches: the
+widget writes it on change (``bind``), the sidebar copies it after drawing, and ``keep_widgets`` puts it back
+into the widget before the sidebar is drawn again.
 """
 
 from __future__ import annotations
@@ -11,16 +17,69 @@ from typing import Any
 
 import streamlit as st
 
+from rageval_ui.i18n import LANG
+
+KEPT_WIDGETS: dict[str, Any] = {}  # widget key -> its first value (None: the widget's owner gives it one)
+
+
+def kept_widget(key: str, default: Any = None) -> str:
+    """Register the widget ``key`` (once, at import) so its value survives every navigation; returns ``key``.
+
+    Every sidebar field, a new provider's included, is declared so (``FIELD = kept_widget("w.field", "")``) and
+    drawn with ``**bind(FIELD)``; tests/ui/test_ui_sidebar_state.py fails on a keyed sidebar widget left out.
+    """
+    KEPT_WIDGETS[key] = default
+    return key
+
+
+def kept_key(key: str) -> str:
+    """The plain key a widget's value is kept under (the name ``remember`` uses for page widgets too)."""
+    return f"{key}.kept"
+
+
+def bind(key: str) -> dict[str, Any]:
+    """The widget arguments of a kept field: its key, and a change from the browser written to its kept copy
+    (callbacks run before the script, so ``keep_widgets`` then sees the new value, not the old one)."""
+    return {"key": key, "on_change": remember, "args": (key,)}
+
+
+def set_kept(key: str, value: Any) -> None:
+    """Set a kept field from code (a button's on_click, before the sidebar is drawn): widget and kept copy."""
+    st.session_state[key] = value
+    st.session_state[kept_key(key)] = value
+
+
+def keep_widgets() -> None:
+    """Before the sidebar is drawn: give every kept field its kept value again (or its default on a session's
+    first run). What Streamlit holds under the key is not trusted: after ``st.switch_page`` it can be gone, or
+    an older value it never cleared."""
+    missing = object()
+    for key, default in KEPT_WIDGETS.items():
+        aside = kept_key(key)
+        current = st.session_state.get(key, missing)
+        if aside in st.session_state:
+            if current is missing or current != st.session_state[aside]:
+                st.session_state[key] = st.session_state[aside]
+        elif current is missing and default is not None:
+            st.session_state[key] = default
+
+
+def remember_widgets() -> None:
+    """After the sidebar is drawn: keep every field's value as drawn (or as code set it on this run)."""
+    remember(*KEPT_WIDGETS)
+
+
 # Provider settings (sidebar widgets).
-PROVIDER = "w.provider"
-MODEL = "w.model"
-API_KEY = "w.api_key"
-BASE_URL = "w.base_url"
-RPM = "w.rpm"
-TPM = "w.tpm"
-CONCURRENCY = "w.concurrency"
-EMBEDDING_MODEL = "w.embedding_model"
-REPLAY_LOG = "w.replay_log"
+PROVIDER = kept_widget("w.provider", "offline")
+MODEL = kept_widget("w.model", "")
+API_KEY = kept_widget("w.api_key", "")
+BASE_URL = kept_widget("w.base_url", "")
+RPM = kept_widget("w.rpm", 0)
+TPM = kept_widget("w.tpm", 0)
+CONCURRENCY = kept_widget("w.concurrency", 8)
+EMBEDDING_MODEL = kept_widget("w.embedding_model", "")
+REPLAY_LOG = kept_widget("w.replay_log", "")
+kept_widget(LANG)  # the 日本語 / English switch: its first value is the browser's language (i18n.init)
 
 # Data and work in progress (plain keys, set by pages).
 DATASET = "dataset"  # ui.data.LoadedDataset
@@ -41,15 +100,7 @@ PROBE_JOB = "trust.probe_job"  # ui.trust.ProbeJob of the probes running (or jus
 DEFAULT_SAMPLE = "ml_qa_ja.json"
 
 DEFAULTS: dict[str, Any] = {
-    PROVIDER: "offline",
-    MODEL: "",
-    API_KEY: "",
-    BASE_URL: "",
-    EMBEDDING_MODEL: "",
-    REPLAY_LOG: "",
-    RPM: 0,
-    TPM: 0,
-    CONCURRENCY: 8,
+    **{key: value for key, value in KEPT_WIDGETS.items() if value is not None},
     EDITOR_VERSION: 0,
     SELECTED_RUN: None,
     INSPECT_SAMPLE: None,
@@ -58,7 +109,9 @@ DEFAULTS: dict[str, Any] = {
 
 
 def init() -> None:
-    """Fill missing keys with their defaults and load the seed dataset on the first run of a session."""
+    """Put the sidebar's values back (``keep_widgets``), fill missing keys with their defaults and load the seed
+    dataset on the first run of a session."""
+    keep_widgets()
     for key, value in DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.skips import ALLOWED_SKIPS, allowed, strict_skips
 
 

@@ -5,7 +5,7 @@ rate (``prices.json``'s ``cached_input``), but only for long prompts. The rules,
 
 - OpenAI: prompts of 1,024 tokens or more, cache hits in increments of 128 tokens (the prompt-caching guide and
   cookbook, read 2026-12-02). Counted here for a shared prefix of at least 1,024 tokens (the fake server,
-  ``tests/support/prefix_cache.py``, asks it of the whole prompt only, so it can report a shorter prefix).
+  ``rageval_core/testing/fake_llm/prefix_cache.py``, asks it of the whole prompt only, so it can report a shorter prefix).
 - Gemini implicit caching: on Gemini 2.5 and newer; minimum input 2,048 tokens for 2.5 Flash and 2.5 Pro, 4,096
   for the 3.x models (ai.google.dev/gemini-api/docs/caching, "Last updated 2026-10-13 UTC"; earlier versions of
   that page said 1,024 for 2.5 Flash). No block size is documented, so any length counts. Gemini 2.0 has no

@@ -16,7 +16,7 @@ from rageval_core.analysis.run_tables import closing_tables
 from rageval_core.run.readback import analysis_frame
 from rageval_core.store.runs import Store
 from rageval_core.core.types import DECOMPOSED
-from tests.support.big_run import clone_run
+from bench.big_run import clone_run
 from tests.run.test_runner_readback import _offline_run  # decomposed + two judge configurations, a blank row, a bad row
 
 ROOT = Path(__file__).resolve().parents[2]

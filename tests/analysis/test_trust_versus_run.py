@@ -15,7 +15,7 @@ from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring import few_shot
 from rageval_core.scoring.rubric import load_rubric
 from rageval_core.store.runs import Store
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.people_judge import judge_like_people
 
 DATA = Path(__file__).resolve().parents[2] / "sample_data" / "trust_labelled.jsonl"

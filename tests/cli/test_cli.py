@@ -10,7 +10,7 @@ import pytest
 
 from rageval_core import cli
 from rageval_core.cli import Threshold, UsageError, check_thresholds, parse_threshold
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.store_bytes import readable
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to a child process")

@@ -102,7 +102,7 @@ def test_evaluate_sends_its_first_request_before_importing_numpy_or_pandas(tmp_p
     numpy (the embeddings' vectors, the cosines) and pandas (the closing tables) come after; the SDK must be there."""
     from urllib.parse import urlsplit
 
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
 
     seen = tmp_path / "modules.json"
     with FakeLLMServer() as server:

@@ -13,7 +13,7 @@ import pytest
 
 from rageval_core.cli import main
 from rageval_core.cli import ui as ui_command
-from tests.support.browser import free_port
+from bench.browser import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_app, unavailable
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, SHOWN, streamlit_app
+from tests.support.browser import require_browser, unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -69,30 +70,6 @@ def _shot(page: Any, name: str, scroll_to: Any = None) -> None:
     page.wait_for_timeout(800)  # let charts and fonts paint before the picture
     page.screenshot(path=str(SHOTS / name))
 
-
-# In the page: after the next click (or, with ``at_load``, from the navigation's start), the time of the first
-# frame drawn once the document has a heading with ``text``, an element matching ``last`` and ``metric`` as the
-# first metric's value. A MutationObserver checks on every change; nothing polls.
-_SHOWN = """([text, last, metric, atLoad]) => {
-  window.__click = atLoad ? 0 : null; window.__shown = null;
-  const ok = () => {
-    if (!document.querySelector(last)) return false;
-    const m = document.querySelector('[data-testid=stMetricValue]');
-    if (!m || m.textContent.trim() !== metric) return false;
-    return [...document.querySelectorAll('[data-testid=stHeadingWithActionElements]')].some(h => h.textContent.includes(text));
-  };
-  if (!atLoad) window.addEventListener('click', e => { if (window.__click === null) window.__click = e.timeStamp; },
-                                      {capture: true, once: true});
-  const watch = () => {
-    const obs = new MutationObserver(() => {
-      if (window.__click !== null && window.__shown === null && ok()) {
-        obs.disconnect(); requestAnimationFrame(ts => { window.__shown = ts; });
-      }
-    });
-    obs.observe(document.documentElement, {childList: true, subtree: true, characterData: true});
-  };
-  if (document.documentElement) watch(); else document.addEventListener('readystatechange', watch, {once: true});
-}"""
 
 
 
@@ -357,7 +334,7 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     SQL), the time until its first tab is drawn printed, never asserted (this machine is shared): first from the
     sidebar of a session on another page (History), as a reader opens it; then its other tabs, Compare again,
     and a new tab, where the browser also loads Streamlit's front end and starts a session. Each time is taken
-    in the page (``_SHOWN``): from the click event (or the navigation's start) to the first frame drawn with the
+    in the page (``SHOWN``): from the click event (or the navigation's start) to the first frame drawn with the
     step's last element, so the test's own polling is not counted."""
     from playwright.sync_api import expect
 
@@ -368,7 +345,7 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     from tests.support.runs import run_rows
     from rageval_core.store.runs import Store
     from rageval_core.core.types import SEED_METRICS
-    from tests.support.big_run import clone_run
+    from bench.big_run import clone_run
 
     ds = load_dataset(ROOT / "sample_data" / "ml_qa_ja.json")
     with pytest.MonkeyPatch.context() as mp:
@@ -383,7 +360,7 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
 
     def timed(step: Any, heading: str, last: str) -> float:
         """Seconds from ``step``'s click to the first frame with ``heading``, ``last`` and the 1,000 rows."""
-        page.evaluate(_SHOWN, [heading, last, "1000", False])
+        page.evaluate(SHOWN, [heading, last, "1000", False])
         step()
         page.wait_for_function("window.__shown !== null", timeout=TEXT_TIMEOUT_MS)
         return page.evaluate("(window.__shown - window.__click) / 1000")
@@ -403,7 +380,7 @@ def test_compare_on_a_thousand_row_run_in_a_real_browser(server: str, page: Any,
     page.get_by_test_id("stDataFrame").first.wait_for()
     page.wait_for_timeout(1000)
     again = timed(lambda: _go(page, "Compare"), *first_tab)
-    page.add_init_script(f"({_SHOWN})({json.dumps([*first_tab, '1000', True])})")
+    page.add_init_script(f"({SHOWN})({json.dumps([*first_tab, '1000', True])})")
     page.goto(f"{server}/compare")  # timed from the navigation's start
     page.wait_for_function("window.__shown !== null", timeout=TEXT_TIMEOUT_MS)
     new_tab = page.evaluate("window.__shown / 1000")
@@ -424,7 +401,7 @@ def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
 
     from rageval_core.analysis.trust.run_report import merged_labels
     from rageval_core.data.datasets import load_dataset
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
     from tests.support.people_judge import judge_like_people
 
     def pick(where: Any, box: str, option: Any) -> None:

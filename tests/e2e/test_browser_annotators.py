@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_app
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
+from tests.support.browser import require_browser
 
 pytestmark = pytest.mark.e2e
 

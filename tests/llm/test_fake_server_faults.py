@@ -8,7 +8,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.support.fake_server import FakeLLMServer, LoggedRequest, prompt_schema, schema_instance
+from rageval_core.testing.fake_llm import FakeLLMServer, LoggedRequest, prompt_schema, schema_instance
 
 ROOT = Path(__file__).resolve().parents[2]
 

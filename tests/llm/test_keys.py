@@ -15,7 +15,7 @@ from rageval_core.llm.keys import PLACEHOLDER_KEY, resolve_api_key, scrub
 from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
 from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.store_bytes import readable
 
 OPENAI_KEY = "sk-planted-LEAKCHECK-7c1e9a0b55d24f3e"

@@ -13,7 +13,7 @@ import pytest
 
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset, save_dataset
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.store_bytes import readable
 
 ROOT = Path(__file__).resolve().parents[2]

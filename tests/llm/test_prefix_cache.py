@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support.prefix_cache import PrefixCache
+from rageval_core.testing.fake_llm import PrefixCache
 
 
 def test_blocks_seen_before_are_cached_above_the_minimum() -> None:
@@ -37,7 +37,7 @@ def test_openai_and_gemini_clients_read_the_cached_tokens_and_price_them_lower()
     from rageval_core.llm.gemini_provider import GeminiLLM
     from rageval_core.llm.openai_provider import OpenAILLM
     from rageval_core.llm.pricing import PriceTable
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
 
     prices = PriceTable.load(overrides=False)
     with FakeLLMServer() as server:

@@ -16,7 +16,7 @@ from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import ProviderConfig, check_config, embedding_choice
 from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.vertex_creds import LOCATION, PROJECT, service_account_file
 
 AZURE_KEY = "azure-key-CLOUDTEST-5f1c9e"

@@ -6,7 +6,7 @@ from rageval_core.llm.base import Completion, LLMRequest, Message
 from rageval_core.llm.gemini_provider import GeminiLLM
 from rageval_core.llm.openai_provider import OpenAILLM
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 
 def test_parsed_tolerates_fences_and_prose_and_is_none_for_plain_text():

@@ -27,7 +27,7 @@ from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
 from rageval_core.core.types import Sample
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.scripted_llm import HashEmbedder
 
 KEY = "sk-test-faults-0123456789abcdef"

@@ -21,7 +21,7 @@ from rageval_core.llm.gemini_provider import (
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.core.tasks import JUDGE, SCHEMAS, judge_schema
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 KEY = "AIzaFakeGeminiKey0123456789abcdefgh"
 

@@ -19,7 +19,7 @@ from rageval_core.llm.openai_provider import (
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 KEY = "sk-test-openai-0123456789abcdef"
 

@@ -11,7 +11,7 @@ from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import EmbeddingChoice, ProviderConfig, embedding_choice
 from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 
 def claims(answer: str) -> LLMRequest:

@@ -24,7 +24,7 @@ from rageval_core.llm.transport.guard import RequestGuard
 from rageval_core.llm.openai_provider import OpenAILLM
 from rageval_core.embeddings.openai_embed import OpenAIEmbedder
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-test-threads-0123456789abcdef"

@@ -13,7 +13,7 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample
-from tests.support.fake_server import FakeLLMServer, FakeRequest
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest
 from tests.support.scripted_llm import HashEmbedder, ScriptedLLM
 
 EN = Sample("r1", "What is dropout?", ("Dropout randomly disables units during training.",),

@@ -8,31 +8,15 @@ templates, rubric presets and task schemas stored beside the recording only shar
 an unchanged fingerprint is a bug in how requests are keyed, not a stale recording.
 """
 
-import hashlib
 import json
-
-import pytest
 from pathlib import Path
 
+import pytest
 
+from bench.record_replay import EXPECTED, LOG, prompt_fingerprint
 from rageval_core import cli
-from rageval_core.llm.base import canonical_json
-from rageval_core.core.tasks import SCHEMAS
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLAY = ROOT / "sample_data" / "replay"
-LOG = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.jsonl"
-EXPECTED = REPLAY / "ml_qa_ja_qwen2.5-coder-1.5b.expected.json"
-
-
-def prompt_fingerprint() -> str:
-    """sha256 over what the recorded requests were rendered from: ja templates, rubric presets, task schemas."""
-    core = ROOT / "rageval_core" / "scoring"  # paths hashed as before the regrouping: prompts/..., presets/...
-    files = sorted((core / "prompts" / "templates" / "ja").glob("*.txt")) + sorted((core / "presets").rglob("*.json"))
-    digest = hashlib.sha256(canonical_json(SCHEMAS).encode("utf-8"))
-    for path in files:
-        digest.update(path.relative_to(core).as_posix().encode("utf-8") + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 RERECORD = ("python bench/record_replay.py --base-url http://127.0.0.1:8080/v1  (needs the llama.cpp server "

@@ -8,15 +8,9 @@ is 0 and the test fails only when another type drops below its floor."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-
-import minimal_edits  # noqa: E402
+from bench import minimal_edits
 
 FLOORS = {"control": 12, "paraphrase": 0, "copied": 12, "number": 12, "date": 12, "negation": 12,
           "entity": 10, "unit": 10, "invention": 12}

@@ -154,6 +154,19 @@ def test_function_level_relative_and_from_imports_all_count(tmp_path):
     assert cycles(graph) == [frozenset({"pkg.sub.leaf", "pkg.top"})]
 
 
+def test_a_planted_bench_cycle_fails(tmp_path):
+    """bench/ is read like the core: a cycle through a function-level import between bench scripts is found."""
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "__init__.py").write_text('"""benches"""\n')
+    (bench / "fit.py").write_text("from bench.report import SEED\n")
+    (bench / "report.py").write_text("SEED = 9\n\n\ndef main():\n    from bench import seeds\n    return seeds\n")
+    (bench / "seeds.py").write_text("from bench.fit import SEED\n")
+    graph = import_graph(tmp_path, ["bench"])
+    assert [describe(c, graph) for c in cycles(graph)] == [
+        "['bench.fit', 'bench.report', 'bench.seeds']: bench.fit -> bench.report -> bench.seeds -> bench.fit"]
+
+
 def test_no_import_cycles():
     graph = repo_graph()
     found = [describe(c, graph) for c in cycles(graph) if c not in ALLOWED_CYCLES]

@@ -12,8 +12,10 @@ from tests.support.source_tree import ROOT, parsed
 
 CORE = ROOT / "rageval_core"
 # Importing these runs nothing but their docstring and __all__ (keep it so: the CLI's start-up is measured).
+# The top package is not here: its __getattr__ (core/lazy.py) imports each public name on first use, and
+# tests/project/test_public_api.py checks that importing it loads nothing else.
 IMPORT_FREE = {
-    "rageval_core", "rageval_core.analysis", "rageval_core.core", "rageval_core.data", "rageval_core.embeddings",
+    "rageval_core.analysis", "rageval_core.core", "rageval_core.data", "rageval_core.embeddings",
     "rageval_core.llm", "rageval_core.llm.transport", "rageval_core.offline", "rageval_core.rag",
     "rageval_core.scoring", "rageval_core.scoring.judges", "rageval_core.scoring.metrics", "rageval_core.store",
 }
@@ -91,7 +93,9 @@ def test_import_free_packages_stay_so_and_list_every_submodule():
     assert IMPORT_FREE <= set(packages())
 
 
-def test_the_top_package_lists_its_packages():
-    top = parsed(CORE / "__init__.py")
+def test_the_top_package_names_its_packages():
+    """The top package's ``__all__`` is the public API (tests/project/test_public_api.py); its docstring names
+    every package, so a reader of ``rageval_core`` still finds the parts."""
+    doc = ast.get_docstring(parsed(CORE / "__init__.py")) or ""
     packages_here = {d.name for d in CORE.iterdir() if (d / "__init__.py").is_file()}
-    assert packages_here <= set(declared_all(top) or [])
+    assert {p for p in packages_here if f"``{p}``" not in doc} == set()

@@ -23,7 +23,7 @@ import pytest
 
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset, save_dataset
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.rag_server import RagServer
 from tests.support.store_bytes import readable
 

@@ -11,7 +11,7 @@ import pytest
 
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset
-from tests.support.fake_server import FakeLLMServer, FakeRequest
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = ROOT / "sample_data" / "company_policy_ja.md"

@@ -31,7 +31,7 @@ from rageval_core.run import estimate
 from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Usage
-from tests.support.fake_server import FakeLLMServer, FakeRequest, default_responder
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest, default_responder
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "sample_data" / "ml_qa_ja.json"

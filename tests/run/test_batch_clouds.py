@@ -22,7 +22,7 @@ from rageval_core.run.batch.ledger import Ledger
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.runs import run_rows
 from tests.support.vertex_creds import LOCATION, PROJECT, service_account_file
 

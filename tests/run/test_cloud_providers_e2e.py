@@ -17,7 +17,7 @@ from rageval_core.core.clock import FakeClock
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.providers.registry import build_embedder, build_llm
 from rageval_core.core.tasks import EXTRACT_CLAIMS, schema_for
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.store_bytes import readable
 from tests.support.vertex_creds import LOCATION, PROJECT, service_account_file
 
@@ -143,7 +143,7 @@ def _spread_scores(request):
     """rubric5 answers whose scores depend on the vendor and the row, so the judges agree only in part."""
     import hashlib
 
-    from tests.support.fake_server import default_responder
+    from rageval_core.testing.fake_llm import default_responder
 
     answer = default_responder(request)
     if isinstance(answer, dict) and any(k.endswith("_score") for k in answer):

@@ -19,7 +19,7 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 KEY = "sk-test-estimate-0123456789abcdef"
 JUDGES = ("rubric5", "binary")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SCORERS = ("faithfulness", "answer_correctness", "judge:rubric5")

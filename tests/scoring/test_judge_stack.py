@@ -14,7 +14,7 @@ from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.rubric import load_rubric
 from rageval_core.core.types import FAITHFULNESS, SEED_METRICS
-from tests.support.fake_server import FakeLLMServer, FakeRequest
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest
 from tests.support.scripted_llm import HashEmbedder
 from tests.scoring.test_judge import POLITE, seed_samples
 

@@ -13,7 +13,7 @@ from rageval_core.providers.config import ProviderConfig
 from rageval_core.run import estimate
 from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.scripted_llm import ScriptedLLM
 from tests.scoring.test_judge import scores_for, seed_samples
 

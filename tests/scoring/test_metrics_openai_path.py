@@ -19,8 +19,8 @@ from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.core.tasks import SCHEMAS
 from rageval_core.core.types import METRIC_IDS, Sample
-from tests.support.fake_server import FakeLLMServer, FakeRequest
-from tests.support.fake_steps import step_answer
+from rageval_core.testing.fake_llm import FakeLLMServer, FakeRequest
+from rageval_core.testing.fake_llm.steps import step_answer
 from tests.support.samples import DROPOUT_JA as JA
 
 KEY = "sk-test-metrics-0123456789abcdef"
@@ -66,7 +66,7 @@ def strict_problems(schema: object, path: str = "$") -> list[str]:
 
 def answer(request: FakeRequest) -> dict:
     """What a compliant model would return for each decomposed task, read from the prompt only (the fake
-    server's own step answers, ``tests/support/fake_steps.py``); any other request fails the test."""
+    server's own step answers, ``rageval_core/testing/fake_llm/steps.py``); any other request fails the test."""
     found = step_answer(request.prompt, request.schema)
     if found is None:
         raise AssertionError(f"unexpected task {request.body['response_format']['json_schema']['name']}")

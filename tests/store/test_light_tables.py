@@ -15,7 +15,7 @@ from rageval_core.store import light_tables
 from rageval_core.views import run_summary
 from rageval_core.store.runs import CallEntry, RowInfo, Store
 from rageval_core.core.types import DECOMPOSED, MetricResult, Usage
-from tests.support.big_run import clone_run
+from bench.big_run import clone_run
 from tests.analysis.test_report import two_judge_run
 from rageval_ui import runs
 

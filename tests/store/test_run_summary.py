@@ -20,7 +20,7 @@ from tests.support.runs import run_rows
 from rageval_core.store.runs import CallEntry, RunInfo, Store
 from rageval_core.core.types import SEED_METRICS, MetricResult, Usage
 from tests.support.apptest import ROOT, assert_ok, compare_tab, start_app
-from tests.support.big_run import clone_run
+from bench.big_run import clone_run
 
 
 @pytest.fixture(scope="module")

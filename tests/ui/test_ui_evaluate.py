@@ -129,7 +129,7 @@ def test_openai_compatible_says_what_is_missing_before_start(app: AppTest) -> No
 
 def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_path: Path) -> None:
     """An OpenAI-compatible run through the local fake server with a key typed in the sidebar."""
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
 
     planted = "sk-ui-planted-7f3a9c2e5b1d"
     with FakeLLMServer(api_key=planted) as server:  # the server rejects requests without this key

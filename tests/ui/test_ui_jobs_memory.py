@@ -9,7 +9,7 @@ import sqlite3
 from rageval_core.session import allocator
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.registry import build_scorers
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.samples import DROPOUT_JA
 from rageval_ui import jobs
 

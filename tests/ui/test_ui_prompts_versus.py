@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from rageval_core.analysis.trust.run_report import merged_labels
 from rageval_core.data.datasets import load_dataset
 from tests.support.apptest import ROOT, assert_ok, button, start_app
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.people_judge import judge_like_people
 from rageval_ui import data, versus_panel
 

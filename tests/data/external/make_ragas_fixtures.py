@@ -11,7 +11,7 @@ Files (the rows of rows.py; ragas keeps no id):
 - ragas_to_csv.csv            EvaluationDataset.to_csv (csv.DictWriter: list cells written as Python reprs)
 - ragas_to_pandas.csv         EvaluationDataset.to_pandas().to_csv() (the index as a first, unnamed column)
 - ragas_results.csv           evaluate(...).to_pandas().to_csv(): the four seed metrics scored by ragas against the
-                              project's fake OpenAI server (tests/support/fake_server.py), so the scores are ragas's
+                              project's fake OpenAI server (rageval_core/testing/fake_llm/), so the scores are ragas's
                               arithmetic over schema-valid fake verdicts, not meaningful judgements; the last row's
                               answer is given no statements, so its faithfulness is NaN (an empty cell)
 Versions go to versions.json under "ragas".
@@ -58,7 +58,7 @@ def main() -> None:
 def responder(request):  # type: ignore[no-untyped-def]
     """The fake server's schema-valid answers, except that the tricky row's answer yields no statements, so ragas
     leaves its faithfulness unscored (NaN, an empty cell in the CSV) as it does for a real answer without claims."""
-    from tests.support.fake_server import default_responder
+    from rageval_core.testing.fake_llm import default_responder
 
     answer = default_responder(request)
     if isinstance(answer, dict) and "statements" in answer and "early-stopping" in request.prompt:
@@ -73,7 +73,7 @@ def write_results(dataset) -> None:  # type: ignore[no-untyped-def]
     from ragas.llms import LangchainLLMWrapper
     from ragas.metrics import answer_correctness, answer_relevancy, context_precision, faithfulness
 
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
 
     with FakeLLMServer(responder=responder) as server:
         llm = LangchainLLMWrapper(ChatOpenAI(base_url=server.openai_base_url, api_key="x", model="fake-judge", max_retries=0))

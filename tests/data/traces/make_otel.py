@@ -1,7 +1,7 @@
 """Writes the trace fixtures that the OpenTelemetry SDK and the instrumentors write (never by hand): one small RAG
 app (a vector-store retriever over four documents, a prompt, an OpenAI chat model) run through LangChain and
 LlamaIndex, traced by OpenInference's and OpenLLMetry's (traceloop) instrumentors, its LLM calls answered by the
-project's fake OpenAI server (tests/support/fake_server.py). Each run asks two questions (English, then Japanese
+project's fake OpenAI server (rageval_core/testing/fake_llm/). Each run asks two questions (English, then Japanese
 with OpenInference's ``using_attributes(session_id="sess-42", user_id="u-7")``) and one whose LLM call fails (a 500
 from the server), so an errored trace is in every file.
 
@@ -176,7 +176,7 @@ def run_case(case: str, out: Path, otlp_endpoint: str | None) -> None:
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-    from tests.support.fake_server import FakeLLMServer
+    from rageval_core.testing.fake_llm import FakeLLMServer
 
     provider, memory = tracer(otlp_endpoint)
     instrument(case, provider)

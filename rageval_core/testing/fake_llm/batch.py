@@ -20,10 +20,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from tests.support.fake_server import FakeLLMServer, FakeRequest
+from rageval_core.testing.fake_llm.wire import FakeRequest
 
 # OpenAI's paths, and Azure OpenAI's (``/openai/files``, ``/openai/batches``: the resource's, not a deployment's).
 _OPENAI_BATCH = re.compile(r"^/(v1|openai)/(files|batches)(/(?P<id>[^/]+)(?P<content>/content)?)?$")
@@ -31,6 +30,20 @@ _OPENAI_ROOTS = ("/v1/", "/openai/")
 _GEMINI_CREATE = re.compile(r"^/(v1beta|v1|v1alpha)/models/(?P<model>[^:/]+):batchGenerateContent$")
 _GEMINI_GET = re.compile(r"^/(v1beta|v1|v1alpha)/batches/(?P<id>[^/:]+)$")
 
+
+
+
+class BatchOwner(Protocol):
+    """The server the batch endpoints answer for (``server.FakeLLMServer``): its batches, address and answers."""
+
+    batches: FakeBatches
+
+    @property
+    def url(self) -> str: ...
+
+    def parse_request(self, api: str, path: str, body: Any, headers: Mapping[str, str]) -> FakeRequest: ...
+
+    def chat_answer(self, request: FakeRequest, echo: str = "") -> dict[str, Any]: ...
 
 @dataclass
 class FakeJob:
@@ -47,7 +60,7 @@ class FakeJob:
 class FakeBatches:
     """Files, jobs and their answers, kept in memory for the server's lifetime."""
 
-    def __init__(self, owner: FakeLLMServer) -> None:
+    def __init__(self, owner: BatchOwner) -> None:
         self.owner = owner
         self.hold = False
         self.polls_before_done = 1
@@ -201,11 +214,11 @@ class FakeBatches:
         """Answer one request line as the synchronous endpoint would (or fail it per ``fail_request``)."""
         with self._lock:
             self.request_lines += 1
-        request = self.owner._parse(api, path, body, {})
+        request = self.owner.parse_request(api, path, body, {})
         message = self.fail_request(request) if self.fail_request else None
         if message:
             return {"key": key, "ok": False, "error": message}
-        return {"key": key, "ok": True, "body": self.owner._chat_answer(request)}
+        return {"key": key, "ok": True, "body": self.owner.chat_answer(request)}
 
     def _store(self, job: FakeJob) -> None:
         with self._lock:

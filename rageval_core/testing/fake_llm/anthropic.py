@@ -25,10 +25,10 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from tests.support.fake_server import FakeLLMServer, FakeRequest
+from rageval_core.testing.fake_llm.batch import BatchOwner
+from rageval_core.testing.fake_llm.wire import FakeRequest
 
 _BATCH = re.compile(r"^/v1/messages/batches(/(?P<id>[^/]+)(?P<op>/results|/cancel)?)?$")
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error", 408: "timeout_error",
@@ -63,8 +63,6 @@ def error_body(status: int, message: str) -> dict[str, Any]:
 
 
 def parse(path: str, body: Mapping[str, Any], headers: Mapping[str, str]) -> FakeRequest:
-    from tests.support.fake_server import FakeRequest
-
     messages: list[tuple[str, str]] = []
     if body.get("system"):
         messages.append(("system", _text(body["system"])))
@@ -125,7 +123,7 @@ class _Job:
 class AnthropicBatches:
     """Message Batches kept in memory for the server's lifetime (``server.anthropic_batches``)."""
 
-    def __init__(self, owner: FakeLLMServer) -> None:
+    def __init__(self, owner: BatchOwner) -> None:
         self.owner = owner
         self.polls_before_done = 1
         self.cancel_on_create = False
@@ -171,7 +169,7 @@ class AnthropicBatches:
             if message:
                 lines.append({"key": key, "ok": False, "error": message})
             else:
-                lines.append({"key": key, "ok": True, "body": self.owner._chat_answer(request)})
+                lines.append({"key": key, "ok": True, "body": self.owner.chat_answer(request)})
         with self._lock:
             job = _Job(f"msgbatch_fake{len(self.jobs) + 1:04d}", lines, time.time(), cancelled=self.cancel_on_create)
             self.jobs[job.id] = job

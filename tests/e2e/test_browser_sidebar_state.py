@@ -1,0 +1,86 @@
+"""The sidebar's provider, model, base URL and key survive an in-page button that switches page, in a real browser
+(Debian's Chromium through Playwright; issue 38 item 1). The AppTest version of the rule, over every provider's
+fields, is tests/ui/test_ui_sidebar_state.py.
+
+The button is Trust's "Load ... and go to Evaluate" (shown while the store is empty), which calls
+``st.switch_page`` as "Open in Compare", "Inspect #N" and "Label next" do; before the rule in
+``rageval_ui.state`` it put the sidebar back to Offline with an empty key field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
+from tests.support.browser import require_browser
+
+pytestmark = pytest.mark.e2e
+
+TEXT_TIMEOUT_MS = 90_000  # a deadline to wait for text on a loaded 2-core machine, not a timing
+KEY = "sk-e2e-session-key-38"  # a made-up key: the page never sends a call in this test
+MODEL = "qwen-e2e"
+BASE_URL = "http://127.0.0.1:9/v1"
+
+
+@pytest.fixture(scope="module")
+def tab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    home = tmp_path_factory.mktemp("e2e-sidebar")
+    with streamlit_app(home) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US").new_page()
+            page.set_default_timeout(TEXT_TIMEOUT_MS)
+            yield url, page
+        finally:
+            browser.close()
+
+
+def _field(page: Any, label: str) -> Any:
+    return page.get_by_test_id("stSidebar").get_by_label(label, exact=True)
+
+
+def _fill(page: Any, label: str, value: str) -> None:
+    """Type into a sidebar field and commit it (Enter), then wait until the app has taken the value."""
+    field = _field(page, label)
+    field.fill(value)
+    field.press("Enter")
+    page.wait_for_timeout(300)
+    page.get_by_test_id("stStatusWidget").wait_for(state="hidden")
+
+
+@pytest.mark.timeout(600)
+def test_a_page_button_keeps_provider_model_base_url_and_key(tab: tuple[str, Any]) -> None:
+    from playwright.sync_api import expect
+
+    url, page = tab
+    expect.set_options(timeout=TEXT_TIMEOUT_MS)
+    page.goto(f"{url}/trust")
+    button = page.get_by_role("button", name="Load trust_labelled.jsonl", exact=False)
+    expect(button).to_be_visible()
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").filter(has_text="Provider").click()
+    page.get_by_role("option", name="OpenAI-compatible server").click()
+    expect(_field(page, "Base URL")).to_be_visible()
+    expect(sidebar.get_by_role("combobox", name="Provider")).to_have_value("OpenAI-compatible server")
+    _fill(page, "Model", MODEL)
+    _fill(page, "API key", KEY)
+    _fill(page, "Base URL", BASE_URL)
+
+    button.click()
+    expect(page.get_by_role("heading", name="Evaluate")).to_be_visible()
+    expect(sidebar.get_by_role("combobox", name="Provider")).to_have_value("OpenAI-compatible server")
+    expect(_field(page, "Model")).to_have_value(MODEL)
+    expect(_field(page, "API key")).to_have_value(KEY)
+    expect(_field(page, "Base URL")).to_have_value(BASE_URL)
+
+    # A sidebar link afterwards (the path that always kept them) still does.
+    page.get_by_test_id("stSidebarNav").get_by_text("Trust", exact=True).click()
+    expect(button).to_be_visible()
+    expect(_field(page, "API key")).to_have_value(KEY)
+    expect(_field(page, "Base URL")).to_have_value(BASE_URL)
