@@ -21,6 +21,10 @@ TPM = "w.tpm"
 CONCURRENCY = "w.concurrency"
 EMBEDDING_MODEL = "w.embedding_model"
 REPLAY_LOG = "w.replay_log"
+# Traces (sidebar widgets): the Phoenix server and project to pull from and push to, and the trace link template.
+PHOENIX_URL = "w.phoenix_url"
+PHOENIX_PROJECT = "w.phoenix_project"
+TRACE_URL = "w.trace_url"  # e.g. {url}/redirects/traces/{trace_id}: links trace ids of rows without a trace_url
 
 # Data and work in progress (plain keys, set by pages).
 DATASET = "dataset"  # ui.data.LoadedDataset
@@ -47,6 +51,7 @@ DEFAULTS: dict[str, Any] = {
     BASE_URL: "",
     EMBEDDING_MODEL: "",
     REPLAY_LOG: "",
+    TRACE_URL: "",
     RPM: 0,
     TPM: 0,
     CONCURRENCY: 8,
