@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
-from rageval_ui import recording, state
+from rageval_ui import phoenix, recording, state
 from rageval_ui.i18n import core, t, t_opt
 
 
@@ -181,4 +181,5 @@ def render() -> None:
         elif not problems:
             model = (state.get(state.MODEL) or "").strip() or info.default_model
             st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))
+        phoenix.settings()
     state.remember_widgets()  # as drawn, or as set above (the provider switch): put back by state.keep_widgets

@@ -80,6 +80,10 @@ CONCURRENCY = kept_widget("w.concurrency", 8)
 EMBEDDING_MODEL = kept_widget("w.embedding_model", "")
 REPLAY_LOG = kept_widget("w.replay_log", "")
 kept_widget(LANG)  # the 日本語 / English switch: its first value is the browser's language (i18n.init)
+# Traces (sidebar widgets): the Phoenix server and project to pull from and push to, and the trace link template.
+PHOENIX_URL = kept_widget("w.phoenix_url")  # None: rageval_ui.phoenix gives the default (PHOENIX_COLLECTOR_ENDPOINT or localhost)
+PHOENIX_PROJECT = kept_widget("w.phoenix_project")
+TRACE_URL = kept_widget("w.trace_url", "")  # e.g. {url}/redirects/traces/{trace_id}: links trace ids of rows without a trace_url
 
 # Data and work in progress (plain keys, set by pages).
 DATASET = "dataset"  # ui.data.LoadedDataset

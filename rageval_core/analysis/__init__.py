@@ -1,4 +1,5 @@
-"""Reading results: comparison, tallies, exports, leaderboard, the report and trust statistics.
+"""Reading results: comparison, tallies, exports (files, and span annotations sent to Phoenix), leaderboard, the report
+and trust statistics.
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
@@ -9,6 +10,7 @@ __all__ = [
     "failures",
     "judge_agreement",
     "leaderboard",
+    "phoenix_push",
     "report",
     "row_filter",
     "run_tables",

@@ -24,7 +24,7 @@ __all__ = ["ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_pa
 
 def build_parser() -> argparse.ArgumentParser:
     # The command modules are imported here, not at the top: ``main`` starts the provider SDK's import first.
-    from rageval_core.cli import annotate, compare, dataset, evaluate, report, runs, synth, traces, trust, ui
+    from rageval_core.cli import annotate, compare, dataset, evaluate, phoenix, report, runs, synth, traces, trust, ui
 
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (evaluate, compare, runs, dataset, trust, report, traces, annotate, ui):
+    for group in (evaluate, compare, runs, dataset, trust, report, traces, phoenix, annotate, ui):
         group.add_command(sub)
     synth.add_commands(sub)  # synth, rag (the synthetic-QA → RAG pipeline)
     return parser

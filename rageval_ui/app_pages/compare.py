@@ -12,7 +12,7 @@ from rageval_core.views import run_summary
 from rageval_core.analysis.report import svg
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED
-from rageval_ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, report_button, run_picker, runs, state, trust_compare, widgets
+from rageval_ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, phoenix, report_button, run_picker, runs, state, trust_compare, widgets
 from rageval_ui.i18n import lang, t
 
 INSPECT_PICK, GO_INSPECT = "compare.inspect_pick", "compare.go_inspect"
@@ -184,6 +184,8 @@ if len(view.judges()) >= 2:
     sections[t("compare.tab.judges")] = lambda: judges_view.show(view, store)
 sections[t("compare.tab.runs")] = lambda: run_a_vs_b(full, infos, store)
 sections[t("compare.tab.report")] = lambda: report_button.show(view, store)
+if phoenix.can_push(full):
+    sections[t("compare.tab.phoenix")] = lambda: phoenix.push_panel(full, store)
 for tab, draw in zip(st.tabs(list(sections), key=state.COMPARE_TAB, on_change="rerun"), sections.values()):
     with tab:
         if tab.open:

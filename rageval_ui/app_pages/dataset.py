@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rageval_core.data.datasets import DatasetError
-from rageval_ui import column_map, data, demo, nav, sidebar, state, widgets
+from rageval_ui import column_map, data, demo, nav, phoenix, sidebar, state, widgets
 from rageval_ui.i18n import t
 
 UPLOAD_KEY = "dataset.upload"
@@ -32,6 +32,7 @@ with pick:
     if st.button(t("dataset.load_sample"), disabled=choice is None):
         state.use_dataset(data.load_sample_file(choice))
         st.rerun()
+    phoenix.pull_panel()
 with upload:
     uploaded = st.file_uploader(t("dataset.upload"), type=["json", "jsonl", "ndjson", "csv"], key=UPLOAD_KEY)
     if uploaded is not None and state.is_new_upload(uploaded, UPLOAD_SEEN):
@@ -96,6 +97,7 @@ st.data_editor(
         "contexts": st.column_config.TextColumn("contexts", width="large", help=t("dataset.contexts_help")),
         "answer": st.column_config.TextColumn("answer", width="large"),
         "ground_truth": st.column_config.TextColumn("ground_truth", width="medium"),
+        **phoenix.link_column(frame),
     },
 )
 edits = st.session_state.get(key)

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from rageval_core.core.types import DECOMPOSED, MetricResult
-from rageval_ui import data, evidence, filters, inspector, labels, nav, run_picker, runs, state, widgets
+from rageval_ui import data, evidence, filters, inspector, labels, nav, phoenix, run_picker, runs, state, widgets
 from rageval_ui import annotators as annotators_ui
 from rageval_ui import trust as trust_ui
 from rageval_ui.i18n import core, t
@@ -79,7 +79,7 @@ else:
     category = view.categories.get(sample_id)
     st.markdown(f"**{t('inspect.question')}**" + (f" · {widgets.md_escape(category)}" if category else ""))
     st.markdown(f"> {widgets.md_escape(sample.question)}")
-    trace = data.trace_caption(sample.metadata)
+    trace = data.trace_caption(sample.metadata, phoenix.link_template())
     if trace:
         st.caption(trace)
     left, right = st.columns(2)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,10 @@ _MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 def plain(text: str) -> str:
     """Markdown source as a reader sees it: backslash escapes and word joiners (``ui.safe_text.md_escape``) removed."""
     return _MD_ESCAPE.sub(r"\1", str(text)).replace("\u2060", "")
+
+
+def set_kept(app: Any, key: str, value: Any) -> None:
+    """A sidebar field set as if typed: the widget's key and its kept copy (rageval_ui.state.bind), which the
+    sidebar puts back on every run."""
+    app.session_state[key] = value
+    app.session_state[f"{key}.kept"] = value
