@@ -23,7 +23,7 @@ import pytest
 
 from rageval_core import cli
 from tests.support.apptest import assert_ok, button, compare_tab, metric, plain, start_app, set_kept
-from tests.support.fake_server import FakeLLMServer
+from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.phoenix_server import INSTALL_TIMEOUT_S, PhoenixServer, start, venv_or_skip
 from tests.support.store_bytes import readable
 
