@@ -98,7 +98,7 @@ def agreement_scatter(points: pd.DataFrame, criteria: Sequence[tuple[str, str]])
 
 def estimates(points: pd.DataFrame) -> alt.LayerChart:
     """Score mean, labels only and corrected per scorer, each a point with its 95% interval
-    (``ui.trust.estimate_points`` rows); the interval widths are the story, so they share one axis."""
+    (``rageval_ui.trust.estimate_points`` rows); the interval widths are the story, so they share one axis."""
     order = list(dict.fromkeys(points["scorer"]))
     kinds = ["score mean", "labels only", "corrected"]  # the ``estimate`` values; the legend names them in the UI language
     base = alt.Chart(points).encode(

@@ -2,7 +2,7 @@
 set on one page is set on the other (``state.restore`` / ``state.remember`` keep it across the page change).
 
 The filtering itself is ``rageval_core.analysis.row_filter``; this module only draws the controls and narrows a
-``ui.runs.RunView`` to the rows (and methods) that pass.
+``rageval_ui.runs.RunView`` to the rows (and methods) that pass.
 """
 
 from __future__ import annotations

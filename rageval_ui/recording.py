@@ -1,7 +1,7 @@
 """The shipped recording of a real small model's calls on the sample dataset (sample_data/replay/): what it
 holds, whether it fits the loaded dataset, and the sidebar's note while it is the provider.
 
-Apart from ``ui.demo`` (the one-click switch to it) so that the sidebar can show the note without importing the
+Apart from ``rageval_ui.demo`` (the one-click switch to it) so that the sidebar can show the note without importing the
 module that switches the sidebar.
 """
 

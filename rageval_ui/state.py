@@ -135,7 +135,7 @@ def get(key: str) -> Any:
 
 
 def use_dataset(ws: Any, pins: set[str] | None = None) -> None:
-    """Make ``ws`` (a ``ui.data.Workset``) the working dataset, pinning ``pins`` (default: the quick-run rows),
+    """Make ``ws`` (a ``rageval_ui.data.Workset``) the working dataset, pinning ``pins`` (default: the quick-run rows),
     and start the Dataset editor afresh: pending edits belong to the old table."""
     from rageval_ui import data
 

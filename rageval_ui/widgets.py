@@ -249,7 +249,7 @@ def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
 
 
 def estimate_frame(est: Any) -> pd.DataFrame:
-    """``runner.Estimate`` per scorer: calls, embedding calls, tokens and cost."""
+    """``run.Estimate`` per scorer: calls, embedding calls, tokens and cost."""
     return pd.DataFrame(
         [
             {
@@ -267,7 +267,7 @@ def estimate_frame(est: Any) -> pd.DataFrame:
 
 
 def prompt_cache_note(est: Any) -> str | None:
-    """Beside the estimate: what the provider's prompt cache could take off it (``runner.Estimate``'s upper
+    """Beside the estimate: what the provider's prompt cache could take off it (``run.Estimate``'s upper
     bound, ``llm.prompt_cache``), or None when the provider has no implicit cache."""
     rule = est.cache_rule
     if rule is None:
@@ -333,7 +333,7 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
 
 
 def run_outcome(result: Any) -> str:
-    """One line on a finished ``runner.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
+    """One line on a finished ``run.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
     verdict = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}.get(result.status, result.status)
     return t("outcome.line", run=result.run_id, verdict=verdict, done=result.done_tasks, total=result.total_tasks,
              calls=result.provider_calls, cached=result.cache_hits, cost=fmt_cost(result.cost_usd), wall=f"{result.wall_s:.1f}")

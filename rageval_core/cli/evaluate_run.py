@@ -134,7 +134,7 @@ def run_scorers(spec: RunSpec, store: Any, *, quiet: bool, batch: BatchFlags | N
 
     cfg = spec.provider
     assert cfg is not None
-    tune_memory_for_run(cfg.provider)  # before the run's worker threads start (see cli/allocator.py)
+    tune_memory_for_run(cfg.provider)  # before the run's worker threads start (see session/allocator.py)
     cancel = threading.Event()
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     run_id = spec.run_id

@@ -1,6 +1,6 @@
 """The bundled encoders' names, in a module that imports nothing.
 
-Why apart from ``embeddings.offline`` (which re-exports them): every run asks which embedder it uses
+Why apart from ``offline.encoder`` (which re-exports them): every run asks which embedder it uses
 (``providers.config.embedding_choice``), and importing the encoder module pulled numpy in before a command's
 first request even when the provider embeds.
 """

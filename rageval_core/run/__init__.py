@@ -1,7 +1,7 @@
 """The evaluation runner, the project's one concurrency boundary: ``run(spec, llm, embedder, store, ...) -> Run``.
 
 ``spec`` (``RunSpec``, in ``spec``) is what the run is asked to do, built once by a front end; the providers
-come built (``providers.for_run.build_for_run`` gives a ``RunProviders``): nothing here builds one.
+come built (``session.for_run.build_for_run`` gives a ``RunProviders``): nothing here builds one.
 
 Split by job: ``plan`` (estimate, versions, what a resume skips), ``execute`` (slot gate, cancel, counters,
 call log around the LLM), ``persist`` (results written as they finish, the ``Run`` read back from the

@@ -1,4 +1,4 @@
-"""The call log written by group commit (``runner.group_commit``), as finished tasks are (``persist.ResultSink``).
+"""The call log written by group commit (``run.group_commit``), as finished tasks are (``persist.ResultSink``).
 
 Why: one transaction per provider call was ~1 ms of CPU a call on the worker that had just got its answer,
 and under 16 requests in flight the workers queued on the store's write lock for it (bench/runner.py: 51 ms of

@@ -27,7 +27,7 @@ from rageval_core.core.types import MetricResult, Sample, Unscored, Usage
 
 
 def log_safely(store: Store, entry: CallEntry) -> None:
-    """Append to the call log by group commit (``runner.calllog``); a database locked past the retries (or
+    """Append to the call log by group commit (``run.calllog``); a database locked past the retries (or
     failing) becomes a ``call_log`` warning."""
     writer_for(store).add(entry)
 
@@ -372,7 +372,7 @@ def judge_stacks(
     """The LLM each judge group answers with, and whether the runner logs its calls itself.
 
     Group "" is the run's own provider. A scorer bound to a judge configuration (``judges.BoundScorer``)
-    answers with that judge's stack from ``judges`` (built by ``providers.for_run``, logging through its own
+    answers with that judge's stack from ``judges`` (built by ``session.for_run``, logging through its own
     hook); a ready ``judge_llm`` is used as given (the runner then logs its calls). Each is sent with the
     judge's sampling settings."""
     from rageval_core.scoring.judges.bound import SamplingLLM, judge_group
@@ -389,7 +389,7 @@ def judge_stacks(
         elif group in judges:
             stacks[group] = (SamplingLLM(judges[group], sampling), False)
         else:
-            raise RunError(f"judge {group!r} has no provider: build the run's providers with providers.for_run")
+            raise RunError(f"judge {group!r} has no provider: build the run's providers with session.for_run")
     return stacks
 
 

@@ -1,5 +1,5 @@
 """Group commit: items that many threads finish, written a batch at a time by whichever thread holds the write
-lock (the run's results, ``persist.ResultSink``, and its call log, ``runner.calllog``).
+lock (the run's results, ``persist.ResultSink``, and its call log, ``run.calllog``).
 
 Why: one transaction per item was ~1 ms of CPU on the worker that had just got its answer, and under 16
 requests in flight the workers queued on the store's write lock (a profile of bench/runner.py found them

@@ -144,7 +144,7 @@ def run(
     """Run ``spec`` with built providers: score every (row, scorer) pair and store each finished task at once.
 
     ``llm`` and ``embedder`` (default the bundled offline encoder) answer the run; ``judges`` maps judge ids to
-    their stacks (``providers.for_run.build_for_run`` builds all of these from ``spec.provider``: pass its
+    their stacks (``session.for_run.build_for_run`` builds all of these from ``spec.provider``: pass its
     ``RunProviders`` fields). ``logs_calls`` says the stacks write the store's call log themselves (built with
     ``make_call_hook``); otherwise the runner logs each call. ``embedding`` is the embedding choice recorded
     with the run (default: what the embedder names itself).

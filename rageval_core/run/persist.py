@@ -90,7 +90,7 @@ class ResultSink:
         self._commit.add(task)
 
     def _write_batch(self, batch: list[Task]) -> None:
-        """One batch of the group commit (``runner.group_commit``); a store that refuses it keeps the batch and
+        """One batch of the group commit (``run.group_commit``); a store that refuses it keeps the batch and
         what queued behind it for the run loop's retry."""
         try:
             self.store.save_tasks(self.run_id, batch)
@@ -236,14 +236,14 @@ class Run:
 
 
 def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
-    """``compare.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
+    """``tallies.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
     from rageval_core.run.tallies import summarize
 
     return summarize(_result_heads(store, run_id))
 
 
 def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
-    """``compare.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
+    """``tallies.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
     building a dict per call took as long as writing the run's results)."""
     from rageval_core.run.tallies import MethodCost
 
@@ -266,7 +266,7 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
 
 
 def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
-    """``compare.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
+    """``tallies.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
     from rageval_core.run.tallies import cost_by_scorer
 
     return cost_by_scorer(lean_calls(store, run_id))

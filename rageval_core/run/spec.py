@@ -1,9 +1,9 @@
 """What one run is asked to do, as one typed, frozen value: ``RunSpec``; and what it is given: ``RunProviders``.
 
-A front end builds the spec once (the CLI from its flags in ``cli/``, the workbench from its state in ``ui/``)
+A front end builds the spec once (the CLI from its flags in ``cli/``, the workbench from its state in ``rageval_ui/``)
 and it is checked where it is built (``__post_init__``), so a bad request fails before any provider is built or
 any row is read; the runner (``run.loop.run``) then only executes it. Providers are not part of the spec: the
-front end builds them (``providers.for_run.build_for_run``) and passes them in beside it.
+front end builds them (``session.for_run.build_for_run``) and passes them in beside it.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ text, checking an edit against what the step supplies, and a preview of the fill
 
 An edited step reaches a run as ``options["templates"]`` (``{"ja/extract_claims": text}``), which every
 metric reads through ``metrics.steps.get_template``; the edit changes the rendered messages and so the
-request key (cache and replay), and the run records the template's hash (``runner.plan``).
+request key (cache and replay), and the run records the template's hash (``run.plan``).
 """
 
 from __future__ import annotations

@@ -384,7 +384,7 @@ class Store(HumanLabels):
         self.log_calls([entry])
 
     def log_calls(self, entries: Sequence[CallEntry]) -> None:
-        """Append several calls in one transaction (the runner's group commit: ``runner.calllog``)."""
+        """Append several calls in one transaction (the runner's group commit: ``run.calllog``)."""
 
         def insert(conn: sqlite3.Connection) -> None:
             memo: dict[bytes, int] = {}

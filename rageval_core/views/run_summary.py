@@ -259,7 +259,7 @@ def light_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
 
 
 def method_costs(store: Store, run_id: str, *, at: tuple[Any, ...] | None = None) -> dict[str, MethodCost]:
-    """``compare.cost_by_method`` of the run's call log, summed by SQLite (``persist.stream_cost``); cached
+    """``tallies.cost_by_method`` of the run's call log, summed by SQLite (``persist.stream_cost``); cached
     (``at``: the run's ``stamp`` when the caller has just read it, as ``cached`` takes it)."""
     return cached(store, run_id, "costs", lambda: stream_cost(store, run_id), at=at)
 

@@ -29,7 +29,7 @@ def _open_picked() -> None:
 
 def per_category(view: runs.RunView, judge: str | None) -> None:
     """The source article's layout: a table per method, criterion by criterion side by side, grouped bars.
-    Tables and bars are two HTML blocks (``ui.html_table``, SVG images): the page's first open in a browser
+    Tables and bars are two HTML blocks (``rageval_ui.html_table``, SVG images): the page's first open in a browser
     then loads no table, Markdown-with-HTML or chart library, and lays out two elements, not a cell each."""
     st.subheader(t("compare.per_category"))
     st.caption(t("compare.per_category_help"))

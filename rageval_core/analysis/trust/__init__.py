@@ -2,8 +2,9 @@
 label next.
 
 ``stats``, ``estimate`` and ``ranking`` are pure math (no I/O); ``labels`` merges human labels from rows
-already in memory; ``report`` assembles the typed report of one run. Reading a run and its labels from
-the store lives outside this package, in ``rageval_core.analysis.trust.run_report``.
+already in memory; ``report`` assembles the typed report of one run. The ``*_run`` / ``*_report`` modules
+(``run_report``, ``calibration_run``, ``split_run``, ``compare_run``, ``annotator_report``) read a run and its labels
+through the store; the statistics themselves live in ``rageval_core.core.stats``.
 """
 
 from rageval_core.analysis.trust.estimate import CorrectedEstimate, MeanEstimate, corrected_estimate

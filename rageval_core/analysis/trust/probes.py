@@ -1,7 +1,7 @@
 """Probes: transformations of rows that a trustworthy scorer should (or should not) be moved by. Pure, no I/O.
 
 Each probe turns the rows of a dataset into probe rows paired with the row they came from; the same
-scorers score both (``rageval_core.trust_probes`` runs them through the normal runner) and
+scorers score both (``rageval_core.session.probes`` runs them through the normal runner) and
 ``rageval_core.analysis.trust.shifts`` reports the mean shift, probe − original.
 
 | probe | probe row | a trustworthy scorer |

@@ -1,6 +1,6 @@
 """Two judge versions against people on the same rows: each version's agreement per criterion (AUROC, balanced
 accuracy, TPR / TNR, kappa, with bootstrap intervals) and the paired difference, new minus old, on the rows
-both scored. Pure math, no I/O (``rageval_core.run.versus_people`` runs the versions).
+both scored. Pure math, no I/O (``rageval_core.session.versus_run`` runs the versions).
 
 Why paired: the two versions judged the same rows, so their errors are correlated; resampling rows once and
 computing both versions on each resample keeps that correlation, and the interval of the difference is far

@@ -5,7 +5,7 @@ A run too large or too rate-limited for one machine is evaluated in rounds. Each
 *collects* every request it cannot answer yet; the collected requests go out as one batch job per round;
 its answers are stored in the ``batch_answers`` ledger. A multi-step metric (claims, then verdicts) needs
 one round per step, so the rounds repeat until nothing is left to collect. The last pass is an ordinary
-run (``runner.run``) whose model answers only from the ledger: results, call log and cost are written as
+run (``run.run``) whose model answers only from the ledger: results, call log and cost are written as
 for a synchronous run, priced at the batch rate (``BATCH_DISCOUNT``).
 
 Batch answers are keyed by the response cache's key, which is also each request's ``custom_id`` (OpenAI)
