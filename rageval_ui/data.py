@@ -21,6 +21,7 @@ from rageval_core.data.datasets import Issue, LoadedDataset
 from rageval_core.core.types import Sample
 from rageval_ui.i18n import core, t, t_opt
 from rageval_ui.safe_text import md_escape
+from rageval_core.core.errors import DataError
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 PIN_COLUMN = "📌"
@@ -105,7 +106,7 @@ def load_upload(name: str, data: bytes, column_map: datasets.ColumnMap | None = 
 TRACE_FORMATS = ("auto", "otel", "openinference", "langfuse", "phoenix")
 
 
-class TraceUploadRefused(ValueError):
+class TraceUploadRefused(DataError):
     """An uploaded trace export that gives no rows; the message names the file and the reason (no Python names)."""
 
 

@@ -7,10 +7,12 @@ preset's id under different content is run under a derived id (``judge:rubric5-e
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rageval_core.core.errors import RagevalError
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, build_scorers
@@ -44,7 +46,7 @@ def judge_choices(edited: Rubric | None, store: RubricStore | None = None) -> li
         choices.append(JudgeChoice(EDITED, t("judge.edited", id=edited.id)))
     try:
         versions = (store or RubricStore()).versions("rubric")
-    except Exception:  # noqa: BLE001 - an unreadable store must not hide the presets
+    except (RagevalError, sqlite3.Error, OSError):  # an unreadable store must not hide the presets
         versions = []
     choices.extend(JudgeChoice(f"version:{v.id}", t("judge.saved", label=v.label)) for v in versions)
     return choices

@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval_core import run as runner
+from rageval_core.core.errors import RagevalError
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.session.for_run import build_and_run
 from rageval_core.run.spec import RunSpec
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import Store, new_run_id
 from rageval_core.core.types import Sample
+from rageval_ui.errors import unexpected_error
 
 
 @dataclass
@@ -111,8 +113,10 @@ def start(spec: RunSpec, *, store_path: str | None = None) -> Job:
     def work() -> None:
         try:
             job.result = run_now(spec, Store(store_path), progress=job._on_progress, cancel=job.cancel)
-        except Exception as exc:  # noqa: BLE001 - shown on the page as a message
-            job.error = f"{type(exc).__name__}: {exc}"
+        except RagevalError as exc:
+            job.error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - last resort: a helper thread has no page to fall back on
+            job.error = unexpected_error(exc)
         finally:
             job.finished_at = time.time()
 

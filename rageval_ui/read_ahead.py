@@ -60,7 +60,7 @@ def after_page() -> threading.Thread | None:
         current = st.session_state.get(state.DATASET)
         at = run_summary.stamp(store, info.id)
         wanted = (str(store.path), info.id, at, getattr(current, "content_hash", None))
-    except Exception:  # noqa: BLE001 - a read ahead never fails a page
+    except Exception:  # noqa: BLE001 - last resort: a read ahead never fails a page
         _log.debug("read ahead: choosing the run failed", exc_info=True)
         return None
     with _guard:
@@ -85,7 +85,7 @@ def _read(run_id: str, current: Any) -> None:
         for method in view.methods():
             view.category_table(method)
         run_summary.method_costs(store, run_id)
-    except Exception:  # noqa: BLE001 - the page that opens the run reads it itself and reports what fails
+    except Exception:  # noqa: BLE001 - last resort: the page that opens the run reads it itself and reports what fails
         _log.debug("read ahead of run %s failed", run_id, exc_info=True)
 
 
@@ -117,5 +117,5 @@ def _import(paths: list[Path]) -> None:
     for path in paths:
         try:
             exec(page_imports(path), {"__name__": f"rageval_import_ahead.{path.stem}"})  # noqa: S102 - the page's own import lines
-        except Exception:  # noqa: BLE001 - the page itself imports them again and reports what fails
+        except Exception:  # noqa: BLE001 - last resort: the page itself imports them again and reports what fails
             _log.debug("importing ahead for %s failed", path, exc_info=True)

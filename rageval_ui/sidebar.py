@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rageval_core.core.errors import RagevalError
 from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_config
 from rageval_ui import phoenix, recording, state
+from rageval_ui.errors import unexpected_error
 from rageval_ui.i18n import core, t, t_opt
 
 
@@ -52,8 +54,10 @@ def config_problems() -> list[str]:
     try:
         config = current_config()
         problems = list(check_config(config, names=sidebar_names()))
-    except Exception as exc:  # noqa: BLE001 - a broken registry must still not show a traceback
-        return [t("sidebar.check_failed", error=exc)]
+    except RagevalError as exc:
+        return [t("sidebar.check_failed", error=core(str(exc)))]
+    except Exception as exc:  # noqa: BLE001 - last resort: the sidebar renders outside run_page, on every page
+        return [t("sidebar.check_failed", error=unexpected_error(exc))]
     return [core(p) for p in problems]
 
 
@@ -64,7 +68,7 @@ def embedding_note() -> str | None:
 
     try:
         choice = embedding_choice(current_config())
-    except Exception:  # noqa: BLE001 - a note must never break the sidebar
+    except Exception:  # noqa: BLE001 - last resort: a note must never break the sidebar (outside run_page)
         return None
     return t("sidebar.embedding_fallback", summary=choice.describe()) if choice.fallback else None
 

@@ -19,6 +19,7 @@ from rageval_core.scoring.prompts import TemplateError
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample
+from rageval_core.core.errors import RagevalError
 from rageval_ui import evaluation, jobs, sidebar, state, widgets
 from rageval_ui.runs import run_status
 from rageval_ui.i18n import t
@@ -95,7 +96,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
                                             dataset_name=t("steps.run_name", task=task), dataset_hash=None)
                 result = jobs.run_now(spec, Store())
             st.session_state[RESULTS] = (task, result)
-        except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+        except RagevalError as exc:
             widgets.show_error(t("steps.run_failed"), exc)
     shown = st.session_state.get(RESULTS)
     if shown is not None and shown[0] == task:

@@ -25,11 +25,13 @@ from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, KNOWN_OPTI
 from rageval_core.scoring.rubric import PRESET_IDS
 from rageval_core.store.runs import Store
 from rageval_core.analysis.trust.probes import PROBES
+from rageval_core.core.errors import RagevalError
 from rageval_core.core.types import Sample
 from rageval_ui import nav, sidebar, state
 from rageval_ui.runs import RunView
 from rageval_ui.trust import run_samples
 from rageval_ui.i18n import core, t
+from rageval_ui.errors import unexpected_error
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
 from rageval_ui.safe_text import md_escape
 
@@ -168,8 +170,10 @@ def start_probes(view: RunView, probes: Sequence[str], config: Any, store_path: 
             saved.setdefault("sections", {})["probes"] = report
             trust_report.save_report(run_store, view.run_id, saved)
             job.report = report
-        except Exception as exc:  # noqa: BLE001 - shown on the page as a message
-            job.error = f"{type(exc).__name__}: {exc}"
+        except RagevalError as exc:
+            job.error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - last resort: a helper thread has no page to fall back on
+            job.error = unexpected_error(exc)
 
     job._thread = threading.Thread(target=work, name=f"rageval-probes-{view.run_id}", daemon=True)
     job._thread.start()

@@ -22,6 +22,7 @@ from rageval_core.scoring import few_shot
 from rageval_core.scoring.rubric import PRESET_IDS, Rubric, load_rubric
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.store.runs import Store
+from rageval_core.core.errors import RagevalError
 from rageval_ui import data, sidebar, state, widgets
 from rageval_ui.i18n import core, t
 from rageval_ui.trust import fmt_ci
@@ -157,7 +158,7 @@ def render(ws: data.Workset, rubric: Rubric | None, template_text: str | None, l
                 st.session_state[RESULT] = run_versus(
                     ws.samples, labels, options[against], new, config=sidebar.current_config(), store=run_store,
                     assignment=split.assignment, dataset_name=ws.name, dataset_digest=ws.content_hash)
-        except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+        except RagevalError as exc:
             widgets.show_error(t("versus.failed"), exc)
     result = st.session_state.get(RESULT)
     if result is not None:

@@ -114,20 +114,24 @@ _log = logging.getLogger("rageval.ui")
 
 
 def run_page(page: Any) -> None:
-    """Run the selected page; an unexpected exception becomes a message (the traceback goes to the server log)."""
+    """Run the selected page; an unexpected exception becomes a message (the traceback goes to the server log).
+
+    The last resort of every page: a page catches ``RagevalError`` (a user's error, shown where it happened) and
+    anything else, a bug, ends here, so the router and the sidebar still render."""
     try:
         page.run()
-    except Exception as exc:  # noqa: BLE001 - Streamlit's rerun/stop signals are BaseException and pass through
+    except Exception as exc:  # noqa: BLE001 - last resort; Streamlit's rerun/stop signals are BaseException and pass through
         _log.exception("page %s failed", getattr(page, "title", "?"))
         show_error(t("common.page_error", english=PAGE_ERROR, log=t("common.see_log")), exc)
 
 
 def show_error(message: str, exc: BaseException | None = None) -> None:
-    """An error as a message (never a traceback): what failed and the exception's own text, through the
-    redaction step (an exception may quote a key, a header token or a credentialed URL)."""
+    """An error as a message (never a traceback, never a Python class name): what failed and the error's own text
+    (a ``RagevalError`` names the file, row or setting), through the redaction step (an exception may quote a key,
+    a header token or a credentialed URL)."""
     from rageval_core.core.redact import redact
 
-    detail = f" — {type(exc).__name__}: {core(str(exc))}" if exc is not None else ""  # a coded core message, translated
+    detail = f" — {core(str(exc))}" if exc is not None and str(exc) else ""  # a coded core message, translated
     st.error(md_escape(redact(f"{message}{detail}")), icon="⚠️")
 
 

@@ -35,6 +35,7 @@ from rageval_core.rag.your_rag.mapping import mapping_from_dict
 from rageval_ui import data, state, widgets
 from rageval_ui.i18n import t
 from rageval_ui.safe_text import md_escape
+from rageval_core.core.errors import ConfigError
 
 ENDPOINT, CALLABLE = "endpoint", "callable"  # the kind radio's values; ``_kind_label`` names them
 TRY = "testset.yr.try_result"  # the last "try one question" result (reply and what the mapping read)
@@ -43,7 +44,7 @@ _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _SECRET_NAME = re.compile(r"(?i)(authorization|token|key|secret|password|cookie|auth)")
 
 
-class SetupError(ValueError):
+class SetupError(ConfigError):
     """The tab's inputs do not make a system (bad header, mapping, URL or callable)."""
 
 

@@ -23,6 +23,7 @@ from rageval_core.store.runs import _metric_result as store_metric_result
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 from rageval_core.core.method_labels import base_method, display_method, judge_of, result_method
 from rageval_core.core.private import open_private
+from rageval_core.core.errors import ConfigError
 
 FORMAT_VERSION = 1
 
@@ -322,7 +323,7 @@ def export_run(store: Store, run_id: str, path: str | Path, *, include_details: 
         return export_csv(store, run_id, path, samples)
     if suffix == ".jsonl":
         return export_calls_jsonl(store, run_id, path)
-    raise ValueError(f"unknown export format {suffix!r}: use .json, .csv or .jsonl (call log)")
+    raise ConfigError(f"unknown export format {suffix!r}: use .json, .csv or .jsonl (call log)")
 
 
 def export_labelled_dataset(store: Store, samples: Sequence[Sample], dataset_hash: str, path: str | Path) -> Path:

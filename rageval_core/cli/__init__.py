@@ -5,7 +5,8 @@ Exit codes (the contract in docs/cli.md): 0 done; 1 a ``--fail-under`` threshold
 row is unscored counts as missed); 2 nothing could be evaluated (no valid rows, bad configuration, or
 ``--strict`` with bad rows); 3 an internal error (one line on stderr naming the log file under the state
 directory that holds the traceback; never a traceback on the terminal); 130 interrupted. API keys come
-from the environment only and are never printed.
+from the environment only and are never printed. An error that escapes a command takes its code from its branch
+of the error tree (``core.errors``, ``EXIT_CODES`` below); anything outside the tree is an internal error.
 """
 
 from __future__ import annotations
@@ -18,8 +19,31 @@ from typing import Callable, Sequence
 from rageval_core.cli import prefetch
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
 from rageval_core.analysis.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
+from rageval_core.core.errors import ConfigError, DataError, ProviderError, RagevalError, StoreError
 
-__all__ = ["ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_parser", "check_thresholds", "main", "parse_threshold"]
+__all__ = [
+    "EXIT_CODES", "ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_parser", "check_thresholds", "exit_code",
+    "main", "parse_threshold",
+]
+
+# The error tree's branches and their exit codes (docs/cli.md), most specific first: an error that escapes a command
+# takes the code of the first class it is an instance of. Exit 4 (results computed but not kept) goes first, as the
+# StoreError subclass that says so, when it lands; exit 1 is never an error (a command returns it).
+EXIT_CODES: tuple[tuple[type[RagevalError], int], ...] = (
+    (DataError, EXIT_BAD_INPUT),  # a dataset, trace or document that cannot be read as given
+    (ConfigError, EXIT_BAD_INPUT),  # flags, a spec, a rubric, a template, a judges file, a mapping (UsageError too)
+    (StoreError, EXIT_BAD_INPUT),  # the store cannot be opened, read or written as asked
+    (ProviderError, EXIT_BAD_INPUT),  # a provider the run cannot go on without (a cancelled one: 130, see exit_code)
+    (RagevalError, EXIT_BAD_INPUT),  # on the root itself: still a message for the user, not a bug
+)
+
+
+def exit_code(exc: BaseException) -> int:
+    """The exit code of an error that escaped a command: its branch's (``EXIT_CODES``), 130 for an interrupt (a
+    provider call cancelled by it too), 3 for anything outside the error tree."""
+    if isinstance(exc, KeyboardInterrupt) or (isinstance(exc, ProviderError) and exc.kind == "cancelled"):
+        return EXIT_INTERRUPTED
+    return next((code for cls, code in EXIT_CODES if isinstance(exc, cls)), EXIT_INTERNAL)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,12 +82,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     restore = _sigterm_as_ctrl_c()
     try:
         return int(args.func(args))
-    except UsageError as exc:
-        err(f"error: {exc}")
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err("aborted")
         return EXIT_INTERRUPTED
+    except RagevalError as exc:
+        code = exit_code(exc)
+        err("aborted" if code == EXIT_INTERRUPTED else f"error: {_unwritable(exc) or exc}")
+        return code
     except Exception as exc:  # noqa: BLE001 - the contract: exit 3 and a log file, never a traceback
         message = _unwritable(exc)
         if message is None:

@@ -9,8 +9,25 @@ Four branches, one per kind of cause, so the CLI maps them to its exit codes and
 - ``StoreError``: the SQLite store cannot be opened, read or written as asked (exit 2; a store that failed while a
   run's results were being kept ends with exit 4, results not kept).
 
-Control-flow exceptions that never reach a user (a step that cannot score a row, a CSV read that stops early) stay
-outside the tree on purpose.
+The classes beside the code that raises them subclass a branch (they import it from here):
+
+- ``DataError``: ``DatasetError``, ``TraceFormatError`` (and, while a trace export is read, ``JsonSyntaxError``,
+  ``LimitError``, ``SpanLimitError``), ``DocumentError``, ``ParseError`` (a model's answer holds no JSON object), the
+  UI's ``TraceUploadRefused``;
+- ``ConfigError``: ``UsageError``, ``RubricError``, ``TemplateError``, ``TemplateMismatchError``, ``JudgeConfigError``,
+  ``MappingError``, ``SharesError``, ``SynthError``, ``RagError``, ``RunError`` (and its ``SpecError``),
+  ``HeaderError`` (``RAGEVAL_EXTRA_HEADERS``), the UI's ``SetupError``;
+- ``ProviderError``: ``BatchError`` (kind ``batch``) and ``BatchCancelled`` (kind ``cancelled``);
+- ``StoreError``: ``StoreBusy`` (still locked after the bounded retries);
+- the root itself: ``ScoreThresholdError`` (the pytest plugin's verdict, also an ``AssertionError``).
+
+``DataError`` and ``ConfigError`` are ``ValueError`` too, so callers that caught ``ValueError`` still do.
+
+Control-flow exceptions that never reach a user stay outside the tree on purpose, each with a comment saying why:
+``Unscorable`` (a step that cannot score a row), ``NotStreamable`` and ``CsvAbort`` (a read that stops early and
+records an issue), ``BadRequest`` (the fake LLM server's 400) and ``Deferred`` (a ``ProviderError`` that puts a
+request into the next batch job).
+``tests/core/test_error_tree.py`` scans the package and fails on any other class outside the tree.
 """
 
 from __future__ import annotations
@@ -40,8 +57,8 @@ class ProviderError(RagevalError):
     """A call that did not produce a completion.
 
     ``kind`` is one of: missing_key, auth, bad_request, rate_limit, timeout, server, connection,
-    unreachable (the host's fail-fast breaker is open: not sent), malformed_response, replay_miss, cancelled. ``retryable`` tells the retry wrapper whether to try
-    again; ``retry_after`` is the wait the server asked for, in seconds. Messages never contain keys.
+    unreachable (the host's fail-fast breaker is open: not sent), malformed_response, replay_miss, cancelled, batch (a
+    batch job that failed), deferred (batch control flow). ``retryable`` tells the retry wrapper whether to try again; ``retry_after`` is the wait the server asked for, in seconds. Messages never contain keys.
     """
 
     def __init__(

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from rageval_core.core.errors import DataError
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
-class ParseError(ValueError):
+class ParseError(DataError):
     """The text holds no JSON object we can read. ``raw`` is the text as received."""
 
     def __init__(self, message: str, raw: str) -> None:

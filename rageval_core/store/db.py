@@ -20,6 +20,7 @@ from typing import Callable, TypeVar
 from rageval_core.core import paths
 from rageval_core.core.private import private_dir, tighten_file, touch_private
 from rageval_core.core.clock import SYSTEM_CLOCK, Clock
+from rageval_core.core.errors import StoreError
 
 # SQLite waits this long for another writer's lock before saying "database is locked"; ``write`` then
 # retries. Short enough that a stuck outside lock shows up in seconds, long enough for normal contention.
@@ -31,7 +32,7 @@ _local = threading.local()
 T = TypeVar("T")
 
 
-class StoreBusy(Exception):
+class StoreBusy(StoreError):
     """A write that still found the database locked (or failing) after the bounded retries."""
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rageval_core.analysis.thresholds import Threshold, parse_threshold
+from rageval_core.core.errors import ConfigError, RagevalError
 from rageval_core.core.method_labels import result_method
 from rageval_core.core.types import MetricResult
 
@@ -47,8 +48,12 @@ class ThresholdFailure:
         return "\n".join(lines)
 
 
-class ScoreThresholdError(AssertionError):
-    """Raised by ``assert_thresholds``: the message lists every missed threshold with its rows."""
+class ScoreThresholdError(RagevalError, AssertionError):
+    """Raised by ``assert_thresholds``: the message lists every missed threshold with its rows.
+
+    On the root itself, in no branch: a missed threshold is a verdict on the scores, not bad data, configuration,
+    provider or store; an ``AssertionError`` so pytest reports it as a failed test, not an error.
+    """
 
     def __init__(self, failures: Sequence[ThresholdFailure]) -> None:
         self.failures = list(failures)
@@ -71,7 +76,7 @@ def check(results: Sequence[MetricResult], thresholds: Mapping[str, float] | Ite
     """The thresholds missed (empty when all pass). ``mean``: the mean over scored rows must reach the bar;
     ``each``: every row must (an unscored row fails it)."""
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
     failures = []
     for t in as_thresholds(thresholds):
         rows = row_scores(results, t)

@@ -15,6 +15,7 @@ from typing import Any
 from rageval_core.core.method_labels import result_method
 from rageval_core.core.types import DECOMPOSED, MetricResult, Sample
 from rageval_core.testing.assertions import as_thresholds, assert_thresholds, check
+from rageval_core.core.errors import DataError
 
 KEY_ORDER = ("gemini", "openai")  # with no provider named, the first whose key is set
 
@@ -71,7 +72,7 @@ def samples_of(rows: Any, name: str = "rows") -> tuple[list[Sample], str, str]:
         data = [s.to_dict() if isinstance(s, Sample) else dict(s) for s in items]
         loaded = load_dataset(json.dumps(data, ensure_ascii=False).encode("utf-8"), f"{name}.json")
     if loaded.errors:
-        raise ValueError("rows that cannot be scored:\n" + "\n".join(f"  {issue}" for issue in loaded.errors))
+        raise DataError("rows that cannot be scored:\n" + "\n".join(f"  {issue}" for issue in loaded.errors))
     return list(loaded.samples), loaded.name, loaded.content_hash
 
 

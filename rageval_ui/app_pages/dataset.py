@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rageval_core.core.errors import RagevalError
 from rageval_core.data.datasets import DatasetError
 from rageval_ui import column_map, data, demo, nav, phoenix, sidebar, state, widgets
 from rageval_ui.i18n import t
@@ -39,7 +40,7 @@ with upload:
         try:
             column_map.remember(uploaded.name, uploaded.getvalue())
             state.use_dataset(data.load_upload(uploaded.name, uploaded.getvalue()))
-        except Exception as exc:  # noqa: BLE001 - the loader reports problems as issues; anything else is still a message
+        except RagevalError as exc:  # the loader reports a file's problems as issues; what stops it is a DataError
             widgets.show_error(t("dataset.unreadable", name=uploaded.name), exc)
         else:
             st.rerun()
@@ -50,9 +51,9 @@ with upload:
         if traces is not None and state.is_new_upload(traces, TRACES_SEEN):
             try:
                 state.use_dataset(data.load_trace_upload(traces.name, traces, trace_format))
-            except data.TraceUploadRefused as exc:  # names the file and the span or line, as the CLI does
+            except RagevalError as exc:  # TraceUploadRefused names the file and the span or line, as the CLI does
                 widgets.show_problem(t("dataset.unreadable", name=traces.name), str(exc))
-            except Exception:  # noqa: BLE001 - a bug, not the file: logged, shown without Python's words
+            except Exception:  # noqa: BLE001 - last resort: a bug, not the file: logged, the rest of the page still shown
                 widgets.log_unexpected("trace upload")
                 widgets.show_problem(t("dataset.unreadable", name=traces.name), t("common.see_log"))
             else:

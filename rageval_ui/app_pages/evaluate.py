@@ -8,6 +8,7 @@ from rageval_core import run as runner
 from rageval_core.scoring.metrics.registry import describe
 from rageval_core.run.repeats import repeat_note
 from rageval_core.core.types import ANSWER_RELEVANCY
+from rageval_core.core.errors import RagevalError
 from rageval_ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, widgets
 from rageval_ui.i18n import lang, t
 
@@ -63,11 +64,11 @@ try:
     scorers = evaluation.build_all(
         metric_ids, judge_keys, options, edited=edited_rubric, edited_template=st.session_state.get(state.TEMPLATE_TEXT)
     )
-except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+except RagevalError as exc:
     widgets.show_error(t("evaluate.cannot"), exc)
 try:
     scorers += judge_configs.pick(config, economy=economy)
-except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+except RagevalError as exc:
     widgets.show_error(t("evaluate.cannot"), exc)
 
 st.subheader(t("evaluate.estimate"))

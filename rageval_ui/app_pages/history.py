@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rageval_core.core.errors import RagevalError
 from rageval_ui import leaderboard, nav, run_picker, runs, state, widgets
 from rageval_ui.i18n import t
 
@@ -50,7 +51,7 @@ if open_inspect.button(t("history.open_inspect")):
 st.subheader(t("history.export"))
 try:
     files = runs.export_files(run_id, store, st.session_state.get(state.DATASET))
-except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+except RagevalError as exc:
     widgets.show_error(t("history.export_failed", run=run_id), exc)
 else:
     for column, item in zip(st.columns(len(files)), files):

@@ -18,6 +18,7 @@ from rageval_core.scoring.rubric import PRESET_IDS, Rubric, RubricError, is_pres
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.store.runs import Store
 from rageval_core.scoring.few_shot import with_examples
+from rageval_core.core.errors import RagevalError
 from rageval_ui import data, evaluation, jobs, nav, rubric_edit, sidebar, state, step_edit, versus_panel, widgets
 from rageval_ui.runs import run_status
 from rageval_ui.i18n import core, header, headers, t
@@ -159,7 +160,7 @@ elif rubric is not None and template is not None:
     )
     try:
         st.code(render_judge_prompt(rubric, ws.by_id()[row], template), language=None, wrap_lines=True, height=420)
-    except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+    except RagevalError as exc:
         widgets.show_error(t("prompts.cannot_fill"), exc)
 
     st.subheader(t("prompts.run_pinned"))
@@ -175,7 +176,7 @@ elif rubric is not None and template is not None:
                                             dataset_name=f"{ws.name} · prompt test", dataset_hash=ws.content_hash)
                 result = jobs.run_now(spec, Store())
             st.session_state[state.PROMPT_RESULTS] = result
-        except Exception as exc:  # noqa: BLE001 - UI boundary: shown as a message
+        except RagevalError as exc:
             widgets.show_error(t("prompts.judge_failed"), exc)
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:

@@ -26,6 +26,7 @@ from rageval_core.core.messages import say
 
 from rageval_core.scoring.metrics.steps import sample_language
 from rageval_core.core.types import Sample
+from rageval_core.core.errors import ConfigError
 
 VERBOSITY = "verbosity"
 ORDER = "order"
@@ -124,7 +125,7 @@ def parse_probes(spec: str | Iterable[str]) -> list[str]:
         else:
             unknown.append(name)
     if unknown:
-        raise ValueError(f"unknown probe(s) {', '.join(unknown)}: choose from {', '.join(PROBES + tuple(ALIASES))}")
+        raise ConfigError(f"unknown probe(s) {', '.join(unknown)}: choose from {', '.join(PROBES + tuple(ALIASES))}")
     return [p for p in PROBES if p in chosen]
 
 
@@ -135,13 +136,13 @@ def parse_tolerances(items: Iterable[str]) -> dict[str, float]:
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or name not in PROBES:
-            raise ValueError(f"probe tolerance {item!r}: use <probe>=<value> with a probe from {', '.join(PROBES)}")
+            raise ConfigError(f"probe tolerance {item!r}: use <probe>=<value> with a probe from {', '.join(PROBES)}")
         try:
             tol = float(value)
         except ValueError:
-            raise ValueError(f"probe tolerance {item!r}: {value!r} is not a number") from None
+            raise ConfigError(f"probe tolerance {item!r}: {value!r} is not a number") from None
         if not 0 <= tol <= 1:
-            raise ValueError(f"probe tolerance {item!r}: must be within 0..1")
+            raise ConfigError(f"probe tolerance {item!r}: must be within 0..1")
         out[name] = tol
     return out
 
@@ -296,4 +297,4 @@ def build_probe(
         return context_injection(samples)
     if name == LANGUAGE:
         return language(samples, parallel)
-    raise ValueError(f"unknown probe {name!r}: choose from {', '.join(PROBES)}")
+    raise ConfigError(f"unknown probe {name!r}: choose from {', '.join(PROBES)}")

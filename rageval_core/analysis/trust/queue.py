@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from rageval_core.analysis.trust_defaults import QUEUE_MODES as MODES
+from rageval_core.core.errors import ConfigError
 
 
 def pick_rows(rows: Sequence[str], mode: str, n: int, *, ranked: Sequence[str] = (), keep: Callable[[str], bool] | None = None,
@@ -18,7 +19,7 @@ def pick_rows(rows: Sequence[str], mode: str, n: int, *, ranked: Sequence[str] =
     """Up to ``n`` rows: ``label_next`` in ``ranked`` order (then the rest in order), ``filter`` those ``keep``
     accepts, ``random`` a sample drawn with ``seed`` (the same seed, the same rows)."""
     if mode not in MODES:
-        raise ValueError(f"unknown queue mode {mode!r}; use one of {', '.join(MODES)}")
+        raise ConfigError(f"unknown queue mode {mode!r}; use one of {', '.join(MODES)}")
     if n < 1:
         return []
     if mode == "label_next":
@@ -36,7 +37,7 @@ def deal(rows: Sequence[str], annotators: Sequence[str], per_row: int = 2) -> di
     (mod their number), so loads differ by at most one. ``per_row`` is capped at the number of annotators."""
     names = list(dict.fromkeys(a for a in annotators if a))
     if not names:
-        raise ValueError("name at least one annotator")
+        raise ConfigError("name at least one annotator")
     k = max(1, min(per_row, len(names)))
     out: dict[str, list[str]] = {a: [] for a in names}
     for i, row in enumerate(rows):

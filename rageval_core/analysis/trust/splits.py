@@ -28,6 +28,7 @@ import hashlib
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from rageval_core.core.errors import ConfigError
 
 TRAIN = "train"
 DEV = "dev"
@@ -65,20 +66,20 @@ def parse_split(text: str) -> dict[str, float]:
         name, sep, value = part.partition("=")
         name = name.strip().lower()
         if not sep or name not in SPLITS:
-            raise ValueError(f"--split {text!r}: {part!r} is not train=, dev= or test= with a fraction")
+            raise ConfigError(f"--split {text!r}: {part!r} is not train=, dev= or test= with a fraction")
         if name in seen:
-            raise ValueError(f"--split {text!r}: {name} is given twice")
+            raise ConfigError(f"--split {text!r}: {name} is given twice")
         seen.add(name)
         try:
             share = float(value)
         except ValueError:
-            raise ValueError(f"--split {text!r}: {value.strip()!r} is not a number") from None
+            raise ConfigError(f"--split {text!r}: {value.strip()!r} is not a number") from None
         if not 0.0 <= share <= 1.0:
-            raise ValueError(f"--split {text!r}: {name}={value.strip()} is outside 0..1")
+            raise ConfigError(f"--split {text!r}: {name}={value.strip()} is outside 0..1")
         out[name] = share
     total = sum(out.values())
     if abs(total - 1.0) > 1e-3:
-        raise ValueError(f"--split {text!r}: the fractions sum to {total:g}, not 1")
+        raise ConfigError(f"--split {text!r}: the fractions sum to {total:g}, not 1")
     return {k: v / total for k, v in out.items()}
 
 
@@ -147,7 +148,7 @@ def assign_splits(
     Pure and seeded: the same rows (in any order), fractions and seed give the same assignment."""
     shares = dict(fractions or DEFAULT_FRACTIONS)
     if not any(v > 0 for v in shares.values()):
-        raise ValueError("every split fraction is 0")
+        raise ConfigError("every split fraction is 0")
     units: dict[str, list[SplitRow]] = {}
     for row in sorted(rows, key=lambda r: r.row_id):
         units.setdefault(row.group or f"row:{row.row_id}", []).append(row)

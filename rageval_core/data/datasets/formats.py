@@ -129,6 +129,8 @@ def csv_delimiter(first_line: str) -> str:
     return ","
 
 
+# Control flow, outside the RagevalError tree on purpose: the file-level problem is already recorded as an
+# ``Issue`` when it is raised, and ``csv_records`` / the loaders catch it. tests/core/test_error_tree.py lists it.
 class CsvAbort(Exception):
     """Raised by ``iter_csv`` after it recorded a file-level error: nothing of the file may load."""
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rageval_core.core.types import Sample
+from rageval_core.core.errors import DataError
 
 Severity = Literal["error", "warning"]
 Format = Literal["json", "jsonl", "csv"]
@@ -87,7 +88,7 @@ class LoadedDataset(IssueViews):
         return not self.errors
 
 
-class DatasetError(ValueError):
+class DatasetError(DataError):
     """A dataset that cannot be written (``save_dataset``) or, from ``LoadedDataset`` callers that need an
     exception, one that could not be read; ``issues`` holds what was found (loading itself never raises)."""
 

@@ -31,6 +31,8 @@ from rageval_core.core.messages import say
 HEAD_BYTES = 65536
 
 
+# Control flow, outside the RagevalError tree on purpose: the loader catches it and records the line as an ``Issue``
+# of the file (a dataset's problems are issues, not exceptions). tests/core/test_error_tree.py lists it.
 class NotStreamable(Exception):
     """The file turned out not to be UTF-8 after its head (``line``: the first line that is not)."""
 

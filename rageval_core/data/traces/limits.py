@@ -15,6 +15,7 @@ import json
 import math
 import re
 from typing import Any
+from rageval_core.core.errors import DataError
 
 MAX_DEPTH = 64  # nesting of a span's values (OpenInference needs 4, a LangChain message about 10)
 MAX_NUMBER_CHARS = 100  # an int64 has 20 characters, a double about 25
@@ -23,7 +24,7 @@ MAX_BYTES = 50 * 1024 * 1024  # a trace export larger than this is refused befor
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class LimitError(ValueError):
+class LimitError(DataError):
     """A value past a limit (too deep, a bad number, a lone surrogate); the message says which and where."""
 
 

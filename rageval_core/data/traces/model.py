@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+from rageval_core.core.errors import DataError
 
 MAX_LISTED = 1000  # problems and skipped traces kept by name; past this they are only counted
 
@@ -27,7 +28,7 @@ SKIP_REASONS: dict[str, str] = {
 }
 
 
-class TraceFormatError(ValueError):
+class TraceFormatError(DataError):
     """Nothing could be read: not JSON, not a known export shape, or no span in the file. The message names
     the file (and the line or span when one is at fault)."""
 

@@ -23,11 +23,12 @@ from rageval_core.data.traces.model import (
     SkippedTrace,
     TraceSpan,
 )
+from rageval_core.core.errors import DataError
 
 Groups = dict[str, "TraceSpan | list[TraceSpan]"]  # trace id -> its span (one) or spans, traces in the order first seen
 
 
-class SpanLimitError(ValueError):
+class SpanLimitError(DataError):
     """A value of ``span`` (its ``key``) past a limit, found while the row was rebuilt (JSON inside a string)."""
 
     def __init__(self, span: TraceSpan, key: str, exc: LimitError) -> None:

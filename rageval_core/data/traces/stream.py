@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from rageval_core.data.traces.limits import DECODER, TOO_DEEP, BadValue
 from rageval_core.data.traces.model import TraceFormatError
+from rageval_core.core.errors import DataError
 
 WALK_ITEMS = ("resourceSpans", "scopeSpans", "instrumentationLibrarySpans")  # lists of objects that hold lists
 LEAF_ITEMS = ("spans", "data", "observations")  # lists of spans, traces or observations
@@ -42,7 +43,7 @@ class Leaf(NamedTuple):
     value: Any
 
 
-class JsonSyntaxError(ValueError):
+class JsonSyntaxError(DataError):
     """Bad JSON at ``pos`` (a character offset into the text being read)."""
 
     def __init__(self, pos: int, msg: str) -> None:

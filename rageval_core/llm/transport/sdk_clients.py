@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rageval_core.core import redact
+from rageval_core.core.errors import ConfigError
 from rageval_core.llm.transport.guard import http_client
 
 __all__ = ["DEFAULT_AZURE_API_VERSION", "EXTRA_HEADERS_ENV", "HeaderError", "azure_api_version", "azure_client", "azure_credentials", "azure_endpoint", "extra_headers", "openai_client"]
@@ -30,7 +31,7 @@ EXTRA_HEADERS_ENV = "RAGEVAL_EXTRA_HEADERS"
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 
 
-class HeaderError(ValueError):
+class HeaderError(ConfigError):
     """``RAGEVAL_EXTRA_HEADERS`` that cannot be read (the message never quotes a value)."""
 
 

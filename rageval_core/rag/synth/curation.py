@@ -23,6 +23,7 @@ from rageval_core.offline.support import faithfulness_score, support_threshold
 from rageval_core.rag.synth.kinds import OUT_OF_SCOPE, REASONING
 from rageval_core.rag.synth.model import ACCEPTED, EDITED, REJECTED, STATUSES, TestItem, TestSet
 from rageval_core.core.text import char_ngrams, detect_language, normalize, numbers, token_keys
+from rageval_core.core.errors import ConfigError
 
 DEFAULT_DEDUPE_THRESHOLD = 0.9
 NEAR_DUPLICATE, UNSUPPORTED, ANSWERABLE_OUT_OF_SCOPE = "near_duplicate", "unsupported", "answerable_out_of_scope"
@@ -182,7 +183,7 @@ def set_status(ts: TestSet, ids: Iterable[str], status: str) -> TestSet:
     """A new test set with the pairs ``ids`` given ``status`` (rejected ones are set aside, others come back
     in use). Accepting a pair keeps its flags: they record what the checks saw."""
     if status not in STATUSES:
-        raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+        raise ConfigError(f"status {status!r} is not one of {', '.join(STATUSES)}")
     chosen = set(ids)
     items: list[TestItem] = []
     for item in ts.all_items:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rageval_core.core.tasks import SYNTH_MULTI_CHUNK, SYNTH_OUT_OF_SCOPE, SYNTH_QA, SYNTH_REASONING
+from rageval_core.core.errors import ConfigError
 
 FACT, REASONING, MULTI_CHUNK, OUT_OF_SCOPE = "fact", "reasoning", "multi_chunk", "out_of_scope"
 QUESTION_TYPES: tuple[str, ...] = (FACT, REASONING, MULTI_CHUNK, OUT_OF_SCOPE)
@@ -37,7 +38,7 @@ NOT_IN_DOCUMENTS: dict[str, str] = {
 }
 
 
-class SharesError(ValueError):
+class SharesError(ConfigError):
     """Shares that cannot be used (unknown type, negative or all zero)."""
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core.core.private import write_private_bytes
+from rageval_core.core.errors import ConfigError
 
 TESTSET_FORMAT = "rageval-testset"
 TESTSET_VERSION = 2
@@ -24,7 +25,7 @@ ACCEPTED, EDITED, REJECTED = "accepted", "edited", "rejected"
 STATUSES: tuple[str, ...] = (ACCEPTED, EDITED, REJECTED)
 
 
-class SynthError(ValueError):
+class SynthError(ConfigError):
     """The generation cannot start (bad template, no sections, n out of range) or a file is unreadable."""
 
 

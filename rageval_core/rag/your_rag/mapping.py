@@ -18,8 +18,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+from rageval_core.core.errors import ConfigError
 
-class MappingError(ValueError):
+class MappingError(ConfigError):
     """A reply (or a mapping file) that does not fit the mapping: the message names the path."""
 
 

@@ -32,6 +32,7 @@ from rageval_core.llm.base import Completion, LLMRequest, Message, ProviderError
 from rageval_core.llm.transport.http_errors import kind_for_status, parse_retry_after
 from rageval_core.core.redact import REDACTED, redact, redact_url, remember, url_secrets
 from rageval_core.rag.your_rag.mapping import MappingError, RagMapping, RagReply, build_body, read_reply
+from rageval_core.core.errors import ConfigError
 
 TASK = "your_rag"
 _VAR = re.compile(r"\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)")
@@ -51,7 +52,7 @@ def parse_header(text: str) -> tuple[str, str]:
     """``'Authorization: Bearer $TOKEN'`` → (name, value template)."""
     name, sep, value = text.partition(":")
     if not sep or not name.strip() or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
-        raise ValueError(f"header {text!r}: expected 'Name: value', e.g. 'Authorization: Bearer $MY_RAG_TOKEN'")
+        raise ConfigError(f"header {text!r}: expected 'Name: value', e.g. 'Authorization: Bearer $MY_RAG_TOKEN'")
     return name.strip(), value.strip()
 
 
@@ -89,7 +90,7 @@ class EndpointRAG:
     ) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"endpoint {safe_url(url)!r}: use an http:// or https:// URL")
+            raise ConfigError(f"endpoint {safe_url(url)!r}: use an http:// or https:// URL")
         self._url = url
         self.url = safe_url(url)
         self.model = self.url
@@ -212,18 +213,18 @@ def load_callable(spec: str) -> Callable[..., Any]:
     """``package.module:function`` → the function (``ValueError`` with what went wrong)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"--callable {spec!r}: expected package.module:function")
+        raise ConfigError(f"--callable {spec!r}: expected package.module:function")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"--callable {spec!r}: cannot import {module_name} ({exc})") from None
+        raise ConfigError(f"--callable {spec!r}: cannot import {module_name} ({exc})") from None
     target: Any = module
     for part in attr.split("."):
         target = getattr(target, part, None)
         if target is None:
-            raise ValueError(f"--callable {spec!r}: {module_name} has no {attr}")
+            raise ConfigError(f"--callable {spec!r}: {module_name} has no {attr}")
     if not callable(target):
-        raise ValueError(f"--callable {spec!r}: {attr} is not callable")
+        raise ConfigError(f"--callable {spec!r}: {attr} is not callable")
     return target
 
 

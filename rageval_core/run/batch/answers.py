@@ -17,6 +17,8 @@ from rageval_core.llm.base import Completion, LLMRequest, ProviderError
 from rageval_core.llm.transport.cache import ResponseCache, cache_key, cacheable, url_key
 
 
+# Control flow, never shown to a user: a ProviderError so the metric's step ends as after any failed call (its
+# round is discarded and the request goes into the next batch job). tests/core/test_error_tree.py lists it.
 class Deferred(ProviderError):
     """A request kept for the next batch job; never retried, never shown (its round is discarded)."""
 

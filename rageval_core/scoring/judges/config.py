@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from rageval_core.core.messages import say
 from rageval_core.core.types import DECOMPOSED
+from rageval_core.core.errors import ConfigError
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]{0,63}$")
 _SECRET_KEYS = ("api_key", "apikey", "key", "token", "secret", "password")
@@ -28,7 +29,7 @@ MAX_DEPTH = 8  # a list of flat entries (and a metrics list) needs 3
 MAX_VALUES = 10_000  # walked before anything else: YAML aliases can make a small file a huge tree
 
 
-class JudgeConfigError(ValueError):
+class JudgeConfigError(ConfigError):
     """A judges file or entry that cannot be used (the message names the entry and the field). ``problems``
     holds each problem as the core said it (``messages.say``), so a UI can show them in its language."""
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from rageval_core.core.types import Unscored
+from rageval_core.core.errors import ConfigError
 
 JuryRule = Literal["mean", "median", "majority"]
 RULES: tuple[str, ...] = ("mean", "median", "majority")
@@ -33,7 +34,7 @@ def combine(values: Sequence[float | None], rule: str, *, threshold: float = 0.5
             reasons: Sequence[str | None] = ()) -> Verdict:
     """The jury's verdict over the members' values (``None`` = that member left the row unscored)."""
     if rule not in RULES:
-        raise ValueError(f"jury rule must be one of {', '.join(RULES)}, not {rule!r}")
+        raise ConfigError(f"jury rule must be one of {', '.join(RULES)}, not {rule!r}")
     scored = [float(v) for v in values if v is not None]
     if not scored:
         why = Counter(r for r in reasons if r).most_common(1)

@@ -15,6 +15,7 @@ from rageval_core.scoring.judges.jury import combine, jury_method
 from rageval_core.core.method_labels import is_jury, result_method
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult
+from rageval_core.core.errors import ConfigError
 
 
 def default_members(methods: Sequence[str]) -> list[str]:
@@ -31,9 +32,9 @@ def jury_results(results: Sequence[MetricResult], rule: str, members: Sequence[s
     chosen = list(members) if members else default_members(methods)
     unknown = [m for m in chosen if m not in methods]
     if unknown:
-        raise ValueError(f"jury members not in this run: {', '.join(unknown)} (methods: {', '.join(methods)})")
+        raise ConfigError(f"jury members not in this run: {', '.join(unknown)} (methods: {', '.join(methods)})")
     if len(chosen) < 2:
-        raise ValueError("a jury needs at least two members")
+        raise ConfigError("a jury needs at least two members")
     cells: dict[tuple[str, str], dict[str, MetricResult]] = defaultdict(dict)
     for r in results:
         label = result_method(r)

@@ -39,6 +39,7 @@ from rageval_core.scoring.metrics.steps import (
 )
 from rageval_core.core.tasks import GENERATE_QUESTIONS
 from rageval_core.core.types import ANSWER_RELEVANCY, Sample, Unscored
+from rageval_core.core.errors import ConfigError
 
 OFFLINE_NOTE_EN = (
     "no questions can be generated without an LLM: the offline heuristic checks the question's asks "
@@ -52,7 +53,7 @@ MODES = (ONE_CALL, PER_QUESTION)
 def check_n(value: Any) -> int:
     n = int(value)
     if not 1 <= n <= 10:
-        raise ValueError(f"answer relevancy n must be between 1 and 10, got {value!r}")
+        raise ConfigError(f"answer relevancy n must be between 1 and 10, got {value!r}")
     return n
 
 

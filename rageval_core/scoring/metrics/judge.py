@@ -58,6 +58,7 @@ from rageval_core.scoring.metrics.scoring import AGGREGATES, aggregate_repeats
 from rageval_core.scoring.metrics.prefix import lead_text, repeated
 from rageval_core.scoring.metrics.steps import reask_limit, reask_request, sample_language
 from rageval_core.core.types import MetricResult, Sample, Unscored, judge_method
+from rageval_core.core.errors import ConfigError
 
 Aggregate = Literal["mean", "median", "majority", "majority_or_median"]
 _OUTPUT_TOKENS_PER_CRITERION = 80  # a score and a 1–2 sentence reason
@@ -221,9 +222,9 @@ class JudgeScorer:
             self._rubrics = {rubric.language: rubric}
             self._fixed = rubric
         if repeats < 1:
-            raise ValueError("repeats must be at least 1")
+            raise ConfigError("repeats must be at least 1")
         if aggregate not in AGGREGATES:
-            raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {aggregate!r}")
+            raise ConfigError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {aggregate!r}")
         first = next(iter(self._rubrics.values()))
         self.rubric_id = first.id
         self.name = judge_method(first.id)

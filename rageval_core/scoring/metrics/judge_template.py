@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from rageval_core.core.messages import say
 from rageval_core.scoring.prompts import PromptTemplate, TemplateError, load_template
 from rageval_core.scoring.rubric import Rubric
+from rageval_core.core.errors import ConfigError
 
 # Everything a judge template may use. ``context`` is the RAGAS-vs-judge article's name (contexts joined by newlines), so
 # the article's prompt can be pasted into the raw-template editor unchanged.
@@ -27,7 +28,7 @@ JUDGE_VARIABLES: tuple[str, ...] = (
     "answer",
 )
 
-class TemplateMismatchError(ValueError):
+class TemplateMismatchError(ConfigError):
     """A judge template that cannot serve its rubric; raised before any call. ``problems`` lists them all."""
 
     def __init__(self, problems: Sequence[str]) -> None:

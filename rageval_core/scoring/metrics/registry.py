@@ -23,6 +23,7 @@ from rageval_core.scoring.metrics.context_relevance import ContextRelevance
 from rageval_core.scoring.metrics.faithfulness import Faithfulness
 from rageval_core.scoring.metrics.steps import DecomposedScorer
 from rageval_core.core.types import ANSWER_CORRECTNESS, FAITHFULNESS, METRIC_IDS, Sample
+from rageval_core.core.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,11 @@ def build_scorers(metric_ids: Iterable[str], options: Mapping[str, Any] | None =
     opts = dict(options or {})
     unknown_opts = sorted(set(opts) - KNOWN_OPTIONS)
     if unknown_opts:
-        raise ValueError(f"unknown metric option(s) {', '.join(unknown_opts)}; known: {', '.join(sorted(KNOWN_OPTIONS))}")
+        raise ConfigError(f"unknown metric option(s) {', '.join(unknown_opts)}; known: {', '.join(sorted(KNOWN_OPTIONS))}")
     ids = list(dict.fromkeys(metric_ids))
     unknown = [m for m in ids if m not in DECOMPOSED_METRICS]
     if unknown:
-        raise ValueError(f"unknown metric id(s) {', '.join(unknown)}; known: {', '.join(METRIC_IDS)}")
+        raise ConfigError(f"unknown metric id(s) {', '.join(unknown)}; known: {', '.join(METRIC_IDS)}")
     economy = bool(opts.get("economy", False))
     return [_BY_ID[metric_id].build(opts, economy, ids) for metric_id in ids]
 

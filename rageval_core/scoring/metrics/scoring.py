@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from rageval_core.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -182,7 +183,7 @@ def aggregate_repeats(values: Sequence[float], how: str) -> float | None:
     Values are compared after rounding to 9 decimals, so float noise never splits a vote.
     """
     if how not in AGGREGATES:
-        raise ValueError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {how!r}")
+        raise ConfigError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {how!r}")
     vals = [float(v) for v in values]
     if not vals:
         raise ValueError("no scores to aggregate")

@@ -27,11 +27,14 @@ from rageval_core.scoring.prompts import PromptTemplate, TemplateError, load_tem
 from rageval_core.core.tasks import schema_for
 from rageval_core.core.text import detect_language, split_sentences
 from rageval_core.core.types import DECOMPOSED, MetricResult, Sample, Unscored
+from rageval_core.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np
 
 
+# Control flow, outside the RagevalError tree on purpose: it never leaves a metric (the metric turns it into an
+# unscored result), so no front end may catch it as a user's error. tests/core/test_error_tree.py lists it.
 class Unscorable(Exception):
     """Ends a metric's row with an unscored reason; ``raw`` keeps the model text that could not be used."""
 
@@ -360,7 +363,7 @@ def mode_checker(what: str, modes: tuple[str, ...]) -> Callable[[Any], str]:
 
     def check(value: Any) -> str:
         if value not in modes:
-            raise ValueError(f"{what} must be one of {modes}, got {value!r}")
+            raise ConfigError(f"{what} must be one of {modes}, got {value!r}")
         return str(value)
 
     return check

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval_core.llm.base import Message
+from rageval_core.core.errors import ConfigError
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 
@@ -65,7 +66,7 @@ _LT = "<\uff1c\ufe64"
 _ZERO_WIDTH_RE = re.compile("[\u200b-\u200d\u2060\ufeff]")
 
 
-class TemplateError(ValueError):
+class TemplateError(ConfigError):
     """A template that cannot be used: bad header, unknown/undeclared placeholder, missing/unexpected value."""
 
 

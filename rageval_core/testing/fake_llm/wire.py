@@ -88,6 +88,8 @@ class Fault:
 Responder = Callable[[FakeRequest], "str | dict | list"]
 
 
+# Control flow, outside the RagevalError tree on purpose: the fake server catches it and answers the request with a
+# 400, as the real API would; no caller of the workbench meets it. tests/core/test_error_tree.py lists it.
 class BadRequest(ValueError):
     """A request the real API refuses with a 400 (answered as such, not as a responder failure)."""
 
