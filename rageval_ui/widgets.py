@@ -360,8 +360,8 @@ def cost_frame(costs: dict[str, Any]) -> pd.DataFrame:
     columns = [t("col.method"), t("col.calls"), t("col.cache_hits"), t("col.errors"), t("col.input_tokens"),
                t("col.output_tokens"), t("col.cost"), t("col.call_time")]
     rows = [
-        dict(zip(columns, [c.method, c.calls, c.cached_calls, c.errors, c.input_tokens, c.output_tokens,
+        dict(zip(columns, [method, c.calls, c.cached_calls, c.errors, c.input_tokens, c.output_tokens,
                            fmt_cost(c.cost_usd), round(c.latency_s, 2)]))
-        for c in costs.values()
+        for method, c in costs.items()
     ]
     return pd.DataFrame(rows, columns=columns)

@@ -18,9 +18,9 @@ from rageval_core.analysis.tallies import (  # noqa: F401  (re-exported: the pur
     agreement_note,
     agreement_stats,
 )
-from rageval_core.run.tallies import MethodCost, cost_by_method, cost_by_scorer, method_of_scorer, summarize  # noqa: F401
+from rageval_core.run.tallies import COST_KEYS, cost_by_method, cost_by_scorer, cost_dict, method_of_scorer, summarize  # noqa: F401
 from rageval_core.core.stats import cohen_kappa, pearson, spearman  # noqa: F401  (re-exported, as before)
-from rageval_core.core.types import DECOMPOSED, SEED_METRICS, MetricResult
+from rageval_core.core.types import DECOMPOSED, SEED_METRICS, MetricResult, Usage
 from rageval_core.core.method_labels import result_method
 from rageval_core.core.versions import version_changes  # noqa: F401  (re-exported: Compare names what changed)
 
@@ -48,10 +48,10 @@ def cost_table(calls: Iterable[Any]) -> pd.DataFrame:
     return cost_frame(cost_by_method(calls))
 
 
-def cost_frame(costs: Mapping[str, MethodCost]) -> pd.DataFrame:
+def cost_frame(costs: Mapping[str, Usage]) -> pd.DataFrame:
     """Per-method totals (``cost_by_method`` or ``run_summary.method_costs``) as ``cost_table``'s frame."""
-    rows = [c.to_dict() for c in costs.values()]
-    frame = pd.DataFrame(rows, columns=list(MethodCost("x").to_dict()))
+    rows = [cost_dict(method, usage) for method, usage in costs.items()]
+    frame = pd.DataFrame(rows, columns=list(COST_KEYS))
     total = frame["calls"] + frame["cached_calls"]
     frame["mean_latency_s"] = (frame["latency_s"] / total.where(total > 0)).astype(float)
     return frame

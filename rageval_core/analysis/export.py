@@ -127,6 +127,7 @@ def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, 
 def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """The run, the export keys before ``rows`` and those after it (summary and cost streamed from the store)."""
     from rageval_core.run.persist import stream_cost, stream_summary
+    from rageval_core.run.tallies import cost_dict
 
     info = store.find_run(run_id)
     if info is None:
@@ -150,7 +151,7 @@ def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any
             {"id": m.sample_id, "position": m.position, "error": m.error} for m in store.rows(info.id) if not m.valid
         ],
         "summary": stream_summary(store, info.id),
-        "cost": {k: v.to_dict() for k, v in stream_cost(store, info.id).items()},
+        "cost": {k: cost_dict(k, v) for k, v in stream_cost(store, info.id).items()},
         "warnings": info.warnings,
         **_trust_block(store, info.id),
         **_stability_block(store, info),

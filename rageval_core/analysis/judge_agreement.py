@@ -18,6 +18,7 @@ import pandas as pd
 from rageval_core.analysis.compare import agreement_note, methods_in, shared_criteria, wide
 from rageval_core.core.method_labels import scorer_label
 from rageval_core.core.stats import bootstrap_ci, cohen_kappa, spearman
+from rageval_core.run.tallies import tally_calls
 
 PAIR_COLUMNS = ["criterion", "judge_a", "judge_b", "n", "spearman", "spearman_lo", "spearman_hi",
                 "kappa", "kappa_lo", "kappa_hi", "threshold", "note"]
@@ -98,35 +99,15 @@ def splits(frame: pd.DataFrame, judges: Sequence[str] | None = None, *, threshol
 def cost_per_judge(calls: Iterable[Any], n_rows: int) -> pd.DataFrame:
     """Per judge (display method): calls, cache hits, errors, tokens, cost and call seconds, in total and per row,
     and the share of input tokens the provider served from its prompt cache (NaN without input tokens)."""
-    totals: dict[str, dict[str, float]] = {}
-    for c in calls:
-        get = c.get if isinstance(c, dict) else (lambda k, d=None, c=c: getattr(c, k, d))
-        method = get("method") or "?"
-        t = totals.setdefault(scorer_label(get("scorer"), method),
-                              {"calls": 0, "cached_calls": 0, "errors": 0, "tokens": 0, "cost_usd": 0.0, "seconds": 0.0,
-                               "input_tokens": 0, "cached_input_tokens": 0})
-        usage = get("usage")
-        fields = usage if isinstance(usage, dict) else {k: getattr(usage, k, 0) for k in ("input_tokens", "output_tokens",
-                                                                                        "cached_input_tokens")}
-        inp, hit = int(fields.get("input_tokens", 0) or 0), int(fields.get("cached_input_tokens", 0) or 0)
-        tokens = inp + int(fields.get("output_tokens", 0) or 0)
-        if get("error"):
-            t["errors"] += 1
-        elif get("cached"):
-            t["cached_calls"] += 1
-        else:
-            t["calls"] += 1
-            t["tokens"] += tokens
-            t["input_tokens"] += inp
-            t["cached_input_tokens"] += hit
-            t["cost_usd"] += float(get("cost_usd") or 0.0)
-        t["seconds"] += float(get("latency_s") or 0.0)
+    totals = tally_calls(calls, lambda get, _method: scorer_label(get("scorer"), get("method") or "?"))
     rows = []
     per = max(1, n_rows)
-    for judge, t in totals.items():
-        rows.append({"judge": judge, **t, "calls_per_row": t["calls"] / per, "tokens_per_row": t["tokens"] / per,
-                     "cost_per_row": t["cost_usd"] / per, "seconds_per_row": t["seconds"] / per,
-                     "cached_share": t["cached_input_tokens"] / t["input_tokens"] if t["input_tokens"] else math.nan})
+    for judge, u in totals.items():
+        rows.append({"judge": judge, "calls": u.calls, "cached_calls": u.cached_calls, "errors": u.errors, "tokens": u.tokens,
+                     "cost_usd": u.cost_usd, "seconds": u.latency_s, "input_tokens": u.input_tokens,
+                     "cached_input_tokens": u.cached_input_tokens, "calls_per_row": u.calls / per,
+                     "tokens_per_row": u.tokens / per, "cost_per_row": u.cost_usd / per, "seconds_per_row": u.latency_s / per,
+                     "cached_share": math.nan if u.cached_share is None else u.cached_share})
     return pd.DataFrame(rows, columns=["judge", "calls", "cached_calls", "errors", "tokens", "cost_usd", "seconds",
                                        "calls_per_row", "tokens_per_row", "cost_per_row", "seconds_per_row",
                                        "input_tokens", "cached_input_tokens", "cached_share"])

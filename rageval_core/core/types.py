@@ -7,7 +7,7 @@ results can be stored in SQLite, exported and shown in the UI without magic resu
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 Language = Literal["ja", "en"]
 
@@ -88,25 +88,110 @@ class Sample:
         }
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage of one or more calls. ``cached_input_tokens`` are prompt-prefix cache hits at the provider."""
+    """What calls used: the one tally of tokens, calls and cost, whatever counts them.
+
+    One completion's usage holds its tokens (a provider reports those; the call itself is counted where it is
+    tallied). A tally adds them up with ``+`` (``sum(usages)`` and ``Usage.total(usages)`` work too): a run's live
+    counters and its progress snapshots, a run's totals and its cost per method or scorer (``dict[str, Usage]``:
+    the export's ``cost`` and the report's cost table), and the estimate before a run (``calls`` there are expected
+    calls; ``cached_input_tokens`` what a provider's prompt cache could serve).
+
+    - ``input_tokens`` / ``output_tokens``: billed tokens of the calls the provider answered;
+    - ``cached_input_tokens``: of ``input_tokens``, read from the provider's prompt-prefix cache;
+    - ``cache_write_tokens``: of ``input_tokens``, written into that cache where a provider bills the write;
+    - ``calls``: LLM calls the provider answered; ``cached_calls``: answered by the local response cache (free, no
+      tokens); ``errors``: calls that failed; ``embedding_calls``: embedding requests. Cache hits and errors are
+      counted here, not beside it, because they are outcomes of calls and every tally of calls reports them;
+    - ``cost_usd``: what the calls cost; ``latency_s``: their summed call time (not the run's wall time).
+
+    Frozen: a tally is a value; ``+`` gives a new one.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    errors: int = 0
+    embedding_calls: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
 
     def __add__(self, other: "Usage") -> "Usage":
+        if not isinstance(other, Usage):
+            return NotImplemented
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.cached_input_tokens + other.cached_input_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.calls + other.calls,
+            self.cached_calls + other.cached_calls,
+            self.errors + other.errors,
+            self.embedding_calls + other.embedding_calls,
+            self.cost_usd + other.cost_usd,
+            self.latency_s + other.latency_s,
         )
 
-    def to_dict(self) -> dict[str, int]:
+    def __radd__(self, other: object) -> "Usage":
+        if other == 0:  # sum() starts from 0
+            return self
+        return NotImplemented
+
+    @classmethod
+    def total(cls, usages: Iterable["Usage"]) -> "Usage":
+        """The sum of ``usages`` (an empty tally for none)."""
+        out = cls()
+        for u in usages:
+            out = out + u
+        return out
+
+    @property
+    def tokens(self) -> int:
+        """Input and output tokens together."""
+        return self.input_tokens + self.output_tokens
+
+    @property
+    def cached_share(self) -> float | None:
+        """Share of the input tokens the provider served from its prompt cache (None: no input tokens)."""
+        return self.cached_input_tokens / self.input_tokens if self.input_tokens else None
+
+    def to_dict(self) -> dict[str, int | float]:
+        """The three token counts always, every other field only when it is not zero: one completion's usage
+        serialises as it always has (call log, replay log, response cache, exported results)."""
         # by hand: dataclasses.asdict deep-copies recursively and was 7 % of a large export
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cached_input_tokens": self.cached_input_tokens}
+        out: dict[str, int | float] = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                                       "cached_input_tokens": self.cached_input_tokens}
+        for name in _USAGE_EXTRA:
+            value = getattr(self, name)
+            if value:
+                out[name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Usage":
+        """A usage from ``to_dict``'s keys (others ignored: a record written by a newer version still reads)."""
+        return cls(**{k: data[k] for k in _USAGE_FIELDS if data.get(k) is not None})
+
+
+_USAGE_FIELDS = tuple(f for f in Usage.__dataclass_fields__)
+_USAGE_EXTRA = _USAGE_FIELDS[3:]
+
+
+class UsageAlias:
+    """``obj.<name>`` reads ``obj.usage.<field>``: the names a run's, a progress snapshot's and an estimate's
+    figures had before each held one ``Usage``, kept (read-only) for callers of the Python API."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self if obj is None else getattr(obj.usage, self.field)
 
 
 @dataclass
@@ -169,5 +254,5 @@ class MetricResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "MetricResult":
         data = dict(data)
-        data["usage"] = Usage(**data.get("usage", {}))
+        data["usage"] = Usage.from_dict(data.get("usage") or {})
         return cls(**data)

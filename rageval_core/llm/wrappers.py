@@ -7,6 +7,7 @@ Each wrapper does one job and exposes ``provider``, ``model`` and ``inner`` so t
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import logging
 import threading
 import time
@@ -75,41 +76,38 @@ CallHook = Callable[[CallRecord], None]
 
 
 class UsageMeter:
-    """Running totals of calls, cache hits, errors, tokens and cost (thread-safe)."""
+    """Running totals of a provider stack's calls (thread-safe): one ``Usage`` (provider calls with their tokens
+    and cost, cache hits, errors) and how many calls had no price."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.calls = 0
-        self.cache_hits = 0
-        self.errors = 0
-        self.usage = Usage()
-        self.cost_usd = 0.0
+        self.total = Usage()
         self.unpriced_calls = 0  # calls whose model is not in the price table
 
     def add(self, record: CallRecord, *, priced: bool = True) -> None:
+        if record.cached:
+            one = Usage(cached_calls=1)
+        elif record.error is not None:
+            one = Usage(errors=1)
+        else:
+            one = dataclasses.replace(record.usage, calls=1, cost_usd=record.cost_usd)
         with self._lock:
-            if record.cached:
-                self.cache_hits += 1
-                return
-            self.calls += 1
-            if record.error is not None:
-                self.errors += 1
-                return
-            self.usage = self.usage + record.usage
-            self.cost_usd += record.cost_usd
-            if not priced:
+            self.total = self.total + one
+            if one.calls and not priced:
                 self.unpriced_calls += 1
 
     def snapshot(self) -> dict[str, Any]:
+        """``calls`` counts every provider attempt (errors included); ``usage`` the tokens."""
         with self._lock:
-            return {
-                "calls": self.calls,
-                "cache_hits": self.cache_hits,
-                "errors": self.errors,
-                "usage": self.usage.to_dict(),
-                "cost_usd": round(self.cost_usd, 8),
-                "unpriced_calls": self.unpriced_calls,
-            }
+            u, unpriced = self.total, self.unpriced_calls
+        return {
+            "calls": u.calls + u.errors,
+            "cache_hits": u.cached_calls,
+            "errors": u.errors,
+            "usage": Usage(u.input_tokens, u.output_tokens, u.cached_input_tokens, u.cache_write_tokens).to_dict(),
+            "cost_usd": round(u.cost_usd, 8),
+            "unpriced_calls": unpriced,
+        }
 
 
 class CallRecorder:

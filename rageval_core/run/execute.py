@@ -15,6 +15,7 @@ import json
 import threading
 import time
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -228,15 +229,10 @@ class _Waiter:
 
 @dataclass
 class Counters:
-    """Live totals for the progress callback (this invocation only)."""
+    """Live totals for the progress callback (this invocation only): one ``Usage`` (provider calls with their
+    tokens and cost, cache hits, errors, embedding requests) and the store writes that were lost."""
 
-    calls: int = 0
-    cached_calls: int = 0
-    errors: int = 0
-    embedding_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = Usage()
     warnings: Counter = field(default_factory=Counter)  # lost call-log / cache writes by kind
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -245,16 +241,22 @@ class Counters:
             self.warnings[kind] += 1
 
     def add(self, completion: Completion | None, error: bool = False) -> None:
+        """Count one call: an error, a response-cache hit, or a provider call with its tokens and cost."""
+        if error or completion is None:
+            one = _ONE_ERROR
+        elif completion.cached:
+            one = _ONE_CACHE_HIT
+        else:
+            one = dataclasses.replace(completion.usage, calls=1, cost_usd=completion.cost_usd)
         with self.lock:
-            if error or completion is None:
-                self.errors += 1
-            elif completion.cached:
-                self.cached_calls += 1
-            else:
-                self.calls += 1
-                self.input_tokens += completion.usage.input_tokens
-                self.output_tokens += completion.usage.output_tokens
-                self.cost_usd += completion.cost_usd
+            self.usage = self.usage + one
+
+    def add_embedding(self) -> None:
+        with self.lock:
+            self.usage = self.usage + _ONE_EMBEDDING
+
+
+_ONE_ERROR, _ONE_CACHE_HIT, _ONE_EMBEDDING = Usage(errors=1), Usage(cached_calls=1), Usage(embedding_calls=1)
 
 
 class RunLLM:
@@ -350,8 +352,7 @@ class RunEmbedder:
         finally:
             if self._gated:
                 self._gate.release()
-            with self._counters.lock:
-                self._counters.embedding_calls += 1
+            self._counters.add_embedding()
 
 
 def failed_results(sample: Sample, scorer: Scorer, exc: BaseException, llm: LLM) -> list[MetricResult]:

@@ -57,21 +57,17 @@ from rageval_core.run.plan import (
 )
 from rageval_core.run.feed import StreamFeed, check_same_file, comparable_versions
 from rageval_core.store.runs import CANCELLED, DONE, FAILED, RowInfo, Store
-from rageval_core.core.types import Sample
+from rageval_core.core.types import Sample, Usage, UsageAlias
 
 
 @dataclass
 class Progress:
-    """What the progress callback receives after each finished task (and about twice a second)."""
+    """What the progress callback receives after each finished task (and about twice a second): tasks done, and
+    in ``usage`` this invocation's calls so far (provider calls with their tokens and cost, cache hits, errors)."""
 
     done: int
     total: int
-    calls: int
-    cached_calls: int
-    errors: int
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
+    usage: Usage
     elapsed_s: float
     eta_s: float | None
     last_sample_id: str | None = None
@@ -79,6 +75,13 @@ class Progress:
     unsaved: int = 0  # finished tasks waiting for a locked store
     warnings: int = 0  # call-log / cache writes lost (results unaffected)
     total_known: bool = True  # False while a file read as the run goes is not read to its end (total from its rows)
+
+    calls = UsageAlias("calls")
+    cached_calls = UsageAlias("cached_calls")
+    errors = UsageAlias("errors")
+    input_tokens = UsageAlias("input_tokens")
+    output_tokens = UsageAlias("output_tokens")
+    cost_usd = UsageAlias("cost_usd")
 
     @property
     def fraction(self) -> float:
@@ -325,9 +328,8 @@ class _Execution:
         c = self.counters
         with c.lock:
             snap = Progress(
-                done=self.done + self.skipped, total=self.total, calls=c.calls, cached_calls=c.cached_calls,
-                errors=c.errors, input_tokens=c.input_tokens, output_tokens=c.output_tokens, cost_usd=c.cost_usd,
-                elapsed_s=elapsed, eta_s=eta, last_sample_id=last, skipped=self.skipped, unsaved=self.sink.unsaved,
+                done=self.done + self.skipped, total=self.total, usage=c.usage, elapsed_s=elapsed, eta_s=eta,
+                last_sample_id=last, skipped=self.skipped, unsaved=self.sink.unsaved,
                 warnings=sum(c.warnings.values()), total_known=self.live is None or self.live.done,
             )
         self.progress(snap)

@@ -27,11 +27,10 @@ from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.core.redact import redact_data
 from rageval_core.run.group_commit import GroupCommit
 from rageval_core.store.runs import RowInfo, Store
-from rageval_core.core.types import DECOMPOSED, MetricResult
+from rageval_core.core.types import DECOMPOSED, MetricResult, Usage, UsageAlias
 from rageval_core.core.private import open_private, private_dir
 
 if TYPE_CHECKING:
-    from rageval_core.run.tallies import MethodCost
     from rageval_core.run.execute import Counters
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
@@ -192,25 +191,24 @@ def restore_spilled(store: Store, run_id: str) -> int:
 # ---- the Run read back from the store ------------------------------------------------------------------
 @dataclass
 class Run:
-    """A finished (or cancelled) run: summary and actual figures; its results are read from the store on demand."""
+    """A finished (or cancelled) run: summary and actual figures; its results are read from the store on demand.
+
+    ``cost``: the call log summed per method, every session of the run (``tallies.cost_by_method``). ``usage``: this
+    invocation's calls when the run was just executed (its live counters, embedding requests included), else the
+    call log's total.
+    """
 
     run_id: str
     status: str
     provider: str | None
     model: str | None
     summary: dict[str, dict[str, dict[str, Any]]]
-    cost: dict[str, MethodCost]
+    cost: dict[str, Usage]
     invalid_rows: list[RowInfo] = field(default_factory=list)
     total_tasks: int = 0
     done_tasks: int = 0
     skipped_tasks: int = 0
-    provider_calls: int = 0
-    cache_hits: int = 0
-    call_errors: int = 0
-    embedding_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = Usage()
     wall_s: float = 0.0
     resumed: bool = False
     repeats: int = 1
@@ -218,6 +216,14 @@ class Run:
     unsaved_tasks: int = 0  # finished tasks the store refused to the end, kept in ``spill_file`` for the resume
     spill_file: str | None = None
     store: Store | None = field(default=None, repr=False, compare=False)
+
+    provider_calls = UsageAlias("calls")
+    cache_hits = UsageAlias("cached_calls")
+    call_errors = UsageAlias("errors")
+    embedding_calls = UsageAlias("embedding_calls")
+    input_tokens = UsageAlias("input_tokens")
+    output_tokens = UsageAlias("output_tokens")
+    cost_usd = UsageAlias("cost_usd")
 
     @cached_property
     def results(self) -> list[MetricResult]:
@@ -232,7 +238,7 @@ class Run:
     @property
     def all_cached(self) -> bool:
         """True when this invocation needed the provider for nothing: every call was a cache hit."""
-        return self.provider_calls == 0 and self.call_errors == 0
+        return self.usage.calls == 0 and self.usage.errors == 0
 
 
 def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
@@ -242,11 +248,9 @@ def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, A
     return summarize(_result_heads(store, run_id))
 
 
-def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
+def stream_cost(store: Store, run_id: str) -> dict[str, Usage]:
     """``tallies.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
     building a dict per call took as long as writing the run's results)."""
-    from rageval_core.run.tallies import MethodCost
-
     rows = store._conn().execute(
         "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
         " SUM(error IS NULL AND cached = 0), SUM(error IS NULL AND cached != 0), SUM(error IS NOT NULL),"
@@ -259,13 +263,13 @@ def stream_cost(store: Store, run_id: str) -> dict[str, MethodCost]:
         (DECOMPOSED, run_id),
     )
     return {
-        m: MethodCost(m, int(calls), int(cached), int(errors), int(inp or 0), int(out or 0), float(cost or 0), float(lat or 0),
-                      int(hit or 0))
+        m: Usage(int(inp or 0), int(out or 0), int(hit or 0), calls=int(calls), cached_calls=int(cached), errors=int(errors),
+                 cost_usd=float(cost or 0), latency_s=float(lat or 0))
         for m, calls, cached, errors, inp, out, cost, lat, hit in rows
     }
 
 
-def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, MethodCost]:
+def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, Usage]:
     """``tallies.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
     from rageval_core.run.tallies import cost_by_scorer
 
@@ -337,17 +341,9 @@ def load_run(
     cost = stream_cost(store, info.id)
     warnings = dict(info.warnings)
     if counters is None:
-        provider_calls = sum(c.calls for c in cost.values())
-        cache_hits = sum(c.cached_calls for c in cost.values())
-        errors = sum(c.errors for c in cost.values())
-        embedding_calls = 0
-        tokens_in = sum(c.input_tokens for c in cost.values())
-        tokens_out = sum(c.output_tokens for c in cost.values())
-        cost_usd = sum(c.cost_usd for c in cost.values())
+        usage = Usage.total(cost.values())
     else:
-        provider_calls, cache_hits, errors = counters.calls, counters.cached_calls, counters.errors
-        embedding_calls = counters.embedding_calls
-        tokens_in, tokens_out, cost_usd = counters.input_tokens, counters.output_tokens, counters.cost_usd
+        usage = counters.usage
         warnings = dict(counters.warnings)
     n_valid = count_valid_rows(store, info.id) if total is None else 0
     repeats = int(info.settings.get("repeats", 1))
@@ -362,13 +358,7 @@ def load_run(
         total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
         done_tasks=done if done is not None else store.count_finished(info.id),
         skipped_tasks=skipped,
-        provider_calls=provider_calls,
-        cache_hits=cache_hits,
-        call_errors=errors,
-        embedding_calls=embedding_calls,
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        cost_usd=cost_usd,
+        usage=usage,
         wall_s=wall_s,
         resumed=resumed,
         repeats=repeats,

@@ -6,6 +6,7 @@ Pure bookkeeping over samples and scorers: no provider call, no thread; the stor
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from rageval_core.llm.base import LLM
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import Store
-from rageval_core.core.types import Sample, Unscored, Usage
+from rageval_core.core.types import Sample, Unscored, Usage, UsageAlias
 from rageval_core.core.errors import ConfigError
 
 RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PROVIDER_UNREACHABLE})
@@ -26,30 +27,41 @@ class RunError(ConfigError):
 
 @dataclass
 class EstimateRow:
-    """Expected work of one scorer over all rows."""
+    """Expected work of one scorer over all rows: a ``Usage`` (expected LLM and embedding calls, tokens; of the input
+    tokens, up to ``cached_input_tokens`` a provider's prompt cache could serve, where it caches a prefix that long:
+    ``llm.prompt_cache``) and its price.
+
+    ``usage.cost_usd`` is the price when the model has one; ``cost_usd`` says None (unknown, never $0) when it has
+    not (``priced`` False). ``cache_saving_usd``: what the cacheable tokens would cost less (None when unpriced).
+    """
 
     scorer: str
     method: str
     metrics: tuple[str, ...]
-    llm_calls: int = 0
-    embedding_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = None
+    usage: Usage = Usage()
+    priced: bool = False
     max_llm_calls: int = 0  # with every re-ask the run allows (each parsed call asked again up to ``reask`` times)
-    # Up to this many input tokens a provider's prompt cache could serve (each call's shared prefix, where the
-    # provider caches one that long: ``llm.prompt_cache``), and what they would cost less; None when unpriced.
-    cached_input_tokens: int = 0
     cache_saving_usd: float | None = 0.0
+
+    llm_calls = UsageAlias("calls")
+    embedding_calls = UsageAlias("embedding_calls")
+    input_tokens = UsageAlias("input_tokens")
+    output_tokens = UsageAlias("output_tokens")
+    cached_input_tokens = UsageAlias("cached_input_tokens")
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The expected cost, or None when the model has no price."""
+        return self.usage.cost_usd if self.priced else None
 
     def calls_range(self) -> str:
         """"36", or "36–72" when re-asks could add calls."""
-        return str(self.llm_calls) if self.max_llm_calls <= self.llm_calls else f"{self.llm_calls}–{self.max_llm_calls}"
+        return str(self.usage.calls) if self.max_llm_calls <= self.usage.calls else f"{self.usage.calls}–{self.max_llm_calls}"
 
 
 @dataclass
 class Estimate:
-    """Expected calls, tokens and cost per scorer (metric) and method, before a run starts."""
+    """Expected calls, tokens and cost per scorer (metric) and method, before a run starts (``usage``: the total)."""
 
     rows: list[EstimateRow]
     n_samples: int
@@ -57,34 +69,24 @@ class Estimate:
     model: str | None = None
     from_rows: int | None = None  # set when the figures were scaled up from this many evenly spaced rows
 
+    llm_calls = UsageAlias("calls")
+    embedding_calls = UsageAlias("embedding_calls")
+    input_tokens = UsageAlias("input_tokens")
+    output_tokens = UsageAlias("output_tokens")
+    cached_input_tokens = UsageAlias("cached_input_tokens")
+
     @property
-    def llm_calls(self) -> int:
-        return sum(r.llm_calls for r in self.rows)
+    def usage(self) -> Usage:
+        return Usage.total(r.usage for r in self.rows)
 
     @property
     def max_llm_calls(self) -> int:
-        return sum(max(r.llm_calls, r.max_llm_calls) for r in self.rows)
-
-    @property
-    def embedding_calls(self) -> int:
-        return sum(r.embedding_calls for r in self.rows)
-
-    @property
-    def input_tokens(self) -> int:
-        return sum(r.input_tokens for r in self.rows)
-
-    @property
-    def output_tokens(self) -> int:
-        return sum(r.output_tokens for r in self.rows)
+        return sum(max(r.usage.calls, r.max_llm_calls) for r in self.rows)
 
     @property
     def cost_usd(self) -> float | None:
-        costs = [r.cost_usd for r in self.rows]
-        return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
-
-    @property
-    def cached_input_tokens(self) -> int:
-        return sum(r.cached_input_tokens for r in self.rows)
+        """The expected cost of every row, or None when one of them has no price."""
+        return self.usage.cost_usd if all(r.priced for r in self.rows) else None
 
     @property
     def cache_saving_usd(self) -> float | None:
@@ -101,14 +103,10 @@ class Estimate:
     def by_method(self) -> dict[str, EstimateRow]:
         out: dict[str, EstimateRow] = {}
         for r in self.rows:
-            agg = out.setdefault(r.method, EstimateRow(r.method, r.method, (), cost_usd=0.0))
+            agg = out.setdefault(r.method, EstimateRow(r.method, r.method, (), priced=True))
             agg.metrics = agg.metrics + tuple(m for m in r.metrics if m not in agg.metrics)
-            agg.llm_calls += r.llm_calls
-            agg.embedding_calls += r.embedding_calls
-            agg.input_tokens += r.input_tokens
-            agg.output_tokens += r.output_tokens
-            agg.cost_usd = None if agg.cost_usd is None or r.cost_usd is None else agg.cost_usd + r.cost_usd
-            agg.cached_input_tokens += r.cached_input_tokens
+            agg.usage = agg.usage + r.usage
+            agg.priced = agg.priced and r.priced
             agg.cache_saving_usd = (None if agg.cache_saving_usd is None or r.cache_saving_usd is None
                                     else agg.cache_saving_usd + r.cache_saving_usd)
         return out
@@ -212,30 +210,29 @@ def estimate(
     scale = n / len(measured) if measured else 1.0
     rows = []
     for scorer in scorers:
-        row = EstimateRow(scorer.name, scorer.method, tuple(scorer.metrics))
         judge = getattr(scorer, "judge", None)  # a scorer bound to its own judge configuration (judges.bound)
         scorer_price = _price_lookup(judge.provider, judge.model) if judge is not None else price
         scorer_estimate = _estimate_for(scorer, judge.provider if judge is not None else provider)
         rule, saving = _cache_saving(judge.provider, judge.model) if judge is not None else (cache, cache_saving)
+        usage, cacheable = Usage(), 0
         for sample in measured:
             e = scorer_estimate(sample)
-            row.llm_calls += e.llm_calls
-            row.embedding_calls += e.embedding_calls
-            row.input_tokens += e.input_tokens
-            row.output_tokens += e.output_tokens
-            row.cached_input_tokens += cached_tokens_of(getattr(e, "prompts", ()), rule)
+            usage = usage + e.usage
+            cacheable += cached_tokens_of(getattr(e, "prompts", ()), rule)
         if scale != 1.0:
-            row.llm_calls, row.embedding_calls = round(row.llm_calls * scale), round(row.embedding_calls * scale)
-            row.input_tokens, row.output_tokens = round(row.input_tokens * scale), round(row.output_tokens * scale)
-            row.cached_input_tokens = round(row.cached_input_tokens * scale)
-        row_saving = saving(row.cached_input_tokens)
-        row.cache_saving_usd = None if row_saving is None else row_saving * discount
+            usage = Usage(round(usage.input_tokens * scale), round(usage.output_tokens * scale),
+                          calls=round(usage.calls * scale), embedding_calls=round(usage.embedding_calls * scale))
+            cacheable = round(cacheable * scale)
+        usage = dataclasses.replace(usage, cached_input_tokens=cacheable)
+        row_saving = saving(cacheable)
         row_provider = judge.provider if judge is not None else provider
-        row.max_llm_calls = row.llm_calls * (1 + max(0, reask)) if row_provider != "offline" else row.llm_calls
-        if scorer_price is not None:
-            cost = scorer_price(row.input_tokens, row.output_tokens) * discount
-            row.cost_usd = None if cost != cost else cost  # NaN → unknown
-        rows.append(row)
+        max_calls = usage.calls * (1 + max(0, reask)) if row_provider != "offline" else usage.calls
+        cost = float("nan") if scorer_price is None else scorer_price(usage.input_tokens, usage.output_tokens) * discount
+        priced = cost == cost  # NaN → unknown (no price)
+        rows.append(EstimateRow(
+            scorer.name, scorer.method, tuple(scorer.metrics), dataclasses.replace(usage, cost_usd=cost if priced else 0.0),
+            priced=priced, max_llm_calls=max_calls, cache_saving_usd=None if row_saving is None else row_saving * discount,
+        ))
     return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None)
 
 
@@ -432,4 +429,4 @@ def needs_embeddings(samples: Sequence[Sample], scorers: Sequence[Scorer], max_r
     evenly spaced rows: at 100,000 rows asking every row's estimate delays the first request by seconds. A row
     beyond them that embeds with an embedder that cannot be built fails that step with the reason."""
     step = max(1, len(samples) // max_rows)
-    return any(scorer.estimate(sample).embedding_calls > 0 for scorer in scorers for sample in samples[::step])
+    return any(scorer.estimate(sample).usage.embedding_calls > 0 for scorer in scorers for sample in samples[::step])

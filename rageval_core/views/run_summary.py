@@ -26,7 +26,7 @@ import pandas as pd
 
 from rageval_core.store import packing
 from rageval_core.store.call_log import CallEntry, call_entry
-from rageval_core.analysis.compare import RESULT_COLUMNS, MethodCost, results_frame
+from rageval_core.analysis.compare import RESULT_COLUMNS, results_frame
 from rageval_core.run.persist import stream_cost
 from rageval_core.store.runs import RunInfo, Store, _metric_result
 from rageval_core.core.types import MetricResult, Usage
@@ -258,7 +258,7 @@ def light_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
                "cached": bool(was_cached), "error": error, "cost_usd": cost, "latency_s": latency}
 
 
-def method_costs(store: Store, run_id: str, *, at: tuple[Any, ...] | None = None) -> dict[str, MethodCost]:
+def method_costs(store: Store, run_id: str, *, at: tuple[Any, ...] | None = None) -> dict[str, Usage]:
     """``tallies.cost_by_method`` of the run's call log, summed by SQLite (``persist.stream_cost``); cached
     (``at``: the run's ``stamp`` when the caller has just read it, as ``cached`` takes it)."""
     return cached(store, run_id, "costs", lambda: stream_cost(store, run_id), at=at)

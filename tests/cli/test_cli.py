@@ -350,10 +350,11 @@ class _Stream:
 
 
 def _progress(done, total=20, eta=None):
+    from rageval_core.core.types import Usage
     from rageval_core.run import Progress
 
-    return Progress(done=done, total=total, calls=done * 2, cached_calls=1, errors=0, input_tokens=100 * done,
-                    output_tokens=10 * done, cost_usd=0.001 * done, elapsed_s=float(done), eta_s=eta)
+    usage = Usage(100 * done, 10 * done, calls=done * 2, cached_calls=1, cost_usd=0.001 * done)
+    return Progress(done=done, total=total, usage=usage, elapsed_s=float(done), eta_s=eta)
 
 
 def test_progress_bar_on_a_terminal_redraws_one_line_at_most_ten_times_a_second():

@@ -62,5 +62,7 @@ def test_usage_to_dict_has_every_field() -> None:
 
     from rageval_core.core.types import Usage
 
-    usage = Usage(input_tokens=3, output_tokens=5, cached_input_tokens=7)
+    usage = Usage(*range(3, 3 + len(dataclasses.fields(Usage))))  # every field set: every field written
     assert usage.to_dict() == dataclasses.asdict(usage)
+    plain = Usage(input_tokens=3, output_tokens=5, cached_input_tokens=7)  # one completion: the three token counts
+    assert plain.to_dict() == {"input_tokens": 3, "output_tokens": 5, "cached_input_tokens": 7}

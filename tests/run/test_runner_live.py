@@ -247,13 +247,12 @@ def test_the_progress_line_marks_a_total_taken_from_the_file_s_rows() -> None:
     import io
 
     from rageval_core.cli.common import ProgressBar
+    from rageval_core.core.types import Usage
     from rageval_core.run import Progress
 
     stream = io.StringIO()
     bar = ProgressBar(stream)
-    bar(Progress(done=0, total=500, calls=0, cached_calls=0, errors=0, input_tokens=0, output_tokens=0, cost_usd=0.0,
-                 elapsed_s=0.0, eta_s=None, total_known=False))
-    bar(Progress(done=495, total=495, calls=0, cached_calls=0, errors=0, input_tokens=0, output_tokens=0, cost_usd=0.0,
-                 elapsed_s=1.0, eta_s=0.0))
+    bar(Progress(done=0, total=500, usage=Usage(), elapsed_s=0.0, eta_s=None, total_known=False))
+    bar(Progress(done=495, total=495, usage=Usage(), elapsed_s=1.0, eta_s=0.0))
     first, last = stream.getvalue().splitlines()
     assert "0/~500 tasks" in first and "495/495 tasks" in last

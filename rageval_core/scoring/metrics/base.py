@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
-from rageval_core.core.types import MetricResult, Sample, Usage
+from rageval_core.core.types import MetricResult, Sample, Usage, UsageAlias
 
 
 @dataclass
@@ -47,26 +47,35 @@ class CallTrace:
         }
 
 
-@dataclass
+@dataclass(frozen=True, init=False)
 class CallEstimate:
-    """Expected work of one scorer on one sample, shown before a run starts."""
+    """Expected work of one scorer on one sample, shown before a run starts: a ``Usage`` (expected LLM calls,
+    embedding calls, input and output tokens) and the prompts' cacheable prefixes.
 
-    llm_calls: int = 0
-    embedding_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    # Per call: (input tokens, tokens of its prefix an earlier call of the run sends too), for what a provider's
-    # prompt cache could serve (``llm.prompt_cache``); a scorer that leaves it empty is counted as uncached.
-    prompts: tuple[tuple[int, int], ...] = ()
+    Built with keywords, ``CallEstimate(llm_calls=1, input_tokens=900, output_tokens=60)`` (or from a ``Usage``);
+    estimates add up with ``+``. ``prompts``: per call, (input tokens, tokens of its prefix an earlier call of the
+    run sends too), for what a provider's prompt cache could serve (``llm.prompt_cache``); a scorer that leaves it
+    empty is counted as uncached.
+    """
+
+    usage: Usage
+    prompts: tuple[tuple[int, int], ...]
+
+    llm_calls = UsageAlias("calls")
+    embedding_calls = UsageAlias("embedding_calls")
+    input_tokens = UsageAlias("input_tokens")
+    output_tokens = UsageAlias("output_tokens")
+
+    def __init__(
+        self, usage: Usage | None = None, prompts: Sequence[tuple[int, int]] = (), *, llm_calls: int = 0,
+        embedding_calls: int = 0, input_tokens: int = 0, output_tokens: int = 0,
+    ) -> None:
+        counted = Usage(input_tokens, output_tokens, calls=llm_calls, embedding_calls=embedding_calls)
+        object.__setattr__(self, "usage", counted if usage is None else usage + counted)
+        object.__setattr__(self, "prompts", tuple(prompts))
 
     def __add__(self, other: "CallEstimate") -> "CallEstimate":
-        return CallEstimate(
-            self.llm_calls + other.llm_calls,
-            self.embedding_calls + other.embedding_calls,
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.prompts + other.prompts,
-        )
+        return CallEstimate(self.usage + other.usage, self.prompts + other.prompts)
 
 
 class Memo:
