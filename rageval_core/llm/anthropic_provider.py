@@ -92,7 +92,6 @@ class AnthropicLLM(APIProvider):
             extra = self._completion(self._create(single, level), level if request.schema is not None else None)
             completion.texts.extend(extra.texts)
             completion.usage = completion.usage + extra.usage
-            completion.raw["cache_write_tokens"] += extra.raw["cache_write_tokens"]
         completion.latency_s = time.perf_counter() - started
         if fallbacks:
             completion.raw["format_rejections"] = fallbacks
@@ -203,10 +202,9 @@ class AnthropicLLM(APIProvider):
         if not blocks:
             raise provider_error(f"anthropic ({self.model})", f"response has no content (stop_reason {getattr(message, 'stop_reason', None)})",
                                  kind="malformed_response", secrets=self._secrets)
-        usage, written = _usage(getattr(message, "usage", None))
         raw = {"id": getattr(message, "id", None), "model": getattr(message, "model", None), "stop_reason": getattr(message, "stop_reason", None),
-               "structured_output": None if level is None else FORMAT_LEVELS[level], "cache_write_tokens": written}
-        return Completion(texts=[text], provider=self.provider, model=self.model, usage=usage, raw=raw)
+               "structured_output": None if level is None else FORMAT_LEVELS[level]}
+        return Completion(texts=[text], provider=self.provider, model=self.model, usage=_usage(getattr(message, "usage", None)), raw=raw)
 
 
 def _any_of_types(schema: Any) -> Any:
@@ -224,20 +222,19 @@ def _any_of_types(schema: Any) -> Any:
     return out
 
 
-def _usage(usage: Any) -> tuple[Usage, int]:
-    """(Usage, cache-write tokens): Claude's ``input_tokens`` exclude the cached and written prefix, so all three
-    add up to the prompt; reads are the cached input."""
+def _usage(usage: Any) -> Usage:
+    """Claude's ``input_tokens`` exclude the cached and written prefix, so all three add up to the prompt; reads are
+    the cached input, writes ``cache_write_tokens`` (both of the input tokens here)."""
     if usage is None:
-        return Usage(), 0
+        return Usage()
     plain = int(getattr(usage, "input_tokens", 0) or 0)
     read = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
     written = int(getattr(usage, "cache_creation_input_tokens", 0) or 0)
-    return Usage(plain + read + written, int(getattr(usage, "output_tokens", 0) or 0), read), written
+    return Usage(plain + read + written, int(getattr(usage, "output_tokens", 0) or 0), read, written)
 
 
 def _total_tokens(message: Any) -> int:
-    usage, _ = _usage(getattr(message, "usage", None))
-    return usage.input_tokens + usage.output_tokens
+    return _usage(getattr(message, "usage", None)).tokens
 
 
 def estimate_tokens_text(text: str) -> int:

@@ -39,12 +39,12 @@ class ModelPrice:
     cached_input: float | None = None
     cache_write: float | None = None
 
-    def cost(self, usage: Usage, cache_write_tokens: int = 0) -> float:
-        """Cost of ``usage``; cached input tokens are billed at the cached rate (input rate if none), and
-        ``cache_write_tokens`` of the input (written into the provider's cache) at the cache-write rate."""
+    def cost(self, usage: Usage) -> float:
+        """Cost of ``usage``; cached input tokens are billed at the cached rate (input rate if none), and the input
+        written into the provider's cache (``usage.cache_write_tokens``) at the cache-write rate."""
         cached = min(usage.cached_input_tokens, usage.input_tokens)
         cached_rate = self.input if self.cached_input is None else self.cached_input
-        written = min(max(0, cache_write_tokens), usage.input_tokens - cached)
+        written = min(max(0, usage.cache_write_tokens), usage.input_tokens - cached)
         write_rate = self.input if self.cache_write is None else self.cache_write
         plain = usage.input_tokens - cached - written
         return (plain * self.input + cached * cached_rate + written * write_rate + usage.output_tokens * self.output) / 1_000_000
@@ -82,10 +82,10 @@ class PriceTable:
         best = max((k for k in self.models if name.startswith(k)), key=len, default=None)
         return self.models[best] if best is not None else None
 
-    def cost(self, model: str, usage: Usage, cache_write_tokens: int = 0) -> float | None:
+    def cost(self, model: str, usage: Usage) -> float | None:
         """USD for ``usage`` on ``model``, or None when the model has no price."""
         price = self.lookup(model)
-        return None if price is None else price.cost(usage, cache_write_tokens)
+        return None if price is None else price.cost(usage)
 
     def for_provider(self, provider: str | None) -> PriceTable:
         """The table as ``provider`` bills: its ``<provider>:<model>`` entries laid over the plain names (and

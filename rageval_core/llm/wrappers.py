@@ -161,8 +161,7 @@ class AccountingLLM:
             raise
         latency = time.perf_counter() - started
         completion.latency_s = completion.latency_s or latency
-        written = int(completion.raw.get("cache_write_tokens") or 0) if isinstance(completion.raw, dict) else 0
-        cost = self.prices.cost(completion.model, completion.usage, written) if self.prices is not None else None
+        cost = self.prices.cost(completion.model, completion.usage) if self.prices is not None else None
         completion.cost_usd = cost or 0.0
         self.recorder.emit(
             CallRecord.for_request(

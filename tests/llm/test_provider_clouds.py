@@ -115,8 +115,8 @@ def test_anthropic_caches_a_long_system_prompt_and_bills_writes_and_reads(cloud)
     written = stack.complete(long)
     read = stack.complete(LLMRequest(task=EXTRACT_CLAIMS, messages=(long.messages[0], Message("user", "row 2")), schema=long.schema))
     assert cloud.requests[-1].body["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert written.raw["cache_write_tokens"] > 0 and written.usage.cached_input_tokens == 0
-    assert read.usage.cached_input_tokens == written.raw["cache_write_tokens"] and read.raw["cache_write_tokens"] == 0
+    assert written.usage.cache_write_tokens > 0 and written.usage.cached_input_tokens == 0
+    assert read.usage.cached_input_tokens == written.usage.cache_write_tokens and read.usage.cache_write_tokens == 0
     # Sonnet 4.5: input $3, cache write $3.75, cache read $0.30 per 1M tokens
     assert written.cost_usd > read.cost_usd * 5
     assert stack.base.count_tokens(long) == written.usage.input_tokens  # /v1/messages/count_tokens
