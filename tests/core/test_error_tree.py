@@ -112,6 +112,13 @@ def test_each_control_flow_class_still_exists_and_says_why() -> None:
         assert lines[at - 1].startswith("#"), f"{path}: a comment above {name} says why it stays outside the tree"
 
 
+def test_each_exception_class_is_defined_once() -> None:
+    """One class a name: a second ``StoreError`` beside ``core.errors``' would split the tree (and this scan)."""
+    twice = [f"{name}: {', '.join(path for path, _node in CLASSES[name])}"
+             for name in _exception_classes() if len(CLASSES[name]) > 1]
+    assert not twice, "import the one class instead of defining another:\n" + "\n".join(twice)
+
+
 def test_names_ending_in_error_are_exceptions() -> None:
     """A class named like an error whose bases the scan cannot follow (a third-party exception) is caught here."""
     found = _exception_classes()
