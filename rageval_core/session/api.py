@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from rageval_core.core.errors import ConfigError, DataError
 from rageval_core.core.method_labels import result_method
-from rageval_core.core.types import DECOMPOSED, MetricResult, Sample, Usage
+from rageval_core.core.types import DECOMPOSED, MetricResult, Sample, Usage, UsageAlias
 from rageval_core.data.datasets import Issue, LoadedDataset, load_dataset
 from rageval_core.providers.config import SETTING_NAMES, ProviderConfig, check_config
 from rageval_core.run.spec import RunSpec
@@ -64,8 +64,9 @@ class Score:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """A finished run: its scores (``results``), usage and cost, and what was skipped (rows that could not be
-    read, each an ``Issue`` naming file, row and field)."""
+    """A finished run: its scores (``results``), what its calls used (``usage``: provider calls with their tokens
+    and cost, cache hits, errors; ``calls``, ``cached_calls`` and ``cost_usd`` read it), and what was skipped (rows
+    that could not be read, each an ``Issue`` naming file, row and field)."""
 
     run_id: str
     status: str
@@ -73,15 +74,16 @@ class Evaluation:
     model: str | None
     results: tuple[Score, ...]
     usage: Usage
-    cost_usd: float
-    calls: int  # provider calls sent (cache hits not counted)
-    cached_calls: int
     wall_s: float
     skipped: tuple[Issue, ...] = ()
     samples: tuple[Sample, ...] = field(default=(), repr=False, compare=False)
     metric_results: tuple[MetricResult, ...] = field(default=(), repr=False, compare=False)  # the full records
     store: Store | None = field(default=None, repr=False, compare=False)
     _home: Any = field(default=None, repr=False, compare=False)  # the temporary store's folder, removed with this
+
+    calls = UsageAlias("calls")  # provider calls sent (cache hits not counted)
+    cached_calls = UsageAlias("cached_calls")
+    cost_usd = UsageAlias("cost_usd")
 
     def __repr__(self) -> str:
         """One line a notebook can show (every score is in ``results``; ``to_frame()`` for a table)."""
@@ -225,8 +227,7 @@ def evaluate(
     return Evaluation(
         run_id=done.run_id, status=done.status, provider=done.provider, model=done.model,
         results=tuple(Score.of(r) for r in results),
-        usage=Usage(done.input_tokens, done.output_tokens, sum(c.cached_input_tokens for c in done.cost.values())),
-        cost_usd=done.cost_usd, calls=done.provider_calls, cached_calls=done.cache_hits, wall_s=done.wall_s,
+        usage=done.usage, wall_s=done.wall_s,
         skipped=tuple(dataset.errors) if dataset is not None else (), samples=samples, metric_results=results,
         store=opened, _home=home,
     )
