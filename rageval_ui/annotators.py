@@ -19,6 +19,7 @@ from rageval_core.store import annotations
 from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
+from rageval_ui.safe_text import md_escape
 from rageval_ui.trust import fmt_ci, open_in_inspect
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, table
 
@@ -39,7 +40,7 @@ def ask_name() -> str:
     name = annotator_name()
     if name and not st.session_state.get("annotator.editing"):
         left, right = st.columns([4, 1], vertical_alignment="center")
-        left.caption(t("annotators.as", name=name))
+        left.caption(t("annotators.as", name=md_escape(name)))
         if right.button(t("annotators.change"), key="annotator.change"):
             st.session_state["annotator.editing"] = True
             st.rerun()
@@ -98,7 +99,7 @@ def _settle(block: Any, view: RunView, store: Store) -> None:
     for col, value, label in ((good, 1.0, t("annotators.settle_good")), (bad, 0.0, t("annotators.settle_bad"))):
         if col.button(label, key=f"annotators.settle.{value}", width="stretch"):
             annotations.settle(store, view.info.dataset_hash or "", row, criterion, value, who)
-            st.toast(t("annotators.settled", row=row, criterion=metric_label(criterion)))
+            st.toast(t("annotators.settled", row=md_escape(row), criterion=md_escape(metric_label(criterion))))
             st.rerun()
     if look.button(t("annotators.open"), key="annotators.open", width="stretch"):
         open_in_inspect(view.run_id, row)
@@ -123,7 +124,7 @@ def _import(view: RunView, store: Store) -> None:
              if lab.annotator and lab.row_id in ids]
     st.session_state["annotators.imported"] = (upload.name, upload.size)
     if not named:
-        st.warning(t("annotators.import_none", name=upload.name))
+        st.warning(t("annotators.import_none", name=md_escape(upload.name)))
         return
     annotations.import_labels(store, view.info.dataset_hash or "", named)
     st.toast(t("annotators.import_done", n=len(named), people=len({n[2] for n in named})))
@@ -160,7 +161,7 @@ def _queue(rep: Any, view: RunView, store: Store) -> None:
         table(pd.DataFrame([{"annotator": p.annotator, "done": f"{p.done} / {p.assigned}", "next row": p.next_row or "—"}
                             for p in progress]), hide_index=True, width="stretch")
         mine = next((p for p in progress if p.annotator == annotator_name() and p.next_row), None)
-        if mine is not None and st.button(t("annotators.my_next", row=mine.next_row), key="annotators.my_next"):
+        if mine is not None and st.button(t("annotators.my_next", row=md_escape(mine.next_row)), key="annotators.my_next"):
             open_in_inspect(view.run_id, mine.next_row)
 
 
@@ -171,11 +172,11 @@ def panel(rep: Any, view: RunView, store: Store) -> None:
     if block is None:
         st.info(t("annotators.none"))
     else:
-        st.caption(t("annotators.help", people=", ".join(block.annotators)))
+        st.caption(t("annotators.help", people=md_escape(", ".join(block.annotators))))
         table(people_frame(block), hide_index=True, width="stretch")
         for c in block.criteria:
             for j in c.judges:
-                st.markdown(f"- {core(j.sentence)}")
+                st.markdown(f"- {md_escape(core(j.sentence))}")
         _settle(block, view, store)
     with st.expander(t("annotators.import_heading")):
         _import(view, store)

@@ -40,7 +40,7 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
     cols = st.columns(min(4, max(1, len(criteria))))
     for i, criterion in enumerate(criteria):
         with cols[i % len(cols)]:
-            st.markdown(metric_label(criterion))
+            st.markdown(md_escape(metric_label(criterion)))
             current = stored.get(criterion)
             base = f"{dataset_hash[:12]}.{sample_id}.{criterion}.{version}.{annotator}"
             value = st.feedback("thumbs", key=f"label.{base}", default=None if current is None else int(current))
@@ -51,7 +51,8 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
             new_note, old_note = note.strip() or None, notes.get(criterion) or None
             if new_label != old_label or new_note != old_note:
                 store.set_label(dataset_hash, sample_id, criterion, new_label, new_note, annotator=annotator or None)
-                st.toast(t("labels.saved", label=_label_word(new_label), criterion=metric_label(criterion), row=md_escape(sample_id))
+                st.toast(t("labels.saved", label=_label_word(new_label), criterion=md_escape(metric_label(criterion)),
+                                  row=md_escape(sample_id))
                          + (" " + t("labels.with_note") if new_note and new_note != old_note else ""))
 
 

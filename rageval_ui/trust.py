@@ -26,14 +26,19 @@ from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.core.types import Sample
 from rageval_core.offline.limits import limits_text
 from rageval_ui import nav, state
+from rageval_ui.safe_text import md_escape
 from rageval_ui.i18n import core, lang, t
 from rageval_ui.runs import RunView
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label
 
 LABEL_FIELDS = (*LABEL_COLUMNS, "human_labels")
 SUBSET_SEED = 0  # the seeded subset of rows that keep their labels when "only k rows labelled" is on
-CELLS = (("tp", "score pass · people pass"), ("fn", "score fail · people pass"),
-         ("fp", "score pass · people fail"), ("tn", "score fail · people fail"))
+CELLS = ("tp", "fn", "fp", "tn")  # score pass · people pass, score fail · people pass, then the two "people fail"
+
+
+def _cell_titles() -> dict[str, str]:
+    """The confusion grid's cell names in the UI language (literal keys, so the catalogue check sees them)."""
+    return {"tp": t("trust.cell.tp"), "fn": t("trust.cell.fn"), "fp": t("trust.cell.fp"), "tn": t("trust.cell.tn")}
 
 
 # ----------------------------------------------------------------------------------------- labels in use
@@ -240,13 +245,14 @@ def confusion_grid(agreement: Any, run_id: str, key: str) -> None:
     """A 2 × 2 grid (score pass/fail × people pass/fail); each cell lists its rows as buttons that open
     the row in Inspect."""
     matrix = agreement.confusion
-    st.markdown(t("trust.matrix", criterion=metric_label(agreement.metric), method=agreement.method,
+    st.markdown(t("trust.matrix", criterion=md_escape(metric_label(agreement.metric)), method=md_escape(agreement.method),
                   threshold=f"{matrix.threshold:g}"))
+    titles = _cell_titles()
     for pair in (CELLS[:2], CELLS[2:]):
         cols = st.columns(2)
-        for col, (cell, title) in zip(cols, pair):
+        for col, cell in zip(cols, pair):
             ids = list(getattr(matrix, cell))
-            with col.popover(f"{title}: {len(ids)}", width="stretch", disabled=not ids):
+            with col.popover(f"{titles[cell]}: {len(ids)}", width="stretch", disabled=not ids):
                 for rid in ids:
-                    if st.button(t("compare.inspect", row=rid), key=f"{key}.{cell}.{rid}"):
+                    if st.button(t("compare.inspect", row=md_escape(rid)), key=f"{key}.{cell}.{rid}"):
                         open_in_inspect(run_id, rid)

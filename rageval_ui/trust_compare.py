@@ -14,6 +14,7 @@ from rageval_core.core.types import Sample
 from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
+from rageval_ui.safe_text import md_escape
 from rageval_ui.trust import run_samples
 from rageval_ui.widgets import UNSCORED, metric_label, table
 
@@ -59,4 +60,4 @@ def corrected_panel(view_a: RunView, view_b: RunView, store: Store) -> None:
     table(comparison_frame(comparison), hide_index=True, width="stretch")
     for c in comparison.comparisons:
         for note in c.notes:
-            (st.warning if c.disagree else st.caption)(f"{metric_label(c.metric)} · {c.method}: {core(note)}")
+            (st.warning if c.disagree else st.caption)(md_escape(f"{metric_label(c.metric)} · {c.method}: {core(note)}"))

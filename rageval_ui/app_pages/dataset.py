@@ -72,7 +72,8 @@ cols[0].metric(
 cols[1].metric(t("dataset.valid_rows"), len(ws.samples))
 cols[2].metric(t("dataset.language"), data.language_label(ws.language))
 cols[3].metric(t("dataset.pinned"), len(pinned & set(ws.by_id())))
-st.caption(t("dataset.caption", source=widgets.md_escape(ws.source), hash=ws.content_hash[:12], judge=sidebar.provider_label()))
+st.caption(t("dataset.caption", source=widgets.md_escape(ws.source), hash=widgets.md_code(ws.content_hash[:12]),
+             judge=sidebar.provider_label()))
 if sidebar.is_offline() and demo.fits(ws):
     st.info(t("demo.offer"), icon="📼")
     demo.offer("dataset")
