@@ -106,28 +106,35 @@ def _settle(block: Any, view: RunView, store: Store) -> None:
 
 
 def _import(view: RunView, store: Store) -> None:
-    from rageval_core.analysis.trust.labels import FILE, dataset_labels
+    """A labels file naming its annotators, read by the same rule as ``annotate RUN --import``: refused (each
+    problem named) when a value is not a label (unless the box says skip those rows) or a column is on neither
+    scale; what is left out or chosen (unknown rows, duplicates, conflicts) is said beside the import."""
+    from rageval_core.analysis.trust.label_import import plan_import
     from rageval_core.analysis.trust.run_report import read_label_rows
     import tempfile
     from pathlib import Path
 
     upload = st.file_uploader(t("annotators.import"), type=["json", "jsonl", "csv"], key="annotators.import",
                               help=t("annotators.import_help"))
-    if upload is None or st.session_state.get("annotators.imported") == (upload.name, upload.size):
+    skip_bad = st.checkbox(t("annotators.skip_bad"), key="annotators.skip_bad", help=t("annotators.skip_bad_help"))
+    seen = (upload.name, upload.size, skip_bad) if upload is not None else None
+    if upload is None or st.session_state.get("annotators.imported") == seen:
+        for kind, line in st.session_state.get("annotators.import_notes", []):
+            (st.error if kind == "error" else st.warning)(md_escape(line))
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
         rows = read_label_rows(path)
-    ids = set(view.sample_ids())
-    named = [(lab.row_id, lab.criterion, lab.annotator, lab.value) for lab in dataset_labels(rows, source=FILE)
-             if lab.annotator and lab.row_id in ids]
-    st.session_state["annotators.imported"] = (upload.name, upload.size)
-    if not named:
-        st.warning(t("annotators.import_none", name=md_escape(upload.name)))
-        return
-    annotations.import_labels(store, view.info.dataset_hash or "", named)
-    st.toast(t("annotators.import_done", n=len(named), people=len({n[2] for n in named})))
+    plan = plan_import(rows, set(view.sample_ids()), view.run_id)
+    st.session_state["annotators.imported"] = seen
+    refusal = plan.refusal(skip_bad=skip_bad)
+    if refusal:
+        st.session_state["annotators.import_notes"] = [("error", core(line)) for line in refusal]
+        st.rerun()
+    st.session_state["annotators.import_notes"] = [("warning", core(line)) for line in plan.warnings()]
+    annotations.import_labels(store, view.info.dataset_hash or "", plan.named)
+    st.toast(t("annotators.import_done", n=len(plan.named), people=plan.people()))
     st.rerun()
 
 

@@ -297,6 +297,16 @@ def _default_metrics(samples: list[Any], labels_file: str | None) -> list[str]:
     return chosen or ["faithfulness", "answer_relevancy"]
 
 
+def _say_label_values(path: str) -> None:
+    """The labels file's values that are not labels, and its columns on neither scale: they give no label, so the
+    report is read without them; said on stderr rather than read as 0 (issue 36)."""
+    from rageval_core.analysis.trust.label_values import FILE, read_labels
+    from rageval_core.analysis.trust.run_report import read_label_rows
+
+    for line in read_labels(read_label_rows(path), source=FILE).messages():
+        err(f"--labels {path}: {line}; not used")
+
+
 def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
     """Evaluate the dataset file (the evaluate command's code) and return the run id and its samples."""
     from rageval_core.cli.evaluate_run import load_rows, run_scorers, scorers_from_args, spec_from_args
@@ -322,6 +332,8 @@ def cmd_trust(args: argparse.Namespace) -> int:
 
     if args.labels and not Path(args.labels).is_file():
         raise UsageError(f"--labels {args.labels!r}: no such file")
+    if args.labels:
+        _say_label_values(args.labels)
     try:
         split = parse_split(args.split) if args.split else None
     except ValueError as exc:
