@@ -55,7 +55,7 @@ def split_panel(view: RunView, store: Store) -> bool:
     if not digest:
         st.caption(t("split.no_hash"))
         return False
-    state = current_split(store, digest)
+    state = current_split(store, digest, dataset_name=view.info.dataset_name, row_ids=view.sample_ids())
     if state is None:
         st.caption(t("split.none"))
         _deal_form(view, store, redeal=False)

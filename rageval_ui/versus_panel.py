@@ -135,7 +135,7 @@ def render(ws: data.Workset, rubric: Rubric | None, template_text: str | None, l
     if not labels.labels:
         st.info(t("versus.no_labels"))
         return
-    split = dataset_split(run_store, ws.content_hash or "", ws.samples, labels)
+    split = dataset_split(run_store, ws.content_hash or "", ws.samples, labels, ws.name)
     counts = split.counts()
     st.caption(t("versus.split", seed=split.seed, counts=md_escape(" · ".join(f"{s} {counts.get(s, 0)}" for s in SPLITS)),
                  looks=int(split.test_looks)))

@@ -13,13 +13,13 @@ from rageval_core.cli.common import EXIT_OK, UsageError, echo, err, find_run, op
 
 
 def _ranked(store: Any, info: Any) -> list[str]:
-    """Row ids in the label-next order (most informative first), from the run's scores and its labels."""
-    from rageval_core.analysis.trust import label_next
-    from rageval_core.analysis.trust.report import scores_by
-    from rageval_core.analysis.trust.run_report import dataset_of_run, merged_labels
+    """Row ids in the label-next order (most informative first), from the run's scores and its labels; never a row
+    already labelled nor one of the split's test set."""
+    from rageval_core.analysis.trust.run_report import dataset_of_run, label_next_for_run
 
-    labels = merged_labels(dataset_of_run(info), store.labels(info.dataset_hash or ""))
-    return list(dict.fromkeys(c.row_id for c in label_next(scores_by(store.results(info.id)), labels.by_row())))
+    rows = [r.sample_id for r in store.rows(info.id) if r.valid]
+    ranked = label_next_for_run(store, info, dataset_of_run(info), store.results(info.id), rows)
+    return list(dict.fromkeys(c.row_id for c in ranked))
 
 
 def _hand_out(args: argparse.Namespace, store: Any, info: Any) -> None:

@@ -103,8 +103,10 @@ def disagreements(view: runs.RunView, judge: str) -> None:
 
 
 def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
-    """What changed from run A to a run B (by default A's latest sibling on the same dataset)."""
+    """What changed from run A to a run B (by default A's latest sibling on the same dataset); every difference
+    on the tab is B − A, said once under the heading."""
     st.subheader(t("compare.a_vs_b"))
+    st.caption(t("compare.sign"))
     if not [i for i in infos if i.id != full.run_id]:
         st.caption(t("compare.only_one_run"))
         return
