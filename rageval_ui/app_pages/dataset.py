@@ -6,7 +6,7 @@ import streamlit as st
 
 from rageval_core.data.datasets import DatasetError
 from rageval_ui import column_map, data, demo, nav, phoenix, sidebar, state, widgets
-from rageval_ui.i18n import t
+from rageval_ui.i18n import core, t
 
 UPLOAD_KEY = "dataset.upload"
 UPLOAD_SEEN = "dataset.upload_seen"
@@ -114,7 +114,7 @@ for fmt in ("json", "jsonl", "csv"):
         downloads[fmt] = data.download_bytes(ws, fmt, naming)
     except DatasetError as exc:  # a "|" inside a context cannot go into a DeepEval CSV
         downloads[fmt] = None
-        st.warning(t("dataset.naming_refused", naming=naming, problem=str(exc)))
+        st.warning(t("dataset.naming_refused", naming=widgets.md_escape(naming), problem=widgets.md_escape(core(str(exc)))))
 suffix = "" if naming == "seed" else f"-{naming}"
 with st.container(horizontal=True):
     if st.button(t("dataset.pin", n=data.QUICK_ROWS), help=t("dataset.pin_help")):

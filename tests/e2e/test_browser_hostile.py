@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_app
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
+from tests.support.browser import require_browser
 
 pytestmark = pytest.mark.e2e
 
@@ -49,12 +50,16 @@ def _rows() -> list[dict[str, Any]]:
 
 
 def _trace_export() -> bytes:
-    """The OTLP fixture with a hostile trace id, question, answer and document on its first trace."""
-    text = (ROOT / "tests" / "data" / "traces" / "otel.json").read_text(encoding="utf-8")
-    quoted = json.dumps(PAYLOAD)[1:-1]
-    text = text.replace("4bf92f3577b34da6a3ce929d0e0e4736", f"trace {quoted}")
-    text = text.replace("What is overfitting?", f"What is overfitting? {quoted}")
-    return text.encode("utf-8")
+    """An OTLP JSON export of one RAG trace (bench/hostile_traces.py's shape) whose trace id, question, answer and
+    retrieved document all carry the payload."""
+    from bench.hostile_traces import T, kv, rag, text
+
+    attributes = [kv("openinference.span.kind", "CHAIN"), kv("input.value", f"What is overfitting? {PAYLOAD}"),
+                  kv("output.value", f"Overfitting is fitting noise. {PAYLOAD}")]
+    doc = rag(attributes=attributes)
+    doc["resourceSpans"][0]["scopeSpans"][0]["spans"][1]["attributes"][1] = kv(
+        "retrieval.documents.0.document.content", f"Overfitting is when a model fits noise. {PAYLOAD}")
+    return text(doc, T, json.dumps(f"trace {PAYLOAD}")[1:-1]).encode("utf-8")
 
 
 class Judged:
@@ -104,7 +109,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
         ws = data.load_upload(FILE_NAME, raw)
-        traced = data.load_trace_upload("otel.json", trace, "auto")
+        traced = data.load_trace_upload("spans.json", trace, "auto")
         cfg = ProviderConfig()
         judge = Judged(build_llm(cfg))
         scorers = [*build_scorers(["faithfulness", "answer_relevancy", "context_precision"]), JudgeScorer("rubric5")]
@@ -225,8 +230,8 @@ def test_hostile_values_in_every_field_make_no_request_off_the_apps_origin(
     _nav(tab, "Dataset")
     tab.get_by_text("Import traces", exact=False).first.click()
     tab.get_by_test_id("stFileUploader").last.locator("input[type=file]").set_input_files(
-        {"name": "otel.json", "mimeType": "application/json", "buffer": stored["trace"]})
-    expect(tab.get_by_test_id("stMetricValue").filter(has_text="otel").first).to_be_visible()
+        {"name": "spans.json", "mimeType": "application/json", "buffer": stored["trace"]})
+    expect(tab.get_by_test_id("stMetricValue").filter(has_text="spans").first).to_be_visible()
     look("dataset / traces")
     _nav(tab, "Inspect a sample")
     _pick_run(tab, on_trace)
