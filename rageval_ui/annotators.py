@@ -19,6 +19,7 @@ from rageval_core.store import annotations
 from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
+from rageval_ui.safe_text import md_escape
 from rageval_ui.trust import fmt_ci, open_in_inspect
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, table
 
@@ -39,7 +40,7 @@ def ask_name() -> str:
     name = annotator_name()
     if name and not st.session_state.get("annotator.editing"):
         left, right = st.columns([4, 1], vertical_alignment="center")
-        left.caption(t("annotators.as", name=name))
+        left.caption(t("annotators.as", name=md_escape(name)))
         if right.button(t("annotators.change"), key="annotator.change"):
             st.session_state["annotator.editing"] = True
             st.rerun()
@@ -98,35 +99,42 @@ def _settle(block: Any, view: RunView, store: Store) -> None:
     for col, value, label in ((good, 1.0, t("annotators.settle_good")), (bad, 0.0, t("annotators.settle_bad"))):
         if col.button(label, key=f"annotators.settle.{value}", width="stretch"):
             annotations.settle(store, view.info.dataset_hash or "", row, criterion, value, who)
-            st.toast(t("annotators.settled", row=row, criterion=metric_label(criterion)))
+            st.toast(t("annotators.settled", row=md_escape(row), criterion=md_escape(metric_label(criterion))))
             st.rerun()
     if look.button(t("annotators.open"), key="annotators.open", width="stretch"):
         open_in_inspect(view.run_id, row)
 
 
 def _import(view: RunView, store: Store) -> None:
-    from rageval_core.analysis.trust.labels import FILE, dataset_labels
+    """A labels file naming its annotators, read by the same rule as ``annotate RUN --import``: refused (each
+    problem named) when a value is not a label (unless the box says skip those rows) or a column is on neither
+    scale; what is left out or chosen (unknown rows, duplicates, conflicts) is said beside the import."""
+    from rageval_core.analysis.trust.label_import import plan_import
     from rageval_core.analysis.trust.run_report import read_label_rows
     import tempfile
     from pathlib import Path
 
     upload = st.file_uploader(t("annotators.import"), type=["json", "jsonl", "csv"], key="annotators.import",
                               help=t("annotators.import_help"))
-    if upload is None or st.session_state.get("annotators.imported") == (upload.name, upload.size):
+    skip_bad = st.checkbox(t("annotators.skip_bad"), key="annotators.skip_bad", help=t("annotators.skip_bad_help"))
+    seen = (upload.name, upload.size, skip_bad) if upload is not None else None
+    if upload is None or st.session_state.get("annotators.imported") == seen:
+        for kind, line in st.session_state.get("annotators.import_notes", []):
+            (st.error if kind == "error" else st.warning)(md_escape(line))
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / Path(upload.name).name
         path.write_bytes(upload.getvalue())
         rows = read_label_rows(path)
-    ids = set(view.sample_ids())
-    named = [(lab.row_id, lab.criterion, lab.annotator, lab.value) for lab in dataset_labels(rows, source=FILE)
-             if lab.annotator and lab.row_id in ids]
-    st.session_state["annotators.imported"] = (upload.name, upload.size)
-    if not named:
-        st.warning(t("annotators.import_none", name=upload.name))
-        return
-    annotations.import_labels(store, view.info.dataset_hash or "", named)
-    st.toast(t("annotators.import_done", n=len(named), people=len({n[2] for n in named})))
+    plan = plan_import(rows, set(view.sample_ids()), view.run_id)
+    st.session_state["annotators.imported"] = seen
+    refusal = plan.refusal(skip_bad=skip_bad)
+    if refusal:
+        st.session_state["annotators.import_notes"] = [("error", core(line)) for line in refusal]
+        st.rerun()
+    st.session_state["annotators.import_notes"] = [("warning", core(line)) for line in plan.warnings()]
+    annotations.import_labels(store, view.info.dataset_hash or "", plan.named)
+    st.toast(t("annotators.import_done", n=len(plan.named), people=plan.people()))
     st.rerun()
 
 
@@ -160,7 +168,7 @@ def _queue(rep: Any, view: RunView, store: Store) -> None:
         table(pd.DataFrame([{"annotator": p.annotator, "done": f"{p.done} / {p.assigned}", "next row": p.next_row or "—"}
                             for p in progress]), hide_index=True, width="stretch")
         mine = next((p for p in progress if p.annotator == annotator_name() and p.next_row), None)
-        if mine is not None and st.button(t("annotators.my_next", row=mine.next_row), key="annotators.my_next"):
+        if mine is not None and st.button(t("annotators.my_next", row=md_escape(mine.next_row)), key="annotators.my_next"):
             open_in_inspect(view.run_id, mine.next_row)
 
 
@@ -171,11 +179,11 @@ def panel(rep: Any, view: RunView, store: Store) -> None:
     if block is None:
         st.info(t("annotators.none"))
     else:
-        st.caption(t("annotators.help", people=", ".join(block.annotators)))
+        st.caption(t("annotators.help", people=md_escape(", ".join(block.annotators))))
         table(people_frame(block), hide_index=True, width="stretch")
         for c in block.criteria:
             for j in c.judges:
-                st.markdown(f"- {core(j.sentence)}")
+                st.markdown(f"- {md_escape(core(j.sentence))}")
         _settle(block, view, store)
     with st.expander(t("annotators.import_heading")):
         _import(view, store)

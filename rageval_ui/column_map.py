@@ -14,6 +14,7 @@ from rageval_core.data import datasets
 from rageval_core.data.datasets.dialects import BLANK_LINE
 from rageval_ui import data, state
 from rageval_ui.i18n import t
+from rageval_ui.safe_text import md_escape
 
 UPLOAD_BYTES = "dataset.upload_bytes"  # (name, bytes) of the last upload, for reading it again through a map
 FIELDS = ("question", "contexts", "answer", "ground_truth", "id")
@@ -46,7 +47,7 @@ def _column_map(columns: list[str]) -> datasets.ColumnMap | None:
     chosen: dict[str, str] = {}
     cells = st.columns(len(FIELDS))
     for cell, field in zip(cells, FIELDS):
-        picked = cell.selectbox(field, [AUTO, *columns], key=f"dataset.map.{field}",
+        picked = cell.selectbox(md_escape(field), [AUTO, *columns], key=f"dataset.map.{field}",
                                 format_func=lambda c: t("dataset.map_auto") if c == AUTO else c)
         if picked:
             chosen[field] = picked
@@ -57,7 +58,7 @@ def _column_map(columns: list[str]) -> datasets.ColumnMap | None:
     try:
         return datasets.ColumnMap(chosen, SEPARATORS[sep]) or None
     except ValueError as exc:
-        st.error(t("dataset.map_invalid", problem=str(exc)))
+        st.error(t("dataset.map_invalid", problem=md_escape(str(exc))))
         return None
 
 
@@ -68,7 +69,7 @@ def step(ws: data.Workset) -> None:
         return
     name, payload = kept
     columns = datasets.file_columns(payload, name)
-    with st.expander(t("dataset.map", name=name), expanded=not ws.samples):
+    with st.expander(t("dataset.map", name=md_escape(name)), expanded=not ws.samples):
         st.caption(t("dataset.map_help"))
         column_map = _column_map(columns)
         loaded = datasets.load_dataset(payload, name, column_map=column_map)

@@ -20,7 +20,7 @@ from rageval_core.data import datasets
 from rageval_core.data.datasets import Issue, LoadedDataset
 from rageval_core.core.types import Sample
 from rageval_ui.i18n import core, t, t_opt
-from rageval_ui.safe_text import md_escape
+from rageval_ui.safe_text import md_code, md_link
 from rageval_core.core.errors import DataError
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
@@ -147,24 +147,21 @@ def load_trace_upload(name: str, upload: Any, fmt: str = "auto") -> Workset:
 def trace_caption(metadata: Mapping[str, Any], template: str | None = None) -> str | None:
     """Markdown naming the trace a row was imported from and its latency; ``None`` for a row that did not come from
     a trace. The id is a link to the row's ``trace_url`` (an import given ``--trace-url``, a Phoenix pull), else to
-    ``template`` (the sidebar's trace link template, ``{trace_id}`` filled in); only http(s) links."""
+    ``template`` (the sidebar's trace link template, ``{trace_id}`` filled in); only http(s) links, the link's host
+    shown. Every part comes from the dataset file: the id is one code span (``md_code``: a backtick in it cannot
+    close the span) and the link goes through ``md_link`` (percent-encoded)."""
     trace_id = metadata.get("trace_id")
     if not trace_id:
         return None
     shown = str(trace_id)
-    code = f"`{shown}`" if "`" not in shown and "\n" not in shown else md_escape(shown)
-    label = t("inspect.trace", trace_id=code)
     url = str(metadata.get("trace_url") or "")
     if not url and template and "{trace_id}" in template:
         url = template.replace("{trace_id}", urllib.parse.quote(shown, safe=""))
-    if url.startswith(("http://", "https://")):
-        label = f"[{label}]({urllib.parse.quote(url, safe=_URL_SAFE)})"
-    if isinstance(metadata.get("latency_ms"), (int, float)):
-        label += " · " + t("inspect.trace_latency", ms=f"{metadata['latency_ms']:g}")
+    label = md_link(t("inspect.trace", trace_id=md_code(shown)), url)
+    latency = metadata.get("latency_ms")
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool):
+        label += " · " + t("inspect.trace_latency", ms=f"{latency:g}")
     return label
-
-
-_URL_SAFE = ":/?#@!$&'*+,;=%~[]"  # a link destination keeps its structure; spaces, quotes, <, > and ( ) are escaped
 
 
 def default_pins(ws: Workset, n: int = QUICK_ROWS) -> list[str]:

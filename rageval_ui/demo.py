@@ -13,6 +13,7 @@ import streamlit as st
 from rageval_ui import nav, sidebar, state
 from rageval_ui.i18n import t
 from rageval_ui.recording import EXPECTED, RECORDING, Recording, fits, label, recording
+from rageval_ui.safe_text import md_escape
 
 __all__ = ["EXPECTED", "RECORDING", "Recording", "fits", "label", "offer", "recording", "run_banner"]
 
@@ -37,7 +38,7 @@ def offer(where: str) -> None:
         st.switch_page(nav.EVALUATE.path)
     if rec is None or not fits(st.session_state.get(state.DATASET)) or state.get(state.PROVIDER) == "replay":
         return
-    st.button(t("demo.use", model=rec.model, date=rec.recorded_on), key=f"demo.use.{where}", on_click=_use,
+    st.button(t("demo.use", model=md_escape(rec.model), date=md_escape(rec.recorded_on)), key=f"demo.use.{where}", on_click=_use,
               help=t("demo.use_help"), type="primary")
 
 
@@ -47,6 +48,6 @@ def run_banner(provider: str | None, model: str | None) -> None:
     if provider != "replay":
         return
     if rec is not None and model == rec.model:
-        st.info(t("demo.run", model=rec.model, provider=rec.provider, date=rec.recorded_on), icon="📼")
+        st.info(t("demo.run", model=md_escape(rec.model), provider=md_escape(rec.provider), date=md_escape(rec.recorded_on)), icon="📼")
     else:
-        st.info(t("demo.run_other", model=model or "?"), icon="📼")
+        st.info(t("demo.run_other", model=md_escape(model or "?")), icon="📼")

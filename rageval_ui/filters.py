@@ -18,6 +18,7 @@ from rageval_core.store.runs import Store
 from rageval_ui import state
 from rageval_ui.i18n import t
 from rageval_ui.runs import RunView
+from rageval_ui.safe_text import md_escape
 
 CATEGORIES = "filter.categories"
 METHODS = "filter.methods"
@@ -56,7 +57,7 @@ def _controls(categories: list[str], methods: list[str], judge: str | None) -> N
     c3.slider(t("filter.score"), 0.0, 1.0, step=0.05, key=SCORE, on_change=state.remember, args=(SCORE,), help=t("filter.score_help"))
     d1, d2, d3 = st.columns(3)
     d1.slider(t("filter.disagree"), 0.0, 1.0, step=0.05, key=DISAGREE, on_change=state.remember, args=(DISAGREE,), disabled=judge is None,
-              help=t("filter.disagree_help", judge=judge or "-"))
+              help=t("filter.disagree_help", judge=md_escape(judge or "-")))
     d2.checkbox(t("filter.unscored"), key=UNSCORED, on_change=state.remember, args=(UNSCORED,))
     label_names = {"all": t("filter.labels_all"), "labelled": t("filter.labels_labelled"),
                    "unlabelled": t("filter.labels_unlabelled")}

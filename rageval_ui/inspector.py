@@ -6,6 +6,7 @@ Every dataset text is escaped before it is placed in markup; Japanese text is ke
 
 from __future__ import annotations
 
+import hashlib
 import html
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,8 +24,14 @@ def verdict_word(verdict: Any) -> str:
     return "supported" if verdict == 1 else "not supported" if verdict == 0 else "no verdict"
 
 
+def anchor_prefix(sample_id: str) -> str:
+    """The prefix of a row's in-page anchors: a digest of its id, not the id (an id may hold spaces, which no
+    HTML id can, or quotes that would end the attribute and start markup of the row's making)."""
+    return "r" + hashlib.sha256(str(sample_id).encode("utf-8")).hexdigest()[:12]
+
+
 def _anchor(prefix: str, index: int) -> str:
-    return f"{prefix}-ctx-{index}"
+    return html.escape(f"{prefix}-ctx-{index}", quote=True)
 
 
 def answer_html(answer: str, claims: Sequence[Mapping[str, Any]], prefix: str = "row") -> str:

@@ -74,7 +74,7 @@ def _editor(by_id: dict[str, JudgeConfig]) -> None:
                 except JudgeConfigError as exc:
                     st.error(_problems(exc))
                 else:
-                    st.toast(t("evaluate.jc_saved", id=judge.id))
+                    st.toast(t("evaluate.jc_saved", id=md_escape(judge.id)))
                     st.rerun()
         upload = st.file_uploader(t("evaluate.jc_import"), type=["yaml", "yml", "json"], key="evaluate.jc.upload")
         if upload is not None and st.button(t("evaluate.jc_import_button"), key="evaluate.jc.import"):

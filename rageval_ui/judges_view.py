@@ -82,5 +82,5 @@ def _jury_form(view: RunView, store: Store, methods: list[str]) -> None:
             except ValueError as exc:
                 st.error(md_escape(str(exc)))
             else:
-                st.toast(t("judges.added", rule=rule, n=len(members)))
+                st.toast(t("judges.added", rule=md_escape(rule), n=len(members)))
                 st.rerun()

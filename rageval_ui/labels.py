@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from rageval_core.analysis.trust.label_edits import LabelChange, save_label
 from rageval_core.store.runs import Store
 from rageval_ui.i18n import t
 from rageval_ui.widgets import metric_label
@@ -40,7 +41,7 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
     cols = st.columns(min(4, max(1, len(criteria))))
     for i, criterion in enumerate(criteria):
         with cols[i % len(cols)]:
-            st.markdown(metric_label(criterion))
+            st.markdown(md_escape(metric_label(criterion)))
             current = stored.get(criterion)
             base = f"{dataset_hash[:12]}.{sample_id}.{criterion}.{version}.{annotator}"
             value = st.feedback("thumbs", key=f"label.{base}", default=None if current is None else int(current))
@@ -50,9 +51,24 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
             old_label = None if current is None else float(current)
             new_note, old_note = note.strip() or None, notes.get(criterion) or None
             if new_label != old_label or new_note != old_note:
-                store.set_label(dataset_hash, sample_id, criterion, new_label, new_note, annotator=annotator or None)
-                st.toast(t("labels.saved", label=_label_word(new_label), criterion=metric_label(criterion), row=md_escape(sample_id))
-                         + (" " + t("labels.with_note") if new_note and new_note != old_note else ""))
+                change = save_label(store, dataset_hash, sample_id, criterion, new_label, new_note, annotator=annotator or None) \
+                    if new_label is not None or old_label is not None else None
+                if change is None:  # a note on a row with no label
+                    store.set_label(dataset_hash, sample_id, criterion, None, new_note)
+                st.toast(t("labels.saved", label=_label_word(new_label), criterion=md_escape(metric_label(criterion)),
+                                  row=md_escape(sample_id))
+                         + (" " + t("labels.with_note") if new_note and new_note != old_note else "")
+                         + (" " + _removal_note(change) if change is not None and new_label is None else ""))
+
+
+def _removal_note(change: LabelChange) -> str:
+    """Whose own label went with a label taken back, and who keeps theirs (they count in people's agreement)."""
+    parts = []
+    if change.removed_for:
+        parts.append(t("labels.removed_for", names=md_escape(", ".join(change.removed_for))))
+    if change.kept_by:
+        parts.append(t("labels.kept_by", names=md_escape(", ".join(change.kept_by))))
+    return " ".join(parts)
 
 
 def _select_all(sample_ids: Sequence[str]) -> None:
@@ -85,8 +101,8 @@ def render_bulk(store: Store, dataset_hash: str, sample_ids: Sequence[str], crit
         for row in rows:
             for criterion in chosen:
                 kept = (note or "").strip() or notes.get(row, {}).get(criterion)
-                store.set_label(dataset_hash, row, criterion, action, None if action is None else kept,  # type: ignore[arg-type]
-                                annotator=annotator or None)
+                save_label(store, dataset_hash, row, criterion, action, None if action is None else kept,  # type: ignore[arg-type]
+                           annotator=annotator or None)
         st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
         st.toast(t("labels.bulk_saved", label=_label_word(action), n=len(rows), k=len(chosen)))  # type: ignore[arg-type]
         st.rerun()

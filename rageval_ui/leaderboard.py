@@ -10,6 +10,7 @@ from rageval_core.store.runs import RunInfo, Store
 from rageval_ui import widgets
 from rageval_ui.runs import run_status
 from rageval_ui.i18n import header, t
+from rageval_ui.safe_text import md_escape
 
 RUN_B = "compare.run_b"  # Compare's "run B" select box
 RUN_B_FOR = "compare.run_b_for"  # the run A that run B was chosen for (Compare resets B when A changes)
@@ -58,7 +59,7 @@ def edit_name_and_note(store: Store, info: RunInfo) -> None:
     saved_key = f"history.saved.{info.id}"
     if st.session_state.pop(saved_key, False):
         # shown after the rerun: a toast right before st.rerun() can be lost (streamlit#7740)
-        st.success(t("leader.saved", run=info.id))
+        st.success(t("leader.saved", run=md_escape(info.id)))
     with st.form(f"history.label.{info.id}", border=False):
         name = st.text_input(t("leader.name"), value=info.name or "", key=f"history.name.{info.id}")
         note = st.text_area(t("leader.note"), value=info.note or "", key=f"history.note.{info.id}", height=70)

@@ -145,7 +145,8 @@ def push_panel(view: Any, store: Any) -> None:
     pushed = st.session_state.get(PUSHED)
     if pushed and pushed[0] == view.run_id:
         report = pushed[1]
-        st.success(t("phoenix.pushed", sent=report.sent, spans=report.spans, new=report.new, updated=report.updated,
+        st.success(t("phoenix.pushed", sent=int(report.sent), spans=int(report.spans), new=int(report.new),
+                     updated=int(report.updated),
                      project=md_escape(report.project.name)))
         if report.missing_traces:
             st.warning(t("phoenix.push_missing", n=len(report.missing_traces)))

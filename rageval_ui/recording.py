@@ -16,6 +16,7 @@ import streamlit as st
 
 from rageval_ui import data, state
 from rageval_ui.i18n import t
+from rageval_ui.safe_text import md_escape
 
 RECORDING = data.SAMPLE_DIR / "replay" / "ml_qa_ja_qwen2.5-coder-1.5b.jsonl"
 EXPECTED = RECORDING.with_name(RECORDING.name.replace(".jsonl", ".expected.json"))
@@ -56,4 +57,4 @@ def label() -> None:
     """In the sidebar while the shipped recording is the provider: say it is a recording, of which model, when."""
     rec = recording()
     if rec is not None and state.get(state.PROVIDER) == "replay" and (state.get(state.REPLAY_LOG) or "") == rec.path:
-        st.info(t("demo.label", model=rec.model, provider=rec.provider, date=rec.recorded_on), icon="📼")
+        st.info(t("demo.label", model=md_escape(rec.model), provider=md_escape(rec.provider), date=md_escape(rec.recorded_on)), icon="📼")

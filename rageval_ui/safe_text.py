@@ -23,3 +23,35 @@ def md_escape(text: Any) -> str:
     "- x" no bullet, ``[a](url)`` / ``![](url)`` / ``<img>`` / ``# h`` / ``$x$`` / ``:red[x]`` no markup."""
     plain = _BARE_URL.sub(lambda m: f"{m.group(1) or m.group(3)}{_JOINER}{m.group(2) or m.group(4)}", str(text))
     return _MD_SPECIAL.sub(r"\\\1", plain)
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def md_code(text: Any) -> str:
+    """``text`` as one inline code span, whatever it holds: the fence is one backtick longer than the longest run
+    inside (CommonMark), so a backtick in a trace id cannot close it; nothing inside a code span is Markdown.
+    Line breaks become spaces (a span is one line); a padding space, which CommonMark strips, keeps a leading or
+    trailing backtick off the fence."""
+    plain = str(text).replace("\r", " ").replace("\n", " ")
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(plain)), default=0) + 1)
+    pad = " " if plain.startswith("`") or plain.endswith("`") else ""
+    return f"{fence}{pad}{plain}{pad}{fence}"
+
+
+_URL_SAFE = "/:?&=#%@+,;~!$*'-._"
+
+
+def md_link(label: str, url: Any) -> str:
+    """A Markdown link to an http(s) ``url`` whose ``label`` is already safe Markdown (escaped or from the
+    catalogue), or the label alone for any other scheme. The URL is percent-encoded (spaces, brackets, parentheses,
+    backticks, angle brackets), so it cannot end the link early or start another; it is shown beside the label as
+    escaped text, so the reader sees where a link from data goes before following it."""
+    from urllib.parse import quote, urlsplit
+
+    target = str(url or "").strip()
+    parts = urlsplit(target)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return label
+    encoded = quote(target, safe=_URL_SAFE).replace("(", "%28").replace(")", "%29")
+    return f"[{label}]({encoded}) ({md_escape(parts.netloc)})"

@@ -14,6 +14,7 @@ from rageval_core.providers.config import PROVIDERS, ProviderConfig, check_confi
 from rageval_ui import phoenix, recording, state
 from rageval_ui.errors import unexpected_error
 from rageval_ui.i18n import core, t, t_opt
+from rageval_ui.safe_text import md_escape
 
 
 def sidebar_names() -> dict[str, str | None]:
@@ -76,7 +77,7 @@ def embedding_note() -> str | None:
 def show_problems(problems: list[str]) -> None:
     """``config_problems`` as warnings, in the sidebar and beside every button that would send a call."""
     for message in problems:
-        st.warning(message, icon="🔑")
+        st.warning(md_escape(message), icon="🔑")
 
 
 def provider_name(pid: str) -> str:
@@ -86,12 +87,14 @@ def provider_name(pid: str) -> str:
 
 
 def provider_label() -> str:
-    """What judges right now, for page headers: provider label and model."""
+    """What judges right now, for page headers: provider label and model, as Markdown (the model is typed by the
+    user, so the whole label is escaped)."""
     config = current_config()
     info = PROVIDERS.get(config.provider)
     if info is None:
-        return config.provider
-    return f"{provider_name(config.provider).split(' (')[0]} · {config.model or info.default_model or t('sidebar.default_model')}"
+        return md_escape(config.provider)
+    model = config.model or info.default_model or t("sidebar.default_model")
+    return md_escape(f"{provider_name(config.provider).split(' (')[0]} · {model}")
 
 
 def is_offline() -> bool:
@@ -146,14 +149,14 @@ def render() -> None:
         _switch_fields(provider)
         info = PROVIDERS[provider]
         if info.description:
-            st.caption(t_opt(f"provider.{provider}.description", info.description))
+            st.caption(md_escape(t_opt(f"provider.{provider}.description", info.description)))
         if provider != "offline":
             st.text_input(t("sidebar.model"), **state.bind(state.MODEL), placeholder=info.default_model or "",
                           help=t("sidebar.model_help"))
         if info.needs_key or provider == "openai-compatible":
             env_names = " / ".join(info.key_env_vars) if info.key_env_vars else t("sidebar.an_env_var")
             st.text_input(t("sidebar.api_key"), **state.bind(state.API_KEY), type="password",
-                          help=t("sidebar.api_key_help", env=env_names))
+                          help=t("sidebar.api_key_help", env=md_escape(env_names)))
         if provider == "openai-compatible":
             st.text_input(t("sidebar.base_url"), placeholder="http://127.0.0.1:8080/v1",
                           **state.bind(state.BASE_URL))
@@ -177,13 +180,13 @@ def render() -> None:
         show_problems(problems)
         note = embedding_note()
         if note:
-            st.info(note, icon="🧭")
+            st.info(md_escape(note), icon="🧭")
         if provider == "offline":
             st.info(t("sidebar.offline_notice"), icon="🧮")
         elif provider == "replay":
             recording.label()
         elif not problems:
             model = (state.get(state.MODEL) or "").strip() or info.default_model
-            st.success(t("sidebar.judging_with", provider=provider_name(provider), model=model))
+            st.success(t("sidebar.judging_with", provider=md_escape(provider_name(provider)), model=md_escape(model)))
         phoenix.settings()
     state.remember_widgets()  # as drawn, or as set above (the provider switch): put back by state.keep_widgets

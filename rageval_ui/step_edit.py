@@ -23,7 +23,7 @@ from rageval_core.core.errors import RagevalError
 from rageval_ui import evaluation, jobs, sidebar, state, widgets
 from rageval_ui.runs import run_status
 from rageval_ui.i18n import t
-from rageval_ui.safe_text import md_escape
+from rageval_ui.safe_text import md_code, md_escape
 
 STEP = "prompts.step"
 RESULTS = "prompts.step_results"
@@ -67,13 +67,13 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
     except TemplateError as exc:
         st.error(t("steps.invalid", error=md_escape(exc)))
     else:
-        st.success(t("steps.ok", placeholders=", ".join("{" + p + "}" for p in template.placeholders),
-                     hash=template.short_hash, state=t("steps.shipped") if text == shipped_text else t("steps.edited")),
+        st.success(t("steps.ok", placeholders=md_escape(", ".join("{" + p + "}" for p in template.placeholders)),
+                     hash=md_code(template.short_hash), state=t("steps.shipped") if text == shipped_text else t("steps.edited")),
                    icon="✅")
     st.button(t("steps.reset"), key="prompts.step_reset", on_click=_reset, args=(name,), disabled=text == shipped_text)
     others = sorted(k for k in run_options(language) if k != name)
     if others:
-        st.caption(t("steps.others", names=", ".join(others)))
+        st.caption(t("steps.others", names=md_escape(", ".join(others))))
 
     by_id = {s.id: s for s in samples}
     if template is not None and preview_row in by_id:
@@ -101,7 +101,8 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
     shown = st.session_state.get(RESULTS)
     if shown is not None and shown[0] == task:
         result = shown[1]
-        st.caption(t("steps.run_done", run=result.run_id, status=run_status(result.status), calls=result.provider_calls))
+        st.caption(t("steps.run_done", run=md_escape(result.run_id), status=md_escape(run_status(result.status)),
+                     calls=int(result.provider_calls)))
         widgets.offline_banner(result.results)
         widgets.table(widgets.results_frame(evaluation.in_dataset_order(result.results, samples), by="row"),
                      hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
@@ -111,7 +112,7 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
                                        placeholder=f"{task}-v2", label_visibility="collapsed")
     if save_col.button(t("steps.save"), key="prompts.step_save", disabled=template is None):
         saved = versions_store.save_template(template, version_name or None)  # type: ignore[arg-type]
-        st.toast(t("steps.saved", label=saved.label))
+        st.toast(t("steps.saved", label=md_escape(saved.label)))
     versions = versions_store.versions("template", subject=name)
     if versions:
         labels = {v.id: f"{v.label} · {v.created_at_iso}" for v in versions}

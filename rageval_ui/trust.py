@@ -18,22 +18,26 @@ import streamlit as st
 
 from rageval_core.analysis.trust import run_report as trust_report
 from rageval_core.store.runs import Store
-from rageval_core.analysis.trust import label_next
 from rageval_core.analysis.trust.labels import LABEL_COLUMNS
 from rageval_core.analysis.trust.ranking import LabelCandidate
-from rageval_core.analysis.trust.report import TrustReport, scores_by
+from rageval_core.analysis.trust.report import TrustReport
 from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.core.types import Sample
 from rageval_core.offline.limits import limits_text
 from rageval_ui import nav, state
+from rageval_ui.safe_text import md_escape
 from rageval_ui.i18n import core, lang, t
 from rageval_ui.runs import RunView
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label
 
 LABEL_FIELDS = (*LABEL_COLUMNS, "human_labels")
 SUBSET_SEED = 0  # the seeded subset of rows that keep their labels when "only k rows labelled" is on
-CELLS = (("tp", "score pass · people pass"), ("fn", "score fail · people pass"),
-         ("fp", "score pass · people fail"), ("tn", "score fail · people fail"))
+CELLS = ("tp", "fn", "fp", "tn")  # score pass · people pass, score fail · people pass, then the two "people fail"
+
+
+def _cell_titles() -> dict[str, str]:
+    """The confusion grid's cell names in the UI language (literal keys, so the catalogue check sees them)."""
+    return {"tp": t("trust.cell.tp"), "fn": t("trust.cell.fn"), "fp": t("trust.cell.fp"), "tn": t("trust.cell.tn")}
 
 
 # ----------------------------------------------------------------------------------------- labels in use
@@ -94,7 +98,8 @@ def _signature(view: RunView, run_store: Store, keep: int | None, show_test: boo
     stored = run_store.labels(view.info.dataset_hash or "")
     named = [run_store.annotator_labels(view.info.dataset_hash or ""),
              sorted(annotations.settlements(run_store, view.info.dataset_hash or ""))]
-    split = current_split(run_store, view.info.dataset_hash) if view.info.dataset_hash else None
+    split = current_split(run_store, view.info.dataset_hash, dataset_name=view.info.dataset_name,
+                          row_ids=view.sample_ids()) if view.info.dataset_hash else None
     dealt = None if split is None else [split.seed, split.fractions, sorted(split.assignment.items()), split.test_looks]
     return json.dumps(
         [view.run_id, view.info.status, len(view.frame), view.info.dataset_hash, keep, sorted(view.samples), stored,
@@ -119,16 +124,14 @@ def report(view: RunView, run_store: Store, keep: int | None, show_test: bool = 
 
 
 def next_to_label(view: RunView, run_store: Store, keep: int | None, *, skip: str | None = None) -> LabelCandidate | None:
-    """The first (row, criterion) of the core's label-next ranking for this run, other than row ``skip``.
+    """The first (row, criterion) of the core's label-next ranking for this run, other than row ``skip`` (never a
+    row of the split's test set, never one already labelled).
 
-    Only the ranking is needed here, so it calls ``label_next`` on the merged labels rather than building
-    the whole report (bootstrap intervals included)."""
+    Only the ranking is needed here, so it calls ``label_next_for_run`` rather than building the whole report
+    (bootstrap intervals included)."""
     samples = labelled_samples(run_samples(view), keep) if view.samples else None
-    labels = trust_report.merged_labels(samples, run_store.labels(view.info.dataset_hash or ""))
-    rows = set(view.sample_ids())
-    labelled = {rid: crits for rid, crits in labels.by_row().items() if rid in rows}
-    ranked = label_next(scores_by(view.results), labelled)
-    return next((c for c in ranked if c.row_id != skip and c.row_id in rows), None)
+    ranked = trust_report.label_next_for_run(run_store, view.info, samples, view.results, view.sample_ids())
+    return next((c for c in ranked if c.row_id != skip), None)
 
 
 def open_in_inspect(run_id: str, row_id: str) -> None:
@@ -240,13 +243,14 @@ def confusion_grid(agreement: Any, run_id: str, key: str) -> None:
     """A 2 × 2 grid (score pass/fail × people pass/fail); each cell lists its rows as buttons that open
     the row in Inspect."""
     matrix = agreement.confusion
-    st.markdown(t("trust.matrix", criterion=metric_label(agreement.metric), method=agreement.method,
+    st.markdown(t("trust.matrix", criterion=md_escape(metric_label(agreement.metric)), method=md_escape(agreement.method),
                   threshold=f"{matrix.threshold:g}"))
+    titles = _cell_titles()
     for pair in (CELLS[:2], CELLS[2:]):
         cols = st.columns(2)
-        for col, (cell, title) in zip(cols, pair):
+        for col, cell in zip(cols, pair):
             ids = list(getattr(matrix, cell))
-            with col.popover(f"{title}: {len(ids)}", width="stretch", disabled=not ids):
+            with col.popover(f"{titles[cell]}: {len(ids)}", width="stretch", disabled=not ids):
                 for rid in ids:
-                    if st.button(t("compare.inspect", row=rid), key=f"{key}.{cell}.{rid}"):
+                    if st.button(t("compare.inspect", row=md_escape(rid)), key=f"{key}.{cell}.{rid}"):
                         open_in_inspect(run_id, rid)

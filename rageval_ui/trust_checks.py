@@ -33,7 +33,7 @@ from rageval_ui.trust import run_samples
 from rageval_ui.i18n import core, t
 from rageval_ui.errors import unexpected_error
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
-from rageval_ui.safe_text import md_escape
+from rageval_ui.safe_text import md_code, md_escape
 
 REPEATS_CLI = "python -m rageval_core trust DATA --repeats 3"
 PROBES_CLI = "python -m rageval_core trust RUN_ID --probes all"
@@ -84,13 +84,14 @@ def stability_panel(view: RunView, run_store: Store) -> None:
     st.subheader(t("stability.heading"))
     repeats = int((view.info.settings or {}).get("repeats", 1))
     if repeats < 2:
-        st.info(t("stability.once", cli=REPEATS_CLI))
+        st.info(t("stability.once", cli=md_code(REPEATS_CLI)))
         if st.button(t("stability.set_repeats"), key="trust.repeats"):
             st.session_state[state.EVALUATE_REPEATS] = 3
             st.switch_page(nav.EVALUATE.path)
         return
     report = _stability(str(run_store.path), view.run_id, len(view.frame))
-    st.caption(t("stability.caption", n=report["repeats"], threshold=f"{report['threshold']:g}", note=core(report["note"])))
+    st.caption(t("stability.caption", n=int(report["repeats"]), threshold=f"{report['threshold']:g}",
+                 note=md_escape(core(report["note"]))))
     table(stability_frame(report), hide_index=True, width="stretch")
     moving = unstable_rows_frame(report)
     if moving.empty:
@@ -224,15 +225,15 @@ def probes_panel(view: RunView, run_store: Store) -> None:
     if report is not None:
         flagged = report.get("flagged") or []
         (st.warning if flagged else st.success)(
-            t("probes.flagged", names=", ".join(flagged)) if flagged else t("probes.none_flagged"))
+            t("probes.flagged", names=md_escape(", ".join(flagged))) if flagged else t("probes.none_flagged"))
         if report.get("note"):
-            st.caption(core(report["note"]))
+            st.caption(md_escape(core(report["note"])))
         table(probes_frame(report), hide_index=True, width="stretch")
         with st.expander(t("probes.notes")):
             for note in probe_notes(report):
                 st.markdown(md_escape(note))
     else:
-        st.info(t("probes.none_yet", cli=PROBES_CLI))
+        st.info(t("probes.none_yet", cli=md_code(PROBES_CLI)))
     _probe_controls(view, run_store, rerun=report is not None)
 
 
@@ -240,10 +241,10 @@ def _probe_controls(view: RunView, run_store: Store, *, rerun: bool) -> None:
     scorers, left_out = scorers_of_run(view.info.scorers, (view.info.settings or {}).get("options"))
     chosen = st.multiselect(t("probes.heading"), list(PROBES), default=list(PROBES), key="trust.probes")
     if left_out:
-        st.caption(t("probes.left_out", names=", ".join(left_out)))
+        st.caption(t("probes.left_out", names=md_escape(", ".join(left_out))))
     problems = sidebar.config_problems()
     if view.info.provider != sidebar.current_config().provider:
-        st.caption(t("probes.other_provider", judge=sidebar.provider_label(), provider=view.info.provider))
+        st.caption(t("probes.other_provider", judge=sidebar.provider_label(), provider=md_escape(view.info.provider)))
     if st.button(t("probes.rerun") if rerun else t("probes.run"), key="trust.run_probes",
                  disabled=not chosen or not scorers or not view.samples or bool(problems)):
         st.session_state[state.PROBE_JOB] = start_probes(view, chosen, sidebar.current_config(), str(run_store.path))
@@ -259,6 +260,7 @@ def _probe_progress() -> None:
         return
     if job.running:
         share = job.done_tasks / job.total_tasks if job.total_tasks else 0.0
-        st.progress(share, text=t("probes.progress", probe=job.current or "…", done=job.done_tasks, total=job.total_tasks))
+        st.progress(share, text=t("probes.progress", probe=md_escape(job.current or "…"), done=int(job.done_tasks),
+                                         total=int(job.total_tasks)))
         return
     st.rerun(scope="app")

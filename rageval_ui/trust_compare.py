@@ -14,6 +14,7 @@ from rageval_core.core.types import Sample
 from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
+from rageval_ui.safe_text import md_escape
 from rageval_ui.trust import run_samples
 from rageval_ui.widgets import UNSCORED, metric_label, table
 
@@ -34,17 +35,20 @@ def _cached(signature: str, store_path: str, run_a: str, run_b: str, _a: list[Sa
 
 def comparison_frame(comparison: RunsComparison) -> pd.DataFrame:
     return pd.DataFrame(
-        [{"criterion": metric_label(c.metric), "method": c.method, "rows": c.n_shared, "labelled in both": c.n_labelled,
+        [{"criterion": metric_label(c.metric), "method": c.method, "judge": comparison.judge_of(c.method),
+          "rows": c.n_shared, "labelled in both": c.n_labelled,
           "judge only": fmt_diff(c.judge_only), "labels only": fmt_diff(c.labels_only), "corrected": fmt_diff(c.corrected),
-          "judge vs corrected": t("compare.corrected.disagree") if c.disagree else t("compare.corrected.agree")}
+          "judge vs corrected": t("compare.corrected.disagree") if c.disagree else t("compare.corrected.agree")
+          if c.judge_only.value is not None and c.corrected.value is not None else UNSCORED}
          for c in comparison.comparisons],
-        columns=["criterion", "method", "rows", "labelled in both", "judge only", "labels only", "corrected",
+        columns=["criterion", "method", "judge", "rows", "labelled in both", "judge only", "labels only", "corrected",
                  "judge vs corrected"],
     )
 
 
 def corrected_panel(view_a: RunView, view_b: RunView, store: Store) -> None:
-    """Run A − run B per criterion × method: judge-only, labels-only and corrected, with 95% intervals."""
+    """Run B − run A per criterion × method: judge-only, labels-only and corrected, with 95% intervals, each
+    method's judges named; what the runs could not be compared on is said."""
     st.markdown(t("compare.corrected.heading"))
     samples_a = run_samples(view_a) or None
     samples_b = run_samples(view_b) or None
@@ -52,6 +56,8 @@ def corrected_panel(view_a: RunView, view_b: RunView, store: Store) -> None:
                             store.labels(view_a.info.dataset_hash or ""), store.labels(view_b.info.dataset_hash or "")],
                            sort_keys=True, default=str)
     comparison = _cached(signature, str(store.path), view_a.run_id, view_b.run_id, samples_a, samples_b)
+    for note in comparison.notes:
+        st.caption(md_escape(core(note)))
     if not any(c.n_labelled for c in comparison.comparisons):
         st.caption(t("compare.corrected.no_labels"))
         return
@@ -59,4 +65,4 @@ def corrected_panel(view_a: RunView, view_b: RunView, store: Store) -> None:
     table(comparison_frame(comparison), hide_index=True, width="stretch")
     for c in comparison.comparisons:
         for note in c.notes:
-            (st.warning if c.disagree else st.caption)(f"{metric_label(c.metric)} · {c.method}: {core(note)}")
+            (st.warning if c.disagree else st.caption)(md_escape(f"{metric_label(c.metric)} · {c.method}: {core(note)}"))

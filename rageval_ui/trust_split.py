@@ -21,6 +21,7 @@ from rageval_core.store import label_splits
 from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
+from rageval_ui.safe_text import md_escape
 from rageval_ui.trust import agreement_frame, calibration_frame, run_samples
 from rageval_ui.widgets import metric_label, table
 
@@ -54,22 +55,23 @@ def split_panel(view: RunView, store: Store) -> bool:
     if not digest:
         st.caption(t("split.no_hash"))
         return False
-    state = current_split(store, digest)
+    state = current_split(store, digest, dataset_name=view.info.dataset_name, row_ids=view.sample_ids())
     if state is None:
         st.caption(t("split.none"))
         _deal_form(view, store, redeal=False)
         return False
-    st.caption(t("split.caption", seed=state.seed, fractions=", ".join(f"{k} {v:g}" for k, v in state.fractions.items())))
+    st.caption(t("split.caption", seed=int(state.seed),
+                 fractions=md_escape(", ".join(f"{k} {v:g}" for k, v in state.fractions.items()))))
     with st.expander(t("split.redeal_heading")):
         _deal_form(view, store, redeal=True)
     opened = _opened()
     if opened.get(digest):
-        st.warning(t("split.test_open", looks=state.test_looks))
+        st.warning(t("split.test_open", looks=int(state.test_looks)))
         if st.button(t("split.hide_test"), key="trust.split.hide"):
             opened.pop(digest, None)
             st.rerun()
         return True
-    st.info(t("split.test_closed", looks=state.test_looks))
+    st.info(t("split.test_closed", looks=int(state.test_looks)))
     if st.button(t("split.open_test"), key="trust.split.open"):
         label_splits.record_test_look(store, digest, "trust page")
         opened[digest] = True
@@ -96,7 +98,7 @@ def split_tables(rep: TrustReport) -> None:
         table(agreement_frame(rep.split.agreement[name]), hide_index=True, width="stretch")
     if TEST not in shown:
         for note in rep.split.notes:
-            st.caption(core(note))
+            st.caption(md_escape(core(note)))
     if rep.calibration:
         st.markdown(t("split.calibration"))
         st.caption(t("split.calibration_help", default=f"{rep.threshold:g}"))

@@ -26,6 +26,7 @@ from rageval_core.core.errors import RagevalError
 from rageval_ui import data, sidebar, state, widgets
 from rageval_ui.i18n import core, t
 from rageval_ui.trust import fmt_ci
+from rageval_ui.safe_text import md_escape
 
 RESULT = "prompts.versus_result"
 AGAINST = "prompts.versus_against"
@@ -61,16 +62,17 @@ def _offer_demo(ws: data.Workset, load: Callable[[Rubric], None]) -> None:
     if rec is None or ws.content_hash != rec.dataset_hash:
         return
     if state.get(state.PROVIDER) == "replay" and (state.get(state.REPLAY_LOG) or "") == rec.log:
-        st.caption(t("versus.demo_label", model=rec.model, date=rec.recorded_on, server=rec.server, n=len(rec.rows)))
+        st.caption(t("versus.demo_label", model=md_escape(rec.model), date=md_escape(rec.recorded_on), server=md_escape(rec.server),
+                     n=len(rec.rows)))
         return
-    st.button(t("versus.demo", model=rec.model, date=rec.recorded_on), key="prompts.versus_demo", on_click=_use_demo,
+    st.button(t("versus.demo", model=md_escape(rec.model), date=md_escape(rec.recorded_on)), key="prompts.versus_demo", on_click=_use_demo,
               args=(rec, load), help=t("versus.demo_help"), type="primary")
 
 
 def _few_shot(ws: data.Workset, rubric: Rubric, labels: dict, assignment: dict, set_examples: Callable[[list], None]) -> None:
     st.markdown(t("versus.shots_heading"))
     current = few_shot.examples_of(rubric)
-    st.caption(t("versus.shots_now", rows=", ".join(e.row_id for e in current)) if current else t("versus.shots_none"))
+    st.caption(t("versus.shots_now", rows=md_escape(", ".join(e.row_id for e in current))) if current else t("versus.shots_none"))
     passes, fails, add, drop = st.columns([1, 1, 2, 2])
     n_pass = passes.number_input(t("versus.shots_pass"), 0, 4, 1, key=PASSES)
     n_fail = fails.number_input(t("versus.shots_fail"), 0, 4, 1, key=FAILS)
@@ -112,14 +114,15 @@ def report_frame(rep: VersusReport, criterion: str) -> pd.DataFrame:
 
 def _show(result) -> None:
     rep: VersusReport = result.report
-    calls = ", ".join(t("versus.calls", version=label, calls=r.provider_calls, cached=r.cache_hits) for label, r in result.runs.items())
-    st.caption(t("versus.done", n=len(result.rows), threshold=rep.threshold, calls=calls))
+    calls = ", ".join(t("versus.calls", version=md_escape(label), calls=int(r.provider_calls), cached=int(r.cache_hits))
+                      for label, r in result.runs.items())
+    st.caption(t("versus.done", n=len(result.rows), threshold=f"{rep.threshold:g}", calls=calls))
     for criterion in dict.fromkeys(d.criterion for d in rep.differences):
-        st.markdown(f"**{widgets.metric_label(criterion)}**")
+        st.markdown(f"**{md_escape(widgets.metric_label(criterion))}**")
         widgets.table(report_frame(rep, criterion), hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
-    st.caption(t("versus.legend", old=rep.old, new=rep.new, iterations=rep.iterations))
+    st.caption(t("versus.legend", old=md_escape(rep.old), new=md_escape(rep.new), iterations=rep.iterations))
     for note in [*result.notes, *rep.notes]:
-        st.info(core(note), icon="ℹ️")
+        st.info(md_escape(core(note)), icon="ℹ️")
 
 
 def render(ws: data.Workset, rubric: Rubric | None, template_text: str | None, language: str, versions_store: RubricStore,
@@ -133,10 +136,10 @@ def render(ws: data.Workset, rubric: Rubric | None, template_text: str | None, l
     if not labels.labels:
         st.info(t("versus.no_labels"))
         return
-    split = dataset_split(run_store, ws.content_hash or "", ws.samples, labels)
+    split = dataset_split(run_store, ws.content_hash or "", ws.samples, labels, ws.name)
     counts = split.counts()
-    st.caption(t("versus.split", seed=split.seed, counts=" · ".join(f"{s} {counts.get(s, 0)}" for s in SPLITS),
-                 looks=split.test_looks))
+    st.caption(t("versus.split", seed=split.seed, counts=md_escape(" · ".join(f"{s} {counts.get(s, 0)}" for s in SPLITS)),
+                 looks=int(split.test_looks)))
     if rubric is None:
         return
     by_criterion = {c: labels.for_criterion(c) for c in labels.criteria()}

@@ -16,7 +16,7 @@ from rageval_core.core.types import Unscored
 from rageval_core.offline.limits import limits_text
 from rageval_ui import data
 from rageval_ui.i18n import core, header, headers, lang, t, t_opt
-from rageval_ui.safe_text import md_escape  # noqa: F401 - re-exported: pages call widgets.md_escape
+from rageval_ui.safe_text import md_code, md_escape  # noqa: F401 - re-exported: pages call widgets.md_escape / md_code
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -215,7 +215,7 @@ def offline_banner_of(frame: pd.DataFrame) -> None:
 def _offline_banner(offline: int, total: int) -> None:
     if offline:
         head = t("offline.banner") if offline == total else t("offline.banner_some", n=offline, total=total)
-        st.info(f"{head}\n\n{limits_text(lang())}", icon="🧮")
+        st.info(f"{head}\n\n{md_escape(limits_text(lang()))}", icon="🧮")
 
 
 def source_tag(result: Any) -> str:
@@ -277,10 +277,10 @@ def prompt_cache_note(est: Any) -> str | None:
     if rule is None:
         return None
     if est.cached_input_tokens == 0:
-        return t("evaluate.prompt_cache_none", rule=rule.label, min=f"{rule.min_tokens:,}")
+        return t("evaluate.prompt_cache_none", rule=md_escape(rule.label), min=f"{rule.min_tokens:,}")
     saving, cost = est.cache_saving_usd, est.cost_usd
     after = None if saving is None or cost is None else cost - saving
-    return t("evaluate.prompt_cache", rule=rule.label, min=f"{rule.min_tokens:,}", cached=f"{est.cached_input_tokens:,}",
+    return t("evaluate.prompt_cache", rule=md_escape(rule.label), min=f"{rule.min_tokens:,}", cached=f"{est.cached_input_tokens:,}",
              total=f"{est.input_tokens:,}", share=f"{est.cached_input_tokens / max(1, est.input_tokens):.0%}",
              saving=fmt_cost(saving), after=fmt_cost(after), cost=fmt_cost(cost))
 
@@ -338,9 +338,10 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
 
 def run_outcome(result: Any) -> str:
     """One line on a finished ``run.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
-    verdict = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}.get(result.status, result.status)
-    return t("outcome.line", run=result.run_id, verdict=verdict, done=result.done_tasks, total=result.total_tasks,
-             calls=result.provider_calls, cached=result.cache_hits, cost=fmt_cost(result.cost_usd), wall=f"{result.wall_s:.1f}")
+    verdicts = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}
+    verdict = verdicts[result.status] if result.status in verdicts else md_escape(result.status)
+    return t("outcome.line", run=md_escape(result.run_id), verdict=verdict, done=int(result.done_tasks),
+             total=int(result.total_tasks), calls=int(result.provider_calls), cached=int(result.cache_hits), cost=fmt_cost(result.cost_usd), wall=f"{result.wall_s:.1f}")
 
 
 def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame:

@@ -34,7 +34,7 @@ from rageval_core.rag.your_rag import (
 from rageval_core.rag.your_rag.mapping import mapping_from_dict
 from rageval_ui import data, state, widgets
 from rageval_ui.i18n import t
-from rageval_ui.safe_text import md_escape
+from rageval_ui.safe_text import md_code, md_escape
 from rageval_core.core.errors import ConfigError
 
 ENDPOINT, CALLABLE = "endpoint", "callable"  # the kind radio's values; ``_kind_label`` names them
@@ -160,7 +160,7 @@ def render(items: Sequence[TestItem], name: str) -> None:
             status = {}
         if status:
             st.caption(t("yr.environment", status=", ".join(
-                f"`${n}` {t('yr.env_set') if ok else t('yr.env_not_set')}" for n, ok in status.items())))
+                f"{md_code('$' + n)} {t('yr.env_set') if ok else t('yr.env_not_set')}" for n, ok in status.items())))
 
     st.markdown(t("yr.try_heading"))
     question = st.text_input(t("yr.question"), items[0].question if items else "", key="testset.yr.question")
@@ -185,7 +185,7 @@ def render(items: Sequence[TestItem], name: str) -> None:
         llm = system_stack(system, cfg)
         st.session_state[RUN] = answer_with_system(
             items, llm, system.descriptor, concurrency=4,
-            progress=lambda done, total: bar.progress(done / total, text=t("testset.answered", done=done, total=total)))
+            progress=lambda done, total: bar.progress(done / total, text=t("testset.answered", done=int(done), total=int(total))))
         bar.empty()
     run: SystemRun | None = st.session_state.get(RUN)
     if run is None:

@@ -1,24 +1,25 @@
 """``annotate RUN_ID``: the annotation queue from the command line. With no action it prints each annotator's
 progress; ``--hand-out`` picks rows (label next, a category filter or a seeded random sample) and deals them to
 the named annotators, two per row by default; ``--import FILE`` stores a labels file naming its annotators;
-``--settle ROW CRITERION 0|1`` settles a disagreement. Exit 0, or 2 on bad input."""
+``--settle ROW CRITERION 0|1`` settles a disagreement. Exit 0, or 2 on bad input (a labels file with a value that
+is not a label, a column mixing 0/1 with 2-5, no row of the run or no annotator: each named on stderr)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from rageval_core.cli.common import EXIT_OK, UsageError, echo, find_run, open_store, table
+from rageval_core.cli.common import EXIT_OK, UsageError, echo, err, find_run, open_store, table
 
 
 def _ranked(store: Any, info: Any) -> list[str]:
-    """Row ids in the label-next order (most informative first), from the run's scores and its labels."""
-    from rageval_core.analysis.trust import label_next
-    from rageval_core.analysis.trust.report import scores_by
-    from rageval_core.analysis.trust.run_report import dataset_of_run, merged_labels
+    """Row ids in the label-next order (most informative first), from the run's scores and its labels; never a row
+    already labelled nor one of the split's test set."""
+    from rageval_core.analysis.trust.run_report import dataset_of_run, label_next_for_run
 
-    labels = merged_labels(dataset_of_run(info), store.labels(info.dataset_hash or ""))
-    return list(dict.fromkeys(c.row_id for c in label_next(scores_by(store.results(info.id)), labels.by_row())))
+    rows = [r.sample_id for r in store.rows(info.id) if r.valid]
+    ranked = label_next_for_run(store, info, dataset_of_run(info), store.results(info.id), rows)
+    return list(dict.fromkeys(c.row_id for c in ranked))
 
 
 def _hand_out(args: argparse.Namespace, store: Any, info: Any) -> None:
@@ -40,18 +41,22 @@ def _hand_out(args: argparse.Namespace, store: Any, info: Any) -> None:
 
 
 def _import(args: argparse.Namespace, store: Any, info: Any) -> None:
-    from rageval_core.analysis.trust.labels import FILE, dataset_labels
+    """Store a labels file's named labels; refuse the file (exit 2) for values that are not labels (unless
+    --skip-bad-labels), a column mixing 0/1 with 2-5, no row of this run or no annotator; name everything left out."""
+    from rageval_core.analysis.trust.label_import import plan_import
     from rageval_core.analysis.trust.run_report import read_label_rows
     from rageval_core.store import annotations
 
-    rows = {r.sample_id for r in store.rows(info.id)}
-    named = [(x.row_id, x.criterion, x.annotator, x.value) for x in dataset_labels(read_label_rows(args.import_file), source=FILE)
-             if x.annotator and x.row_id in rows]
-    if not named:
-        raise UsageError(f"--import {args.import_file}: no label names an annotator for this run's rows "
-                         "(an annotator column, or label_x@name columns)")
-    annotations.import_labels(store, info.dataset_hash or "", named)
-    echo(f"imported {len(named)} label(s) from {len({n[2] for n in named})} annotator(s)")
+    plan = plan_import(read_label_rows(args.import_file), {r.sample_id for r in store.rows(info.id)}, info.id)
+    refusal = plan.refusal(skip_bad=args.skip_bad_labels)
+    if refusal:
+        for line in refusal[:-1]:
+            err(f"--import {args.import_file}: {line}")
+        raise UsageError(f"--import {args.import_file}: {refusal[-1]}")
+    for line in plan.warnings():
+        err(f"--import {args.import_file}: {line}")
+    annotations.import_labels(store, info.dataset_hash or "", plan.named)
+    echo(f"imported {len(plan.named)} label(s) from {plan.people()} annotator(s)")
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:
@@ -95,7 +100,11 @@ def add_command(sub: Any) -> None:
     p.add_argument("--criteria", default="faithfulness", help="comma-separated criteria to label (default faithfulness)")
     p.add_argument("--category", action="append", help="with --mode filter: only rows of this category (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed of --mode random (default 0)")
-    p.add_argument("--import", dest="import_file", metavar="FILE", help="store a labels file naming its annotators")
+    p.add_argument("--import", dest="import_file", metavar="FILE",
+                   help="store a labels file naming its annotators; a value that is not a label (0/1, true/false, "
+                        "pass/fail, or a whole column on the 1-5 scale) refuses the file, naming each row")
+    p.add_argument("--skip-bad-labels", action="store_true",
+                   help="with --import: skip the rows whose values are not labels (each named on stderr) instead")
     p.add_argument("--settle", nargs=3, metavar=("ROW", "CRITERION", "LABEL"), help="settle a disagreement as 0 or 1")
     p.add_argument("--by", help="who settles (with --settle)")
     p.set_defaults(func=cmd_annotate)

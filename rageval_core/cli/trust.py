@@ -250,7 +250,8 @@ def diff(d: Any) -> str:
 
 
 def print_comparison(ctx: TrustContext) -> None:
-    """``--against RUN_B``: run A − run B, judge-only, labels-only and corrected, paired by row."""
+    """``--against RUN_B``: run B − run A, judge-only, labels-only and corrected, paired by row, each method's judges
+    named; what could not be compared (no shared metric × method, no shared row, one-sided results) is said."""
     if not getattr(ctx.args, "against", None):
         return
     from rageval_core.analysis.trust.compare_run import compare_runs
@@ -258,15 +259,26 @@ def print_comparison(ctx: TrustContext) -> None:
     other = find_run(ctx.store, ctx.args.against).id
     comparison = compare_runs(ctx.store, ctx.run_id, other, samples_a=ctx.samples)
     ctx.report.comparison = comparison
-    echo(f"\nrun {ctx.run_id} − run {other}, paired by row (95% intervals; * = excludes 0):")
-    echo(table(
-        ["metric", "method", "rows", "labelled", "judge only", "labels only", "corrected", "judge vs corrected"],
-        [[c.metric, c.method, c.n_shared, c.n_labelled, diff(c.judge_only), diff(c.labels_only), diff(c.corrected),
-          "DISAGREE" if c.disagree else "agree"] for c in comparison.comparisons],
-    ))
+    echo(f"\nrun B {other} − run A {ctx.run_id}, paired by row (positive: B scores higher; 95% intervals; "
+         "* = excludes 0):")
+    if comparison.comparisons:
+        echo(table(
+            ["metric", "method", "judge", "rows", "labelled", "judge only", "labels only", "corrected", "judge vs corrected"],
+            [[c.metric, c.method, comparison.judge_of(c.method), c.n_shared, c.n_labelled, diff(c.judge_only),
+              diff(c.labels_only), diff(c.corrected), _verdict(c)] for c in comparison.comparisons],
+        ))
+    for note in comparison.notes:
+        echo(f"  {note}")
     for c in comparison.comparisons:
         for note in c.notes:
             echo(f"  {c.metric} {c.method}: {note}")
+
+
+def _verdict(c: Any) -> str:
+    """DISAGREE / agree, or "-" where there is nothing to agree on (no shared row scored, no row labelled in both)."""
+    if c.disagree:
+        return "DISAGREE"
+    return "agree" if c.judge_only.value is not None and c.corrected.value is not None else "-"
 
 
 def print_offline_limits(ctx: TrustContext) -> None:
@@ -297,6 +309,16 @@ def _default_metrics(samples: list[Any], labels_file: str | None) -> list[str]:
     return chosen or ["faithfulness", "answer_relevancy"]
 
 
+def _say_label_values(path: str) -> None:
+    """The labels file's values that are not labels, and its columns on neither scale: they give no label, so the
+    report is read without them; said on stderr rather than read as 0 (issue 36)."""
+    from rageval_core.analysis.trust.label_values import FILE, read_labels
+    from rageval_core.analysis.trust.run_report import read_label_rows
+
+    for line in read_labels(read_label_rows(path), source=FILE).messages():
+        err(f"--labels {path}: {line}; not used")
+
+
 def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
     """Evaluate the dataset file (the evaluate command's code) and return the run id and its samples."""
     from rageval_core.cli.evaluate_run import load_rows, run_scorers, scorers_from_args, spec_from_args
@@ -322,6 +344,8 @@ def cmd_trust(args: argparse.Namespace) -> int:
 
     if args.labels and not Path(args.labels).is_file():
         raise UsageError(f"--labels {args.labels!r}: no such file")
+    if args.labels:
+        _say_label_values(args.labels)
     try:
         split = parse_split(args.split) if args.split else None
     except ValueError as exc:
@@ -366,7 +390,8 @@ def add_command(sub: Any) -> None:
         "passes corrected by the labels, and the rows to label next. Labels: the dataset's label_* columns, --labels, "
         "and the inspector's 👍 / 👎. --split deals the labels into train / dev / test (test hidden until --show-test, "
         "each look counted) and calibrates each pass threshold on dev; --against compares two runs with the "
-        "difference corrected by the labels. Exit 0 done, 1 a --fail-under missed, 2 bad input.",
+        "difference corrected by the labels, as run B − run A (positive: B scores higher), the sign Compare uses. "
+        "Exit 0 done, 1 a --fail-under missed, 2 bad input.",
     )
     p.add_argument("target", metavar="RUN_ID|DATA", help="a run id (or unique prefix) or a dataset file to evaluate first")
     p.add_argument("--labels", help="labels file: a dataset or rows with id and label_* columns (JSON, JSONL, CSV)")
@@ -378,7 +403,9 @@ def add_command(sub: Any) -> None:
                    help="deal the labelled rows into train / dev / test (stratified by label and category, stored with "
                    "the labels; a split stored earlier is used without this flag), e.g. train=0.2,dev=0.4,test=0.4")
     p.add_argument("--against", metavar="RUN_B",
-                   help="compare with another run on the same rows: judge-only, labels-only and corrected difference")
+                   help="compare with another run on the same rows: judge-only, labels-only and corrected difference, "
+                   "each run B − run A (positive: B scores higher), for every metric x method both runs scored, "
+                   "each side's judge named")
     p.add_argument("--fail-under", action="append", metavar="METRIC=SHARE",
                    help="exit 1 when the share of rows passing (score >= the threshold in use: calibrated on dev where "
                    "a split exists, else --threshold) is below SHARE; faithfulness=0.8 or judge:rubric5:faithfulness=0.8")

@@ -67,10 +67,12 @@ def _criteria_labels(labels: HumanLabels) -> dict[str, dict[str, int]]:
     return {c: labels.for_criterion(c) for c in labels.criteria()}
 
 
-def dataset_split(store: Store, dataset_hash: str, samples: Sequence[Sample], labels: HumanLabels) -> SplitState:
-    """The dataset's split over its labelled rows: the stored one (extended to new rows), else dealt now with the
-    default fractions and seed, as ``trust --split`` deals it, so every page and command sees the same dev rows."""
-    stored = current_split(store, dataset_hash)
+def dataset_split(store: Store, dataset_hash: str, samples: Sequence[Sample], labels: HumanLabels,
+                  dataset_name: str | None = None) -> SplitState:
+    """The dataset's split over its labelled rows: the stored one (extended to new rows; an edited version of a
+    dataset of that name keeps its previous version's split and looks), else dealt now with the default fractions
+    and seed, as ``trust --split`` deals it, so every page and command sees the same dev rows."""
+    stored = current_split(store, dataset_hash, dataset_name=dataset_name, row_ids=[s.id for s in samples])
     fractions, seed = (stored.fractions, stored.seed) if stored is not None else (None, 0)
     labelled = set(labels.by_row())
     ids = [s.id for s in samples if s.id in labelled]

@@ -72,22 +72,42 @@ def row_scores(results: Iterable[MetricResult], threshold: Threshold) -> list[Ro
             if r.metric == threshold.metric and result_method(r) == threshold.method]
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One threshold checked: the mean over scored rows, how many, and whether it passed (the session summary)."""
+
+    threshold: Threshold
+    mode: str
+    mean: float | None
+    scored: int
+    passed: bool
+
+
+def _check_one(results: Sequence[MetricResult], t: Threshold, mode: str) -> tuple[Outcome, ThresholdFailure | None]:
+    rows = row_scores(results, t)
+    scored = [r for r in rows if r.value is not None]
+    unscored = [r for r in rows if r.value is None]
+    mean = sum(r.value for r in scored) / len(scored) if scored else None  # type: ignore[misc]
+    below = sorted((r for r in scored if r.value < t.minimum - 1e-12), key=lambda r: (r.value, r.row_id))  # type: ignore[operator]
+    missed = mean is None or (mean < t.minimum - 1e-12 if mode == "mean" else bool(below or unscored))
+    failure = ThresholdFailure(t, mode, mean, len(scored), below, unscored if mode == "each" or not scored else []) \
+        if missed else None
+    return Outcome(t, mode, mean, len(scored), not missed), failure
+
+
+def outcomes(results: Sequence[MetricResult], thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> list[Outcome]:
+    """Every threshold checked, passed or not (``check`` returns only the misses)."""
+    if mode not in MODES:
+        raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
+    return [_check_one(results, t, mode)[0] for t in as_thresholds(thresholds)]
+
+
 def check(results: Sequence[MetricResult], thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> list[ThresholdFailure]:
     """The thresholds missed (empty when all pass). ``mean``: the mean over scored rows must reach the bar;
     ``each``: every row must (an unscored row fails it)."""
     if mode not in MODES:
         raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
-    failures = []
-    for t in as_thresholds(thresholds):
-        rows = row_scores(results, t)
-        scored = [r for r in rows if r.value is not None]
-        unscored = [r for r in rows if r.value is None]
-        mean = sum(r.value for r in scored) / len(scored) if scored else None  # type: ignore[misc]
-        below = sorted((r for r in scored if r.value < t.minimum - 1e-12), key=lambda r: (r.value, r.row_id))  # type: ignore[operator]
-        missed = mean is None or (mean < t.minimum - 1e-12 if mode == "mean" else bool(below or unscored))
-        if missed:
-            failures.append(ThresholdFailure(t, mode, mean, len(scored), below, unscored if mode == "each" or not scored else []))
-    return failures
+    return [f for t in as_thresholds(thresholds) if (f := _check_one(results, t, mode)[1]) is not None]
 
 
 def assert_thresholds(results: Sequence[MetricResult], thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> None:

@@ -1,6 +1,7 @@
 """The judge a test suite scores with: chosen once (``--rageval-provider``, else ``RAGEVAL_PROVIDER``, else the
 provider whose key is in the environment), never silently: with nothing chosen the tests that need a judge
-are skipped with the reason. Scoring goes through the runner (cache, retries, call log) like the CLI's
+are skipped with the reason (failed when the session requires a judge); a provider name that does not exist, or a
+named provider that cannot run, fails them with the message. Scoring goes through the runner (cache, retries, call log) like the CLI's
 ``evaluate``; rows are dicts, ``Sample`` objects or a dataset file, validated the same way."""
 
 from __future__ import annotations
@@ -49,15 +50,43 @@ def choose(provider: str | None = None, model: str | None = None, base_url: str 
     return JudgeChoice(None)
 
 
-def unavailable(choice: JudgeChoice, environ: Mapping[str, str] | None = None) -> str | None:
-    """Why tests needing a judge cannot run (a skip reason), or ``None`` when they can."""
+NO_JUDGE = "no judge chosen"  # the one problem that is a skip (unless the session requires a judge)
+UNKNOWN = "unknown provider"
+CANNOT_RUN = "cannot run"
+
+
+@dataclass(frozen=True)
+class JudgeProblem:
+    """Why tests needing a judge cannot run: ``kind`` NO_JUDGE (nothing chosen: a skip on a laptop, a failure
+    when the session requires a judge), UNKNOWN (a name no provider has: a usage error, never a skip, or a typo
+    turns a CI gate green) or CANNOT_RUN (a named provider missing its key or settings: a failure)."""
+
+    kind: str
+    message: str
+
+    def is_skip(self, required: bool) -> bool:
+        return self.kind == NO_JUDGE and not required
+
+
+def problem(choice: JudgeChoice, environ: Mapping[str, str] | None = None) -> JudgeProblem | None:
+    """What keeps ``choice`` from judging, or ``None`` when it can."""
     from rageval_core.providers.config import ProviderConfig, check_config
+    from rageval_core.providers.registry import PROVIDERS
 
     if choice.provider is None:
-        return ("no judge chosen: pass --rageval-provider offline (the heuristic judge, no key), or set "
-                "GEMINI_API_KEY / OPENAI_API_KEY, or RAGEVAL_PROVIDER")
+        return JudgeProblem(NO_JUDGE, f"{NO_JUDGE}: pass --rageval-provider offline (the heuristic judge, no key), "
+                                      "or set GEMINI_API_KEY / OPENAI_API_KEY, or RAGEVAL_PROVIDER")
+    if choice.provider not in PROVIDERS:
+        return JudgeProblem(UNKNOWN, f"usage error: {choice.how} names provider {choice.provider!r}, which does not "
+                                     f"exist (known: {', '.join(PROVIDERS)})")
     problems = check_config(ProviderConfig(choice.provider, choice.model, choice.base_url), None if environ is None else dict(environ))
-    return f"judge {choice.label()} cannot run: " + " ".join(problems) if problems else None
+    return JudgeProblem(CANNOT_RUN, f"judge {choice.label()} {CANNOT_RUN}: " + " ".join(problems)) if problems else None
+
+
+def unavailable(choice: JudgeChoice, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why tests needing a judge cannot run, or ``None`` when they can (``problem``'s message)."""
+    found = problem(choice, environ)
+    return None if found is None else found.message
 
 
 def samples_of(rows: Any, name: str = "rows") -> tuple[list[Sample], str, str]:
@@ -82,6 +111,7 @@ class Scored:
 
     run_id: str
     results: list[MetricResult]
+    record: Any = None  # the session's ``summary.SessionRecord`` (the plugin's end-of-session table), if any
 
     def value(self, row_id: str, metric: str, method: str = DECOMPOSED) -> float | None:
         return next((r.value for r in self.results if r.sample_id == row_id and r.metric == metric and result_method(r) == method), None)
@@ -91,6 +121,8 @@ class Scored:
 
     def assert_thresholds(self, thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> "Scored":
         __tracebackhide__ = True
+        if self.record is not None:
+            self.record.asserted(self.run_id, self.results, thresholds, mode)
         assert_thresholds(self.results, thresholds, mode)
         return self
 
@@ -98,10 +130,12 @@ class Scored:
 class Judge:
     """Scores rows with the chosen provider; ``score`` then ``assert_thresholds``, or ``assert_scores`` in one go."""
 
-    def __init__(self, choice: JudgeChoice, store_path: str | Path | None = None, concurrency: int = 4) -> None:
+    def __init__(self, choice: JudgeChoice, store_path: str | Path | None = None, concurrency: int = 4,
+                 record: Any = None) -> None:
         self.choice = choice
         self.store_path = store_path
         self.concurrency = concurrency
+        self.record = record  # ``summary.SessionRecord``: every score and threshold, for the session's summary
 
     def score(self, rows: Any, metrics: Sequence[str] = ("faithfulness",), judges: Sequence[str] = (),
               name: str = "rows") -> Scored:
@@ -121,7 +155,9 @@ class Judge:
         spec = RunSpec(samples, scorers, provider=config, concurrency=self.concurrency, dataset_name=dataset_name,
                        dataset_digest=digest)
         done = build_and_run(spec, store)
-        return Scored(done.run_id, list(done.results))
+        if self.record is not None:
+            self.record.scored(done.run_id, list(done.results))
+        return Scored(done.run_id, list(done.results), self.record)
 
     def assert_scores(self, rows: Any, thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> Scored:
         """Score exactly what the thresholds name, then assert them (``mode``: ``mean`` or ``each`` row)."""

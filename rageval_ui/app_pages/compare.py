@@ -40,7 +40,7 @@ def per_category(view: runs.RunView, judge: str | None) -> None:
         # Built only while open (a collapsed expander's content is still computed and sent unless it tracks its state).
         with st.expander(t("compare.criterion_by_criterion"), key="compare.by_criterion", on_change="rerun") as box:
             for criterion in compare.shared_criteria(view.frame, DECOMPOSED, judge) if box.open else ():
-                st.markdown(f"**{widgets.metric_label(criterion)}**")
+                st.markdown(f"**{widgets.md_escape(widgets.metric_label(criterion))}**")
                 side = view.cached(f"side:{criterion}:{judge}", lambda c=criterion: runs.category_comparison(view, c, judge))
                 st.table(widgets.score_table(side, markdown=True))
     st.subheader(t("compare.bars"))
@@ -60,7 +60,7 @@ def _method_name(method: str) -> str:
 def row_by_row(view: runs.RunView, judge: str | None) -> None:
     """Decomposed vs the judge on each row: scatter, agreement, the rows they disagree on most, every row."""
     if judge and DECOMPOSED in view.methods() and judge in view.methods():
-        st.subheader(t("compare.row_by_row", judge=judge))
+        st.subheader(t("compare.row_by_row", judge=widgets.md_escape(judge)))
         if view.cached(f"heuristic:{judge}", lambda: compare.heuristic_only(view.frame, DECOMPOSED, judge)):
             st.warning(t("compare.heuristic_only"), icon="🧮")
             demo.offer("compare")
@@ -91,19 +91,22 @@ def disagreements(view: runs.RunView, judge: str) -> None:
         st.info(t("compare.none_both"))
         return
     st.markdown("\n".join(
-        "- " + t("compare.disagree_line", row=row.sample_id, criterion=widgets.metric_label(row.criterion),
+        "- " + t("compare.disagree_line", row=widgets.md_escape(row.sample_id),
+                 criterion=widgets.md_escape(widgets.metric_label(row.criterion)),
                  category=widgets.md_escape(f" {row.category}" if row.category else ""),
                  a=widgets.fmt_score(row.value_a), b=widgets.fmt_score(row.value_b), gap=f"{row.abs_diff:.3f}")
         + f"  \n  {widgets.md_escape(view.question_snippet(row.sample_id, 70))}"
         for row in worst.itertuples()
     ))
     st.pills(t("compare.inspect_pick"), list(dict.fromkeys(worst["sample_id"])), key=INSPECT_PICK,
-             format_func=lambda sid: t("compare.inspect", row=sid), on_change=_open_picked)
+             format_func=lambda sid: t("compare.inspect", row=widgets.md_escape(sid)), on_change=_open_picked)
 
 
 def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
-    """What changed from run A to a run B (by default A's latest sibling on the same dataset)."""
+    """What changed from run A to a run B (by default A's latest sibling on the same dataset); every difference
+    on the tab is B − A, said once under the heading."""
     st.subheader(t("compare.a_vs_b"))
+    st.caption(t("compare.sign"))
     if not [i for i in infos if i.id != full.run_id]:
         st.caption(t("compare.only_one_run"))
         return
@@ -132,7 +135,7 @@ def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
         else:
             st.caption(t("compare.same_setup"))
     changed = diff.changed
-    st.caption(t("compare.changed", n=len(changed), a=full.run_id, b=other))
+    st.caption(t("compare.changed", n=len(changed), a=widgets.md_escape(full.run_id), b=widgets.md_escape(other)))
     if not changed.empty:
         changed = changed.assign(metric=widgets.metric_labels(changed["metric"]))
         shown = changed[["sample_id", "category", "metric", "method", "method_b", "value_a", "value_b", "delta",
@@ -153,27 +156,28 @@ if full is None or full.frame.empty:
     st.stop()
 
 cost = compare.cost_frame(run_summary.method_costs(store, run_id, at=full.stamp))  # the stamp the run was read at
-st.caption(t("compare.judged_by", provider=full.info.provider, model=widgets.md_escape(full.info.model),
-             dataset=full.info.dataset_name or "?", hash=str(full.info.dataset_hash or "")[:12]))
+st.caption(t("compare.judged_by", provider=widgets.md_escape(full.info.provider), model=widgets.md_escape(full.info.model),
+             dataset=widgets.md_escape(full.info.dataset_name or "?"), hash=widgets.md_code(str(full.info.dataset_hash or "")[:12])))
 widgets.offline_banner_of(full.frame)
 demo.run_banner(full.info.provider, full.info.model)
 cols = st.columns(5)
 cols[0].metric(t("compare.rows"), len(full.sample_ids()))
-cols[1].metric(t("compare.methods"), len(full.methods()), help=", ".join(full.methods()))
+cols[1].metric(t("compare.methods"), len(full.methods()), help=widgets.md_escape(", ".join(full.methods())))
 cols[2].metric(t("compare.calls"), f"{int(cost['calls'].sum())} ({int(cost['cached_calls'].sum())})" if not cost.empty else "0")
 cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(float(cost["cost_usd"].sum()) if not cost.empty else 0.0))
 cached_share, cached_by_method = compare.cached_input_share(cost)
 cols[4].metric(t("compare.cached_input"), widgets.fmt_share(cached_share), help=t(
-    "compare.cached_input_help", by_method=", ".join(f"{m} {widgets.fmt_share(v)}" for m, v in cached_by_method.items())))
+    "compare.cached_input_help",
+    by_method=widgets.md_escape(", ".join(f"{m} {widgets.fmt_share(v)}" for m, v in cached_by_method.items()))))
 if full.info.status != "done":
-    st.warning(t("compare.partial", status=runs.run_status(full.info.status), n=len(full.sample_ids())))
+    st.warning(t("compare.partial", status=widgets.md_escape(runs.run_status(full.info.status)), n=len(full.sample_ids())))
 
 judges = full.judges()
 judge = st.selectbox(t("compare.judge"), judges, key="compare.judge") if len(judges) > 1 else (judges[0] if judges else None)
 row_filter = filters.render(full, judge)
 view, total = filters.apply(full, row_filter, judge, store)
 if row_filter.active():
-    st.info(t("compare.filtered", n=len(view.sample_ids()), total=total), icon="🔎")
+    st.info(t("compare.filtered", n=len(view.sample_ids()), total=int(total)), icon="🔎")
 if view.frame.empty:
     st.warning(t("compare.nothing_matches"))
     st.stop()

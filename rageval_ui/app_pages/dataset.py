@@ -7,7 +7,7 @@ import streamlit as st
 from rageval_core.core.errors import RagevalError
 from rageval_core.data.datasets import DatasetError
 from rageval_ui import column_map, data, demo, nav, phoenix, sidebar, state, widgets
-from rageval_ui.i18n import t
+from rageval_ui.i18n import core, t
 
 UPLOAD_KEY = "dataset.upload"
 UPLOAD_SEEN = "dataset.upload_seen"
@@ -73,7 +73,8 @@ cols[0].metric(
 cols[1].metric(t("dataset.valid_rows"), len(ws.samples))
 cols[2].metric(t("dataset.language"), data.language_label(ws.language))
 cols[3].metric(t("dataset.pinned"), len(pinned & set(ws.by_id())))
-st.caption(t("dataset.caption", source=widgets.md_escape(ws.source), hash=ws.content_hash[:12], judge=sidebar.provider_label()))
+st.caption(t("dataset.caption", source=widgets.md_escape(ws.source), hash=widgets.md_code(ws.content_hash[:12]),
+             judge=sidebar.provider_label()))
 if sidebar.is_offline() and demo.fits(ws):
     st.info(t("demo.offer"), icon="📼")
     demo.offer("dataset")
@@ -114,7 +115,7 @@ for fmt in ("json", "jsonl", "csv"):
         downloads[fmt] = data.download_bytes(ws, fmt, naming)
     except DatasetError as exc:  # a "|" inside a context cannot go into a DeepEval CSV
         downloads[fmt] = None
-        st.warning(t("dataset.naming_refused", naming=naming, problem=str(exc)))
+        st.warning(t("dataset.naming_refused", naming=widgets.md_escape(naming), problem=widgets.md_escape(core(str(exc)))))
 suffix = "" if naming == "seed" else f"-{naming}"
 with st.container(horizontal=True):
     if st.button(t("dataset.pin", n=data.QUICK_ROWS), help=t("dataset.pin_help")):

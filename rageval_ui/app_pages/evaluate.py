@@ -10,13 +10,13 @@ from rageval_core.run.repeats import repeat_note
 from rageval_core.core.types import ANSWER_RELEVANCY
 from rageval_core.core.errors import RagevalError
 from rageval_ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, widgets
-from rageval_ui.i18n import lang, t
+from rageval_ui.i18n import core, lang, t
 
 st.title(nav.EVALUATE.heading)
 ws: data.Workset = st.session_state[state.DATASET]
 pinned: set[str] = st.session_state[state.PINNED]
 config = sidebar.current_config()
-st.caption(t("evaluate.caption", name=widgets.md_escape(ws.name), n=len(ws.samples), language=ws.language, judge=sidebar.provider_label()))
+st.caption(t("evaluate.caption", name=widgets.md_escape(ws.name), n=len(ws.samples), language=widgets.md_escape(ws.language), judge=sidebar.provider_label()))
 
 if sidebar.is_offline() and demo.fits(ws):
     st.info(t("demo.offer"), icon="📼")
@@ -36,7 +36,7 @@ with left:
     metric_ids = st.multiselect(t("evaluate.metrics"), evaluation.metric_choices(), format_func=chips.get, key=METRICS)
     for metric_id in metric_ids:
         offline_note = " " + t("evaluate.offline_relevancy") if metric_id == ANSWER_RELEVANCY and sidebar.is_offline() else ""
-        st.caption(f"**{widgets.metric_label(metric_id)}** — {describe(metric_id, lang())}{offline_note}")
+        st.caption(f"**{widgets.md_escape(widgets.metric_label(metric_id))}** — {widgets.md_escape(describe(metric_id, lang()))}{offline_note}")
 with right:
     edited_rubric = st.session_state.get(state.RUBRIC)
     choices = evaluation.judge_choices(edited_rubric)
@@ -52,11 +52,11 @@ with right:
     repeats = int(st.number_input(t("evaluate.repeats"), 1, 10, key=state.EVALUATE_REPEATS, help=t("evaluate.repeats_help")))
     state.remember(ROWS, METRICS, JUDGES, ECONOMY, AR_N, state.EVALUATE_REPEATS)
     if repeats > 1:
-        st.caption(repeat_note(config.provider))
+        st.caption(widgets.md_escape(core(repeat_note(config.provider))))
 options = {"economy": economy, "answer_relevancy_n": int(n_questions)}
 step_overrides = step_edit.run_options(ws.language)
 if step_overrides and metric_ids:
-    st.caption(t("evaluate.edited_steps", names=", ".join(sorted(step_overrides))))
+    st.caption(t("evaluate.edited_steps", names=widgets.md_escape(", ".join(sorted(step_overrides)))))
 
 problems = sidebar.config_problems()
 scorers = []
@@ -115,7 +115,8 @@ def live_progress() -> None:
     if current.running:
         total = snap.total if snap else current.n_samples * len(current.scorers) * current.repeats
         done = snap.done if snap else 0
-        st.progress(done / total if total else 0.0, text=t("evaluate.progress", run=current.run_id, done=done, total=total))
+        st.progress(done / total if total else 0.0, text=t("evaluate.progress", run=widgets.md_escape(current.run_id), done=int(done),
+                                                                         total=int(total)))
         widgets.progress_metrics(snap)
         if st.button(t("evaluate.cancel"), key="evaluate.cancel"):
             current.cancel.set()

@@ -16,7 +16,7 @@ st.caption(t("history.caption"))
 table = leaderboard.filtered_table(store, infos)
 picked = leaderboard.selected_runs(table)
 if len(picked) == 2:
-    if st.button(t("history.compare_two", a=picked[0], b=picked[1]), type="primary"):
+    if st.button(t("history.compare_two", a=widgets.md_escape(picked[0]), b=widgets.md_escape(picked[1])), type="primary"):
         st.session_state[state.SELECTED_RUN] = picked[0]
         st.session_state[leaderboard.RUN_B] = picked[1]
         st.session_state[leaderboard.RUN_B_FOR] = picked[0]
@@ -34,7 +34,8 @@ if st.session_state.get("history.run") not in ids:
     st.session_state["history.run"] = selected if selected in ids else ids[0]
 run_id = st.selectbox(t("common.run"), ids, format_func=run_picker.run_labels(infos).get, key="history.run")
 info = next(i for i in infos if i.id == run_id)
-st.caption(t("history.run_caption", dataset=widgets.md_escape(info.dataset_name), hash=str(info.dataset_hash)[:12], scorers=", ".join(info.scorers)))
+st.caption(t("history.run_caption", dataset=widgets.md_escape(info.dataset_name), hash=widgets.md_code(str(info.dataset_hash)[:12]),
+             scorers=widgets.md_escape(", ".join(info.scorers))))
 leaderboard.edit_name_and_note(store, info)
 with st.expander(t("history.settings")):
     st.json({"settings": info.settings, "versions": info.versions}, expanded=False)
@@ -55,13 +56,13 @@ except RagevalError as exc:
     widgets.show_error(t("history.export_failed", run=run_id), exc)
 else:
     for column, item in zip(st.columns(len(files)), files):
-        column.download_button(item.label, item.make, file_name=item.file_name, mime=item.mime)
+        column.download_button(widgets.md_escape(item.label), item.make, file_name=item.file_name, mime=item.mime)
 
 st.subheader(t("history.delete"))
-confirm = st.checkbox(t("history.confirm", run=run_id), key="history.confirm")
+confirm = st.checkbox(t("history.confirm", run=widgets.md_escape(run_id)), key="history.confirm")
 if st.button(t("history.delete_run"), disabled=not confirm):
     store.delete_run(run_id)
     if state.get(state.SELECTED_RUN) == run_id:
         st.session_state[state.SELECTED_RUN] = None
-    st.toast(t("history.deleted", run=run_id))
+    st.toast(t("history.deleted", run=widgets.md_escape(run_id)))
     st.rerun()

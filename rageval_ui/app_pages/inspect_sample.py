@@ -26,7 +26,7 @@ filter_judge = state.get("compare.judge") if state.get("compare.judge") in judge
 row_filter = filters.render(full, filter_judge)
 view, total = filters.apply(full, row_filter, filter_judge, store)
 if row_filter.active():
-    st.info(t("compare.filtered", n=len(view.sample_ids()), total=total), icon="🔎")
+    st.info(t("compare.filtered", n=len(view.sample_ids()), total=int(total)), icon="🔎")
 if not view.sample_ids():
     st.warning(t("compare.nothing_matches"))
     st.stop()
@@ -62,17 +62,17 @@ if label_next.button(t("inspect.label_next"), key="inspect.label_next", width="s
 sample_id = pick.selectbox(t("inspect.row"), sample_ids, index=position, format_func={sid: _row_label(sid) for sid in sample_ids}.get)
 hint = st.session_state.get("inspect.label_hint")
 if hint is not None and hint.row_id == sample_id:
-    st.info(t("inspect.suggested", criterion=widgets.metric_label(hint.criterion), reason=widgets.md_escape(core(hint.reason))))
+    st.info(t("inspect.suggested", criterion=widgets.md_escape(widgets.metric_label(hint.criterion)), reason=widgets.md_escape(core(hint.reason))))
 st.session_state[state.INSPECT_SAMPLE] = sample_id
 sample = view.samples.get(sample_id)
 results = evidence.reading_order(view.results_for(sample_id))
 by_key: dict[tuple[str, str], MetricResult] = {(r.metric, r.method): r for r in results}
 faith = by_key.get(("faithfulness", DECOMPOSED))
 claims = list((faith.details.get("claims") if faith else None) or [])
-prefix = f"r{sample_id}"
+prefix = inspector.anchor_prefix(sample_id)
 
 if sample is None:
-    st.warning(t("inspect.no_texts", row=widgets.md_escape(sample_id), hash=str(view.info.dataset_hash)[:12]))
+    st.warning(t("inspect.no_texts", row=widgets.md_escape(sample_id), hash=widgets.md_escape(str(view.info.dataset_hash)[:12])))
 else:
     if view.samples_source and "different version" in view.samples_source:
         st.caption(t("inspect.texts_from", source=widgets.md_escape(view.samples_source)))
@@ -99,7 +99,7 @@ widgets.table(widgets.results_frame(results, by="method"), hide_index=True, widt
 if faith is not None:
     with st.expander(t("inspect.claims"), expanded=True):
         if faith.unscored_reason and not claims:  # e.g. the provider failed: say why, not "no claims"
-            st.warning(t("inspect.unscored", why=widgets.unscored_label(faith.unscored_reason), reason=widgets.md_escape(core(faith.reason)) or t("inspect.no_reason")))
+            st.warning(t("inspect.unscored", why=widgets.md_code(widgets.unscored_label(faith.unscored_reason)), reason=widgets.md_escape(core(faith.reason)) or t("inspect.no_reason")))
         else:
             st.html(inspector.claims_html(claims, prefix))
 relevancy = by_key.get(("answer_relevancy", DECOMPOSED))
@@ -133,14 +133,14 @@ if correctness is not None and any(k in correctness.details for k in ("TP", "FP"
 
 for judge in view.judges():
     judged = [r for r in results if r.method == judge]
-    with st.expander(t("inspect.judge", judge=judge), expanded=True):
+    with st.expander(t("inspect.judge", judge=widgets.md_escape(judge)), expanded=True):
         for r in judged:
             criterion = r.details.get("criterion") or {}
-            scale = t("inspect.raw", raw=f"{r.raw_score:g}", lo=criterion.get("min"), hi=criterion.get("max")) \
-                if r.raw_score is not None else ""
-            st.markdown(f"**{widgets.metric_label(r.metric)}** {widgets.fmt_score(r.value)}{scale}"
-                        + (f" · {t('inspect.unscored_short')}: `{r.unscored_reason}`" if r.unscored_reason else "")
-                        + f" · `{widgets.source_tag(r)}`")
+            scale = t("inspect.raw", raw=f"{r.raw_score:g}", lo=widgets.md_escape(criterion.get("min")),
+                      hi=widgets.md_escape(criterion.get("max"))) if r.raw_score is not None else ""
+            st.markdown(f"**{widgets.md_escape(widgets.metric_label(r.metric))}** {widgets.fmt_score(r.value)}{scale}"
+                        + (f" · {t('inspect.unscored_short')}: {widgets.md_code(r.unscored_reason)}" if r.unscored_reason else "")
+                        + f" · {widgets.md_code(widgets.source_tag(r))}")
             st.caption(widgets.md_escape(r.reason or ""))
 
 st.subheader(t("inspect.labels"))

@@ -52,7 +52,7 @@ elif st.session_state[BASE].language != language:  # the data's language changed
     if current is not None and is_preset(current) and current.id in PRESET_IDS:
         _load(load_rubric(current.id, language))  # an untouched preset follows the data's language
     else:
-        st.warning(t("prompts.mixed", rubric=st.session_state[BASE].language, data=language), icon="🌐")
+        st.warning(t("prompts.mixed", rubric=widgets.md_escape(st.session_state[BASE].language), data=widgets.md_escape(language)), icon="🌐")
 if sidebar.is_offline():
     st.info(t("prompts.offline"), icon="🧮")
 
@@ -124,7 +124,7 @@ except RubricError as exc:
     st.error(t("prompts.invalid") + "\n\n" + "\n".join(f"- {widgets.md_escape(core(p))}" for p in exc.problems))
 else:
     st.session_state[state.RUBRIC] = rubric
-    st.success(t("prompts.rubric_ok", id=widgets.md_escape(rubric.id), n=len(rubric.criteria), hash=rubric.short_hash), icon="✅")
+    st.success(t("prompts.rubric_ok", id=widgets.md_escape(rubric.id), n=len(rubric.criteria), hash=widgets.md_code(rubric.short_hash)), icon="✅")
 
 st.subheader(t("prompts.judge_template"))
 shipped = judge_template(language).source or ""
@@ -144,7 +144,8 @@ if rubric is not None:
     else:
         template = template_from_text(text, language)
         st.success(t("prompts.placeholders_ok", placeholders=widgets.md_escape(", ".join("{" + p + "}" for p in template.placeholders)),
-                     hash=template.short_hash, state=t("steps.shipped") if text == shipped else t("steps.edited")), icon="✅")
+                     hash=widgets.md_code(template.short_hash), state=t("steps.shipped") if text == shipped else t("steps.edited")),
+                   icon="✅")
         for note in template_notes(template, rubric):  # rubric edits this template does not send
             st.warning(widgets.md_escape(note), icon="⚠️")
 
@@ -180,7 +181,8 @@ elif rubric is not None and template is not None:
             widgets.show_error(t("prompts.judge_failed"), exc)
     result = st.session_state.get(state.PROMPT_RESULTS)
     if result is not None:
-        st.caption(t("prompts.run_done", run=result.run_id, status=run_status(result.status), calls=result.provider_calls,
+        st.caption(t("prompts.run_done", run=widgets.md_escape(result.run_id), status=widgets.md_escape(run_status(result.status)),
+                     calls=int(result.provider_calls),
                      cost=widgets.fmt_cost(result.cost_usd)))
         widgets.offline_banner(result.results)
         ordered_results = evaluation.in_rubric_order(result.results, ws.samples, rubric)

@@ -93,7 +93,7 @@ cols[0].metric(t("testset.document"), doc.name)
 cols[1].metric(t("testset.language"), doc.language)
 cols[2].metric(t("testset.sections"), len(doc.sections))
 cols[3].metric(t("testset.chunks"), len(chunk_document(doc, size=size, overlap=overlap)))
-st.caption(t("testset.doc_caption", title=widgets.md_escape(doc.title), chars=len(doc.text), hash=doc.sha256[:12]))
+st.caption(t("testset.doc_caption", title=widgets.md_escape(doc.title), chars=len(doc.text), hash=widgets.md_code(doc.sha256[:12])))
 with st.expander(t("testset.sections")):
     sections = ts_ui.sections_frame(doc, size, overlap)
     widgets.table(sections, hide_index=True, width="stretch")
@@ -117,7 +117,7 @@ st.caption(t("testset.types_help"))
 if shares is None:
     st.warning(t("testset.no_share"))
 prompts: dict[str, str | None] = {}
-with st.expander(t("testset.gen_prompts", language=doc.language)):
+with st.expander(t("testset.gen_prompts", language=widgets.md_escape(doc.language))):
     prompt_tabs = st.tabs([TYPE_LABELS[qt] for qt in QUESTION_TYPES])
     for tab, qtype in zip(prompt_tabs, QUESTION_TYPES):
         with tab:
@@ -139,7 +139,8 @@ if st.button(t("testset.generate"), type="primary", disabled=bool(problems) or s
             shares=shares,
             chunks=chunk_document(doc, size=size, overlap=overlap),
             templates=prompts,
-            progress=lambda done, total, heading: bar.progress(done / total, text=t("testset.call_progress", done=done, total=total, heading=heading)),
+            progress=lambda done, total, heading: bar.progress(done / total, text=t(
+                "testset.call_progress", done=int(done), total=int(total), heading=widgets.md_escape(heading))),
         )
     except (ProviderError, SynthError) as exc:
         widgets.show_error(t("testset.generate_failed"), exc)
@@ -152,8 +153,8 @@ if testset is None:
     st.stop()
 
 gen = testset.generator
-st.caption(t("testset.generated_by", generator=f"{gen.get('provider')}/{gen.get('model')}",
-              label=t("testset.offline_label") if testset.offline else "", template=gen.get("template", "-")))
+st.caption(t("testset.generated_by", generator=widgets.md_escape(f"{gen.get('provider')}/{gen.get('model')}"),
+              label=t("testset.offline_label") if testset.offline else "", template=widgets.md_code(gen.get("template", "-"))))
 failed = [s for s in testset.sections if s.status != "ok"]
 if failed:
     st.warning(t("testset.failed_sections", n=len(failed),
@@ -207,7 +208,7 @@ if data.has_edits(edits):
     updated, dropped = ts_ui.apply_item_edits(testset, frame, edits)
     _set_testset(updated)
     if dropped:
-        st.toast(t("testset.removed_rows", n=dropped))
+        st.toast(t("testset.removed_rows", n=int(dropped)))
     st.rerun()
 st.download_button(t("testset.download"), testset.dumps(), file_name=f"{doc.name}-testset.json", mime="application/json")
 
@@ -217,7 +218,7 @@ def _builtin_rag(testset, doc, size, overlap, problems) -> None:
     k = k_col.number_input(t("testset.k"), min_value=1, max_value=10, value=2, key="testset.k")
     with_heading = heading_col.toggle(t("testset.with_heading"), value=True, key="testset.with_heading")
     st.caption(t("testset.embed_help"))
-    with st.expander(t("testset.answer_prompt", language=doc.language)):
+    with st.expander(t("testset.answer_prompt", language=widgets.md_escape(doc.language))):
         rag_prompt = _prompt_editor("rag", "rag_answer", doc.language, "`{question}`, `{contexts}`", 240)
     if st.button(t("testset.run_rag"), type="primary", disabled=bool(problems) or not testset.items):
         bar = st.progress(0.0, text=t("testset.embedding"))
@@ -233,7 +234,7 @@ def _builtin_rag(testset, doc, size, overlap, problems) -> None:
                 chunk_overlap=overlap,
                 include_heading=with_heading,
                 template=ts_ui.prompt_override(rag_prompt, "rag_answer", doc.language),
-                progress=lambda done, total: bar.progress(done / total, text=t("testset.answered", done=done, total=total)),
+                progress=lambda done, total: bar.progress(done / total, text=t("testset.answered", done=int(done), total=int(total))),
             )
         except (ProviderError, RagError) as exc:
             widgets.show_error(t("testset.rag_failed"), exc)
@@ -250,8 +251,9 @@ def _builtin_rag(testset, doc, size, overlap, problems) -> None:
     cols[1].metric(t("testset.hit_rate"), "-" if run.hit_rate is None else f"{run.hit_rate:.0%}", help=t("testset.hit_rate_help"))
     cols[2].metric(t("testset.failed_answers"), run.errors)
     cols[3].metric(t("testset.top_k"), run.k)
-    st.caption(t("testset.answered_by", model=f"{run.provider}/{run.model}", offline=t("testset.offline_short") if run.offline else "",
-                 embedder=run.embedder, chunks=run.chunks))
+    st.caption(t("testset.answered_by", model=widgets.md_escape(f"{run.provider}/{run.model}"),
+                 offline=t("testset.offline_short") if run.offline else "", embedder=widgets.md_escape(run.embedder),
+                 chunks=widgets.md_escape(run.chunks)))
     answers = ts_ui.rag_frame(run)
     widgets.table(answers, hide_index=True, width="stretch")
 

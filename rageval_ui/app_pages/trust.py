@@ -25,7 +25,7 @@ def offer_labelled_sample(where: str) -> None:
         state.use_dataset(ws, pins=set())
         st.session_state["evaluate.rows"] = "all"
         st.switch_page(nav.EVALUATE.path)
-    st.caption(t("trust.or_terminal", cli=CLI))
+    st.caption(t("trust.or_terminal", cli=widgets.md_code(CLI)))
 
 
 infos = [i for i in store.list_runs() if not (i.settings or {}).get("probe")]
@@ -54,14 +54,14 @@ show_test = trust_split.split_panel(view, store)
 with st.spinner(t("trust.computing")):
     rep = trust_ui.report(view, store, keep, show_test)
 trust_split.split_tables(rep)
-st.caption(t("trust.run_caption", run=view.run_id, provider=view.info.provider, model=widgets.md_escape(view.info.model), n=rep.n_rows,
+st.caption(t("trust.run_caption", run=widgets.md_escape(view.run_id), provider=widgets.md_escape(view.info.provider), model=widgets.md_escape(view.info.model), n=rep.n_rows,
              threshold=f"{rep.threshold:g}", iterations=rep.iterations, seed=rep.seed))
 
 if view.info.provider == "offline":
-    st.caption(trust_ui.offline_limits())
+    st.caption(widgets.md_escape(trust_ui.offline_limits()))
 st.subheader(t("trust.coverage"))
 if not rep.coverage:
-    st.info(t("trust.no_labels", run=view.run_id))
+    st.info(t("trust.no_labels", cli=widgets.md_code(f"python -m rageval_core trust {view.run_id} --labels FILE")))
     offer_labelled_sample("nolabels")
 else:
     widgets.table(trust_ui.coverage_frame(rep), hide_index=True, width="stretch")
@@ -106,6 +106,7 @@ else:
     st.caption(t("trust.label_next_help"))
     widgets.table(trust_ui.label_next_frame(rep.label_next[:10], view), hide_index=True, width="stretch")
     top = rep.label_next[0]
-    if st.button(t("trust.label_top", row=top.row_id, criterion=widgets.metric_label(top.criterion)), type="primary",
+    if st.button(t("trust.label_top", row=widgets.md_escape(top.row_id),
+                   criterion=widgets.md_escape(widgets.metric_label(top.criterion))), type="primary",
                  key="trust.label_top"):
         trust_ui.open_in_inspect(view.run_id, top.row_id)

@@ -72,3 +72,47 @@ def test_a_planted_length_bias_is_flagged_and_nothing_else():
     assert set(by["language"].group_means) == {"ja", "en"} and "context_count" not in by  # constant: not tested
     assert all(t.p_adjusted >= t.p_value for t in tests)
     assert by["answer_length"].to_dict()["flagged"] is True
+
+
+def _planted(n: int, slope: float, seed: int = 36) -> tuple[dict, dict, list[Sample], float]:
+    """n labelled rows whose decomposed error grows with answer length (slope per standard deviation), a judge
+    with no such bias beside it, and a category that means nothing."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(20, 400, n)
+    y = (rng.random(n) < 0.5).astype(int)
+    z = (lengths - lengths.mean()) / lengths.std()
+    biased = np.clip(0.5 + 0.25 * y + slope * z + rng.normal(0, 0.13, n), 0, 1)
+    fair = np.clip(0.5 + 0.25 * y + rng.normal(0, 0.15, n), 0, 1)
+    ids = [f"r{i}" for i in range(n)]
+    samples = [Sample(r, "What is it?", ["Context about it."], "x" * int(k), None, {"category": f"c{i % 3}"})
+               for i, (r, k) in enumerate(zip(ids, lengths))]
+    scores = {"faithfulness": {"decomposed": dict(zip(ids, map(float, biased))), "judge:rubric5": dict(zip(ids, map(float, fair)))}}
+    return scores, {"faithfulness": dict(zip(ids, map(int, y)))}, samples, spearman_rho(biased - y, lengths)
+
+
+def test_a_planted_length_bias_is_flagged_on_10000_rows_after_holm():
+    """Issue 36: above a size limit the permutations were cut to 200, so p could not go below 1/201 and Holm's
+    correction lifted it over 0.05: a planted ρ = 0.38 on 10,000 rows was not flagged. From 1,000 rows on the
+    large-sample null is used (Student's t for ρ, χ² for η²)."""
+    scores, labels, samples, rho = _planted(10_000, 0.135)
+    assert 0.35 <= rho <= 0.41
+    tests = {(t.method, t.feature): t for t in bias_report(scores, labels, samples)}
+    length = tests[("decomposed", "answer_length")]
+    assert length.flagged and length.null == "normal" and length.effect == pytest.approx(rho)
+    assert not tests[("judge:rubric5", "answer_length")].flagged
+    assert not tests[("decomposed", "category")].flagged and tests[("decomposed", "category")].null == "chi2"
+    assert tests[("judge:rubric5", "category")].p_value > 0.01
+
+
+def test_the_large_sample_p_values_match_the_permutation_ones_where_both_apply():
+    from rageval_core.analysis.trust import bias
+
+    scores, labels, samples, _ = _planted(999, 0.03, seed=7)
+    errors = {r: scores["faithfulness"]["decomposed"][r] - labels["faithfulness"][r] for r in labels["faithfulness"]}
+    lengths = [len(s.answer) for s in samples]
+    _, p_perm = spearman_test(list(errors.values()), lengths, permutations=4000)
+    rho = spearman_rho(list(errors.values()), lengths)
+    p_t = bias.normal_p(rho * np.sqrt(997 / (1 - rho ** 2)))
+    assert p_t == pytest.approx(p_perm, abs=0.02)
+    assert bias.chi2_sf(3.841459, 1) == pytest.approx(0.05, abs=1e-6) and bias.chi2_sf(5.991465, 2) == pytest.approx(0.05, abs=1e-6)
+    assert bias.chi2_sf(7.814728, 3) == pytest.approx(0.05, abs=1e-6)

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, SHOWN, streamlit_app
+from rageval_ui.inspector import anchor_prefix
 from tests.support.browser import require_browser, unavailable
 
 pytestmark = pytest.mark.e2e
@@ -127,7 +128,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()  # not the sidebar link
     expect(page.get_by_text("Faithfulness: claims and verdicts")).to_be_visible()
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
-    expect(page.locator(f"#r{row_id}-ctx-0")).to_be_attached()
+    expect(page.locator(f"#{anchor_prefix(row_id)}-ctx-0")).to_be_attached()  # anchors: a digest of the row id
     if row_id != "1":  # row 1 (pinned, a correct answer) always has claims that link to their passage
         row_one = page.get_by_role("option").filter(has_text=re.compile(r"^#1 "))
         for _ in range(5):  # a click while the page still reruns after the pill opens and closes the list again
@@ -138,8 +139,8 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
             except PlaywrightTimeout:
                 page.keyboard.press("Escape")
         row_one.click()
-        expect(page.locator("#r1-ctx-0")).to_be_attached()
-    expect(page.locator('a[href="#r1-ctx-0"]').first).to_be_attached()  # claim → its context
+        expect(page.locator(f"#{anchor_prefix('1')}-ctx-0")).to_be_attached()
+    expect(page.locator(f'a[href="#{anchor_prefix("1")}-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
 
     # 5. A note beside a label (saved at once), then the same pages in Japanese with a filter.

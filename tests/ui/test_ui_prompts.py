@@ -122,7 +122,7 @@ def test_the_preset_follows_the_data_language_and_an_edited_rubric_warns(app: Ap
     edit_levels(app, 0, "全ての主張が完全に裏付けられる（編集済み）")
     load_english()
     assert app.session_state["rubric"].language == "ja"
-    assert any("mixes languages" in w.value for w in app.warning)
+    assert any("mixes languages" in plain(w.value) for w in app.warning)
 
 
 def step_area(at: AppTest):
@@ -188,7 +188,7 @@ def test_evaluate_runs_with_the_edited_step_template(app: AppTest) -> None:
     step_area(app).set_value(step_area(app).value.replace("{answer}", "（評価でも使う）\n{answer}", 1)).run()
     app.switch_page("rageval_ui/app_pages/evaluate.py").run()
     assert_ok(app)
-    assert any("ja/extract_claims" in c.value for c in app.caption)
+    assert any("ja/extract_claims" in plain(c.value) for c in app.caption)
     button(app, "Start evaluation").click().run()
     job = app.session_state["job"]
     assert job.wait(180)

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from rageval_core.analysis.trust.run_report import merged_labels
 from rageval_core.data.datasets import load_dataset
-from tests.support.apptest import ROOT, assert_ok, button, start_app
+from tests.support.apptest import ROOT, assert_ok, button, plain, start_app
 from rageval_core.testing.fake_llm import FakeLLMServer
 from tests.support.people_judge import judge_like_people
 from rageval_ui import data, versus_panel
@@ -51,18 +51,18 @@ def test_examples_from_train_reach_the_preview_and_offline_both_versions_score_a
     assert any(c.value == "The rubric carries no examples." for c in app.caption)
     assert any(c.value.startswith("Label split (seed 0): train 10 · dev 20 · test 18") for c in app.caption)
     _insert_examples(app)
-    shown = next(c.value for c in app.caption if c.value.startswith("The rubric carries examples from rows"))
+    shown = next(plain(c.value) for c in app.caption if plain(c.value).startswith("The rubric carries examples from rows"))
     assert "t16" in shown or "t04" in shown  # train rows (t02-t04, t06, t16 and their -en twins)
     assert "人が判定した例" in app.code[0].value  # the preview shows them, before the row being judged
     assert app.code[0].value.index("人が判定した例") < app.code[0].value.index("【質問】")
     app.selectbox(key=versus_panel.AGAINST).set_value("preset:binary").run()
-    assert any("ignores prompt text" in w.value for w in app.warning)
+    assert any("ignores prompt text" in plain(w.value) for w in app.warning)
     button(app, "Run both versions on 10 dev rows").click().run()
     assert_ok(app)
     faith, correct = _tables(app)
     assert list(faith["version"]) == ["binary (preset)", "editor", "new − old (paired)"]
     assert faith.iloc[2]["balanced_accuracy"] == "0.000 [0.000, 0.000]"  # the heuristic ignores the examples
-    assert any("10 dev row(s) in another language" in i.value for i in app.info)
+    assert any("10 dev row(s) in another language" in plain(i.value) for i in app.info)
 
 
 def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(app: AppTest) -> None:
@@ -86,11 +86,11 @@ def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(a
         assert old["balanced_accuracy"].startswith("0.500") and old["tnr"].startswith("0.000")
         assert new["balanced_accuracy"].startswith("1.000") and new["kappa"].startswith("1.000")
         assert diff["balanced_accuracy"].startswith("+0.500 [") and diff["tnr"].endswith("✱")
-        assert any("sent" in c.value and "from the cache" in c.value for c in app.caption)
+        assert any("sent" in plain(c.value) and "from the cache" in plain(c.value) for c in app.caption)
 
         button(app, "Run both versions on 10 dev rows").click().run()  # nothing edited: all from the cache
         assert server.count("/chat/completions") == 20
-        assert any("editor: 0 sent, 10 from the cache" in c.value for c in app.caption)
+        assert any("editor: 0 sent, 10 from the cache" in plain(c.value) for c in app.caption)
 
 
 RECORDING = versus_panel.DEMO
@@ -99,7 +99,7 @@ RECORDING = versus_panel.DEMO
 def test_the_recorded_loop_replays_both_versions_with_no_key(app: AppTest) -> None:
     recorded = json.loads(RECORDING.read_text(encoding="utf-8"))
     demo = next(b for b in app.button if b.label.startswith("▶ Use the recorded prompt loop"))
-    assert recorded["model"] in demo.label and recorded["recorded_on"] in demo.label
+    assert recorded["model"] in plain(demo.label) and recorded["recorded_on"] in plain(demo.label)
     demo.click().run()
     assert_ok(app)
     assert app.session_state["w.provider"] == "replay"

@@ -13,7 +13,7 @@ from rageval_core.rag.synth import SectionReport, TestItem, TestSet
 from rageval_ui import testset as ts_ui
 from rageval_ui import your_rag as yr_ui
 from tests.support.apptest import assert_ok as strict_assert_ok
-from tests.support.apptest import button, metric, start_app
+from tests.support.apptest import button, metric, plain, start_app
 
 
 def assert_ok(at: AppTest) -> None:
@@ -32,14 +32,14 @@ def test_generate_edit_rag_and_use_as_dataset_offline(app: AppTest) -> None:
     assert metric(app, "Sections") == "8"
     picker = app.selectbox(key="testset.sample_choice")
     assert picker.value == "company_policy_ja.md" and "README.md" not in picker.options
-    assert any("extractive" in i.value for i in app.info)
+    assert any("extractive" in plain(i.value) for i in app.info)
 
     app.number_input(key="testset.per_section").set_value(2)
     button(app, "Generate test set").click().run()
     assert_ok(app)
     testset = app.session_state[ts_ui.TESTSET]
     assert testset.offline and len(testset.items) >= 14
-    assert any("offline heuristic" in c.value for c in app.caption)
+    assert any("offline heuristic" in plain(c.value) for c in app.caption)
     editor = app.data_editor[0]
     assert list(editor.value.columns) == list(ts_ui.EDIT_COLUMNS)
     assert "経費精算" in " ".join(editor.value["section"])
@@ -70,7 +70,7 @@ def test_generate_edit_rag_and_use_as_dataset_offline(app: AppTest) -> None:
     assert ws.name == "company_policy_ja-rag" and len(ws.samples) == n - 1
     assert all(len(s.contexts) == 2 and s.ground_truth and s.answer for s in ws.samples)
     assert ws.samples[0].metadata["retrieved_chunk_ids"] and ws.samples[0].category
-    assert any("Loaded" in s.value for s in app.success)
+    assert any("Loaded" in plain(s.value) for s in app.success)
 
     # The Dataset page shows the new rows.
     app.switch_page("rageval_ui/app_pages/dataset.py").run()
@@ -112,7 +112,7 @@ def test_apply_item_edits_adds_hand_written_rows_and_drops_blank_ones() -> None:
 def test_a_provider_without_a_key_is_explained_and_nothing_is_sent(app: AppTest) -> None:
     app.selectbox(key="w.provider").set_value("gemini").run()
     assert_ok(app)
-    warnings = " ".join(w.value for w in app.warning)
+    warnings = " ".join(plain(w.value) for w in app.warning)
     assert "GEMINI_API_KEY" in warnings
     assert button(app, "Generate test set").disabled
     assert ts_ui.TESTSET not in app.session_state
@@ -141,12 +141,12 @@ def test_question_types_flags_first_and_bulk_reject(app: AppTest) -> None:
     assert ts.generator["shares"] == {"fact": 0.4, "reasoning": 0.3, "multi_chunk": 0.2, "out_of_scope": 0.1}
     editor = app.data_editor[0].value
     assert set(editor["type"]) == {"fact", "reasoning", "multi_chunk", "out_of_scope"}
-    assert any("pairs in use" in c.value and "reasoning" in c.value for c in app.caption)
+    assert any("pairs in use" in plain(c.value) and "reasoning" in plain(c.value) for c in app.caption)
     # reject every out-of-scope pair in bulk: they leave the pairs in use but stay in the file as rejected
     app.selectbox(key="testset.bulk_choice").set_value("type:out_of_scope").run()
     button(app, "Reject these").click().run()
     assert_ok(app)
-    assert any("pair(s) rejected: all out_of_scope pairs" in s.value for s in app.success)
+    assert any("pair(s) rejected: all out_of_scope pairs" in plain(s.value) for s in app.success)
     after = app.session_state[ts_ui.TESTSET]
     assert not any(i.question_type == "out_of_scope" for i in after.items)
     assert {i.question_type for i in after.rejected} == {"out_of_scope"}
@@ -192,7 +192,7 @@ def test_your_rag_tab_tries_one_question_and_answers_the_test_set(app: AppTest, 
     app.text_input(key="testset.yr.url").set_value(rag_server.url)
     app.text_area(key="testset.yr.headers").set_value("Authorization: Bearer $UI_RAG_TOKEN").run()
     assert_ok(app)
-    assert any("`$UI_RAG_TOKEN` set" in c.value for c in app.caption)
+    assert any("`$UI_RAG_TOKEN` set" in plain(c.value) for c in app.caption)
     button(app, "Try one question").click().run()
     assert_ok(app)
     shown = app.session_state[yr_ui.TRY]

@@ -46,5 +46,20 @@ def test_trace_caption_links_back() -> None:
 
     assert trace_caption({}) is None
     meta = {"trace_id": "4bf9", "latency_ms": 1250.0, "trace_url": "http://localhost:6006/projects/default/traces/4bf9"}
-    assert trace_caption(meta) == "[trace `4bf9`](http://localhost:6006/projects/default/traces/4bf9) · 1250 ms"
+    assert trace_caption(meta) == ("[trace `4bf9`](http://localhost:6006/projects/default/traces/4bf9)"
+                                   " (localhost\\:6006) · 1250 ms")
     assert trace_caption({"trace_id": "4bf9", "trace_url": "javascript:alert(1)"}) == "trace `4bf9`"
+
+
+def test_a_hostile_trace_id_stays_one_code_span() -> None:
+    """Issue 36: an id with backticks, an image and a link, from an uploaded trace export, broke out of the
+    backticks the caption put around it; now the id is one code span whatever it holds, and the URL built from it
+    is percent-encoded."""
+    from rageval_ui.data import trace_caption
+
+    hostile = "x` ![x](http://127.0.0.2:9/x.png) [link](http://127.0.0.2:9/) <img src=http://127.0.0.2:9/i.png> `"
+    caption = trace_caption({"trace_id": hostile, "trace_url": f"http://phoenix.local/traces/{hostile}"})
+    head = f"[trace `` {hostile} ``](http://phoenix.local/traces/"
+    assert caption.startswith(head)
+    url = caption[len(head):].split(")", 1)[0]
+    assert " " not in url and "(" not in url and "[" not in url and "`" not in url and "<" not in url

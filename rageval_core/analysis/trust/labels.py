@@ -16,8 +16,9 @@ and row id), and a column may name its own: ``label_faithful@alice``. Several an
 source merge to their majority (a tie gives no label: it is a disagreement to settle); each person's own
 labels feed the human–human agreement (``rageval_core.analysis.trust.annotator_report``).
 
-Values are 0/1 (also true/false, "yes"/"no") or a 1–5 rating. A column whose values go above 1 is a
-1–5 rating and is binarised at ≥ 4 (4 and 5 pass: "good", 3 is not). Blank / null means no label.
+Values are 0/1 (also true/false, pass/fail, "yes"/"no") or a whole column on the 1–5 scale, binarised at ≥ 4
+(4 and 5 pass: "good", 3 is not). Blank / null means no label. What is not a label (0.5, -1, "NaN", a list), and
+a column mixing 0/1 with 2–5, give no label: ``label_values.read_labels`` names them (module docstring there).
 Precedence when two sources label the same row and criterion: inspector over labels file over dataset
 (the inspector is the person's latest word); any disagreement is listed as a conflict.
 
@@ -28,49 +29,27 @@ human-preferred answer of its group) adds pairs for ``pair_criterion`` when give
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rageval_core.core.types import (
-    ANSWER_CORRECTNESS,
-    ANSWER_RELEVANCY,
-    CONTEXT_PRECISION,
-    CONTEXT_RELEVANCE,
-    FAITHFULNESS,
+from rageval_core.analysis.trust.label_values import (  # noqa: F401 - re-exported: the label's parts live there
+    ALL_CRITERIA,
+    ANNOTATOR_FIELD,
+    DATASET,
+    FILE,
+    INSPECTOR,
+    LABEL_COLUMNS,
+    PRECEDENCE,
+    RATING_PASS,
+    Label,
+    as_number,
+    binarize_label,
+    field_of,
+    read_labels,
 )
 
-DATASET = "dataset"
-FILE = "file"
-INSPECTOR = "inspector"
-PRECEDENCE = (INSPECTOR, FILE, DATASET)  # first wins
-ALL_CRITERIA = "*"
-
-LABEL_COLUMNS: dict[str, tuple[str, ...]] = {
-    "label_faithful": (FAITHFULNESS,),
-    "label_relevant": (ANSWER_RELEVANCY,),
-    "label_context": (CONTEXT_PRECISION, CONTEXT_RELEVANCE),
-    "label_context_relevant": (CONTEXT_PRECISION, CONTEXT_RELEVANCE),
-    "label_correct": (ANSWER_CORRECTNESS,),
-}
 GROUP_COLUMNS = ("pair_group", "pair_id")
-RATING_PASS = 4  # 1–5 ratings: 4 and 5 pass
-
-
-@dataclass(frozen=True)
-class Label:
-    """One human verdict: ``value`` 1 = good on the criterion; ``raw`` as written (a 1–5 rating stays 4)."""
-
-    row_id: str
-    criterion: str
-    value: int
-    source: str
-    raw: float
-    annotator: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -123,79 +102,11 @@ class HumanLabels:
         return out
 
 
-def _as_number(value: Any) -> float | None:
-    if value is None or isinstance(value, (list, dict)):
-        return None
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return None if math.isnan(float(value)) else float(value)
-    text = str(value).strip().lower()
-    if text in ("", "none", "null", "nan", "-"):
-        return None
-    if text in ("yes", "true", "y", "good", "👍"):
-        return 1.0
-    if text in ("no", "false", "n", "bad", "👎"):
-        return 0.0
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _field(metadata: Mapping[str, Any], name: str) -> Any:
-    """A column at the top level of a row, else under its ``meta`` object."""
-    if name in metadata:
-        return metadata[name]
-    meta = metadata.get("meta")
-    return meta.get(name) if isinstance(meta, Mapping) else None
-
-
-def binarize_label(raw: float, rating: bool) -> int:
-    """0/1 as given; a 1–5 rating passes at ``RATING_PASS`` or above."""
-    return int(raw >= RATING_PASS) if rating else int(raw >= 0.5)
-
-
-ANNOTATOR_FIELD = "annotator"
-
-
-def _label_columns(meta: Mapping[str, Any]) -> Iterable[tuple[str, tuple[str, ...], str | None]]:
-    """``(column, criteria, annotator)`` of each label column a row holds: ``label_faithful`` (the row's
-    ``annotator``, if any) and ``label_faithful@alice``."""
-    nested = meta.get("meta")
-    keys = list(meta) + ([k for k in nested if k not in meta] if isinstance(nested, Mapping) else [])
-    given = _field(meta, ANNOTATOR_FIELD)
-    row_annotator = str(given).strip() or None if given is not None else None
-    for key in keys:
-        base, at, name = str(key).partition("@")
-        if base in LABEL_COLUMNS and (not at or name.strip()):
-            yield str(key), LABEL_COLUMNS[base], name.strip() if at else row_annotator
-
-
 def dataset_labels(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str = DATASET) -> list[Label]:
-    """Labels from dataset columns of ``(row_id, metadata)`` pairs (a ``Sample``'s id and metadata).
-
-    The scale is decided per column over all rows (any value above 1 makes it a 1–5 rating)."""
-    rows = list(rows)
-    raw: dict[tuple[str, str], list[tuple[str, float, str | None]]] = {}  # (scale key, criteria) -> [(row, value, annotator)]
-    for rid, meta in rows:
-        for column, criteria, annotator in _label_columns(meta):
-            v = _as_number(_field(meta, column))
-            if v is not None:
-                raw.setdefault((column.partition("@")[0], ",".join(criteria)), []).append((rid, v, annotator))
-        nested = meta.get("human_labels")
-        if isinstance(nested, Mapping):
-            for criterion, value in nested.items():
-                v = _as_number(value)
-                if v is not None:
-                    raw.setdefault((f"human_labels.{criterion}", str(criterion)), []).append((rid, v, None))
-    out: list[Label] = []
-    for (_, criteria), values in raw.items():
-        rating = any(v > 1 for _, v, _ in values)
-        for rid, v, annotator in values:
-            for criterion in criteria.split(","):
-                out.append(Label(str(rid), criterion, binarize_label(v, rating), source, v, annotator))
-    return out
+    """Labels from dataset columns of ``(row_id, metadata)`` pairs (a ``Sample``'s id and metadata). The scale is
+    decided per column over all rows; values that are not labels, and columns mixing 0 / 1 with 2..5, give no
+    label (``label_values.read_labels`` names them)."""
+    return read_labels(rows, source).labels
 
 
 def inspector_labels(stored: Mapping[str, Mapping[str, float | None]]) -> list[Label]:
@@ -225,14 +136,14 @@ def preference_pairs(rows: Sequence[tuple[str, Mapping[str, Any]]], merged: Mapp
     members: dict[str, list[str]] = {}
     preferred: dict[str, tuple[float, str | None]] = {}
     for rid, meta in rows:
-        group = next((_field(meta, c) for c in GROUP_COLUMNS if _field(meta, c) not in (None, "")), None)
+        group = next((field_of(meta, c) for c in GROUP_COLUMNS if field_of(meta, c) not in (None, "")), None)
         if group is None:
             continue
         groups[rid] = str(group)
         members.setdefault(str(group), []).append(rid)
-        pref = _as_number(_field(meta, "preferred"))
+        pref = as_number(field_of(meta, "preferred"))
         if pref is not None:
-            crit = _field(meta, "pair_criterion")
+            crit = field_of(meta, "pair_criterion")
             preferred[rid] = (pref, None if crit in (None, "") else str(crit))
     pairs: list[PreferencePair] = []
     seen: set[tuple[str, str, str, str]] = set()

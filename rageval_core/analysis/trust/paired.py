@@ -1,8 +1,9 @@
-"""Did run A do better than run B on the same rows? The judge's difference, the labels' difference and the
+"""Did run B do better than run A on the same rows? The judge's difference, the labels' difference and the
 prediction-powered difference, paired by row. Pure math, no I/O.
 
-On the N rows both runs scored, d_f = f_A − f_B (the judge's per-row difference); on the n of them people
-labelled in both runs, d_y = y_A − y_B. The judge-only difference mean_N(d_f) inherits every judge bias
+One sign convention across the workbench: every difference is run B − run A (positive: B scores higher), as
+Compare's per-row delta. On the N rows both runs scored, d_f = f_B − f_A (the judge's per-row difference); on the n
+of them people labelled in both runs, d_y = y_B − y_A. The judge-only difference mean_N(d_f) inherits every judge bias
 that differs between the runs (a judge that prefers long answers favours the longer-answering version).
 The labels-only difference mean_n(d_y) is unbiased but wide. The corrected difference applies
 prediction-powered inference (Angelopoulos et al., 2023) to the paired differences:
@@ -10,7 +11,10 @@ prediction-powered inference (Angelopoulos et al., 2023) to the paired differenc
     θ̂ = mean_N(d_f) − mean_n(d_f − d_y),   Var = σ²(d_f)/N + σ²(d_f − d_y)/n − 2 Cov(d_f, d_f − d_y)/N
 
 (the same estimator as ``estimate.ppi_mean``, on differences in [−1, 1]; no clipping to [0, 1]). It is
-unbiased for the true mean difference when the labelled rows are a uniform random subset of the N.
+unbiased for the true mean difference when the labelled rows are a uniform random subset of the N. The
+rectifier d_f − d_y is given Agresti–Min's pseudo-counts too (half a pair at each of r̄ ± 1, i.e. ½ in each
+discordant cell): when every labelled pair agrees and the judge's differences are constant its sample variance
+is 0, and the interval collapsed to [0, 0] on a few rows.
 
 The labels-only interval for 0/1 labels is Agresti–Min's adjusted Wald for paired proportions (0.5 added
 to each cell of the 2 × 2 table of (y_A, y_B)): a plain Wald interval is [0, 0] when every labelled pair
@@ -25,13 +29,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rageval_core.analysis.trust.estimate import Z95, ppi_variance
+from rageval_core.analysis.trust.estimate import Z95
 from rageval_core.core.messages import say
 
 
 @dataclass(frozen=True)
 class Difference:
-    """A difference A − B with its 95% interval over ``n`` paired rows (all ``None`` when undefined)."""
+    """A difference B − A with its 95% interval over ``n`` paired rows (all ``None`` when undefined)."""
 
     value: float | None
     low: float | None
@@ -67,7 +71,8 @@ def mean_difference(d: Sequence[float]) -> Difference:
 
 
 def paired_proportion_difference(y_a: Sequence[int], y_b: Sequence[int]) -> Difference:
-    """Share passing in A minus in B on the same rows (0/1 labels), with the Agresti–Min (2005) adjusted
+    """Share passing in ``y_a`` minus in ``y_b`` on the same rows (0/1 labels; ``compare_paired`` passes B first,
+    for B − A), with the Agresti–Min (2005) adjusted
     Wald interval: with n12 = #(A pass, B fail) and n21 = #(A fail, B pass), p12 = (n12 + ½)/(n + 2),
     p21 = (n21 + ½)/(n + 2), interval (p12 − p21) ± z·√((p12 + p21 − (p12 − p21)²)/(n + 2)) clipped to
     [−1, 1]. The value itself is the plain (n12 − n21)/n."""
@@ -89,12 +94,25 @@ def corrected_difference(d_f_all: Sequence[float], d_f_labelled: Sequence[float]
     if n == 0 or len(d_f_all) == 0:
         return Difference(None, None, None, n)
     value = float(np.mean(d_f_all)) - float(np.mean(np.asarray(d_f_labelled, float) - np.asarray(d_y, float)))
-    return _normal(value, ppi_variance(d_f_all, d_f_labelled, d_y), n)
+    return _normal(value, paired_ppi_variance(d_f_all, d_f_labelled, d_y), n)
+
+
+def paired_ppi_variance(d_f_all: Sequence[float], d_f_labelled: Sequence[float], d_y: Sequence[float]) -> float:
+    """``estimate.ppi_variance`` with the rectifier's variance taken over its n values plus half a pseudo-pair at
+    r̄ − 1 and at r̄ + 1 (module docstring): (SS + 1) / n instead of SS / (n − 1)."""
+    f_all = np.asarray(d_f_all, dtype=float)
+    f = np.asarray(d_f_labelled, dtype=float)
+    rect = f - np.asarray(d_y, dtype=float)
+    n, big_n = len(rect), len(f_all)
+    var_f = float(np.var(f_all, ddof=1)) if big_n > 1 else 0.0
+    var_r = (float(np.sum((rect - rect.mean()) ** 2)) + 1.0) / n
+    cov = float(np.cov(f, rect, ddof=1)[0, 1]) if n > 1 else 0.0
+    return max(var_f / big_n + var_r / n - 2.0 * cov / big_n, 0.0)
 
 
 @dataclass
 class PairedComparison:
-    """One metric × method in runs A and B: the three differences A − B and what they say together."""
+    """One metric × method in runs A and B: the three differences B − A and what they say together."""
 
     metric: str
     method: str
@@ -144,16 +162,16 @@ def compare_paired(
     labels_a: Mapping[str, int],
     labels_b: Mapping[str, int],
 ) -> PairedComparison:
-    """The three differences A − B of one metric × method, paired by row id (``judge_*``: scores of the
+    """The three differences B − A of one metric × method, paired by row id (``judge_*``: scores of the
     scored rows; ``labels_*``: 0/1 labels of each run's answers)."""
     shared = [r for r in judge_a if r in judge_b]
-    d_f = np.array([float(judge_a[r]) - float(judge_b[r]) for r in shared], dtype=float)
+    d_f = np.array([float(judge_b[r]) - float(judge_a[r]) for r in shared], dtype=float)
     lab = [i for i, r in enumerate(shared) if r in labels_a and r in labels_b]
     y_a = [int(labels_a[shared[i]]) for i in lab]
     y_b = [int(labels_b[shared[i]]) for i in lab]
-    d_y = np.asarray(y_a, float) - np.asarray(y_b, float)
+    d_y = np.asarray(y_b, float) - np.asarray(y_a, float)
     judge = mean_difference(d_f)
-    labels = paired_proportion_difference(y_a, y_b)
+    labels = paired_proportion_difference(y_b, y_a)
     corrected = corrected_difference(d_f, d_f[lab], d_y)
     notes = judge_vs_corrected(judge, corrected)
     if not lab:
@@ -172,5 +190,6 @@ __all__ = [
     "corrected_difference",
     "judge_vs_corrected",
     "mean_difference",
+    "paired_ppi_variance",
     "paired_proportion_difference",
 ]

@@ -9,7 +9,7 @@ Extra sections (repeat stability, probes) are added by their own modules under `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -379,11 +379,15 @@ def build_report(
     repeats: Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]] | None = None,
     top: int = 20,
     thresholds: Mapping[tuple[str, str], float] | None = None,
+    known: HumanLabels | None = None,
+    not_next: Collection[str] = (),
 ) -> TrustReport:
     """The trust report of a run's results against merged human labels.
 
     ``row_ids``: the run's valid rows (default: every row with a result). Labels of rows outside the run
     are ignored. ``repeats`` (``{metric: {method: {row_id: [values]}}}``) feeds the label-next spread.
+    Label next never proposes a row of ``not_next`` (a split's test rows, hidden or not) nor one labelled in
+    ``known`` (every label, also those withheld from the figures: ``labels`` may hide a split's test labels).
     """
     rows = list(row_ids) if row_ids is not None else list(dict.fromkeys(r.sample_id for r in results))
     in_run = set(rows)
@@ -411,8 +415,11 @@ def build_report(
         for c in labels.criteria()
         if label_map.get(c)
     ]
-    labelled = {rid: crits for rid, crits in labels.by_row().items() if rid in in_run}
-    ranked = label_next(scores, labelled, threshold=threshold, repeats=repeats, top=top)
+    labelled = {rid: crits for rid, crits in (known or labels).by_row().items() if rid in in_run}
+    skip = set(not_next)
+    candidates = {m: {meth: {r: v for r, v in vals.items() if r not in skip} for meth, vals in by.items()}
+                  for m, by in scores.items()} if skip else scores
+    ranked = label_next(candidates, labelled, threshold=threshold, repeats=repeats, top=top)
     return TrustReport(
         run_id=run_id,
         n_rows=len(rows),

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from rageval_core.analysis.trust.split_report import split_report, withhold
 from rageval_core.analysis.trust.split_run import SplitState, current_split, ensure_split
 from rageval_core.analysis.trust.splits import TEST, split_rows
 from rageval_core.analysis.trust.probes import PARALLEL_SUFFIX
+from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
 from rageval_core.core.types import Sample
 
 _DDL = """
@@ -131,13 +132,15 @@ def run_split(
     labels: HumanLabels,
     fractions: Mapping[str, float] | None,
     seed: int,
+    dataset_name: str | None = None,
 ) -> SplitState | None:
     """The split the report uses: dealt (or re-dealt) now when ``fractions`` are given, else the stored one
-    extended to the run's new rows; ``None`` when the dataset was never split (or has no hash)."""
+    extended to the run's new rows; ``None`` when the dataset was never split (or has no hash). An edited
+    version of a split dataset (same name, most rows shared) keeps its split and looks (``inherit_split``)."""
     if not dataset_hash:
         return None
+    stored = current_split(store, dataset_hash, dataset_name=dataset_name, row_ids=[r.sample_id for r in run_rows])
     if fractions is None:
-        stored = current_split(store, dataset_hash)
         if stored is None:
             return None
         fractions, seed = stored.fractions, stored.seed
@@ -145,6 +148,20 @@ def run_split(
     by_criterion = {c: labels.for_criterion(c) for c in labels.criteria()}
     rows = split_rows([r.sample_id for r in run_rows], categories, by_criterion, labels.groups, PARALLEL_SUFFIX)
     return ensure_split(store, dataset_hash, rows, fractions, seed)
+
+
+def label_next_for_run(store: Store, info: Any, samples: Sequence[Sample] | None, results: Sequence[Any],
+                       rows: Collection[str]) -> list[LabelCandidate]:
+    """Label next for a stored run without the whole report (Inspect's button, ``annotate --hand-out``): every
+    label known counts as labelled, and the rows of the dataset's split's test set are never proposed."""
+    labels = merged_labels(samples, store.labels(info.dataset_hash or ""))
+    in_run = set(rows)
+    state = current_split(store, info.dataset_hash, dataset_name=info.dataset_name, row_ids=list(in_run)) \
+        if info.dataset_hash else None
+    hidden = {r for r, s in state.assignment.items() if s == TEST} if state is not None else set()
+    scores = {m: {meth: {r: v for r, v in vals.items() if r in in_run and r not in hidden} for meth, vals in by.items()}
+              for m, by in scores_by(results).items()}
+    return label_next(scores, {rid: crits for rid, crits in labels.by_row().items() if rid in in_run})
 
 
 def deal_split(
@@ -161,7 +178,8 @@ def deal_split(
     if info is None:
         raise KeyError(f"no run {run_id!r}")
     labels = merged_labels(samples if samples is not None else dataset_of_run(info), store.labels(info.dataset_hash or ""))
-    return run_split(store, info.dataset_hash, [r for r in store.rows(info.id) if r.valid], labels, fractions, seed)
+    return run_split(store, info.dataset_hash, [r for r in store.rows(info.id) if r.valid], labels, fractions, seed,
+                     info.dataset_name)
 
 
 def run_report(
@@ -197,7 +215,8 @@ def run_report(
     run_rows = [r for r in store.rows(info.id) if r.valid]
     rows = [r.sample_id for r in run_rows]
     results = store.results(info.id)
-    state = run_split(store, info.dataset_hash, run_rows, labels, split, seed if split_seed is None else split_seed)
+    state = run_split(store, info.dataset_hash, run_rows, labels, split, seed if split_seed is None else split_seed,
+                      info.dataset_name)
     used = labels
     if state is not None:
         looks = state.test_looks
@@ -207,9 +226,10 @@ def run_report(
             used = withhold(labels, {r for r, s in state.assignment.items() if s == TEST})
     calibrations, thresholds = run_calibration(store, info, scores_by(results), labels, state, show_test=show_test,
                                                threshold=threshold, iterations=iterations, seed=seed)
+    hidden = {r for r, s in state.assignment.items() if s == TEST} if state is not None else set()
     report = build_report(
         results, used, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed,
-        thresholds=thresholds,
+        thresholds=thresholds, known=labels, not_next=hidden,
     )
     report.calibration = calibrations
     if samples:

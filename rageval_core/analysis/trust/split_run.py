@@ -5,7 +5,7 @@ the fractions change. The pure dealing lives in ``splits``; this module only rea
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from rageval_core.analysis.trust.splits import DEFAULT_FRACTIONS, SplitRow, assign_splits, split_counts
@@ -32,12 +32,46 @@ def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
     return all(abs(float(a.get(k, 0.0)) - float(b.get(k, 0.0))) < 1e-6 for k in set(a) | set(b))
 
 
-def current_split(store: Store, dataset_hash: str) -> SplitState | None:
-    """The stored split of a dataset (``None`` if never split); read only."""
+def current_split(store: Store, dataset_hash: str, *, dataset_name: str | None = None,
+                  row_ids: Collection[str] | None = None) -> SplitState | None:
+    """The stored split of a dataset (``None`` if never split). With the dataset's name and row ids, a version
+    never split takes over the split of its previous version (``inherit_split``), so one edited row does not
+    deal a fresh test set with its look counter at 0."""
     stored = label_splits.load_split(store, dataset_hash)
+    if stored is None and dataset_name and row_ids:
+        stored = inherit_split(store, dataset_hash, dataset_name, row_ids)
     if stored is None:
         return None
     return SplitState(stored.assignment, stored.seed, stored.fractions, label_splits.count_test_looks(store, dataset_hash))
+
+
+def inherit_split(store: Store, dataset_hash: str, dataset_name: str, row_ids: Collection[str]) -> label_splits.StoredSplit | None:
+    """Key the split on row identity across versions of one dataset: the split stored for another content hash
+    of a dataset of the same name (its runs say which) that shares at least half the rows is copied, row by row,
+    to this version, with its seed and fractions, and its test looks are carried over (one look recorded per look,
+    saying where it came from). Rows it lacks are dealt later by ``ensure_split``; ``None`` when no version fits."""
+    ids = {str(r) for r in row_ids}
+    best: tuple[int, str, label_splits.StoredSplit] | None = None
+    seen: set[str] = set()
+    for info in store.list_runs():  # newest first: a tie keeps the latest version
+        other = info.dataset_hash
+        if info.dataset_name != dataset_name or not other or other == dataset_hash or other in seen:
+            continue
+        seen.add(other)
+        old = label_splits.load_split(store, other)
+        shared = len(ids & set(old.assignment)) if old is not None else 0
+        if old is None or not shared or 2 * shared < min(len(ids), len(old.assignment)):
+            continue
+        if best is None or shared > best[0]:
+            best = (shared, other, old)
+    if best is None:
+        return None
+    _, other, old = best
+    label_splits.save_split(store, dataset_hash, {r: s for r, s in old.assignment.items() if r in ids}, old.seed,
+                            old.fractions)
+    for _ in range(label_splits.count_test_looks(store, other)):
+        label_splits.record_test_look(store, dataset_hash, f"carried from {other[:12]}")
+    return label_splits.load_split(store, dataset_hash)
 
 
 def ensure_split(
@@ -65,4 +99,4 @@ def ensure_split(
                       redealt=stored is not None)
 
 
-__all__ = ["SplitState", "current_split", "ensure_split"]
+__all__ = ["SplitState", "current_split", "ensure_split", "inherit_split"]
