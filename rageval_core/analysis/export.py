@@ -177,7 +177,7 @@ def _stability_block(store: Store, info: Any) -> dict[str, Any]:
 
 def _trust_block(store: Store, run_id: str) -> dict[str, Any]:
     """``{"trust": report}`` when a trust report of the run was computed and saved, else nothing."""
-    from rageval_core.analysis.trust.run_report import saved_report
+    from rageval_core.store.trust_reports import saved_report
 
     report = saved_report(store, run_id)
     return {} if report is None else {"trust": report}

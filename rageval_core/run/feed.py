@@ -16,7 +16,7 @@ from typing import Any
 from rageval_core.store import db
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.run.plan import RunError, scorer_versions, task_order
-from rageval_core.run.rows import add_run_rows, finish_run_dataset
+from rageval_core.store.run_rows import add_run_rows, finish_run_dataset
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.core.types import Sample
 

@@ -331,8 +331,8 @@ def load_run(
     Summary and costs are computed by streaming the stored rows; ``Run.results`` is read only when asked for.
     """
     from rageval_core.run.plan import RunError
-    from rageval_core.run.rows import count_valid_rows
-    from rageval_core.run.rows import invalid_rows as stored_invalid_rows
+    from rageval_core.store.run_rows import count_valid_rows
+    from rageval_core.store.run_rows import invalid_rows as stored_invalid_rows
 
     info = store.find_run(run_id)
     if info is None:

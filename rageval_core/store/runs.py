@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core.store import columns, db, light_tables, migrate_texts, packing, texts
+from rageval_core.store import db, packing
 from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
@@ -36,62 +36,6 @@ CANCELLED = "cancelled"
 FAILED = "failed"
 STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
 T = TypeVar("T")
-
-# Columns added after the first release: databases made before get them on open.
-_CALL_LOG_ADDED = {"reask": "INTEGER NOT NULL DEFAULT 0", "structured_output": "TEXT", "prompt_parts": "TEXT",
-                   "response_id": "INTEGER"}
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    created_at REAL NOT NULL,
-    finished_at REAL,
-    status TEXT NOT NULL,
-    dataset_name TEXT,
-    dataset_hash TEXT,
-    scorers TEXT NOT NULL,
-    versions TEXT NOT NULL,
-    provider TEXT,
-    model TEXT,
-    base_url TEXT,
-    settings TEXT NOT NULL,
-    n_rows INTEGER NOT NULL DEFAULT 0,
-    note TEXT,
-    name TEXT
-);
-CREATE TABLE IF NOT EXISTS run_rows (
-    run_id TEXT NOT NULL,
-    sample_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    category TEXT,
-    valid INTEGER NOT NULL DEFAULT 1,
-    error TEXT,
-    PRIMARY KEY (run_id, sample_id)
-);
-{results}
-CREATE INDEX IF NOT EXISTS results_run ON results (run_id, sample_id, scorer);
-{call_log}
-CREATE INDEX IF NOT EXISTS call_log_run ON call_log (run_id);
-CREATE TABLE IF NOT EXISTS human_labels (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    criterion TEXT NOT NULL,
-    label REAL,
-    note TEXT,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id, criterion)
-);
-CREATE TABLE IF NOT EXISTS annotator_labels (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    criterion TEXT NOT NULL,
-    annotator TEXT NOT NULL,
-    label REAL NOT NULL,
-    note TEXT,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id, criterion, annotator)
-);
-""".format(results=columns.create_table("results", columns.RESULTS), call_log=columns.create_table("call_log", columns.CALL_LOG))
 
 def stored_settings(value: Mapping[str, Any]) -> Any:
     """Run settings or versions as the store keeps them: redacted, credential-named entries dropped."""
@@ -154,13 +98,8 @@ class Store(HumanLabels):
         self.busy_timeout_s = busy_timeout_s
         self.attempts = attempts
         self._lock = threading.Lock()
-        conn = self._conn()
-        db.ensure_schema(conn, _DDL + texts.DDL)
-        _migrate(conn)
-        db.add_column(conn, "runs", "warnings", "TEXT")
-        light_tables.ensure(conn)  # the pages' narrow copies of results and calls (rageval_core.store.light_tables)
-        if migrate_texts.migrate(conn):  # an older store's inline texts to ``texts``, once (a no-op look when done)
-            light_tables.to_views(conn)  # then the narrow copies are plain views of the narrow tables
+        # the schema checked and an older store migrated (store.migrations), a move an earlier open cut short too
+        db.open_store(self.path, busy_timeout_s=busy_timeout_s)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
@@ -397,20 +336,6 @@ class Store(HumanLabels):
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
         read = packing.reader(self._conn())
         return [call_entry(r, read) for r in rows]
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    """Bring a database made by an older version up to this schema (idempotent, in place).
-
-    ``results.repeat_index`` (run repeats) arrived after the first release: existing rows get 0, the
-    repeat every earlier query reads, so old runs load and export exactly as before. The call log's
-    ``reask`` and ``structured_output`` columns came later too (0 and unknown for old calls).
-    """
-    db.add_column(conn, "results", "repeat_index", "INTEGER NOT NULL DEFAULT 0")
-    db.add_column(conn, "runs", "name", "TEXT")  # History's editable run name
-    for column, decl in _CALL_LOG_ADDED.items():
-        db.add_column(conn, "call_log", column, decl)
-    db.add_column(conn, "results", "details_pack", "BLOB")  # texts by reference (store.packing)
 
 
 def new_run_id() -> str:

@@ -134,7 +134,7 @@ def build_run(store: Store, run_id: str, *, samples: Sequence[Sample] | None = N
     judges = [m for m in methods if m != DECOMPOSED and not is_jury(m)]  # a jury agrees with its members by construction
     pairs = judge_agreement.pairwise(frame, judges, threshold=threshold, iterations=iterations) if len(judges) > 1 \
         else pd.DataFrame(columns=judge_agreement.PAIR_COLUMNS)
-    from rageval_core.analysis.trust.run_report import saved_report
+    from rageval_core.store.trust_reports import saved_report
 
     cost = judge_agreement.cost_per_judge(store.iter_calls(info.id), len(rows))
     chosen = []

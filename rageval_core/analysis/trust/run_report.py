@@ -1,8 +1,8 @@
 """The trust report of a stored run: reads the run's results, its dataset's label columns, a labels file
 and the inspector's 👍 / 👎 from the store, and hands them to the pure ``rageval_core.analysis.trust`` package.
 
-A computed report is saved beside the run (table ``trust_reports``, owned here) so the run's export JSON
-carries it as its ``trust`` block. Labels never enter the dataset file, so its hash never changes.
+A computed report is saved beside the run (``store.trust_reports``) so the run's export JSON carries it as its
+``trust`` block. Labels never enter the dataset file, so its hash never changes.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rageval_core.store import db, label_splits
+from rageval_core.store import label_splits
+from rageval_core.store.trust_reports import save_report
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.analysis.trust.labels import FILE, HumanLabels, Label, dataset_labels, inspector_labels, merge_labels
 from rageval_core.analysis.trust.report import (
@@ -34,36 +34,7 @@ from rageval_core.analysis.trust.splits import TEST, split_rows
 from rageval_core.analysis.trust.probes import PARALLEL_SUFFIX
 from rageval_core.core.types import Sample
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS trust_reports (
-    run_id TEXT PRIMARY KEY,
-    created_at REAL NOT NULL,
-    report TEXT NOT NULL
-);
-"""
-
 Rows = list[tuple[str, Mapping[str, Any]]]
-
-
-def _conn(store: Store) -> Any:
-    conn = db.connect(store.path)
-    db.ensure_schema(conn, _DDL)
-    return conn
-
-
-def save_report(store: Store, run_id: str, report: Mapping[str, Any]) -> None:
-    """Keep the latest trust report of a run (what ``run_to_dict`` exports as ``trust``)."""
-    _conn(store).execute(
-        "INSERT INTO trust_reports (run_id, created_at, report) VALUES (?,?,?) ON CONFLICT (run_id) DO UPDATE SET"
-        " created_at = excluded.created_at, report = excluded.report",
-        (run_id, time.time(), json.dumps(report, ensure_ascii=False, default=str)),
-    )
-
-
-def saved_report(store: Store, run_id: str) -> dict[str, Any] | None:
-    """The last saved trust report of a run, or ``None`` when none was computed."""
-    row = _conn(store).execute("SELECT report FROM trust_reports WHERE run_id = ?", (run_id,)).fetchone()
-    return None if row is None else json.loads(row["report"])
 
 
 def sample_rows(samples: Sequence[Sample]) -> Rows:

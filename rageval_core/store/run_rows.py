@@ -1,6 +1,7 @@
 """The run's row table when the rows arrive while the run goes (a file evaluated as it is read): rows added a
 chunk at a time, and the dataset's identity (content hash, row count, issues, late versions) written once the
-reader has reached the end. Also the two reads ``load_run`` needs without building a ``RowInfo`` per row.
+reader has reached the end (``run.feed`` calls these). Also the two reads ``load_run`` needs without building a
+``RowInfo`` per row.
 """
 
 from __future__ import annotations
