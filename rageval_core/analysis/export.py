@@ -17,9 +17,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rageval_core.core.csvsafe import dumps_csv
 from rageval_core.core.redact import redact_data
-from rageval_core.store import packing
+from rageval_core.store import export_rows
 from rageval_core.store.runs import Store
-from rageval_core.store.runs import _metric_result as store_metric_result
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 from rageval_core.core.method_labels import base_method, display_method, judge_of, result_method
 from rageval_core.core.private import open_private
@@ -66,62 +65,15 @@ def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int,
     return key
 
 
-# Without details an export needs only which judge configuration scored a result: the narrow copy
-# ``result_light`` (light_tables.py) has it, reached through the covering index on results by sample, so no
-# result's details are read or parsed (on a 10,000-row run the query took 5.9 s with every column of
-# ``results``, 1.2 s this way).
-_DETAILED = (
-    "SELECT rr.sample_id AS row_id, rr.category AS row_category, r.* FROM run_rows rr"
-    " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id AND r.repeat_index = 0"
-    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
-)
-_LEAN = (
-    "SELECT rr.sample_id AS row_id, rr.category AS row_category, l.*,"
-    " CASE WHEN l.judge IS NULL THEN '{}' ELSE json_object('judge', l.judge) END AS details FROM run_rows rr"
-    " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id"
-    " LEFT JOIN result_light l ON l.run_id = r.run_id AND l.repeat_index = 0 AND l.id = r.id"
-    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
-)
-
-
 def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, Any]]:
-    """The export rows in dataset order, each with its results in the fixed order, streamed from the store:
-    one row's results in memory at a time. Results of rows the run table does not list come last (never
-    expected, never dropped)."""
+    """The export rows in dataset order, each with its results in the fixed order, streamed from the store
+    (``store.export_rows``): one row's results in memory at a time. Results of rows the run table does not list
+    come last (never expected, never dropped)."""
     order = result_order(info.scorers)
-    conn = store._conn()
-    cur = conn.execute(_DETAILED if include_details else _LEAN, (info.id,))
-    read = packing.reader(conn)
-    current: dict[str, Any] | None = None
-    pending: list[MetricResult] = []
-
-    def finish(row: dict[str, Any]) -> dict[str, Any]:
-        row["results"] = [_result_dict(r, include_details) for r in sorted(pending, key=order)]
-        return redact_data(row)
-
-    for rec in cur:
-        if current is None or current["id"] != rec["row_id"]:
-            if current is not None:
-                yield finish(current)
-            current, pending = {"id": rec["row_id"], "category": rec["row_category"]}, []
-        if rec["metric"] is not None:
-            pending.append(store_metric_result(rec, read))
-    if current is not None:
-        yield finish(current)
-    orphans = conn.execute(
-        "SELECT * FROM results WHERE run_id = ? AND repeat_index = 0 AND sample_id NOT IN"
-        " (SELECT sample_id FROM run_rows WHERE run_id = ? AND valid = 1) ORDER BY sample_id, id",
-        (info.id, info.id),
-    )
-    current, pending = None, []
-    for rec in orphans:
-        if current is None or current["id"] != rec["sample_id"]:
-            if current is not None:
-                yield finish(current)
-            current, pending = {"id": rec["sample_id"], "category": None}, []
-        pending.append(store_metric_result(rec, read))
-    if current is not None:
-        yield finish(current)
+    for row_id, category, results in export_rows.rows_with_results(store, info.id, include_details):
+        row = {"id": row_id, "category": category,
+               "results": [_result_dict(r, include_details) for r in sorted(results, key=order)]}
+        yield redact_data(row)
 
 
 def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:

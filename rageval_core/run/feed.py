@@ -9,7 +9,6 @@ progress line shows are the file's row count until the reader reaches the end, t
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -77,7 +76,7 @@ class StreamFeed:
             return True
         try:
             add_run_rows(self.store, self.run_id, self._pending)
-        except (db.StoreBusy, sqlite3.Error):
+        except db.STORE_ERRORS:
             return False
         self._pending = []
         return True

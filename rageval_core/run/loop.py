@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextvars
 import gc
 import queue
-import sqlite3
 import threading
 import time
 from collections import Counter
@@ -441,7 +440,7 @@ class _Execution:
             late = self.spec.late_settings
             try:
                 self.feed.finish(_rows_of(self.spec.invalid_rows), late() if late is not None else {})
-            except (db.StoreBusy, sqlite3.Error):
+            except db.STORE_ERRORS:
                 self.counters.warn("run_dataset")  # hash and bad rows not written; every result is
 
     def _settle(self, interrupted: bool) -> tuple[int, str | None]:
@@ -453,7 +452,7 @@ class _Execution:
     def _set_status(self, status: str) -> None:
         try:
             self.store.set_status(self.opened.run_id, status, warnings=dict(self.counters.warnings))
-        except (db.StoreBusy, sqlite3.Error):
+        except db.STORE_ERRORS:
             self.counters.warn("run_status")  # the run stays "running" in the store; a resume still works
 
 

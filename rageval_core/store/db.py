@@ -32,6 +32,7 @@ from rageval_core.store.engine import (  # noqa: F401 - the store's one import f
     is_locked,
     is_read_only,
     is_unwritable,
+    limit_heap,
     warn,
     write,
 )
