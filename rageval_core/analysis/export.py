@@ -66,14 +66,22 @@ def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int,
 
 
 def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, Any]]:
-    """The export rows in dataset order, each with its results in the fixed order, streamed from the store
-    (``store.export_rows``): one row's results in memory at a time. Results of rows the run table does not list
-    come last (never expected, never dropped)."""
+    """The export rows in dataset order, each with the sample it scored (kept with the run) and its results in the
+    fixed order, streamed from the store (``store.export_rows``): one row in memory at a time. Results of rows the
+    run table does not list come last (never expected, never dropped)."""
     order = result_order(info.scorers)
-    for row_id, category, results in export_rows.rows_with_results(store, info.id, include_details):
-        row = {"id": row_id, "category": category,
-               "results": [_result_dict(r, include_details) for r in sorted(results, key=order)]}
+    for stored in export_rows.rows_with_results(store, info.id, include_details):
+        row: dict[str, Any] = {"id": stored.id, "category": stored.category}
+        if stored.sample is not None:  # the row as scored (a run stored before runs kept their rows has none)
+            row.update(_sample_keys(stored.sample))
+        row["results"] = [_result_dict(r, include_details) for r in sorted(stored.results, key=order)]
         yield redact_data(row)
+
+
+def _sample_keys(sample: Sample) -> dict[str, Any]:
+    """A row's texts in the export, under the dataset format's names (extra keys of the contract)."""
+    return {"question": sample.question, "contexts": list(sample.contexts), "answer": sample.answer,
+            "ground_truth": sample.ground_truth, "metadata": dict(sample.metadata)}
 
 
 def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
@@ -169,8 +177,9 @@ def run_to_csv(store: Store, run_id: str, samples: Mapping[str, Sample] | None =
     """One line per sample: id, category, row_error, question, answer, then per metric and method its value,
     ``…/unscored`` and ``…/reason`` columns, so the file reads without the dataset beside it.
 
-    The store keeps no dataset texts: ``samples`` (id → Sample, the rows the run was made on) fills question and
-    answer; without it those columns stay empty. Cells go through ``csvsafe`` (no formula injection)."""
+    Question and answer are the run's own rows as scored (kept with the run). A run stored before runs kept their
+    rows takes them from ``samples`` (id → Sample: the rows found for it, by hash), else leaves those columns empty.
+    Cells go through ``csvsafe`` (no formula injection)."""
     return "".join(csv_lines(store, run_id, samples))
 
 
@@ -193,8 +202,8 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
     yield dumps_csv([], header)
     for row in _rows(store, info, False):
         cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
-        sample = texts.get(str(row["id"]))
-        line: list[Any] = [row["id"], row["category"] or "", "", sample.question if sample else "", sample.answer if sample else ""]
+        sample: Any = row if "question" in row else texts.get(str(row["id"]))
+        line: list[Any] = [row["id"], row["category"] or "", "", _text(sample, "question"), _text(sample, "answer")]
         for key in pairs:
             r = cells.get(key)
             line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or ""),
@@ -203,6 +212,13 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
     for bad in store.rows(info.id):
         if not bad.valid:
             yield dumps_csv([[redact_data(bad.sample_id), "", redact_data(bad.error) or "invalid", "", ""] + [""] * (3 * len(pairs))])
+
+
+def _text(sample: Any, name: str) -> str:
+    """A row's text from an export row (a dict) or a ``Sample``; "" without either."""
+    if sample is None:
+        return ""
+    return str(sample[name] if isinstance(sample, dict) else getattr(sample, name))
 
 
 def export_csv(store: Store, run_id: str, path: str | Path, samples: Mapping[str, Sample] | None = None) -> Path:

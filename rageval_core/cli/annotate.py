@@ -15,9 +15,9 @@ def _ranked(store: Any, info: Any) -> list[str]:
     """Row ids in the label-next order (most informative first), from the run's scores and its labels."""
     from rageval_core.analysis.trust import label_next
     from rageval_core.analysis.trust.report import scores_by
-    from rageval_core.analysis.trust.run_report import dataset_of_run, merged_labels
+    from rageval_core.analysis.trust.run_report import merged_labels, samples_of_run
 
-    labels = merged_labels(dataset_of_run(info), store.labels(info.dataset_hash or ""))
+    labels = merged_labels(samples_of_run(store, info), store.labels(info.dataset_hash or ""))
     return list(dict.fromkeys(c.row_id for c in label_next(scores_by(store.results(info.id)), labels.by_row())))
 
 

@@ -50,7 +50,7 @@ class StreamFeed:
         for sample in self.live:
             if len(self._firsts) < 2:
                 self._firsts.setdefault(self._language(sample), sample)
-            self._pending.append(RowInfo(sample.id, self.rows, sample.category, True, None))
+            self._pending.append(RowInfo(sample.id, self.rows, sample.category, True, None, sample))
             self.rows += 1
             if len(self._pending) >= ROWS_CHUNK:
                 self.flush_rows()

@@ -27,6 +27,7 @@ __all__ = [
     "read_only",
     "readback",
     "response_cache",
+    "row_texts",
     "rubric_versions",
     "run_rows",
     "run_tallies",

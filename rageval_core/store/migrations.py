@@ -256,6 +256,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("texts_move", _move_texts),
     Migration("cache_tables", _caches),
     Migration("light_views", _light_views),
+    Migration("run_rows_sample", _columns(("run_rows", "sample", "BLOB"))),  # the rows a run scored (store.row_texts)
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core.store import db, packing
+from rageval_core.store import db, packing, row_texts
 from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
 from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
 from rageval_core.core.clock import Clock
 from rageval_core.core.redact import redact_data, redact_optional, redact_url
-from rageval_core.core.types import MetricResult
+from rageval_core.core.types import MetricResult, Sample
 
 RUNNING = "running"
 DONE = "done"
@@ -73,13 +73,15 @@ class RunInfo:
 
 @dataclass
 class RowInfo:
-    """A dataset row as the run saw it: position, category, and why it was rejected if it was."""
+    """A dataset row as the run saw it: position, category, why it was rejected if it was, and the sample it scored
+    (kept with the run: ``store.row_texts``; None for a rejected row or a run stored before rows were kept)."""
 
     sample_id: str
     position: int
     category: str | None = None
     valid: bool = True
     error: str | None = None
+    sample: Sample | None = None
 
 
 class Store(HumanLabels):
@@ -137,7 +139,7 @@ class Store(HumanLabels):
         settings: Mapping[str, Any] | None = None,
         rows: Iterable[RowInfo] = (),
     ) -> str:
-        """Record a new run (status ``running``) and the rows it covers; returns its id."""
+        """Record a new run (status ``running``) and the rows it covers, each with the sample it scores; returns its id."""
         rid = run_id or new_run_id()
         rows = list(rows)
 
@@ -160,10 +162,10 @@ class Store(HumanLabels):
                     sum(1 for r in rows if r.valid),
                 ),
             )
-            conn.executemany(
-                "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
-                [(rid, r.sample_id, r.position, r.category, int(r.valid), redact_optional(r.error)) for r in rows],
-            )
+            memo: dict[bytes, int] = {}
+            conn.executemany("INSERT " + row_texts.INSERT_ROW, [
+                row_texts.row_values(conn, rid, r.sample_id, r.position, r.category, r.valid, redact_optional(r.error),
+                                     r.sample, memo) for r in rows])
 
         self._write(insert, "create run")
         return rid
@@ -223,12 +225,28 @@ class Store(HumanLabels):
         self._write(delete, "delete run")
 
     def rows(self, run_id: str) -> list[RowInfo]:
+        """The run's rows in dataset order, without their samples (``samples`` reads those)."""
         return [
             RowInfo(r["sample_id"], r["position"], r["category"], bool(r["valid"]), r["error"])
             for r in self._conn().execute(
-                "SELECT * FROM run_rows WHERE run_id = ? ORDER BY position", (run_id,)
+                "SELECT sample_id, position, category, valid, error FROM run_rows WHERE run_id = ? ORDER BY position",
+                (run_id,),
             ).fetchall()
         ]
+
+    def samples(self, run_id: str) -> dict[str, Sample]:
+        """The samples the run scored, ``{row id: Sample}`` in dataset order, as they were when it was created (empty
+        for a run stored before runs kept their rows: ``keeps_samples``)."""
+        return row_texts.samples_by_id(self._conn(), run_id)
+
+    def keeps_samples(self, run_id: str) -> bool:
+        """Whether the run keeps the samples it scored (False: stored before runs kept them)."""
+        return row_texts.has_samples(self._conn(), run_id)
+
+    def attach_samples(self, run_id: str, samples: Sequence[Sample]) -> int:
+        """Keep ``samples`` with the run's rows that have none (a run stored before runs kept them, resumed on the
+        same data); how many rows got theirs."""
+        return self._write(lambda conn: row_texts.attach_rows(conn, run_id, samples), "attach samples")
 
     # ---- results ----------------------------------------------------------------------------------
     def save_task(

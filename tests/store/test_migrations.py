@@ -37,7 +37,7 @@ RUNS = {"legacy_500ef79": "20261202-134435-d43156", "main_8a158dc": "20261202-16
 RELEASED = (
     "runs_results_call_log", "human_labels", "rubric_versions", "results_repeat_index", "runs_name", "runs_warnings",
     "call_log_reask_structured_output", "batch_jobs", "trust_reports", "local_salt", "light_tables", "label_splits",
-    "annotations", "texts", "texts_move", "cache_tables", "light_views",
+    "annotations", "texts", "texts_move", "cache_tables", "light_views", "run_rows_sample",
 )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from rageval_core.analysis.trust.labels import HumanLabels
 from rageval_core.analysis.trust.paired import PairedComparison, compare_paired
 from rageval_core.analysis.trust.report import scores_by
-from rageval_core.analysis.trust.run_report import dataset_of_run, merged_labels
+from rageval_core.analysis.trust.run_report import merged_labels, samples_of_run
 from rageval_core.core.types import Sample
 from rageval_core.store.runs import Store
 
@@ -51,7 +51,7 @@ def _run_inputs(store: Store, run_id: str, samples: Sequence[Sample] | None) -> 
         raise KeyError(f"no run {run_id!r}")
     rows = {r.sample_id for r in store.rows(info.id) if r.valid}
     scores = scores_by([r for r in store.results(info.id) if not rows or r.sample_id in rows])
-    labels = merged_labels(samples if samples is not None else dataset_of_run(info), store.labels(info.dataset_hash or ""))
+    labels = merged_labels(samples if samples is not None else samples_of_run(store, info), store.labels(info.dataset_hash or ""))
     return info.id, scores, labels
 
 

@@ -70,8 +70,16 @@ def read_label_rows(path: str | Path) -> Rows:
     return rows
 
 
+def samples_of_run(store: Store, info: Any) -> list[Sample] | None:
+    """The rows the run scored, as it keeps them; for a run stored before runs kept their rows, its dataset file
+    when it is still there unchanged (found by its content hash: ``dataset_of_run``), else None."""
+    kept = store.samples(info.id)
+    return list(kept.values()) if kept else dataset_of_run(info)
+
+
 def dataset_of_run(info: Any) -> list[Sample] | None:
-    """The run's dataset when the file it was run on is still there unchanged (same content hash)."""
+    """The dataset of a run stored before runs kept their rows, when the file it was run on is still there
+    unchanged (same content hash). Only for such runs: every other reader reads the run (``samples_of_run``)."""
     from rageval_core.data.datasets import ColumnMap, load_dataset
 
     data = (info.settings or {}).get("data")
@@ -131,7 +139,7 @@ def deal_split(
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
-    labels = merged_labels(samples if samples is not None else dataset_of_run(info), store.labels(info.dataset_hash or ""))
+    labels = merged_labels(samples if samples is not None else samples_of_run(store, info), store.labels(info.dataset_hash or ""))
     return run_split(store, info.dataset_hash, [r for r in store.rows(info.id) if r.valid], labels, fractions, seed)
 
 
@@ -150,7 +158,7 @@ def run_report(
     show_test: bool = False,
     look: str | None = "cli",
 ) -> TrustReport:
-    """The trust report of a stored run (``samples``: its dataset, else re-read from the run's file).
+    """The trust report of a stored run (``samples``: its dataset, else the rows the run keeps: ``samples_of_run``).
 
     ``split`` (fractions) deals the labels into train / dev / test, or re-deals them under another
     ``split_seed`` (default ``seed``); without it a split stored earlier for the dataset is used. With a
@@ -162,7 +170,7 @@ def run_report(
     if info is None:
         raise KeyError(f"no run {run_id!r}")
     if samples is None:
-        samples = dataset_of_run(info)
+        samples = samples_of_run(store, info)
     label_rows = read_label_rows(labels_file) if labels_file else None
     labels = merged_labels(samples, store.labels(info.dataset_hash or ""), label_rows)
     run_rows = [r for r in store.rows(info.id) if r.valid]
