@@ -80,8 +80,11 @@ def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, 
 
 def _sample_keys(sample: Sample) -> dict[str, Any]:
     """A row's texts in the export, under the dataset format's names (extra keys of the contract)."""
-    return {"question": sample.question, "contexts": list(sample.contexts), "answer": sample.answer,
+    keys = {"question": sample.question, "contexts": list(sample.contexts), "answer": sample.answer,
             "ground_truth": sample.ground_truth, "metadata": dict(sample.metadata)}
+    if sample.external_scores:  # another tool's scores the row came with
+        keys["external_scores"] = dict(sample.external_scores)
+    return keys
 
 
 def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
@@ -251,8 +254,8 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
 def named_rows(store: Store, run_id: str, samples: Mapping[str, Sample], naming: str) -> list[dict[str, Any]]:
     """The run's valid rows in another tool's shape (``naming``: ragas, deepeval or seed): each row the dataset row as
     ``datasets.row_dict`` writes it, then one column per method and metric (``decomposed/faithfulness``,
-    ``judge:rubric5/faithfulness``) holding the score, null where unscored. The store keeps no dataset texts, so
-    ``samples`` (id → the rows the run was made on) must hold every row; a ``KeyError`` names one that is missing."""
+    ``judge:rubric5/faithfulness``) holding the score, null where unscored. ``samples`` (id → the rows: those the
+    run keeps, ``Store.samples``, or ``--data``'s) must hold every row; a ``KeyError`` names one that is missing."""
     from rageval_core.data.datasets import row_dict
 
     info = store.find_run(run_id)

@@ -23,6 +23,7 @@ __all__ = [
     "migrate_texts",
     "migrations",
     "packing",
+    "page_reads",
     "probe",
     "read_only",
     "readback",

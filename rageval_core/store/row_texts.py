@@ -3,8 +3,9 @@
 Why: a run used to keep only row ids and its dataset's hash, so opening it meant hunting for the rows (the session's
 dataset, the CLI's file re-read and re-hashed, every sample file by hash); a dataset file edited or moved left the
 run unable to show, export or report what it scored. Now each row of ``run_rows`` holds its sample in ``sample``:
-the text ids of its question, answer, ground truth, metadata (JSON: category, language, label columns, anything
-else the file had) and contexts, as varints (``texts.encode_composite``'s encoding, without its marker byte). Each
+the text ids of its question, answer, ground truth, its other fields as one JSON text (the metadata: category,
+language, label columns, anything else the file had; another tool's scores; any field ``Sample`` gains) and its
+contexts, as varints (``texts.encode_composite``'s encoding, without its marker byte). Each
 text is kept as a prompt's segment holds it (its lines with their line ends: ``_put_line``), so it is one row of
 ``texts`` however many rows, runs and prompts hold it (a context shared by rows, a question in every run of a
 dataset, an answer the judge's prompt already sent are stored once), and a run's rows cost a few bytes each beyond
@@ -17,9 +18,10 @@ row that could not be read (a rejected row), has no sample: ``None``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rageval_core.core.redact import redact, redact_data
@@ -27,15 +29,26 @@ from rageval_core.core.types import Sample
 from rageval_core.store import texts
 
 NONE = 0  # the id of a missing text (ground truth, metadata): texts ids start at 1
+_KNOWN = {f.name for f in dataclasses.fields(Sample)}
+
+
+# The Sample fields kept as texts of their own; every other field (metadata, external scores, any added later) goes
+# into one JSON text under its name.
+_TEXT_FIELDS = ("id", "question", "contexts", "answer", "ground_truth")
+
+
+def _other_fields(sample: Sample) -> dict[str, Any]:
+    return {f.name: dict(v) if isinstance(v, Mapping) else v for f in dataclasses.fields(sample)
+            if f.name not in _TEXT_FIELDS and (v := getattr(sample, f.name)) not in (None, {}, (), [])}
 
 
 def encode(conn: sqlite3.Connection, sample: Sample, memo: dict[bytes, int]) -> bytes:
     """What ``run_rows.sample`` holds for ``sample``: its texts' ids (each text put once; ``memo`` per write
-    transaction). Order: question, answer, ground truth, metadata, then every context."""
-    metadata = redact_data(dict(sample.metadata)) if sample.metadata else None
+    transaction). Order: question, answer, ground truth, the other fields as JSON, then every context."""
+    others = redact_data(_other_fields(sample))
     fields: list[str | None] = [
         sample.question, sample.answer, sample.ground_truth,
-        None if not metadata else json.dumps(metadata, ensure_ascii=False, default=str),
+        None if not others else json.dumps(others, ensure_ascii=False, default=str),
         *sample.contexts,
     ]
     ids = [NONE if text is None else texts.put(conn, text, memo) if i == 3 else _put_line(conn, redact(text), memo)
@@ -62,11 +75,12 @@ def decode_many(conn: sqlite3.Connection, rows: Iterable[tuple[str, bytes | None
     for sid, ids in wanted:
         if len(ids) < 4:
             continue  # never written so: not a sample
-        question, answer, truth, metadata, *contexts = ids
+        question, answer, truth, others, *contexts = ids
+        extra = {} if others == NONE else json.loads(found[others])
         out[sid] = Sample(
             id=sid, question=found[question][:-1], answer=found[answer][:-1],
             contexts=tuple(found[i][:-1] for i in contexts), ground_truth=None if truth == NONE else found[truth][:-1],
-            metadata={} if metadata == NONE else json.loads(found[metadata]),
+            **{name: value for name, value in extra.items() if name in _KNOWN},
         )
     return out
 

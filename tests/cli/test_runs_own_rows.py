@@ -98,3 +98,18 @@ def test_a_run_stored_before_runs_kept_their_rows_is_found_by_hash_and_a_resume_
 
     _evaluate(data, home / "resumed.json", "--resume", run_id)
     assert store.keeps_samples(run_id) and list(store.samples(run_id).values()) == load_dataset(SEED).samples
+
+
+def test_every_field_of_a_sample_comes_back_as_it_was(tmp_path: Path) -> None:
+    from rageval_core.core.types import Sample
+    from rageval_core.store.runs import RowInfo
+
+    odd = [
+        Sample("a", "", ("", "two\n\nparagraphs\n", "<context>tag-like</context>"), "ends with a newline\n", None,
+               {"category": "x", "nested": {"k": [1, 2.5, None]}}, {"ragas:faithfulness": 0.8, "ragas:context_recall": None}),
+        Sample("b", "日本語の質問？", (), "回答", "正解", {}, {}),
+    ]
+    store = Store(tmp_path / "s.sqlite")
+    run_id = store.create_run(scorers=["faithfulness"], rows=[RowInfo(s.id, i, s.category, True, None, s)
+                                                              for i, s in enumerate(odd)])
+    assert list(store.samples(run_id).values()) == odd

@@ -13,10 +13,10 @@ from rageval_core import cli
 from rageval_core.store import db
 from rageval_core.store.runs import Store
 from tests.support.apptest import assert_ok, plain, start_app
-from ui import i18n, runs
+from rageval_ui import i18n, runs
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCALES = ROOT / "ui" / "locales"
+LOCALES = ROOT / "rageval_ui" / "locales"
 
 
 def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -41,7 +41,7 @@ def test_a_run_that_keeps_its_rows_reads_them_and_says_nothing_of_hashes(tmp_pat
     assert runs.rows_note(view.samples_source) is None
     at = start_app(monkeypatch, tmp_path / "home", check=False, timeout=240)
     at.session_state["selected_run"] = run_id
-    at.switch_page("app_pages/inspect_sample.py").run()
+    at.switch_page("rageval_ui/app_pages/inspect_sample.py").run()
     assert_ok(at)
     assert "found by hash" not in _captions(at)
 
@@ -58,12 +58,12 @@ def test_a_run_stored_before_says_its_rows_were_found_by_hash_in_both_languages(
     note = en["runs.rows_by_hash.sample"].format(name="sample_data/ml_qa_en.json")
     at = start_app(monkeypatch, tmp_path / "home", check=False, timeout=240)
     at.session_state["selected_run"] = run_id
-    for page in ("app_pages/compare.py", "app_pages/inspect_sample.py"):
+    for page in ("rageval_ui/app_pages/compare.py", "rageval_ui/app_pages/inspect_sample.py"):
         at.switch_page(page).run()
         assert_ok(at)
         assert note in _captions(at), page
     at.sidebar.radio(key=i18n.LANG).set_value("ja").run()
     assert ja["runs.rows_by_hash.sample"].format(name="sample_data/ml_qa_en.json") in _captions(at)
-    at.switch_page("app_pages/history.py").run()
+    at.switch_page("rageval_ui/app_pages/history.py").run()
     assert_ok(at)
     assert ja["runs.rows_by_hash.history"] in _captions(at)
