@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from rageval_core.core import paths
-from rageval_core.store import engine
+from rageval_core.store import engine, migrations
 from rageval_core.store.engine import (  # noqa: F401 - the store's one import for its callers
     BACKOFF_S,
     DEFAULT_ATTEMPTS,
@@ -40,16 +40,12 @@ from rageval_core.store.engine import (  # noqa: F401 - the store's one import f
 
 def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = None) -> sqlite3.Connection:
     """This thread's connection to the store at ``path`` (default: the workbench's), migrated when first opened."""
-    from rageval_core.store import migrations
-
     return engine.connect(path, busy_timeout_s=busy_timeout_s, on_open=migrations.ensure)
 
 
 def open_store(path: str | Path | None = None, *, busy_timeout_s: float | None = None) -> sqlite3.Connection:
     """``connect``, and a migration an earlier open left unfinished (a move cut short) taken up again: what the
     store's openers (``Store``, the caches) call once, where ``connect`` is called for every statement."""
-    from rageval_core.store import migrations
-
     target = str(path or paths.database_path())
     reused = engine.is_open(target)
     conn = connect(target, busy_timeout_s=busy_timeout_s)
