@@ -11,6 +11,7 @@ __all__ = [
     "batch_ledger",
     "cache_tables",
     "call_log",
+    "clone",
     "columns",
     "db",
     "details_codec",
