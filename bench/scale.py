@@ -117,18 +117,9 @@ def measure(cmd: list[str], work: Path, home: Path, stop_after: float | None = N
 
 def db_bytes_per_result(home: Path) -> float | None:
     """The store file's size after a WAL checkpoint ÷ the results it holds (None without a store or results)."""
-    import sqlite3
+    from rageval_core.store import probe
 
-    path = home / "rageval.sqlite"
-    if not path.is_file():
-        return None
-    conn = sqlite3.connect(path)
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        n = int(conn.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-    finally:
-        conn.close()
-    return path.stat().st_size / n if n else None
+    return probe.bytes_per_result(home / "rageval.sqlite")
 
 
 def prompt_cache_run(work: Path, min_tokens: int) -> dict[str, Any]:

@@ -19,37 +19,24 @@ import json
 import os
 import resource
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from rageval_core.store import probe  # noqa: E402
 from bench.fake_llm_server import is_chat, max_in_window, outcome_counts, repeated_after_success, start  # noqa: E402
 from bench.rows import soak_rows  # noqa: E402
 from bench.runner import task_responder  # noqa: E402
 
 METRICS = "faithfulness,answer_relevancy,context_precision,answer_correctness"
 SCORERS = METRICS.split(",") + ["judge:rubric5"]
-
-
-def _query(db: Path, sql: str, *params: Any) -> list[tuple]:
-    if not db.exists():
-        return []
-    conn = sqlite3.connect(str(db), timeout=30)
-    try:
-        return conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError:
-        return []
-    finally:
-        conn.close()
 
 
 def _cli_supports(flag: str) -> bool:
@@ -90,18 +77,16 @@ def main(argv: list[str] | None = None) -> int:
         first = subprocess.Popen([*base, "--out", str(work / "first.json")], cwd=work, env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         while first.poll() is None:
-            stored = _query(db, "SELECT COUNT(*) FROM (SELECT DISTINCT sample_id, scorer FROM results)")
-            if stored and stored[0][0] >= args.kill_at * total_tasks:
+            if probe.finished_tasks(db) >= args.kill_at * total_tasks:
                 first.send_signal(signal.SIGKILL)
                 break
             time.sleep(0.5)
         first.wait()
         killed_at = time.monotonic() - started
-        run_id = _query(db, "SELECT id FROM runs ORDER BY created_at DESC LIMIT 1")[0][0]
-        stored_at_kill = _query(db, "SELECT COUNT(*) FROM (SELECT DISTINCT sample_id, scorer FROM results)")[0][0]
-        logged_before = {k for (k,) in _query(
-            db, "SELECT request_key FROM call_log WHERE run_id = ? AND cached = 0 AND error IS NULL", run_id)}
-        calls_before = _query(db, "SELECT MAX(id) FROM call_log")[0][0] or 0
+        run_id = probe.latest_run(db)
+        stored_at_kill = probe.finished_tasks(db)
+        logged_before = set(probe.provider_call_keys(db, str(run_id), failed=False))
+        calls_before = probe.last_call_id(db)
 
         second = subprocess.run([*base, "--out", str(work / "final.json"), "--resume", run_id], cwd=work, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -118,9 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     expected = {pair for row in by_row.values() for pair in row}
     lost = sum(1 for i in range(args.rows) if by_row.get(f"soak-{i:04d}", set()) != expected or not expected)
     rows_fully_scored = sum(1 for row in export["rows"] if row["results"] and all(r["value"] is not None for r in row["results"]))
-    after = _query(db, "SELECT request_key FROM call_log WHERE run_id = ? AND id > ? AND cached = 0", run_id, calls_before)
-    repeated_client = sum(1 for (k,) in after if k in logged_before)
-    reasks = _query(db, "SELECT COUNT(*) FROM call_log WHERE run_id = ? AND reask > 0", run_id)
+    after = probe.provider_call_keys(db, str(run_id), calls_before)
+    repeated_client = sum(1 for k in after if k in logged_before)
+    reasks = probe.reasked_calls(db, str(run_id))
     chat_times = [e.received_at for e in log if is_chat(e)]
     max_chat = max_in_window(chat_times)
     max_all = max_in_window(e.received_at for e in log)
@@ -139,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"repeated after success: server view {repeated_after_success(log)} (same body answered before, includes "
           f"answers the killed process never received); client view {repeated_client} (a finished, logged call sent again)")
     print(f"max requests in any 60 s: chat {max_chat}, all {max_all}; limit {args.rpm:g}")
-    print(f"re-asks: {reasks[0][0] if reasks else 'not recorded in this build'}")
+    print(f"re-asks: {reasks if reasks is not None else 'not recorded in this build'}")
     print(f"peak memory of the evaluation processes: {peak_mb:.0f} MB")
     print(f"rows={args.rows} lost={lost} max_rpm={max_all} rpm_limit={args.rpm:g} unscored_share={unscored_share:.3f}")
     return 0

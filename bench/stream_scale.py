@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.rows import soak_rows  # noqa: E402
+from rageval_core.store import probe  # noqa: E402
 
 METRICS = "faithfulness,answer_relevancy,context_precision,answer_correctness"
 
@@ -45,16 +45,7 @@ def _rss_mb(pid: int) -> float:
 
 def _stored(db: Path) -> int:
     """Results the run has stored so far (0 while the database does not exist or is busy)."""
-    if not db.exists():
-        return 0
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.2)
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
+    return probe.stored_results(db)
 
 
 def measure(n: int, seconds: float, work: Path) -> dict:

@@ -7,7 +7,6 @@ preset's id under different content is run under a derived id (``judge:rubric5-e
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, build_scorers
 from rageval_core.scoring.rubric import PRESET_IDS, Rubric, is_preset
+from rageval_core.store.db import STORE_ERRORS
 from rageval_core.store.rubric_versions import RubricStore
 from rageval_core.core.types import SEED_METRICS, MetricResult, Sample
 from rageval_ui.i18n import t
@@ -46,7 +46,7 @@ def judge_choices(edited: Rubric | None, store: RubricStore | None = None) -> li
         choices.append(JudgeChoice(EDITED, t("judge.edited", id=edited.id)))
     try:
         versions = (store or RubricStore()).versions("rubric")
-    except (RagevalError, sqlite3.Error, OSError):  # an unreadable store must not hide the presets
+    except (RagevalError, *STORE_ERRORS, OSError):  # an unreadable store must not hide the presets
         versions = []
     choices.extend(JudgeChoice(f"version:{v.id}", t("judge.saved", label=v.label)) for v in versions)
     return choices

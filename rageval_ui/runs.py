@@ -1,7 +1,8 @@
 """Stored runs as the Compare, Inspect and History pages read them.
 
-The store keeps results, rows (id, category) and the call log, not the dataset texts; the inspector finds
-the texts in the dataset loaded in the session, or in a shipped sample file with the same content hash.
+A run keeps the rows it scored (question, contexts, answer, ground truth, metadata) with its results and call
+log; the pages read them from the run. A run stored before runs kept their rows is found by hash (the dataset
+loaded in the session, the run's own file, a shipped sample file with the same content hash), and the page says so.
 """
 
 from __future__ import annotations
@@ -154,12 +155,42 @@ def run_label(info: RunInfo) -> str:
                      rows=info.n_rows, status=run_status(info.status), when=when)
 
 
-def find_samples(info: RunInfo, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
-    """The run's rows with their texts (label columns included): the session's dataset when the hash matches,
-    else the file the run was made on when unchanged (what ``trust RUN`` reads), else a sample file by hash."""
+RUN_ROWS = "run"  # ``samples_source`` of a run that keeps the rows it scored
+
+
+def find_samples(store: Store, info: RunInfo, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
+    """The run's rows with their texts (label columns included) and where they came from: the run's own rows, kept
+    with it (``RUN_ROWS``). A run stored before runs kept their rows is found by hash, as it always was
+    (``rows_note`` says so on the page): the session's dataset when the hash matches, else the file the run was
+    made on when unchanged (what ``trust RUN`` reads), else a sample file by hash."""
+    kept = run_summary.cached(store, info.id, "samples", lambda: store.samples(info.id))
+    if kept:
+        return kept, RUN_ROWS
+    return _found_by_hash(info, current)
+
+
+def rows_note(source: str | None) -> str | None:
+    """What a page says of where the run's rows came from: nothing for a run that keeps its rows; for a run stored
+    before, that they were found by hash (and where), or that they were not found."""
+    if source == RUN_ROWS:
+        return None
+    if source is None:
+        return t("runs.rows_not_found")
+    kind, _, name = source.partition(":")
+    if kind == "loaded":
+        return t("runs.rows_by_hash.loaded", name=name)
+    if kind == "file":
+        return t("runs.rows_by_hash.file", name=name)
+    if kind == "sample":
+        return t("runs.rows_by_hash.sample", name=name)
+    return t("runs.rows_by_hash.other", name=name)
+
+
+def _found_by_hash(info: RunInfo, current: data.Workset | None) -> tuple[dict[str, Sample], str | None]:
+    """The hash hunt for a run stored before runs kept their rows (sources ``kind:name``, said by ``rows_note``)."""
     dataset_hash = info.dataset_hash
     if current is not None and (dataset_hash is None or current.content_hash == dataset_hash):
-        return current.by_id(), f"the loaded dataset {current.name}"
+        return current.by_id(), f"loaded:{current.name}"
     own = _run_file(info)
     if own is not None:
         return own
@@ -167,9 +198,9 @@ def find_samples(info: RunInfo, current: data.Workset | None) -> tuple[dict[str,
         for name in data.sample_files():
             loaded = _sample_file(name, (data.SAMPLE_DIR / name).stat().st_mtime_ns)
             if loaded.content_hash == dataset_hash:
-                return {s.id: s for s in loaded.samples}, f"sample_data/{name}"
+                return {s.id: s for s in loaded.samples}, f"sample:sample_data/{name}"
     if current is not None:  # a different version of the data: ids may still match, marked as such
-        return current.by_id(), f"the loaded dataset {current.name} (a different version than the run's)"
+        return current.by_id(), f"other:{current.name}"
     return {}, None
 
 
@@ -181,7 +212,7 @@ def _run_file(info: RunInfo) -> tuple[dict[str, Sample], str] | None:
     loaded = _dataset_file(str(path.resolve()), path.stat().st_mtime_ns)
     if loaded is None or loaded.content_hash != info.dataset_hash:
         return None
-    return {s.id: s for s in loaded.samples}, f"the run's file {path.name}"
+    return {s.id: s for s in loaded.samples}, f"file:{path.name}"
 
 
 @functools.lru_cache(maxsize=8)
@@ -208,7 +239,7 @@ def load(run_id: str, current: data.Workset | None = None, run_store: Store | No
     info = s.get_run(run_id)
     if info is None:
         return None
-    samples, source = find_samples(info, current)
+    samples, source = find_samples(s, info, current)
 
     def build() -> tuple[pd.DataFrame, dict[str, str | None]]:
         categories = run_summary.row_categories(s, info.id)  # in dataset order
@@ -364,8 +395,9 @@ class ExportFile:
 
 
 def export_files(run_id: str, run_store: Store | None = None, current: data.Workset | None = None) -> list[ExportFile]:
-    """The run as the export contract's JSON, the wide CSV (with question, answer and reasons when the run's
-    rows can be found: the loaded dataset or a shipped sample) and the call log (JSON Lines), built on download."""
+    """The run as the export contract's JSON, the wide CSV (with question, answer and reasons: the run's own rows,
+    or for a run stored before runs kept them the rows found by hash) and the call log (JSON Lines), built on
+    download."""
     s = run_store or store()
 
     def as_json() -> str:
@@ -376,8 +408,8 @@ def export_files(run_id: str, run_store: Store | None = None, current: data.Work
 
     def wide_csv() -> str:
         info = s.get_run(run_id)
-        samples = find_samples(info, current)[0] if info is not None else {}
-        return export.run_to_csv(s, run_id, samples)
+        samples = find_samples(s, info, current)[0] if info is not None else {}
+        return export.run_to_csv(s, run_id, samples)  # a run keeping its rows exports them; ``samples`` for older ones
 
     return [
         ExportFile(t("runs.export_json"), as_json, f"{run_id}.json", "application/json"),

@@ -17,8 +17,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rageval_core.analysis.trust import checks as trust_checks, run_report as trust_report
+from rageval_core.analysis.trust import checks as trust_checks
 from rageval_core.session import probes as probe_runs
+from rageval_core.store import trust_reports as trust_report
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import DECOMPOSED_METRICS, KNOWN_OPTIONS, build_scorers

@@ -17,9 +17,8 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from rageval_core.core.csvsafe import dumps_csv
 from rageval_core.core.redact import redact_data
-from rageval_core.store import packing
+from rageval_core.store import export_rows
 from rageval_core.store.runs import Store
-from rageval_core.store.runs import _metric_result as store_metric_result
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 from rageval_core.core.method_labels import base_method, display_method, judge_of, result_method
 from rageval_core.core.private import open_private
@@ -66,62 +65,26 @@ def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int,
     return key
 
 
-# Without details an export needs only which judge configuration scored a result: the narrow copy
-# ``result_light`` (light_tables.py) has it, reached through the covering index on results by sample, so no
-# result's details are read or parsed (on a 10,000-row run the query took 5.9 s with every column of
-# ``results``, 1.2 s this way).
-_DETAILED = (
-    "SELECT rr.sample_id AS row_id, rr.category AS row_category, r.* FROM run_rows rr"
-    " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id AND r.repeat_index = 0"
-    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
-)
-_LEAN = (
-    "SELECT rr.sample_id AS row_id, rr.category AS row_category, l.*,"
-    " CASE WHEN l.judge IS NULL THEN '{}' ELSE json_object('judge', l.judge) END AS details FROM run_rows rr"
-    " LEFT JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id"
-    " LEFT JOIN result_light l ON l.run_id = r.run_id AND l.repeat_index = 0 AND l.id = r.id"
-    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
-)
-
-
 def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, Any]]:
-    """The export rows in dataset order, each with its results in the fixed order, streamed from the store:
-    one row's results in memory at a time. Results of rows the run table does not list come last (never
-    expected, never dropped)."""
+    """The export rows in dataset order, each with the sample it scored (kept with the run) and its results in the
+    fixed order, streamed from the store (``store.export_rows``): one row in memory at a time. Results of rows the
+    run table does not list come last (never expected, never dropped)."""
     order = result_order(info.scorers)
-    conn = store._conn()
-    cur = conn.execute(_DETAILED if include_details else _LEAN, (info.id,))
-    read = packing.reader(conn)
-    current: dict[str, Any] | None = None
-    pending: list[MetricResult] = []
+    for stored in export_rows.rows_with_results(store, info.id, include_details):
+        row: dict[str, Any] = {"id": stored.id, "category": stored.category}
+        if stored.sample is not None:  # the row as scored (a run stored before runs kept their rows has none)
+            row.update(_sample_keys(stored.sample))
+        row["results"] = [_result_dict(r, include_details) for r in sorted(stored.results, key=order)]
+        yield redact_data(row)
 
-    def finish(row: dict[str, Any]) -> dict[str, Any]:
-        row["results"] = [_result_dict(r, include_details) for r in sorted(pending, key=order)]
-        return redact_data(row)
 
-    for rec in cur:
-        if current is None or current["id"] != rec["row_id"]:
-            if current is not None:
-                yield finish(current)
-            current, pending = {"id": rec["row_id"], "category": rec["row_category"]}, []
-        if rec["metric"] is not None:
-            pending.append(store_metric_result(rec, read))
-    if current is not None:
-        yield finish(current)
-    orphans = conn.execute(
-        "SELECT * FROM results WHERE run_id = ? AND repeat_index = 0 AND sample_id NOT IN"
-        " (SELECT sample_id FROM run_rows WHERE run_id = ? AND valid = 1) ORDER BY sample_id, id",
-        (info.id, info.id),
-    )
-    current, pending = None, []
-    for rec in orphans:
-        if current is None or current["id"] != rec["sample_id"]:
-            if current is not None:
-                yield finish(current)
-            current, pending = {"id": rec["sample_id"], "category": None}, []
-        pending.append(store_metric_result(rec, read))
-    if current is not None:
-        yield finish(current)
+def _sample_keys(sample: Sample) -> dict[str, Any]:
+    """A row's texts in the export, under the dataset format's names (extra keys of the contract)."""
+    keys = {"question": sample.question, "contexts": list(sample.contexts), "answer": sample.answer,
+            "ground_truth": sample.ground_truth, "metadata": dict(sample.metadata)}
+    if sample.external_scores:  # another tool's scores the row came with
+        keys["external_scores"] = dict(sample.external_scores)
+    return keys
 
 
 def _head(store: Store, run_id: str) -> tuple[Any, dict[str, Any], dict[str, Any]]:
@@ -177,7 +140,7 @@ def _stability_block(store: Store, info: Any) -> dict[str, Any]:
 
 def _trust_block(store: Store, run_id: str) -> dict[str, Any]:
     """``{"trust": report}`` when a trust report of the run was computed and saved, else nothing."""
-    from rageval_core.analysis.trust.run_report import saved_report
+    from rageval_core.store.trust_reports import saved_report
 
     report = saved_report(store, run_id)
     return {} if report is None else {"trust": report}
@@ -217,8 +180,9 @@ def run_to_csv(store: Store, run_id: str, samples: Mapping[str, Sample] | None =
     """One line per sample: id, category, row_error, question, answer, then per metric and method its value,
     ``…/unscored`` and ``…/reason`` columns, so the file reads without the dataset beside it.
 
-    The store keeps no dataset texts: ``samples`` (id → Sample, the rows the run was made on) fills question and
-    answer; without it those columns stay empty. Cells go through ``csvsafe`` (no formula injection)."""
+    Question and answer are the run's own rows as scored (kept with the run). A run stored before runs kept their
+    rows takes them from ``samples`` (id → Sample: the rows found for it, by hash), else leaves those columns empty.
+    Cells go through ``csvsafe`` (no formula injection)."""
     return "".join(csv_lines(store, run_id, samples))
 
 
@@ -241,8 +205,8 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
     yield dumps_csv([], header)
     for row in _rows(store, info, False):
         cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
-        sample = texts.get(str(row["id"]))
-        line: list[Any] = [row["id"], row["category"] or "", "", sample.question if sample else "", sample.answer if sample else ""]
+        sample: Any = row if "question" in row else texts.get(str(row["id"]))
+        line: list[Any] = [row["id"], row["category"] or "", "", _text(sample, "question"), _text(sample, "answer")]
         for key in pairs:
             r = cells.get(key)
             line += ["" if r is None or r["value"] is None else r["value"], "" if r is None else (r["unscored_reason"] or ""),
@@ -251,6 +215,13 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
     for bad in store.rows(info.id):
         if not bad.valid:
             yield dumps_csv([[redact_data(bad.sample_id), "", redact_data(bad.error) or "invalid", "", ""] + [""] * (3 * len(pairs))])
+
+
+def _text(sample: Any, name: str) -> str:
+    """A row's text from an export row (a dict) or a ``Sample``; "" without either."""
+    if sample is None:
+        return ""
+    return str(sample[name] if isinstance(sample, dict) else getattr(sample, name))
 
 
 def export_csv(store: Store, run_id: str, path: str | Path, samples: Mapping[str, Sample] | None = None) -> Path:
@@ -283,8 +254,8 @@ def export_calls_jsonl(store: Store, run_id: str, path: str | Path) -> Path:
 def named_rows(store: Store, run_id: str, samples: Mapping[str, Sample], naming: str) -> list[dict[str, Any]]:
     """The run's valid rows in another tool's shape (``naming``: ragas, deepeval or seed): each row the dataset row as
     ``datasets.row_dict`` writes it, then one column per method and metric (``decomposed/faithfulness``,
-    ``judge:rubric5/faithfulness``) holding the score, null where unscored. The store keeps no dataset texts, so
-    ``samples`` (id → the rows the run was made on) must hold every row; a ``KeyError`` names one that is missing."""
+    ``judge:rubric5/faithfulness``) holding the score, null where unscored. ``samples`` (id → the rows: those the
+    run keeps, ``Store.samples``, or ``--data``'s) must hold every row; a ``KeyError`` names one that is missing."""
     from rageval_core.data.datasets import row_dict
 
     info = store.find_run(run_id)

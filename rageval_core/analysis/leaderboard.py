@@ -17,6 +17,7 @@ from typing import Sequence
 import pandas as pd
 
 from rageval_core.core.method_labels import display_method
+from rageval_core.store import readback
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS
 
@@ -62,27 +63,15 @@ def leader_rows(store: Store, infos: Sequence[RunInfo] | None = None) -> list[Le
     rows = {i.id: LeaderRow(i, _judges_of(i)) for i in infos}
     if not rows:
         return []
-    conn = store._conn()
     ids = list(rows)
-    marks = ",".join("?" * len(ids))
-    cur = conn.execute(
-        "SELECT run_id, method, judge, metric, AVG(value), COUNT(value), COUNT(*)"
-        f" FROM result_light WHERE repeat_index = 0 AND run_id IN ({marks}) GROUP BY run_id, method, judge, metric",
-        ids,
-    )
-    for run_id, method, judge, metric, mean, scored, total in cur:
+    for run_id, method, judge, metric, mean, scored, total in readback.leaderboard_means(store, ids):
         row = rows[run_id]
         row.means[f"{display_method(method, judge)}/{metric}"] = None if scored == 0 else float(mean)
         row.scored += int(scored)
         row.unscored += int(total) - int(scored)
-    cur = conn.execute(
-        "SELECT run_id, SUM(CASE WHEN cached = 0 AND error IS NULL THEN 1 ELSE 0 END), SUM(cost_usd) FROM call_light"
-        f" WHERE run_id IN ({marks}) GROUP BY run_id",
-        ids,
-    )
-    for run_id, calls, cost in cur:
-        rows[run_id].calls = int(calls or 0)
-        rows[run_id].cost_usd = float(cost or 0.0)
+    for run_id, calls, cost in readback.leaderboard_calls(store, ids):
+        rows[run_id].calls = calls
+        rows[run_id].cost_usd = cost
     return [rows[i] for i in ids]
 
 

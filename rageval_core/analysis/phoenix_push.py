@@ -68,14 +68,15 @@ class RunAnnotation:
 def run_annotations(store: Store, run_id: str, *, samples: Mapping[str, Sample] | None = None,
                     identifier: str = DEFAULT_IDENTIFIER) -> list[RunAnnotation]:
     """Every result of the run (repeat 0) as an annotation. ``samples``: the run's rows by id (their ``trace_id``);
-    without them the rows of the run's own dataset file when it is unchanged, else the row ids are the trace ids."""
+    without them the rows the run keeps (for a run stored before runs kept them, its dataset file when unchanged),
+    else the row ids are the trace ids."""
     info = store.get_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
     if samples is None:
-        from rageval_core.analysis.trust.run_report import dataset_of_run
+        from rageval_core.analysis.trust.run_report import samples_of_run
 
-        samples = {s.id: s for s in dataset_of_run(info) or []}
+        samples = {s.id: s for s in samples_of_run(store, info) or []}
     thresholds = stored_thresholds(info.settings)
     out = []
     for _scorer, result in store.iter_results(run_id):

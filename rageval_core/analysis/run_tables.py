@@ -19,27 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval_core.run.readback import _method_labels
+from rageval_core.store.readback import values_in_row_order
 from rageval_core.store.runs import Store
 from rageval_core.analysis.tallies import agreement_stats
 from rageval_core.core.types import DECOMPOSED, SEED_METRICS
 
 NO_CATEGORY = "(none)"
 THRESHOLD = 0.5  # kappa's pass line, as ``compare.agreement``'s default
-
-# Valid rows in dataset order, each row's results in stored order (the order the frame was sorted in); the
-# narrow copy ``result_light`` carries the judge id, so no result's details are read.
-_IN_ORDER = (
-    "SELECT l.sample_id, l.method, l.judge, l.metric, l.value, l.provider FROM run_rows rr"
-    " JOIN results r ON r.run_id = rr.run_id AND r.sample_id = rr.sample_id AND r.repeat_index = 0"
-    " JOIN result_light l ON l.run_id = r.run_id AND l.repeat_index = 0 AND l.id = r.id"
-    " WHERE rr.run_id = ? AND rr.valid = 1 ORDER BY rr.position, r.id"
-)
-# Results of rows the run's table does not list (never expected, never dropped), after the others.
-_ORPHANS = (
-    "SELECT sample_id, method, judge, metric, value, provider FROM result_light WHERE run_id = ? AND repeat_index = 0"
-    " AND sample_id NOT IN (SELECT sample_id FROM run_rows WHERE run_id = ? AND valid = 1) ORDER BY sample_id, id"
-)
-
 
 @dataclass
 class CategoryTable:
@@ -153,8 +139,7 @@ def closing_tables(store: Store, run_id: str, categories: Mapping[str, str | Non
     read in one pass: memory O(methods × categories × criteria) plus two floats a row per judge and criterion."""
     fold = _Fold(categories or {})
     label = _method_labels()
-    conn = store._conn()
-    for cur in (conn.execute(_IN_ORDER, (run_id,)), conn.execute(_ORPHANS, (run_id, run_id))):
-        for sample_id, method, judge, metric, value, provider in cur:
-            fold.add(sample_id, label(method, judge), metric, value, provider)
+    # valid rows in dataset order, each row's results in stored order (the order the frame was sorted in)
+    for sample_id, method, judge, metric, value, provider in values_in_row_order(store, run_id):
+        fold.add(sample_id, label(method, judge), metric, value, provider)
     return fold.tables()

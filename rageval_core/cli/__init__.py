@@ -102,12 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _unwritable(exc: BaseException) -> str | None:
     """A full disk or a read-only folder said as such (not an internal error), else None."""
     import errno
-    import sqlite3
 
     from rageval_core.store.db import StoreBusy, is_unwritable
 
     cause = exc.__cause__ if isinstance(exc, StoreBusy) and exc.__cause__ is not None else exc
-    if isinstance(cause, sqlite3.Error) and is_unwritable(cause):
+    if is_unwritable(cause):  # an SQLite error (or a lock given up on) saying so
         return f"the store cannot be written ({cause}): a full disk or a read-only folder; nothing already stored is lost"
     if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT, errno.EPERM):
         return f"cannot write {cause.filename or 'a file'}: {cause.strerror}; nothing already stored is lost"

@@ -15,10 +15,10 @@ from rageval_core.cli.common import EXIT_OK, UsageError, echo, err, find_run, op
 def _ranked(store: Any, info: Any) -> list[str]:
     """Row ids in the label-next order (most informative first), from the run's scores and its labels; never a row
     already labelled nor one of the split's test set."""
-    from rageval_core.analysis.trust.run_report import dataset_of_run, label_next_for_run
+    from rageval_core.analysis.trust.run_report import samples_of_run, label_next_for_run
 
     rows = [r.sample_id for r in store.rows(info.id) if r.valid]
-    ranked = label_next_for_run(store, info, dataset_of_run(info), store.results(info.id), rows)
+    ranked = label_next_for_run(store, info, samples_of_run(store, info), store.results(info.id), rows)
     return list(dict.fromkeys(c.row_id for c in ranked))
 
 

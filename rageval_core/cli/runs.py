@@ -35,9 +35,10 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run_samples(info: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """Id → row of the dataset a run was made on: ``--data`` (checked against the run's content hash) or the run's own
-    file when it is still there unchanged; the store keeps no dataset texts, so without either this is a usage error."""
+def run_samples(store: Any, info: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Id → row of the dataset a run was made on: ``--data`` (checked against the run's content hash), else the rows
+    the run keeps; a run stored before runs kept their rows takes its own file when it is still there unchanged
+    (found by hash), and without it this is a usage error."""
     from rageval_core.analysis.trust.run_report import dataset_of_run
     from rageval_core.data.datasets import load_dataset
 
@@ -48,9 +49,12 @@ def run_samples(info: Any, args: argparse.Namespace) -> dict[str, Any]:
                              f"{loaded.content_hash[:12]}, the run's {str(info.dataset_hash)[:12]}); give that file, with "
                              "the same --map if it was read through one")
         return {s.id: s for s in loaded.samples}
+    kept = store.samples(info.id)
+    if kept:
+        return kept
     found = dataset_of_run(info)
     if found is None:
-        raise UsageError(f"run {info.id}: the store keeps no dataset texts and the run's file "
+        raise UsageError(f"run {info.id} was stored before runs kept their rows, and its file "
                          f"({(info.settings or {}).get('data') or 'unknown'}) is missing or changed: give it with --data FILE")
     return {s.id: s for s in found}
 
@@ -63,7 +67,7 @@ def cmd_runs_export(args: argparse.Namespace) -> int:
     info = find_run(store, args.run)
     try:
         if args.naming:
-            path = export_run_named(store, info.id, args.out, run_samples(info, args), args.naming)
+            path = export_run_named(store, info.id, args.out, run_samples(store, info, args), args.naming)
         else:
             if args.data or args.column_map:
                 raise UsageError("--data and --map go with --naming (the other exports read no dataset)")

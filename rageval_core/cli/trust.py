@@ -338,7 +338,8 @@ def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
 
 def cmd_trust(args: argparse.Namespace) -> int:
     """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
-    from rageval_core.analysis.trust.run_report import run_report, save_report
+    from rageval_core.analysis.trust.run_report import run_report
+    from rageval_core.store.trust_reports import save_report
     from rageval_core.analysis.trust.splits import parse_split
     from rageval_core.analysis.thresholds import parse_threshold
 

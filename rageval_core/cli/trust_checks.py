@@ -158,7 +158,7 @@ def print_probes(ctx: TrustContext) -> None:
     from rageval_core.data.datasets import load_dataset
     from rageval_core.analysis.trust.probes import parse_probes, parse_tolerances
     from rageval_core.session.probes import run_probes
-    from rageval_core.analysis.trust.run_report import dataset_of_run
+    from rageval_core.analysis.trust.run_report import samples_of_run
 
     args = ctx.args
     if not args.probes:
@@ -171,8 +171,8 @@ def print_probes(ctx: TrustContext) -> None:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     info = ctx.store.find_run(ctx.run_id)
-    samples = ctx.samples if ctx.samples is not None else dataset_of_run(info)
-    if samples is None:
+    samples = ctx.samples if ctx.samples is not None else samples_of_run(ctx.store, info)
+    if samples is None:  # a run stored before runs kept their rows, whose file is gone or changed
         raise UsageError(f"run {ctx.run_id}: its dataset file is missing or changed; give the file instead of the run id")
     if info.provider != args.provider:
         raise UsageError(f"run {ctx.run_id} was made with --provider {info.provider}: probe it with the same provider")

@@ -2,21 +2,18 @@
 
 Vectors are cached in the shared SQLite database keyed by sha256(provider, model, base_url, text) — the base
 URL as ``rageval_core.core.redact.url_identity`` gives it, never with its credentials — so a
-re-run (or another metric embedding the same question) costs nothing. A row holds the first 16 bytes of the key,
-its origin's id and the float32 vector exactly as the provider's answer was normalised (``store.cache_tables``:
-lossless; its length gives the dimension). Rows come back L2-normalised.
+re-run (or another metric embedding the same question) costs nothing. The store keeps each float32 vector exactly
+as the provider's answer was normalised (``store.embedding_cache``: lossless). Rows come back L2-normalised.
 """
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from rageval_core.core import paths
-from rageval_core.store import cache_tables, db
+from rageval_core.store.embedding_cache import VectorRows
 from rageval_core.llm.base import canonical_json
 from rageval_core.llm.transport.cache import url_key
 from rageval_core.llm.transport.retry import Retrier
@@ -25,7 +22,6 @@ from rageval_core.core.redact import redact_url
 if TYPE_CHECKING:
     import numpy as np
 
-_TABLE = cache_tables.EMBEDDINGS
 # numpy is imported in the functions that use it, after a run's first request (``metrics.scoring`` says why).
 
 class BatchEmbedder(Protocol):
@@ -91,9 +87,7 @@ class CachedEmbedder:
         self.retrier = retrier
         self.hits = 0
         self.misses = 0
-        self._path = str(db_path or paths.database_path())
-        # an older store's rows move to the narrow table once; until they all have, misses look there too
-        self._moved = cache_tables.ensure(db.connect(db_path), self._path)
+        self._rows = VectorRows(db_path)  # the table's one door (store.embedding_cache)
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r})"
@@ -104,48 +98,17 @@ class CachedEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        conn = db.connect(self.db_path)
         keys = [embedding_key(self.provider, self.model, self._url_key, t) for t in texts]
-        found = self._lookup(conn, list(dict.fromkeys(keys)))
+        found = {k: np.frombuffer(v, dtype=np.float32) for k, v in self._rows.lookup(list(dict.fromkeys(keys))).items()}
         missing = [k for k in dict.fromkeys(keys) if k not in found]
         missing_set = set(missing)
         self.hits += sum(1 for k in keys if k not in missing_set)
         if missing:
             first_text = {k: t for k, t in zip(keys, texts)}
             vectors = embed_in_batches(self.inner, [first_text[k] for k in missing], self.retrier)
-            try:
-                db.write(lambda: self._insert(conn, missing, vectors), what="embedding cache write")
-            except (db.StoreBusy, sqlite3.Error) as exc:  # the vectors in hand are used either way
-                db.warn("embedding_cache", exc)
+            self._rows.store(missing, [v.astype(np.float32).tobytes() for v in vectors], provider=self.provider,
+                             model=self.model, base_url=self.base_url)  # the vectors in hand are used either way
             for k, v in zip(missing, vectors):
                 found[k] = v
             self.misses += len(missing)
         return l2_normalize(np.vstack([found[k] for k in keys]))
-
-    def _lookup(self, conn: sqlite3.Connection, keys: list[str]) -> dict[str, np.ndarray]:
-        """The cached vectors of ``keys`` (hex); an older store's rows not moved yet are read where they are."""
-        import numpy as np
-
-        found: dict[str, np.ndarray] = {}
-        by_stored = {cache_tables.stored_key(k): k for k in keys}
-        stored = list(by_stored)
-        for start in range(0, len(stored), 500):
-            chunk = stored[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, vector in conn.execute(f"SELECT key, vector FROM {_TABLE} WHERE key IN ({marks})", chunk):
-                found[by_stored[bytes(key)]] = np.frombuffer(vector, dtype=np.float32)
-        old = None if self._moved else cache_tables.old_table(conn, _TABLE)
-        rest = [k for k in keys if k not in found] if old is not None else []
-        for start in range(0, len(rest), 500):
-            chunk = rest[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, vector in conn.execute(f"SELECT key, vector FROM {old} WHERE key IN ({marks})", chunk):
-                found[key] = np.frombuffer(vector, dtype=np.float32)
-        return found
-
-    def _insert(self, conn: sqlite3.Connection, keys: list[str], vectors: np.ndarray) -> None:
-        import numpy as np
-
-        origin = cache_tables.origin_id(conn, self._path, self.provider, self.model, self.base_url, "")
-        conn.executemany(f"INSERT OR REPLACE INTO {_TABLE} (key, origin, vector) VALUES (?, ?, ?)",
-                         [(cache_tables.stored_key(k), origin, v.astype(np.float32).tobytes()) for k, v in zip(keys, vectors)])

@@ -12,7 +12,6 @@ logged call is a cached call), and an entry the store refuses after its retries 
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import weakref
 
@@ -33,7 +32,7 @@ class CallLogWriter(GroupCommit[CallEntry]):
     def _log(self, batch: list[CallEntry]) -> None:
         try:
             self.store.log_calls(batch)
-        except (db.StoreBusy, sqlite3.Error) as exc:
+        except db.STORE_ERRORS as exc:
             for _ in batch:
                 db.warn("call_log", exc)
 

@@ -9,14 +9,13 @@ progress line shows are the file's row count until the reader reaches the end, t
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rageval_core.store import db
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.run.plan import RunError, scorer_versions, task_order
-from rageval_core.run.rows import add_run_rows, finish_run_dataset
+from rageval_core.store.run_rows import add_run_rows, finish_run_dataset
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.core.types import Sample
 
@@ -51,7 +50,7 @@ class StreamFeed:
         for sample in self.live:
             if len(self._firsts) < 2:
                 self._firsts.setdefault(self._language(sample), sample)
-            self._pending.append(RowInfo(sample.id, self.rows, sample.category, True, None))
+            self._pending.append(RowInfo(sample.id, self.rows, sample.category, True, None, sample))
             self.rows += 1
             if len(self._pending) >= ROWS_CHUNK:
                 self.flush_rows()
@@ -77,7 +76,7 @@ class StreamFeed:
             return True
         try:
             add_run_rows(self.store, self.run_id, self._pending)
-        except (db.StoreBusy, sqlite3.Error):
+        except db.STORE_ERRORS:
             return False
         self._pending = []
         return True

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextvars
 import gc
 import queue
-import sqlite3
 import threading
 import time
 from collections import Counter
@@ -198,7 +197,7 @@ def _open_run(spec: RunSpec, store: Store, llm: LLM, embedder: Embedder, embeddi
     if spec.resume:
         return _resume(spec, store, llm, digest, versions)
     repeats = spec.repeats or 1
-    rows = [] if live is not None else [RowInfo(s.id, i, s.category, True, None) for i, s in enumerate(spec.samples)]
+    rows = [] if live is not None else [RowInfo(s.id, i, s.category, True, None, s) for i, s in enumerate(spec.samples)]
     if live is None:
         start = len(rows)
         rows += [RowInfo(r.sample_id, start + i, r.category, False, r.error) for i, r in enumerate(_rows_of(spec.invalid_rows))]
@@ -235,6 +234,8 @@ def _resume(spec: RunSpec, store: Store, llm: LLM, digest: str | None, versions:
     if spec.repeats is not None and spec.repeats != stored_repeats:
         raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {spec.repeats}; resume it as it was")
     restore_spilled(store, info.id)
+    if not spec.streamed and not store.keeps_samples(info.id):
+        store.attach_samples(info.id, spec.samples)  # a run stored before runs kept their rows: the same data, checked
     store.set_status(info.id, "running")
     finished = finished_pairs(store, info.id, retry_errors=spec.retry_errors)
     return _Opened(info.id, True, stored_repeats, info.settings.get("repeat_temperature"), finished)
@@ -441,7 +442,7 @@ class _Execution:
             late = self.spec.late_settings
             try:
                 self.feed.finish(_rows_of(self.spec.invalid_rows), late() if late is not None else {})
-            except (db.StoreBusy, sqlite3.Error):
+            except db.STORE_ERRORS:
                 self.counters.warn("run_dataset")  # hash and bad rows not written; every result is
 
     def _settle(self, interrupted: bool) -> tuple[int, str | None]:
@@ -453,7 +454,7 @@ class _Execution:
     def _set_status(self, status: str) -> None:
         try:
             self.store.set_status(self.opened.run_id, status, warnings=dict(self.counters.warnings))
-        except (db.StoreBusy, sqlite3.Error):
+        except db.STORE_ERRORS:
             self.counters.warn("run_status")  # the run stays "running" in the store; a resume still works
 
 

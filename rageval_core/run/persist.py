@@ -14,7 +14,6 @@ next resume of the run writes back first: a finished result is never lost.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from rageval_core.store import db
+from rageval_core.store import db, run_tallies
 from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.core.redact import redact_data
 from rageval_core.run.group_commit import GroupCommit
@@ -93,7 +92,7 @@ class ResultSink:
         what queued behind it for the run loop's retry."""
         try:
             self.store.save_tasks(self.run_id, batch)
-        except (db.StoreBusy, sqlite3.Error) as exc:
+        except db.STORE_ERRORS as exc:
             self._note_unwritable(exc)
             with self._lock:  # the store is locked: what waits is kept for the run loop's retry
                 batch += self._commit.queued
@@ -158,7 +157,7 @@ class ResultSink:
                 return True
             try:
                 self.store.save_tasks(self.run_id, batch)
-            except (db.StoreBusy, sqlite3.Error) as exc:
+            except db.STORE_ERRORS as exc:
                 self._note_unwritable(exc)
                 with self._lock:
                     self._delay = min(self._delay * 2, 30.0)
@@ -251,43 +250,14 @@ def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, A
 def stream_cost(store: Store, run_id: str) -> dict[str, Usage]:
     """``tallies.cost_by_method`` of the run's call log, summed by SQLite (a 1,000-row run logs ~7,000 calls;
     building a dict per call took as long as writing the run's results)."""
-    rows = store._conn().execute(
-        "SELECT COALESCE(NULLIF(method, ''), CASE WHEN scorer LIKE 'judge:%' THEN scorer ELSE ? END) AS m,"
-        " SUM(error IS NULL AND cached = 0), SUM(error IS NULL AND cached != 0), SUM(error IS NOT NULL),"
-        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN input_tokens ELSE 0 END),"
-        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN output_tokens ELSE 0 END),"
-        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cost_usd ELSE 0 END),"
-        " SUM(CASE WHEN error IS NULL THEN latency_s ELSE 0 END),"
-        " SUM(CASE WHEN error IS NULL AND cached = 0 THEN cached_input_tokens ELSE 0 END)"
-        " FROM call_light WHERE run_id = ? GROUP BY m ORDER BY MIN(id)",
-        (DECOMPOSED, run_id),
-    )
-    return {
-        m: Usage(int(inp or 0), int(out or 0), int(hit or 0), calls=int(calls), cached_calls=int(cached), errors=int(errors),
-                 cost_usd=float(cost or 0), latency_s=float(lat or 0))
-        for m, calls, cached, errors, inp, out, cost, lat, hit in rows
-    }
+    return run_tallies.cost_by_method(store, run_id, DECOMPOSED)
 
 
 def stream_cost_by_scorer(store: Store, run_id: str) -> dict[str, Usage]:
     """``tallies.cost_by_scorer`` over the call log, read row by row from its narrow copy (``call_light``)."""
     from rageval_core.run.tallies import cost_by_scorer
 
-    return cost_by_scorer(lean_calls(store, run_id))
-
-
-def lean_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
-    """The run's call-log entries with only what the cost tables read (no prompt, response or request)."""
-    cur = store._conn().execute(
-        "SELECT scorer, method, input_tokens, output_tokens, cost_usd, latency_s, cached, error, cached_input_tokens"
-        " FROM call_light WHERE run_id = ? ORDER BY id",
-        (run_id,),
-    )
-    for r in cur:
-        yield {
-            "scorer": r[0], "method": r[1], "usage": {"input_tokens": r[2], "output_tokens": r[3], "cached_input_tokens": r[8]},
-            "cost_usd": r[4], "latency_s": r[5], "cached": r[6], "error": r[7],
-        }
+    return cost_by_scorer(run_tallies.lean_calls(store, run_id))
 
 
 @dataclass
@@ -300,17 +270,11 @@ class _Head:
 
 
 def _result_heads(store: Store, run_id: str) -> Iterator[_Head]:
-    cur = store._conn().execute(
-        "SELECT method, metric, value, unscored_reason, json_extract(details, '$.reask.asked'),"
-        " json_extract(details, '$.reask.recovered'), json_extract(details, '$.judge') FROM results"
-        " WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
-        (run_id,),
-    )
-    for r in cur:
-        details = {"reask": {"asked": r[4], "recovered": r[5] or 0}} if r[4] else {}
-        if r[6]:
-            details["judge"] = r[6]
-        yield _Head(r[0], r[1], r[2], r[3], details or None)
+    for r in run_tallies.result_heads(store, run_id):
+        details: dict[str, Any] = {"reask": {"asked": r.reasked, "recovered": r.recovered or 0}} if r.reasked else {}
+        if r.judge:
+            details["judge"] = r.judge
+        yield _Head(r.method, r.metric, r.value, r.unscored_reason, details or None)
 
 
 def load_run(
@@ -331,8 +295,8 @@ def load_run(
     Summary and costs are computed by streaming the stored rows; ``Run.results`` is read only when asked for.
     """
     from rageval_core.run.plan import RunError
-    from rageval_core.run.rows import count_valid_rows
-    from rageval_core.run.rows import invalid_rows as stored_invalid_rows
+    from rageval_core.store.run_rows import count_valid_rows
+    from rageval_core.store.run_rows import invalid_rows as stored_invalid_rows
 
     info = store.find_run(run_id)
     if info is None:

@@ -408,15 +408,10 @@ def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mappin
 def finished_pairs(store: Store, run_id: str, *, retry_errors: bool = True) -> set[tuple[str, str, int]]:
     """(sample_id, scorer, repeat) tasks of a stored run that a resume skips: all but those whose every result
     is a provider failure (redone when ``retry_errors``). Read with one grouped query, not by loading results."""
-    retryable = sorted(RETRYABLE_REASONS)
-    marks = ",".join("?" * len(retryable))
-    rows = store._conn().execute(
-        "SELECT sample_id, scorer, repeat_index,"
-        " SUM(CASE WHEN value IS NULL AND unscored_reason IN (" + marks + ") THEN 0 ELSE 1 END) AS kept"
-        " FROM results WHERE run_id = ? GROUP BY sample_id, scorer, repeat_index",
-        (*retryable, run_id),
-    ).fetchall()
-    return {(r[0], r[1], int(r[2])) for r in rows if r[3] > 0 or not retry_errors}
+    from rageval_core.store.run_tallies import kept_tasks
+
+    return {(sid, scorer, rep) for sid, scorer, rep, kept in kept_tasks(store, run_id, RETRYABLE_REASONS)
+            if kept or not retry_errors}
 
 
 def task_order(scorers: Sequence[Scorer]) -> list[int]:

@@ -1,8 +1,8 @@
 """Reading a stored run back without loading it: the CLI's closing tables and failure lines at 100,000 rows.
 
 ``Run.results`` builds every result with its details (claims, prompts, raw answers); the terminal needs a few
-columns of each. These read just those columns with a cursor: for the failure lines only unscored results, for
-the CSV the distinct pairs. Pandas is imported only by ``analysis_frame`` (the closing tables: ``run_tables``).
+columns of each. These fold just those columns, read with a cursor by ``store.readback``: for the failure lines
+only unscored results, for the CSV the distinct pairs. Pandas is imported only by ``analysis_frame`` (the closing tables: ``run_tables``).
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from rageval_core.core.method_labels import display_method, judge_of
+from rageval_core.store import readback as stored
 from rageval_core.store.runs import Store
 
 if TYPE_CHECKING:
     import pandas as pd
-
-CHUNK = 20_000  # rows fetched at a time
-
 
 def analysis_frame(store: Store, run_id: str, categories: Mapping[str, str | None] | None = None) -> pd.DataFrame:
     """The columns ``compare``'s category tables and agreement read (sample_id, category, metric, method, value,
@@ -28,11 +26,6 @@ def analysis_frame(store: Store, run_id: str, categories: Mapping[str, str | Non
     import pandas as pd
 
     cats = categories or {}
-    cur = store._conn().execute(
-        "SELECT sample_id, metric, method, json_extract(details, '$.judge'), value, unscored_reason, provider FROM results"
-        " WHERE run_id = ? AND repeat_index = 0 ORDER BY id",
-        (run_id,),
-    )
     shared: dict[object, object] = {}  # one object per distinct string: a column holds pointers, not copies
     method_label = _method_labels()
 
@@ -41,18 +34,14 @@ def analysis_frame(store: Store, run_id: str, categories: Mapping[str, str | Non
 
     columns: dict[str, list[object]] = {name: [] for name in ("sample_id", "category", "metric", "method", "unscored_reason", "provider")}
     values: list[float] = []
-    while True:
-        rows = cur.fetchmany(CHUNK)
-        if not rows:
-            break
-        for sample_id, metric, method, judge, value, unscored, provider in rows:
-            columns["sample_id"].append(one(sample_id))
-            columns["category"].append(cats.get(sample_id))
-            columns["metric"].append(one(metric))
-            columns["method"].append(method_label(method, judge))
-            columns["unscored_reason"].append(one(unscored))
-            columns["provider"].append(one(provider))
-            values.append(np.nan if value is None else float(value))
+    for sample_id, metric, method, judge, value, unscored, provider in stored.analysis_rows(store, run_id):
+        columns["sample_id"].append(one(sample_id))
+        columns["category"].append(cats.get(sample_id))
+        columns["metric"].append(one(metric))
+        columns["method"].append(method_label(method, judge))
+        columns["unscored_reason"].append(one(unscored))
+        columns["provider"].append(one(provider))
+        values.append(np.nan if value is None else float(value))
     frame = pd.DataFrame({name: pd.Series(col, dtype=object) for name, col in columns.items()})
     frame.insert(4, "value", np.array(values, dtype=float))
     return frame
@@ -74,20 +63,11 @@ def _method_labels() -> Callable[[str, Any], str]:
 def result_pairs(store: Store, run_id: str) -> list[tuple[str, str]]:
     """The distinct (display method, metric) pairs of repeat 0 (unordered), read without the results."""
     label = _method_labels()
-    cur = store._conn().execute(
-        "SELECT DISTINCT method, metric, judge FROM result_light WHERE run_id = ? AND repeat_index = 0",
-        (run_id,),
-    )
-    return list(dict.fromkeys((label(method, judge), metric) for method, metric, judge in cur))
+    return list(dict.fromkeys((label(method, judge), metric) for method, metric, judge in stored.method_metric_pairs(store, run_id)))
 
 
 def unscored_results(store: Store, run_id: str) -> Iterator[SimpleNamespace]:
     """The unscored results of repeat 0 with what ``failures.summarize_failures`` reads (sample id, reason, message)."""
-    cur = store._conn().execute(
-        "SELECT sample_id, unscored_reason, reason, json_extract(details, '$.error') FROM results"
-        " WHERE run_id = ? AND repeat_index = 0 AND value IS NULL ORDER BY id",
-        (run_id,),
-    )
-    for sample_id, unscored, reason, error in cur:
+    for sample_id, unscored, reason, error in stored.unscored(store, run_id):
         yield SimpleNamespace(sample_id=sample_id, value=None, unscored_reason=unscored, reason=reason,
                               details={"error": error} if error else None)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import sqlite3
 import sys
 
 M_MMAP_THRESHOLD = -3  # mallopt's parameter numbers in glibc's malloc.h
@@ -68,8 +67,9 @@ def map_socket_reads(threshold: int = MMAP_THRESHOLD) -> bool:
 
 def limit_sqlite_heap(limit: int = SQLITE_HEAP) -> int:
     """Set SQLite's soft heap limit (process-wide, every connection of this SQLite library); the limit now in force."""
-    with sqlite3.connect(":memory:") as conn:
-        return int(conn.execute(f"PRAGMA soft_heap_limit={int(limit)}").fetchone()[0])
+    from rageval_core.store.db import limit_heap
+
+    return limit_heap(limit)
 
 
 def tune_memory_for_run(provider: str) -> None:

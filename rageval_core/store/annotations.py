@@ -5,8 +5,8 @@ dataset hash + row id).
 many of them that person has labelled on every criterion (``annotator_labels``). ``label_settlements``
 records a disagreement settled: the label chosen and who chose it; settling also writes that label as the
 team's word (``human_labels``), which judge–human agreement reads. A settlement older than the latest
-annotator label of its row no longer counts (someone changed their mind since). Tables are created on first
-use: older stores open unchanged and have an empty queue.
+annotator label of its row no longer counts (someone changed their mind since). The tables are made by the
+``annotations`` step of ``store.migrations``: an older store gets them empty.
 """
 
 from __future__ import annotations
@@ -19,28 +19,6 @@ from dataclasses import dataclass
 
 from rageval_core.store import db
 from rageval_core.store.runs import Store
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS annotation_queue (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    annotator TEXT NOT NULL,
-    criteria TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id, annotator)
-);
-CREATE TABLE IF NOT EXISTS label_settlements (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    criterion TEXT NOT NULL,
-    label REAL NOT NULL,
-    settled_by TEXT NOT NULL,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id, criterion)
-);
-"""
-
 
 @dataclass(frozen=True)
 class Progress:
@@ -56,9 +34,7 @@ class Progress:
 
 
 def _conn(store: Store) -> sqlite3.Connection:
-    conn = db.connect(store.path)
-    db.ensure_schema(conn, _DDL)
-    return conn
+    return db.connect(store.path)
 
 
 def hand_out(store: Store, dataset_hash: str, assignment: Mapping[str, Sequence[str]], criteria: Sequence[str]) -> int:

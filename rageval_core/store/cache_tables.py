@@ -21,7 +21,7 @@ import sqlite3
 import threading
 from typing import Any, Callable
 
-from rageval_core.store import db, texts
+from rageval_core.store import engine, texts
 
 BATCH = 500
 RESPONSES = "llm_response_cache"
@@ -135,13 +135,12 @@ _MOVES: dict[str, Callable[[sqlite3.Connection, str, dict[str, Any]], tuple[Any,
 
 
 def ensure(conn: sqlite3.Connection, path: str, *, max_batches: int | None = None) -> bool:
-    """Create the cache tables, moving a first-layout table's rows (at most ``max_batches`` batches a table when
-    given); True once nothing is left to move. Cheap when done: a look at the schema."""
-    db.ensure_schema(conn, texts.DDL)
+    """Create the cache tables (a step of ``store.migrations``, after ``texts``), moving a first-layout table's
+    rows (at most ``max_batches`` batches a table when given); True once nothing is left to move."""
     done = True
     for table in (RESPONSES, EMBEDDINGS):
         _rename_old(conn, table)
-        db.ensure_schema(conn, DDL)
+        engine.write(lambda: conn.executescript(DDL), what="create cache tables")
         done = _move_rows(conn, path, table, max_batches) and done
     return done
 
@@ -150,14 +149,14 @@ def _rename_old(conn: sqlite3.Connection, table: str) -> None:
     if _OLD_MARK[table] not in _columns(conn, table):
         return
     if table == RESPONSES:  # the first layout before its answers were by reference (500ef79) lacks the column
-        db.add_column(conn, table, "text_ids", "TEXT")
+        engine.add_column(conn, table, "text_ids", "TEXT")
 
     def rename() -> None:
-        with db.immediate(conn):  # looked at again under the lock: another process may have renamed it meanwhile
+        with engine.immediate(conn):  # looked at again under the lock: another process may have renamed it meanwhile
             if _OLD_MARK[table] in _columns(conn, table) and old_table(conn, table) is None:
                 conn.execute(f"ALTER TABLE {table} RENAME TO {table}_v1")
 
-    db.write(rename, what=f"rename {table}")
+    engine.write(rename, what=f"rename {table}")
 
 
 def _rows(conn: sqlite3.Connection, sql: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
@@ -173,7 +172,7 @@ def _move_rows(conn: sqlite3.Connection, path: str, table: str, max_batches: int
             return False
 
         def one() -> None:
-            with db.immediate(conn):
+            with engine.immediate(conn):
                 old = old_table(conn, table)
                 rows = _rows(conn, f"SELECT * FROM {old} LIMIT ?", (BATCH,)) if old else []
                 if old and not rows:
@@ -182,6 +181,6 @@ def _move_rows(conn: sqlite3.Connection, path: str, table: str, max_batches: int
                     conn.executemany(_INSERTS[table], [_MOVES[table](conn, path, r) for r in rows])
                     conn.executemany(f"DELETE FROM {old} WHERE key = ?", [(r["key"],) for r in rows])
 
-        db.write(one, what=f"move {table}")
+        engine.write(one, what=f"move {table}")
         batches += 1
     return True

@@ -3,8 +3,8 @@
 ``label_splits`` holds each row's split and the seed and fractions that made it, so the split survives
 restarts and a row keeps its split when more labels arrive. ``split_test_looks`` has one row per look at
 test figures: the count is the product's own guard against tuning on test, so it is never reset by
-re-splitting. Both tables are created on first use (``CREATE TABLE IF NOT EXISTS``): older stores open
-unchanged and simply have no split yet.
+re-splitting. Both tables are made by the ``label_splits`` step of ``store.migrations``: an older store gets
+them empty and simply has no split yet.
 """
 
 from __future__ import annotations
@@ -18,26 +18,6 @@ from dataclasses import dataclass
 from rageval_core.store import db
 from rageval_core.store.runs import Store
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS label_splits (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    split TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    fractions TEXT NOT NULL,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id)
-);
-CREATE TABLE IF NOT EXISTS split_test_looks (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    dataset_hash TEXT NOT NULL,
-    what TEXT,
-    ts REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS split_test_looks_hash ON split_test_looks (dataset_hash);
-"""
-
-
 @dataclass(frozen=True)
 class StoredSplit:
     """A dataset's stored split: ``{row_id: split}`` and the seed and fractions it was dealt with."""
@@ -48,9 +28,7 @@ class StoredSplit:
 
 
 def _conn(store: Store) -> sqlite3.Connection:
-    conn = db.connect(store.path)
-    db.ensure_schema(conn, _DDL)
-    return conn
+    return db.connect(store.path)
 
 
 def _key(fractions: Mapping[str, float]) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from rageval_core.store import columns, db
+from rageval_core.store import columns, engine
 
 # The judge id as ``core.method_labels.judge_of`` reads it: the top-level "judge" of the details, if any (the
 # substring test first: parsing each result's details JSON would cost as much as the details themselves).
@@ -103,7 +103,7 @@ def ensure(conn: sqlite3.Connection) -> None:
                 conn.execute("ROLLBACK")
             raise
 
-    db.write(migrate, what="create light tables")
+    engine.write(migrate, what="create light tables")
 
 
 # ---- views: once the texts are out of the rows (store.migrate_texts), the copies are not needed ------------
@@ -124,11 +124,11 @@ def to_views(conn: sqlite3.Connection) -> None:
     transaction; a no-op look when done). Call only when no row holds its texts inline any more."""
     if _are_views(conn):
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'results_means'").fetchone() is None:
-            db.write(lambda: conn.execute(_VIEWS.strip().split("\n")[-1]), what="results_means index")
+            engine.write(lambda: conn.execute(_VIEWS.strip().split("\n")[-1]), what="results_means index")
         return
 
     def switch() -> None:
-        with db.immediate(conn):  # (SQLite rolls back itself on a full disk; its error is kept)
+        with engine.immediate(conn):  # (SQLite rolls back itself on a full disk; its error is kept)
             if not _are_views(conn):
                 for name in _NAMES:
                     kind = "INDEX" if name == "result_light_means" else "TRIGGER" if name.endswith(("_insert", "_delete", "_update")) else "TABLE"
@@ -136,4 +136,4 @@ def to_views(conn: sqlite3.Connection) -> None:
                 for statement in _VIEWS.strip().split("\n"):
                     conn.execute(statement)
 
-    db.write(switch, what="light tables to views")
+    engine.write(switch, what="light tables to views")

@@ -17,10 +17,9 @@ import json
 import sqlite3
 from typing import Callable
 
-from rageval_core.store import db, packing
+from rageval_core.store import engine, packing
 
 BATCH = 200
-_DDL = "CREATE TABLE IF NOT EXISTS store_migrations (name TEXT PRIMARY KEY, done_upto INTEGER NOT NULL, finished INTEGER NOT NULL);"
 _RESULTS = "texts_results"
 _CALLS = "texts_calls"
 
@@ -64,21 +63,21 @@ def _run(conn: sqlite3.Connection, name: str, step: Callable[[sqlite3.Connection
     batches = 0
     while max_batches is None or batches < max_batches:
         def one() -> bool:
-            with db.immediate(conn):
+            with engine.immediate(conn):
                 upto, finished = _state(conn, name)
                 last = None if finished else step(conn, upto, {})
                 _record(conn, name, upto if last is None else last, last is None)
             return last is None
 
-        if db.write(one, what=f"migrate {name}"):
+        if engine.write(one, what=f"migrate {name}"):
             return True
         batches += 1
     return False
 
 
 def pending(conn: sqlite3.Connection) -> bool:
-    """Whether this store still has rows to convert (one look at ``store_migrations``)."""
-    db.ensure_schema(conn, _DDL)
+    """Whether this store still has rows to convert (one look at ``store_migrations``, made by the ``texts`` step
+    of ``store.migrations``)."""
     return not (_state(conn, _RESULTS)[1] and _state(conn, _CALLS)[1])
 
 

@@ -45,22 +45,6 @@ class SavableTemplate(Protocol):
 
 Kind = Literal["rubric", "template"]
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS rubric_versions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    kind TEXT NOT NULL,
-    name TEXT,
-    subject TEXT NOT NULL,
-    language TEXT,
-    content TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS rubric_versions_lookup ON rubric_versions (kind, name, created_at);
-CREATE INDEX IF NOT EXISTS rubric_versions_hash ON rubric_versions (kind, content_hash);
-"""
-
-
 @dataclass(frozen=True)
 class Version:
     """One saved rubric or template. ``subject`` is the rubric id or the template label (``ja/judge``)."""
@@ -111,7 +95,7 @@ class RubricStore:
     def __init__(self, path: str | Path | None = None, *, clock: Callable[[], float] = time.time) -> None:
         self.path = str(path) if path is not None else str(paths.database_path())
         self._clock = clock
-        db.ensure_schema(self._conn(), _DDL)
+        db.open_store(self.path)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path)

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core.store import columns, db, light_tables, migrate_texts, packing, texts
+from rageval_core.store import db, packing, row_texts
 from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
 from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
 from rageval_core.core.clock import Clock
 from rageval_core.core.redact import redact_data, redact_optional, redact_url
-from rageval_core.core.types import MetricResult
+from rageval_core.core.types import MetricResult, Sample
 
 RUNNING = "running"
 DONE = "done"
@@ -36,62 +36,6 @@ CANCELLED = "cancelled"
 FAILED = "failed"
 STATUSES = (RUNNING, DONE, CANCELLED, FAILED)
 T = TypeVar("T")
-
-# Columns added after the first release: databases made before get them on open.
-_CALL_LOG_ADDED = {"reask": "INTEGER NOT NULL DEFAULT 0", "structured_output": "TEXT", "prompt_parts": "TEXT",
-                   "response_id": "INTEGER"}
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    created_at REAL NOT NULL,
-    finished_at REAL,
-    status TEXT NOT NULL,
-    dataset_name TEXT,
-    dataset_hash TEXT,
-    scorers TEXT NOT NULL,
-    versions TEXT NOT NULL,
-    provider TEXT,
-    model TEXT,
-    base_url TEXT,
-    settings TEXT NOT NULL,
-    n_rows INTEGER NOT NULL DEFAULT 0,
-    note TEXT,
-    name TEXT
-);
-CREATE TABLE IF NOT EXISTS run_rows (
-    run_id TEXT NOT NULL,
-    sample_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    category TEXT,
-    valid INTEGER NOT NULL DEFAULT 1,
-    error TEXT,
-    PRIMARY KEY (run_id, sample_id)
-);
-{results}
-CREATE INDEX IF NOT EXISTS results_run ON results (run_id, sample_id, scorer);
-{call_log}
-CREATE INDEX IF NOT EXISTS call_log_run ON call_log (run_id);
-CREATE TABLE IF NOT EXISTS human_labels (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    criterion TEXT NOT NULL,
-    label REAL,
-    note TEXT,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id, criterion)
-);
-CREATE TABLE IF NOT EXISTS annotator_labels (
-    dataset_hash TEXT NOT NULL,
-    row_id TEXT NOT NULL,
-    criterion TEXT NOT NULL,
-    annotator TEXT NOT NULL,
-    label REAL NOT NULL,
-    note TEXT,
-    ts REAL NOT NULL,
-    PRIMARY KEY (dataset_hash, row_id, criterion, annotator)
-);
-""".format(results=columns.create_table("results", columns.RESULTS), call_log=columns.create_table("call_log", columns.CALL_LOG))
 
 def stored_settings(value: Mapping[str, Any]) -> Any:
     """Run settings or versions as the store keeps them: redacted, credential-named entries dropped."""
@@ -129,13 +73,15 @@ class RunInfo:
 
 @dataclass
 class RowInfo:
-    """A dataset row as the run saw it: position, category, and why it was rejected if it was."""
+    """A dataset row as the run saw it: position, category, why it was rejected if it was, and the sample it scored
+    (kept with the run: ``store.row_texts``; None for a rejected row or a run stored before rows were kept)."""
 
     sample_id: str
     position: int
     category: str | None = None
     valid: bool = True
     error: str | None = None
+    sample: Sample | None = None
 
 
 class Store(HumanLabels):
@@ -154,13 +100,8 @@ class Store(HumanLabels):
         self.busy_timeout_s = busy_timeout_s
         self.attempts = attempts
         self._lock = threading.Lock()
-        conn = self._conn()
-        db.ensure_schema(conn, _DDL + texts.DDL)
-        _migrate(conn)
-        db.add_column(conn, "runs", "warnings", "TEXT")
-        light_tables.ensure(conn)  # the pages' narrow copies of results and calls (rageval_core.store.light_tables)
-        if migrate_texts.migrate(conn):  # an older store's inline texts to ``texts``, once (a no-op look when done)
-            light_tables.to_views(conn)  # then the narrow copies are plain views of the narrow tables
+        # the schema checked and an older store migrated (store.migrations), a move an earlier open cut short too
+        db.open_store(self.path, busy_timeout_s=busy_timeout_s)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
@@ -198,7 +139,7 @@ class Store(HumanLabels):
         settings: Mapping[str, Any] | None = None,
         rows: Iterable[RowInfo] = (),
     ) -> str:
-        """Record a new run (status ``running``) and the rows it covers; returns its id."""
+        """Record a new run (status ``running``) and the rows it covers, each with the sample it scores; returns its id."""
         rid = run_id or new_run_id()
         rows = list(rows)
 
@@ -221,10 +162,10 @@ class Store(HumanLabels):
                     sum(1 for r in rows if r.valid),
                 ),
             )
-            conn.executemany(
-                "INSERT INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
-                [(rid, r.sample_id, r.position, r.category, int(r.valid), redact_optional(r.error)) for r in rows],
-            )
+            memo: dict[bytes, int] = {}
+            conn.executemany("INSERT " + row_texts.INSERT_ROW, [
+                row_texts.row_values(conn, rid, r.sample_id, r.position, r.category, r.valid, redact_optional(r.error),
+                                     r.sample, memo) for r in rows])
 
         self._write(insert, "create run")
         return rid
@@ -284,12 +225,28 @@ class Store(HumanLabels):
         self._write(delete, "delete run")
 
     def rows(self, run_id: str) -> list[RowInfo]:
+        """The run's rows in dataset order, without their samples (``samples`` reads those)."""
         return [
             RowInfo(r["sample_id"], r["position"], r["category"], bool(r["valid"]), r["error"])
             for r in self._conn().execute(
-                "SELECT * FROM run_rows WHERE run_id = ? ORDER BY position", (run_id,)
+                "SELECT sample_id, position, category, valid, error FROM run_rows WHERE run_id = ? ORDER BY position",
+                (run_id,),
             ).fetchall()
         ]
+
+    def samples(self, run_id: str) -> dict[str, Sample]:
+        """The samples the run scored, ``{row id: Sample}`` in dataset order, as they were when it was created (empty
+        for a run stored before runs kept their rows: ``keeps_samples``)."""
+        return row_texts.samples_by_id(self._conn(), run_id)
+
+    def keeps_samples(self, run_id: str) -> bool:
+        """Whether the run keeps the samples it scored (False: stored before runs kept them)."""
+        return row_texts.has_samples(self._conn(), run_id)
+
+    def attach_samples(self, run_id: str, samples: Sequence[Sample]) -> int:
+        """Keep ``samples`` with the run's rows that have none (a run stored before runs kept them, resumed on the
+        same data); how many rows got theirs."""
+        return self._write(lambda conn: row_texts.attach_rows(conn, run_id, samples), "attach samples")
 
     # ---- results ----------------------------------------------------------------------------------
     def save_task(
@@ -397,20 +354,6 @@ class Store(HumanLabels):
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
         read = packing.reader(self._conn())
         return [call_entry(r, read) for r in rows]
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    """Bring a database made by an older version up to this schema (idempotent, in place).
-
-    ``results.repeat_index`` (run repeats) arrived after the first release: existing rows get 0, the
-    repeat every earlier query reads, so old runs load and export exactly as before. The call log's
-    ``reask`` and ``structured_output`` columns came later too (0 and unknown for old calls).
-    """
-    db.add_column(conn, "results", "repeat_index", "INTEGER NOT NULL DEFAULT 0")
-    db.add_column(conn, "runs", "name", "TEXT")  # History's editable run name
-    for column, decl in _CALL_LOG_ADDED.items():
-        db.add_column(conn, "call_log", column, decl)
-    db.add_column(conn, "results", "details_pack", "BLOB")  # texts by reference (store.packing)
 
 
 def new_run_id() -> str:

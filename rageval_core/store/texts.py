@@ -21,14 +21,6 @@ import sqlite3
 import zlib
 from typing import Iterable, Mapping, Sequence
 
-DDL = """
-CREATE TABLE IF NOT EXISTS texts (
-    id INTEGER PRIMARY KEY,
-    digest BLOB NOT NULL UNIQUE,
-    body NOT NULL
-);
-"""
-
 _COMPRESS_FROM = 128
 _COMPOSITE = b"\x00"  # first byte of a composite body; zlib's first byte is 0x78 (or another CMF, never 0)
 
@@ -117,12 +109,7 @@ def composite_ids(body: str | bytes) -> list[int] | None:
     return ids
 
 
-# ---- SQL -----------------------------------------------------------------------------------------------
-def ensure(conn: sqlite3.Connection) -> None:
-    """Create the ``texts`` table (inside the caller's schema setup)."""
-    conn.executescript(DDL)
-
-
+# ---- SQL (the table is made by the ``texts`` step of ``store.migrations``) ---------------------------------
 def _insert(conn: sqlite3.Connection, key: bytes, body: str | bytes) -> int:
     """Insert a body under ``key``; OR IGNORE: outside a transaction another writer may have added it meanwhile."""
     cur = conn.execute("INSERT OR IGNORE INTO texts (digest, body) VALUES (?, ?)", (key, body))

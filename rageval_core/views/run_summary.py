@@ -1,5 +1,6 @@
 """A stored run as the Compare, Inspect and History pages read it: the results frame without details, the
-call log summed per method, one row's full results, each read with SQL and the first two cached per run.
+call log summed per method, one row's full results, each read by ``store.page_reads`` and the first two cached
+per run.
 
 The pages rerun on every click, and a 1,000-row run holds about 10,000 results whose details (claims,
 verdicts, prompts and responses) are most of the database. Everything here except one row's results reads
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import operator
 import threading
 from collections import OrderedDict
@@ -24,45 +24,15 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from rageval_core.store import packing
-from rageval_core.store.call_log import CallEntry, call_entry
+from rageval_core.store import page_reads
+from rageval_core.store.call_log import CallEntry
 from rageval_core.analysis.compare import RESULT_COLUMNS, results_frame
 from rageval_core.run.persist import stream_cost
-from rageval_core.store.runs import RunInfo, Store, _metric_result
+from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import MetricResult, Usage
 
 T = TypeVar("T")
 CACHED_RUNS = 8  # runs kept per process (a 10,000-row run's light results are about 100 MB of objects at most)
-
-_LIGHT_COLUMNS = (
-    "sample_id, metric, method, value, unscored_reason, reason, raw_score, provider, model, calls, cached_calls,"
-    " input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, judge"
-)
-# ``core.method_labels.result_method`` in SQL: ``<method>@<judge id>`` when the result names a (truthy) judge.
-_DISPLAY_METHOD = "CASE WHEN h.judge IS NULL OR h.judge = '' OR h.judge = 0 THEN h.method ELSE h.method || '@' || h.judge END"
-# ``compare.results_frame``'s columns but the category (mapped in Python: it may come from the dataset's texts),
-# in the order written (the table's key order: no join or sort in SQLite; ``run_frame`` puts rows in order).
-# The subquery names only the columns read: ``SELECT *`` would copy every column, the reasons' text included.
-_WRITTEN = "SELECT {columns} FROM result_light WHERE run_id = ? AND repeat_index = 0 ORDER BY id"
-_TEXT = {"sample_id": "h.sample_id", "metric": "h.metric", "method": _DISPLAY_METHOD, "unscored_reason": "h.unscored_reason",
-         "reason": "h.reason", "provider": "h.provider", "model": "h.model"}
-_INTEGER = ("calls", "cached_calls", "input_tokens", "output_tokens")
-_REAL = ("value", "cost_usd", "latency_s")
-
-
-def _columns_sql(text: Sequence[str], integer: Sequence[str]) -> str:
-    """Text and integer columns come as one JSON array each (exact: JSON keeps text and integers as they are), so
-    100,000 results are a dozen strings to parse rather than 1.4 million values for Python to box one by one;
-    reals come as plain rows (``_reals_sql``: SQLite prints a real in JSON with 15 digits, not the 17 that keep
-    it exact). ``text`` starts with sample_id, metric, method (the judge id makes the method's name)."""
-    inner = _WRITTEN.format(columns=", ".join(["sample_id", "metric", "method", "judge", *text[3:], *integer]))
-    return ("SELECT " + ", ".join(f"json_group_array({sql})" for sql in [*(_TEXT[c] for c in text), *(f"h.{c}" for c in integer)])
-            + f" FROM ({inner}) h")
-
-
-def _reals_sql(real: Sequence[str]) -> str:
-    return _WRITTEN.format(columns=", ".join(real))
-
 
 # What the pages read of a run (``PAGE_COLUMNS``): no page shows a result's reason, tokens, calls, cost or
 # latency from the frame (the inspector reads one row's results; costs come from the call log), and those
@@ -77,11 +47,7 @@ _building: dict[tuple[str, str, str], tuple[tuple[Any, ...], Future[Any]]] = {}
 
 def stamp(store: Store, run_id: str) -> tuple[Any, ...]:
     """What changes whenever the run's stored results or calls do: status, end time, result count, last ids."""
-    conn = store._conn()
-    run = conn.execute("SELECT status, finished_at FROM runs WHERE id = ?", (run_id,)).fetchone()
-    res = conn.execute("SELECT COUNT(*), MAX(id) FROM result_light WHERE run_id = ?", (run_id,)).fetchone()
-    calls = conn.execute("SELECT COUNT(*), MAX(id) FROM call_light WHERE run_id = ?", (run_id,)).fetchone()
-    return (None if run is None else (run[0], run[1]), tuple(res), tuple(calls))
+    return page_reads.stamp(store, run_id)
 
 
 def is_cached(store: Store, run_id: str, what: str, at: tuple[Any, ...]) -> bool:
@@ -146,10 +112,7 @@ def light_results(store: Store, run_id: str) -> list[MetricResult]:
     """The run's results (repeat 0, in the order written) with ``details`` cut to the judge id; cached.
     Treat the list as read-only: every page of the process shares it."""
     def build() -> list[MetricResult]:
-        rows = store._conn().execute(
-            f"SELECT {_LIGHT_COLUMNS} FROM result_light WHERE run_id = ? AND repeat_index = 0 ORDER BY id", (run_id,)
-        )
-        return [_light(r) for r in rows]
+        return [_light(r) for r in page_reads.light_rows(store, run_id)]
 
     return cached(store, run_id, "results", build)
 
@@ -180,15 +143,13 @@ def _gc_paused() -> Iterator[None]:
 
 def _run_frame(store: Store, run_id: str, categories: Mapping[str, str | None], columns: Sequence[str]) -> pd.DataFrame:
     names = [c for c in RESULT_COLUMNS if c in set(columns) | {"sample_id", "metric", "method"}]
-    text = [c for c in _TEXT if c in names]
-    integer = [c for c in _INTEGER if c in names]
-    real = [c for c in _REAL if c in names]
-    cur = store._conn().cursor()
-    cur.row_factory = None  # plain tuples
-    texts = [json.loads(v) for v in cur.execute(_columns_sql(text, integer), (run_id,)).fetchone()]
+    text = [c for c in page_reads.TEXT_COLUMNS if c in names]
+    integer = [c for c in page_reads.INTEGER_COLUMNS if c in names]
+    real = [c for c in page_reads.REAL_COLUMNS if c in names]
+    texts, real_rows = page_reads.frame_columns(store, run_id, text, integer, real)
     if not texts[0]:
         return results_frame([], categories)[names]
-    reals = np.array(cur.execute(_reals_sql(real), (run_id,)).fetchall(), dtype=float) if real else None  # NULL → NaN
+    reals = np.array(real_rows, dtype=float) if real else None  # NULL → NaN
     position = {sid: i for i, sid in enumerate(categories)}
     order = np.argsort([position.get(sid, len(position)) for sid in texts[0]], kind="stable")  # dataset order
     pick = (lambda values: [values[0]]) if len(order) == 1 else \
@@ -203,11 +164,8 @@ def _run_frame(store: Store, run_id: str, categories: Mapping[str, str | None], 
 
 
 def row_categories(store: Store, run_id: str) -> dict[str, str | None]:
-    """The run's rows (sample id → stored category) in dataset order, as plain tuples: ``Store.rows`` builds an
-    object per row, a tenth of a second on a 10,000-row run that the pages open on every new run."""
-    cur = store._conn().cursor()
-    cur.row_factory = None
-    return dict(cur.execute("SELECT sample_id, category FROM run_rows WHERE run_id = ? ORDER BY position", (run_id,)))
+    """The run's rows (sample id → stored category) in dataset order."""
+    return page_reads.row_categories(store, run_id)
 
 
 _STR = pd.Series(["x"]).dtype  # the dtype pandas infers for text here (Arrow-backed ``str`` with pyarrow)
@@ -228,34 +186,18 @@ def _text_column(values: list[str | None]) -> Any:
 
 def row_results(store: Store, run_id: str, sample_id: str) -> list[MetricResult]:
     """One row's results with their details (what the inspector shows), in the order written."""
-    rows = store._conn().execute(
-        "SELECT * FROM results WHERE run_id = ? AND sample_id = ? AND repeat_index = 0 ORDER BY id", (run_id, sample_id)
-    ).fetchall()
-    read = packing.reader(store._conn())
-    return [_metric_result(r, read) for r in rows]
+    return page_reads.row_results(store, run_id, sample_id)
 
 
 def row_calls(store: Store, run_id: str, sample_id: str) -> list[CallEntry]:
     """One row's logged calls (prompts and responses), in the order made."""
-    rows = store._conn().execute(  # the row's call ids from the narrow copy: no other call's prompt is read
-        "SELECT * FROM call_log WHERE id IN (SELECT id FROM call_light WHERE run_id = ? AND sample_id = ?) ORDER BY id",
-        (run_id, sample_id),
-    ).fetchall()
-    read = packing.reader(store._conn())
-    return [call_entry(r, read) for r in rows]
+    return page_reads.row_calls(store, run_id, sample_id)
 
 
 def light_calls(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
-    """The run's call log in order, from the narrow copy (``call_light``: no prompt or response), as the dicts
-    the cost tables read (method, scorer, usage, cached, error, cost_usd, latency_s). Compare's judges view
-    read the full log for its cost table: every prompt and response of the run."""
-    cur = store._conn().cursor()
-    cur.row_factory = None
-    rows = cur.execute("SELECT method, scorer, input_tokens, output_tokens, cached, error, cost_usd, latency_s,"
-                       " cached_input_tokens FROM call_light WHERE run_id = ? ORDER BY id", (run_id,))
-    for method, scorer, inp, out, was_cached, error, cost, latency, hit in rows:
-        yield {"method": method, "scorer": scorer, "usage": {"input_tokens": inp, "output_tokens": out, "cached_input_tokens": hit},
-               "cached": bool(was_cached), "error": error, "cost_usd": cost, "latency_s": latency}
+    """The run's call log in order without prompts or responses, as the dicts the cost tables read. Compare's
+    judges view read the full log for its cost table: every prompt and response of the run."""
+    return page_reads.light_calls(store, run_id)
 
 
 def method_costs(store: Store, run_id: str, *, at: tuple[Any, ...] | None = None) -> dict[str, Usage]:

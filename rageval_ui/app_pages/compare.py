@@ -158,6 +158,8 @@ if full is None or full.frame.empty:
 cost = compare.cost_frame(run_summary.method_costs(store, run_id, at=full.stamp))  # the stamp the run was read at
 st.caption(t("compare.judged_by", provider=widgets.md_escape(full.info.provider), model=widgets.md_escape(full.info.model),
              dataset=widgets.md_escape(full.info.dataset_name or "?"), hash=widgets.md_code(str(full.info.dataset_hash or "")[:12])))
+if (note := runs.rows_note(full.samples_source)) is not None:  # a run stored before runs kept their rows
+    st.caption(widgets.md_escape(note))
 widgets.offline_banner_of(full.frame)
 demo.run_banner(full.info.provider, full.info.model)
 cols = st.columns(5)

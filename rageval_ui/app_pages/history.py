@@ -36,6 +36,8 @@ run_id = st.selectbox(t("common.run"), ids, format_func=run_picker.run_labels(in
 info = next(i for i in infos if i.id == run_id)
 st.caption(t("history.run_caption", dataset=widgets.md_escape(info.dataset_name), hash=widgets.md_code(str(info.dataset_hash)[:12]),
              scorers=widgets.md_escape(", ".join(info.scorers))))
+if not store.keeps_samples(run_id):  # a run stored before runs kept their rows: its CSV's texts are found by hash
+    st.caption(t("runs.rows_by_hash.history"))
 leaderboard.edit_name_and_note(store, info)
 with st.expander(t("history.settings")):
     st.json({"settings": info.settings, "versions": info.versions}, expanded=False)

@@ -31,6 +31,8 @@ if not view.sample_ids():
     st.warning(t("compare.nothing_matches"))
     st.stop()
 widgets.offline_banner_of(full.frame)
+if (note := runs.rows_note(full.samples_source)) is not None:  # a run stored before runs kept their rows
+    st.caption(widgets.md_escape(note))
 
 sample_ids = view.sample_ids()
 wanted = state.get(state.INSPECT_SAMPLE)

@@ -38,6 +38,8 @@ view = runs.load(run_id, st.session_state.get(state.DATASET), store)
 if view is None or view.frame.empty:
     st.warning(t("inspect.no_results"))
     st.stop()
+if (note := runs.rows_note(view.samples_source)) is not None:  # a run stored before runs kept their rows
+    st.caption(widgets.md_escape(note))
 
 few, k_col = st.columns([3, 1], vertical_alignment="bottom")
 kept = trust_ui.label_keep()

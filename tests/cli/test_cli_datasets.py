@@ -12,6 +12,7 @@ import pytest
 
 from rageval_core import cli
 from rageval_core.data.datasets import load_dataset
+from rageval_core.store import db
 
 EXTERNAL = Path(__file__).resolve().parents[1] / "data" / "external"
 
@@ -75,7 +76,13 @@ def test_runs_export_naming_needs_the_runs_own_dataset(home: Path, capsys: pytes
     capsys.readouterr()
     assert cli.main(["runs", "export", run_id, "--out", "r2.csv", "--naming", "ragas", "--data", str(other)]) == 2
     assert "not the dataset run" in capsys.readouterr().err
-    data.unlink()
+    data.unlink()  # the run keeps its rows: its file is not needed any more
+    assert cli.main(["runs", "export", run_id, "--out", "r3.json", "--naming", "deepeval"]) == 0
+    kept = json.loads((home / "r3.json").read_text(encoding="utf-8"))
+    assert len(kept) == 9 and kept[0]["retrieval_context"][0].startswith("Overfitting")
+    # a run stored before runs kept their rows needs its file, or --data
+    db.connect(home / "home" / "rageval.sqlite").execute("UPDATE run_rows SET sample = NULL WHERE run_id = ?", (run_id,))
+    capsys.readouterr()
     assert cli.main(["runs", "export", run_id, "--out", "r3.csv", "--naming", "deepeval"]) == 2
     assert "--data FILE" in capsys.readouterr().err
     same = home / "same.jsonl"

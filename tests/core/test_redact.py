@@ -177,7 +177,7 @@ def test_the_store_redacts_every_text_column(tmp_path):
 
 def test_batch_answers_are_stored_redacted_and_keyed_like_the_cache(tmp_path):
     from rageval_core.run.batch.answers import CollectingLLM
-    from rageval_core.run.batch.ledger import BatchAnswer, Ledger
+    from rageval_core.store.batch_ledger import BatchAnswer, Ledger
     from rageval_core.llm.transport.cache import url_key
 
     redact.remember(KEY)

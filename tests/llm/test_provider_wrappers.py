@@ -390,7 +390,7 @@ def test_cached_answers_live_in_the_texts_table_and_a_missing_text_is_a_reported
     inner = CountingLLM()
     llm = CachedLLM(inner, cache)
     first = llm.complete(req("q"))
-    conn = cache._conn()
+    conn = store_db.connect(tmp_path / "db.sqlite")
     key, text_ids = conn.execute("SELECT key, text_ids FROM llm_response_cache").fetchone()
     assert len(key) == 16 and [conn.execute("SELECT body FROM texts WHERE id = ?", (i,)).fetchone()[0]
                                 for i in json.loads(text_ids)] == first.texts  # the answer is by reference

@@ -20,7 +20,7 @@ import pytest
 from rageval_core.session.for_run import build_and_run_batched
 from rageval_core.run import RunSpec
 from rageval_core.run.batch import BatchCancelled
-from rageval_core.run.batch.ledger import BatchAnswer, Ledger
+from rageval_core.store.batch_ledger import BatchAnswer, Ledger
 from rageval_core.data.datasets import load_dataset
 from rageval_core.core.clock import FakeClock
 from rageval_core.llm.pricing import ModelPrice, PriceTable

@@ -18,7 +18,7 @@ from rageval_core.providers.config import ProviderConfig
 from rageval_core.session.for_run import build_and_run_batched
 from rageval_core.run import RunSpec
 from rageval_core.run.batch import BatchCancelled, BatchError
-from rageval_core.run.batch.ledger import Ledger
+from rageval_core.store.batch_ledger import Ledger
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from rageval_core.store.runs import Store

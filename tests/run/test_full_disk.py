@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from rageval_core import cli
-from rageval_core.store import db
+from rageval_core.store import db, migrations
 from rageval_core.store.runs import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,14 +54,13 @@ def test_a_full_store_ends_the_run_with_a_message_and_keeps_every_result(tmp_pat
 
 def test_a_store_that_cannot_take_the_run_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    real = db.connect
+    real = migrations.ensure
 
-    def capped(*args, **kwargs):
-        conn = real(*args, **kwargs)
+    def capped(conn, path, read_only=False):
         conn.execute("PRAGMA max_page_count=5")  # not even the schema fits, let alone the run's own record
-        return conn
+        real(conn, path, read_only)  # (its migration stops at the cap: the store is read as it is)
 
-    monkeypatch.setattr(db, "connect", capped)
+    monkeypatch.setattr(migrations, "ensure", capped)
     code = cli.main(["evaluate", str(ROOT / "sample_data" / "ml_qa_en.json"), "--provider", "offline", "--metrics",
                      "faithfulness", "--out", str(tmp_path / "out.json"), "--quiet"])
     err = capsys.readouterr().err

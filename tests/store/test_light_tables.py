@@ -167,6 +167,7 @@ def _drop_light(path: Path) -> None:
         if kind in ("table", "trigger", "view"):
             conn.execute(f"DROP {kind.upper()} IF EXISTS {name}")
     conn.execute("DROP INDEX IF EXISTS results_means")  # the views' index (light_tables.to_views)
+    conn.execute("PRAGMA user_version = 0")  # a version before the light tables had no schema version either
     conn.commit()
     conn.close()
 
@@ -199,6 +200,7 @@ def test_a_database_with_the_copies_but_not_the_means_index_gets_the_index_only(
     rid = store.create_run(scorers=["faithfulness"], rows=[RowInfo("1", 0)])
     store.save_task(rid, "1", "faithfulness", [MetricResult("1", "faithfulness", DECOMPOSED, 0.5)])
     store._conn().execute("DROP INDEX results_means")  # the copies are views now (light_tables.to_views)
+    store._conn().execute("PRAGMA user_version = 0")  # as the version before the index left it: no schema version
     again = Store(tmp_path / "db.sqlite")
     names = {r[0] for r in again._conn().execute("SELECT name FROM sqlite_master")}
     assert "results_means" in names

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from rageval_core.store import details_codec, packing, texts
+from rageval_core.store import details_codec, migrations, packing, texts
 
 
 def test_segments_are_runs_of_data_lines_and_of_frame_lines_and_give_the_text_back() -> None:
@@ -34,8 +34,8 @@ def test_bodies_are_deflated_only_when_that_saves_a_tenth() -> None:
 
 
 def test_a_text_is_stored_once_and_read_back_by_id() -> None:
-    conn = sqlite3.connect(":memory:")
-    texts.ensure(conn)
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrations.migrate(conn, ":memory:")
     a = texts.put(conn, "x" * 200 + "\n")
     assert texts.put(conn, "x" * 200 + "\n") == a  # the same text: the same row
     prompt = "y" * 80 + "\n\n" + "x" * 200 + "\n"
@@ -48,8 +48,8 @@ def test_a_text_is_stored_once_and_read_back_by_id() -> None:
 
 
 def test_a_composite_may_name_an_earlier_composite_and_ids_survive_the_varints() -> None:
-    conn = sqlite3.connect(":memory:")
-    texts.ensure(conn)
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrations.migrate(conn, ":memory:")
     prompt = "<a>\n" + "data\n"  # two segments: a composite
     [prompt_id] = texts.put_segments(conn, prompt)
     assert texts.put(conn, prompt) == prompt_id  # a response equal to a stored prompt: the same row, read whole
@@ -71,8 +71,8 @@ def test_pack_takes_out_prompts_responses_and_parsed_answers_and_unpack_puts_the
     assert [(p, k) for p, k, _ in taken] == [(("calls", 0, "prompt"), "s"), (("calls", 0, "response"), "t"), (("parsed",), "j")]
     assert skeleton["calls"][0]["prompt"] is None and skeleton["raw_text"] == "tiny"  # under 48 characters: inline
     assert list(skeleton) == list(details)
-    conn = sqlite3.connect(":memory:")
-    texts.ensure(conn)
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrations.migrate(conn, ":memory:")
     projection, blob = packing.pack_details(conn, details, {})
     assert projection == '{"judge": "j1"}'  # what SQL reads (details_codec.SQL_KEYS)
     restored = details_codec.restore(projection, blob, packing.reader(conn))

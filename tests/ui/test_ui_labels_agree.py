@@ -53,7 +53,7 @@ def test_the_trust_page_inspect_and_report_read_the_labels_trust_run_reads(tmp_p
     assert {labels.get(k, k): v for k, v in printed.items()} == page
 
     view = runs.load(run_id, at.session_state["dataset"], Store())
-    assert view is not None and view.samples_source == "the run's file labelled.jsonl"
+    assert view is not None and view.samples_source == runs.RUN_ROWS  # the rows the run keeps, label columns too
     assert set(view.samples) == {s.id for s in rows}  # Inspect's texts and "next row to label" read these rows
     assert all(view.samples[s.id].metadata.get("label_faithful") == s.metadata.get("label_faithful") for s in rows)
     at.session_state["inspect_sample"] = rows[0].id

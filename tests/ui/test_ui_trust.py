@@ -74,7 +74,7 @@ def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.Mo
 
 
 def test_stability_and_probes_of_a_run_with_repeats(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
-    from rageval_core.analysis.trust import run_report as trust_report
+    from rageval_core.store import trust_reports as trust_report
     from rageval_core.store.runs import Store
 
     at = _trust(monkeypatch, home, home["repeated"])

@@ -56,15 +56,19 @@ class RunReport:
     texts_source: str | None = None
 
 
-def find_samples(info: RunInfo, samples: Sequence[Sample] | None = None) -> tuple[dict[str, Sample], str | None]:
-    """The run's row texts: ``samples`` given, the run's dataset file when unchanged, or a sample file by hash."""
+def find_samples(store: Store, info: RunInfo, samples: Sequence[Sample] | None = None) -> tuple[dict[str, Sample], str | None]:
+    """The run's row texts and where they came from: ``samples`` given, else the rows the run keeps; for a run
+    stored before runs kept their rows, its dataset file when unchanged or a sample file, found by hash."""
     if samples:
         return {s.id: s for s in samples}, "the samples given"
+    kept = store.samples(info.id)
+    if kept:
+        return kept, "the run"
     from rageval_core.analysis.trust.run_report import dataset_of_run
 
     found = dataset_of_run(info)
-    if found:
-        return {s.id: s for s in found}, Path(str(info.settings.get("data"))).name  # the name, not a local path
+    if found:  # the name, not a local path
+        return {s.id: s for s in found}, f"{Path(str(info.settings.get('data'))).name} (found by hash)"
     if info.dataset_hash and SAMPLE_DIR.is_dir():
         from rageval_core.data.datasets import load_dataset
 
@@ -74,7 +78,7 @@ def find_samples(info: RunInfo, samples: Sequence[Sample] | None = None) -> tupl
             except (OSError, ValueError):
                 continue
             if loaded.content_hash == info.dataset_hash:
-                return {s.id: s for s in loaded.samples}, f"sample_data/{path.name}"
+                return {s.id: s for s in loaded.samples}, f"sample_data/{path.name} (found by hash)"
     return {}, None
 
 
@@ -112,7 +116,7 @@ def build_run(store: Store, run_id: str, *, samples: Sequence[Sample] | None = N
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
-    texts, source = find_samples(info, samples)
+    texts, source = find_samples(store, info, samples)
     rows = [r for r in store.rows(info.id) if r.valid]
     categories = {r.sample_id: _category_of(texts.get(r.sample_id), r.category) for r in rows}
     position = {sid: i for i, sid in enumerate(categories)}
@@ -134,7 +138,7 @@ def build_run(store: Store, run_id: str, *, samples: Sequence[Sample] | None = N
     judges = [m for m in methods if m != DECOMPOSED and not is_jury(m)]  # a jury agrees with its members by construction
     pairs = judge_agreement.pairwise(frame, judges, threshold=threshold, iterations=iterations) if len(judges) > 1 \
         else pd.DataFrame(columns=judge_agreement.PAIR_COLUMNS)
-    from rageval_core.analysis.trust.run_report import saved_report
+    from rageval_core.store.trust_reports import saved_report
 
     cost = judge_agreement.cost_per_judge(store.iter_calls(info.id), len(rows))
     chosen = []

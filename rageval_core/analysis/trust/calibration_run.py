@@ -19,7 +19,7 @@ from rageval_core.analysis.trust.labels import HumanLabels
 from rageval_core.analysis.trust.split_run import SplitState
 from rageval_core.analysis.trust.splits import DEV, TEST, rows_in
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
-from rageval_core.run.rows import finish_run_dataset
+from rageval_core.store.run_rows import finish_run_dataset
 from rageval_core.store.runs import Store
 
 

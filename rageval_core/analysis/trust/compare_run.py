@@ -18,7 +18,7 @@ from typing import Any
 from rageval_core.analysis.trust.labels import HumanLabels
 from rageval_core.analysis.trust.paired import PairedComparison, compare_paired
 from rageval_core.analysis.trust.report import scores_by
-from rageval_core.analysis.trust.run_report import dataset_of_run, merged_labels
+from rageval_core.analysis.trust.run_report import samples_of_run, merged_labels
 from rageval_core.core.messages import say
 from rageval_core.core.method_labels import result_method
 from rageval_core.core.types import Sample
@@ -89,7 +89,7 @@ def _run_inputs(store: Store, run_id: str, samples: Sequence[Sample] | None) -> 
         who = "/".join(str(x) for x in (getattr(r, "provider", None) or info.provider,
                                         getattr(r, "model", None) or info.model) if x)
         judges.setdefault(result_method(r), who or "?")
-    labels = merged_labels(samples if samples is not None else dataset_of_run(info), store.labels(info.dataset_hash or ""))
+    labels = merged_labels(samples if samples is not None else samples_of_run(store, info), store.labels(info.dataset_hash or ""))
     return _Run(info.id, rows or {r.sample_id for r in results}, scores_by(results), labels, judges)
 
 

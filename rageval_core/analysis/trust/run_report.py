@@ -1,8 +1,8 @@
 """The trust report of a stored run: reads the run's results, its dataset's label columns, a labels file
 and the inspector's 👍 / 👎 from the store, and hands them to the pure ``rageval_core.analysis.trust`` package.
 
-A computed report is saved beside the run (table ``trust_reports``, owned here) so the run's export JSON
-carries it as its ``trust`` block. Labels never enter the dataset file, so its hash never changes.
+A computed report is saved beside the run (``store.trust_reports``) so the run's export JSON carries it as its
+``trust`` block. Labels never enter the dataset file, so its hash never changes.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rageval_core.store import db, label_splits
+from rageval_core.store import label_splits
+from rageval_core.store.trust_reports import save_report
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.analysis.trust.labels import FILE, HumanLabels, Label, dataset_labels, inspector_labels, merge_labels
 from rageval_core.analysis.trust.report import (
@@ -35,36 +35,7 @@ from rageval_core.analysis.trust.probes import PARALLEL_SUFFIX
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
 from rageval_core.core.types import Sample
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS trust_reports (
-    run_id TEXT PRIMARY KEY,
-    created_at REAL NOT NULL,
-    report TEXT NOT NULL
-);
-"""
-
 Rows = list[tuple[str, Mapping[str, Any]]]
-
-
-def _conn(store: Store) -> Any:
-    conn = db.connect(store.path)
-    db.ensure_schema(conn, _DDL)
-    return conn
-
-
-def save_report(store: Store, run_id: str, report: Mapping[str, Any]) -> None:
-    """Keep the latest trust report of a run (what ``run_to_dict`` exports as ``trust``)."""
-    _conn(store).execute(
-        "INSERT INTO trust_reports (run_id, created_at, report) VALUES (?,?,?) ON CONFLICT (run_id) DO UPDATE SET"
-        " created_at = excluded.created_at, report = excluded.report",
-        (run_id, time.time(), json.dumps(report, ensure_ascii=False, default=str)),
-    )
-
-
-def saved_report(store: Store, run_id: str) -> dict[str, Any] | None:
-    """The last saved trust report of a run, or ``None`` when none was computed."""
-    row = _conn(store).execute("SELECT report FROM trust_reports WHERE run_id = ?", (run_id,)).fetchone()
-    return None if row is None else json.loads(row["report"])
 
 
 def sample_rows(samples: Sequence[Sample]) -> Rows:
@@ -100,8 +71,16 @@ def read_label_rows(path: str | Path) -> Rows:
     return rows
 
 
+def samples_of_run(store: Store, info: Any) -> list[Sample] | None:
+    """The rows the run scored, as it keeps them; for a run stored before runs kept their rows, its dataset file
+    when it is still there unchanged (found by its content hash: ``dataset_of_run``), else None."""
+    kept = store.samples(info.id)
+    return list(kept.values()) if kept else dataset_of_run(info)
+
+
 def dataset_of_run(info: Any) -> list[Sample] | None:
-    """The run's dataset when the file it was run on is still there unchanged (same content hash)."""
+    """The dataset of a run stored before runs kept their rows, when the file it was run on is still there
+    unchanged (same content hash). Only for such runs: every other reader reads the run (``samples_of_run``)."""
     from rageval_core.data.datasets import ColumnMap, load_dataset
 
     data = (info.settings or {}).get("data")
@@ -177,7 +156,7 @@ def deal_split(
     info = store.find_run(run_id)
     if info is None:
         raise KeyError(f"no run {run_id!r}")
-    labels = merged_labels(samples if samples is not None else dataset_of_run(info), store.labels(info.dataset_hash or ""))
+    labels = merged_labels(samples if samples is not None else samples_of_run(store, info), store.labels(info.dataset_hash or ""))
     return run_split(store, info.dataset_hash, [r for r in store.rows(info.id) if r.valid], labels, fractions, seed,
                      info.dataset_name)
 
@@ -197,7 +176,7 @@ def run_report(
     show_test: bool = False,
     look: str | None = "cli",
 ) -> TrustReport:
-    """The trust report of a stored run (``samples``: its dataset, else re-read from the run's file).
+    """The trust report of a stored run (``samples``: its dataset, else the rows the run keeps: ``samples_of_run``).
 
     ``split`` (fractions) deals the labels into train / dev / test, or re-deals them under another
     ``split_seed`` (default ``seed``); without it a split stored earlier for the dataset is used. With a
@@ -209,7 +188,7 @@ def run_report(
     if info is None:
         raise KeyError(f"no run {run_id!r}")
     if samples is None:
-        samples = dataset_of_run(info)
+        samples = samples_of_run(store, info)
     label_rows = read_label_rows(labels_file) if labels_file else None
     labels = merged_labels(samples, store.labels(info.dataset_hash or ""), label_rows)
     run_rows = [r for r in store.rows(info.id) if r.valid]

@@ -3,10 +3,10 @@
 Key = sha256 of provider, model, base_url and ``LLMRequest.key_payload()`` (messages, schema, sampling
 parameters) — never the API key, and the base URL as ``redact.url_identity`` gives it: credentials replaced by
 a keyed digest, so hosts and credentials are still told apart without holding them. The row keeps the first
-16 bytes of the key, the id of its origin (provider, model, redacted URL, task: ``store.cache_tables``) and the
-original usage; the redacted answers are rows of ``store.texts``, shared with the call log's copy of the same
-response, named by id in ``text_ids``. Only successful completions are stored; errors are never cached. A hit
-comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
+16 bytes of the key, the id of its origin (provider, model, redacted URL, task) and the original usage; the
+redacted answers are rows of the store's texts, shared with the call log's copy of the same response
+(``store.response_cache`` reads and writes them). Only successful completions are stored; errors are never
+cached. A hit comes back with ``cached=True``, zero usage and zero cost (the original usage is kept in ``raw``), and
 is reported to the call log as a cache hit. Sampled requests (temperature > 0 without a seed) are not
 cached: asking again is the point of them (repeat-run stability, judge repeats); nor are requests marked
 ``bypass_cache`` (run repeats 1 and up, which must reach the provider).
@@ -17,23 +17,17 @@ never a failure: the answer in hand is returned either way.
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from rageval_core.store import cache_tables, db
-from rageval_core.store import texts as text_store
+from rageval_core.store import db
+from rageval_core.store.response_cache import ResponseRows
 from rageval_core.llm.base import LLM, Completion, LLMRequest, canonical_json
 from rageval_core.core.clock import Clock
 from rageval_core.llm.wrappers import CallRecord, CallRecorder
-from rageval_core.core.redact import redact, redact_url, url_identity
-from rageval_core.core import paths
+from rageval_core.core.redact import redact_url, url_identity
 from rageval_core.core.types import Usage
-
-_TABLE = cache_tables.RESPONSES
-
 
 def cache_key(provider: str, model: str, base_url: str | None, request: LLMRequest) -> str:
     """The cache key: sha256 over provider, model, base_url and the provider-independent request."""
@@ -55,86 +49,28 @@ def cacheable(request: LLMRequest) -> bool:
 
 
 class ResponseCache:
-    """Get and put completions in the ``llm_response_cache`` table."""
+    """Get and put completions in the store's response cache (``store.response_cache``: the table's one door)."""
 
     def __init__(self, db_path: str | Path | None = None, *, clock: Clock | None = None, busy_timeout_s: float | None = None) -> None:
         self.db_path = db_path
         self.clock = clock
         self.busy_timeout_s = busy_timeout_s
-        self._path = str(db_path or paths.database_path())
-        # an older store's rows move to the narrow table once; until they all have, misses look there too
-        self._moved = cache_tables.ensure(self._conn(), self._path)
-
-    def _conn(self) -> sqlite3.Connection:
-        return db.connect(self.db_path, busy_timeout_s=self.busy_timeout_s)
+        self._rows = ResponseRows(db_path, clock=clock, busy_timeout_s=busy_timeout_s)
 
     def get(self, key: str) -> tuple[list[str], Usage] | None:
-        try:
-            conn = self._conn()
-            row = conn.execute(f"SELECT text_ids, input_tokens, output_tokens, cached_input_tokens FROM {_TABLE}"
-                               " WHERE key = ?", (cache_tables.stored_key(key),)).fetchone()
-            if row is None:
-                return None if self._moved else self._get_old(conn, key)
-            ids = json.loads(row[0])
-            found = text_store.get_many(conn, ids)
-            return [found[i] for i in ids], Usage(int(row[1]), int(row[2]), int(row[3]))
-        except (sqlite3.Error, LookupError) as exc:  # an unreadable cache (or an answer's text gone) is a miss, reported
-            db.warn("cache", exc)
-            return None
-
-    def _get_old(self, conn: sqlite3.Connection, key: str) -> tuple[list[str], Usage] | None:
-        """A row of an older store not moved yet (its move cut short): read as that layout kept it."""
-        old = cache_tables.old_table(conn, _TABLE)
-        row = None if old is None else conn.execute(f"SELECT texts, text_ids, usage FROM {old} WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        usage = Usage(**json.loads(row[2]))
-        if row[1] is None:
-            return list(json.loads(row[0])), usage
-        ids = json.loads(row[1])
-        found = text_store.get_many(conn, ids)
-        return [found[i] for i in ids], usage
+        return self._rows.get(key)
 
     def put(self, key: str, completion: Completion, *, base_url: str | None, task: str) -> bool:
         """Store a completion; False (and a ``cache`` warning) when the database stayed locked or failed."""
-        try:
-            db.write(lambda: self._insert(key, completion, base_url, task), clock=self.clock, what="cache write")
-            return True
-        except (db.StoreBusy, sqlite3.Error) as exc:
-            db.warn("cache", exc)
-            return False
-
-    def _insert(self, key: str, completion: Completion, base_url: str | None, task: str) -> None:
-        conn = self._conn()
-        # the answers by reference to ``texts``, where the call log's copy of the same response already is
-        ids = [text_store.put(conn, redact(t)) for t in completion.texts]
-        origin = cache_tables.origin_id(conn, self._path, completion.provider, completion.model, redact_url(base_url), task)
-        u = completion.usage
-        conn.execute(
-            f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens, cached_input_tokens,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (cache_tables.stored_key(key), origin, json.dumps(ids, separators=(",", ":")), u.input_tokens,
-             u.output_tokens, u.cached_input_tokens, time.time()),
-        )
+        return self._rows.put(key, completion.texts, completion.usage, provider=completion.provider,
+                              model=completion.model, base_url=redact_url(base_url), task=task)
 
     def count(self) -> int:
-        conn = self._conn()
-        old = cache_tables.old_table(conn, _TABLE)
-        extra = 0 if old is None else int(conn.execute(f"SELECT COUNT(*) FROM {old}").fetchone()[0])
-        return int(conn.execute(f"SELECT COUNT(*) FROM {_TABLE}").fetchone()[0]) + extra
+        return self._rows.count()
 
     def clear(self, *, provider: str | None = None, model: str | None = None) -> int:
         """Delete entries (all, or one provider / model); returns how many."""
-        conn = self._conn()
-        where, args = cache_tables.origins_where(provider, model)
-        deleted = int(conn.execute(f"DELETE FROM {_TABLE} WHERE {where}", args).rowcount or 0)
-        old = cache_tables.old_table(conn, _TABLE)
-        if old is not None:  # the first layout named them in its own columns
-            clauses = [f"{c} = ?" for c, v in (("provider", provider), ("model", model)) if v is not None]
-            values = [v for v in (provider, model) if v is not None]
-            old_where = " AND ".join(clauses) or "1"
-            deleted += int(conn.execute(f"DELETE FROM {old} WHERE {old_where}", values).rowcount or 0)
-        return deleted
+        return self._rows.clear(provider=provider, model=model)
 
 
 class CachedLLM:

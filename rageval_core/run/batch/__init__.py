@@ -14,7 +14,7 @@ that dies after submitting resumes by rerunning the command (the ledger remember
 the job (``--batch-job``). Per-request errors in a job are stored and end that one result unscored, like
 any provider error. Embeddings are not batched: they go to the embedding API as usual and are cached.
 
-Modules: ``backends`` (the two SDKs' job calls), ``ledger`` (jobs and answers in SQLite), ``answers``
+Modules: ``backends`` (the two SDKs' job calls), ``store.batch_ledger`` (jobs and answers in SQLite), ``answers``
 (the stand-in models), ``engine`` (the rounds).
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from rageval_core.run.batch.ledger import BatchAnswer, Ledger
+from rageval_core.store.batch_ledger import BatchAnswer, Ledger
 from rageval_core.llm.base import Completion, LLMRequest, ProviderError
 from rageval_core.llm.transport.cache import ResponseCache, cache_key, cacheable, url_key
 

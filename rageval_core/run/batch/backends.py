@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
-from rageval_core.run.batch.ledger import BatchAnswer
+from rageval_core.store.batch_ledger import BatchAnswer
 from rageval_core.llm.base import LLM, LLMRequest, ProviderError
 
 OPENAI_ENDPOINT = "/v1/chat/completions"

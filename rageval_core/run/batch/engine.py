@@ -18,7 +18,7 @@ from rageval_core.run.batch.answers import AnsweringLLM, CollectingLLM
 from rageval_core.run.batch.backends import BatchBackend, JobStatus, backend_for
 from rageval_core.run.batch.errors import BatchCancelled as BatchCancelled  # re-exported
 from rageval_core.run.batch.errors import BatchError as BatchError
-from rageval_core.run.batch.ledger import DONE, FAILED, BatchAnswer, Ledger
+from rageval_core.store.batch_ledger import DONE, FAILED, BatchAnswer, Ledger
 from rageval_core.llm.base import LLM, ProviderError
 from rageval_core.llm.transport.cache import ResponseCache
 from rageval_core.core.clock import SYSTEM_CLOCK, Clock

@@ -1,6 +1,7 @@
 """The run's row table when the rows arrive while the run goes (a file evaluated as it is read): rows added a
 chunk at a time, and the dataset's identity (content hash, row count, issues, late versions) written once the
-reader has reached the end. Also the two reads ``load_run`` needs without building a ``RowInfo`` per row.
+reader has reached the end (``run.feed`` calls these). Also the two reads ``load_run`` needs without building a
+``RowInfo`` per row.
 """
 
 from __future__ import annotations
@@ -11,18 +12,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rageval_core.core.redact import redact_optional
+from rageval_core.store import row_texts
 from rageval_core.store.runs import RowInfo, Store, _dumps, stored_settings
 
 
+# A row already there is kept; one stored before runs kept their rows gets its sample now (a resume of such a run).
+_KEEP_ROW = " ON CONFLICT (run_id, sample_id) DO UPDATE SET sample = COALESCE(run_rows.sample, excluded.sample)"
+
+
 def add_run_rows(store: Store, run_id: str, rows: Sequence[RowInfo]) -> None:
-    """Add rows to a run's row table (a row already there is kept: a resume reads the file again) and set the
-    run's row count to its valid rows so far, in one transaction."""
+    """Add rows to a run's row table, each with the sample it scores (a row already there is kept: a resume reads
+    the file again) and set the run's row count to its valid rows so far, in one transaction."""
 
     def insert(conn: sqlite3.Connection) -> None:
-        conn.executemany(
-            "INSERT OR IGNORE INTO run_rows (run_id, sample_id, position, category, valid, error) VALUES (?,?,?,?,?,?)",
-            [(run_id, r.sample_id, r.position, r.category, int(r.valid), redact_optional(r.error)) for r in rows],
-        )
+        memo: dict[bytes, int] = {}
+        conn.executemany("INSERT " + row_texts.INSERT_ROW + _KEEP_ROW, [
+            row_texts.row_values(conn, run_id, r.sample_id, r.position, r.category, r.valid, redact_optional(r.error),
+                                 r.sample, memo) for r in rows])
         conn.execute(
             "UPDATE runs SET n_rows = (SELECT COUNT(*) FROM run_rows WHERE run_id = ? AND valid = 1) WHERE id = ?",
             (run_id, run_id),

@@ -1,4 +1,5 @@
-"""Batch jobs and their answers in the store's SQLite database, so a run survives the process that submitted it.
+"""Batch jobs and their answers in the store's SQLite database, so a run survives the process that submitted it
+(``run.batch`` submits and collects them; this module is the tables' one door).
 
 ``batch_jobs`` remembers every submitted job (provider, model, the request keys it carries, its state);
 ``batch_answers`` holds each request's answer texts and usage, or its per-request error. Keys are the
@@ -17,28 +18,6 @@ from typing import Iterable, Sequence
 from rageval_core.store import db
 from rageval_core.core.redact import redact, redact_optional
 from rageval_core.core.types import Usage
-
-DDL = """
-CREATE TABLE IF NOT EXISTS batch_jobs (
-    job_id TEXT PRIMARY KEY,
-    provider TEXT NOT NULL,
-    model TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    keys TEXT NOT NULL,
-    state TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    finished_at REAL
-);
-CREATE TABLE IF NOT EXISTS batch_answers (
-    key TEXT PRIMARY KEY,
-    job_id TEXT NOT NULL,
-    texts TEXT,
-    usage TEXT,
-    error_kind TEXT,
-    error_message TEXT,
-    status INTEGER
-);
-"""
 
 RUNNING = "running"
 DONE = "done"
@@ -77,7 +56,7 @@ class Ledger:
 
     def __init__(self, db_path: str | Path | None = None) -> None:
         self.db_path = db_path
-        db.ensure_schema(self._conn(), DDL)
+        db.open_store(db_path)  # the tables come with the schema (the ``batch_jobs`` step of store.migrations)
 
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.db_path)
@@ -114,16 +93,11 @@ class Ledger:
 
         def insert() -> None:
             conn = self._conn()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with db.immediate(conn):
                 conn.executemany(
                     "INSERT OR REPLACE INTO batch_answers (key, job_id, texts, usage, error_kind, error_message, status)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)", rows,
                 )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
 
         db.write(insert, what="batch answers")
         return len(rows)
