@@ -106,16 +106,21 @@ class ResponseCache:
 
     def _insert(self, key: str, completion: Completion, base_url: str | None, task: str) -> None:
         conn = self._conn()
-        # the answers by reference to ``texts``, where the call log's copy of the same response already is
-        ids = [text_store.put(conn, redact(t)) for t in completion.texts]
+        # the origin first, outside the transaction, where its id is remembered (inside one it is looked up each time)
         origin = cache_tables.origin_id(conn, self._path, completion.provider, completion.model, redact_url(base_url), task)
+        answers = [redact(t) for t in completion.texts]
         u = completion.usage
-        conn.execute(
-            f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens, cached_input_tokens,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (cache_tables.stored_key(key), origin, json.dumps(ids, separators=(",", ":")), u.input_tokens,
-             u.output_tokens, u.cached_input_tokens, time.time()),
-        )
+        # one transaction for the answers' texts and the entry: one commit a completion, not one per statement
+        # (the autocommitted text and entry were two WAL commits a call, a share of the runner's CPU)
+        with db.immediate(conn):
+            # the answers by reference to ``texts``, where the call log's copy of the same response already is
+            ids = [text_store.put(conn, t) for t in answers]
+            conn.execute(
+                f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens, cached_input_tokens,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (cache_tables.stored_key(key), origin, json.dumps(ids, separators=(",", ":")), u.input_tokens,
+                 u.output_tokens, u.cached_input_tokens, time.time()),
+            )
 
     def count(self) -> int:
         conn = self._conn()
