@@ -147,5 +147,6 @@ class CachedEmbedder:
         import numpy as np
 
         origin = cache_tables.origin_id(conn, self._path, self.provider, self.model, self.base_url, "")
-        conn.executemany(f"INSERT OR REPLACE INTO {_TABLE} (key, origin, vector) VALUES (?, ?, ?)",
-                         [(cache_tables.stored_key(k), origin, v.astype(np.float32).tobytes()) for k, v in zip(keys, vectors)])
+        rows = [(cache_tables.stored_key(k), origin, v.astype(np.float32).tobytes()) for k, v in zip(keys, vectors)]
+        with db.immediate(conn):  # one commit for the batch: autocommitted, executemany commits every row
+            conn.executemany(f"INSERT OR REPLACE INTO {_TABLE} (key, origin, vector) VALUES (?, ?, ?)", rows)
