@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_key, label_of, load_samples, split_halves  # noqa: E402
+from bench.trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_keys, label_of, load_samples, split_halves  # noqa: E402
 
 from rageval_core.core.stats import auroc  # noqa: E402
 from rageval_core.offline import fit  # noqa: E402
@@ -91,6 +91,8 @@ def feature_code_hash() -> str:
 
 def row_features(file: str, samples: Iterable[Any], embedder: Any) -> list[Row]:
     """Features of every labelled row the offline judge scores, computed as the provider does."""
+    samples = list(samples)
+    groups = group_keys(samples)
     out: list[Row] = []
     for s in samples:
         label = label_of(s, "label_faithful")
@@ -100,7 +102,7 @@ def row_features(file: str, samples: Iterable[Any], embedder: Any) -> list[Row]:
         if not claims:
             continue
         ev = attribution_evidence(claims, list(s.contexts))
-        out.append(Row(s.id, file, group_key(s), label, claim_features(claims, ev, question=s.question, embedder=embedder)))
+        out.append(Row(s.id, file, groups[s.id], label, claim_features(claims, ev, question=s.question, embedder=embedder)))
     return out
 
 
