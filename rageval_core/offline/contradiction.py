@@ -164,6 +164,17 @@ def slot_score(mine: set[tuple[str, str]], theirs: set[tuple[str, str]] | None) 
                default=0)
 
 
+_JA_DATE_COUNTERS = frozenset("年月日時分秒")
+_JA_GENERIC_BEFORE = frozenset("第万億兆")
+
+
+def _ja_generic(slot: tuple[str, str]) -> bool:
+    """A Japanese slot too common to tell two facts apart: a date or clock time (6月12日 and 4月27日 share
+    「月…日」), an ordinal (第1セット / 第2セット), the tail of a scaled number (17万100人). On the dev halves
+    those made a value that occurs elsewhere read as swapped in faithful news summaries."""
+    return slot[1] in _JA_DATE_COUNTERS or slot[0] in _JA_GENERIC_BEFORE
+
+
 def number_swap(claim: str, sentence: str, evidence_numbers: set[str], exempt: set[str],
                 language: Language = "en") -> tuple[str, str] | None:
     """(claim's number, sentence's number) when the sentence holds a number the claim lacks in the claim
@@ -185,7 +196,7 @@ def number_swap(claim: str, sentence: str, evidence_numbers: set[str], exempt: s
                 return a, b
     for a in sorted((mine & evidence_numbers) - exempt):
         for slot in sorted(claim_slots.get(a) or ()):  # each place the claim writes the number
-            if slot_score({slot}, sentence_slots.get(a)) == 2:
+            if slot_score({slot}, sentence_slots.get(a)) == 2 or (language == "ja" and _ja_generic(slot)):
                 continue
             for b in other:
                 if slot_score({slot}, sentence_slots.get(b)) == 2:

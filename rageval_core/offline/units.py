@@ -199,9 +199,12 @@ def check_units(claim: str, evidence: str) -> UnitCheck:
     same: list[bool] = []
     converted: set[str] = set()
     unmatched: set[str] = set()
+    matched: set[str] = set()
     for q in quantities(claim):
         if any(e.canon == q.canon for e in ev) and not any(e.canon == q.canon and _close(e.value, q.value) for e in ev):
             unmatched.add(q.number)  # "6 mg" where the evidence has 4 mg and only "6 weeks": 6 is not there as mg
+        else:
+            matched.add(q.number)  # the claim's number with this unit is there (or the unit is nowhere else)
         same_family = [e for e in ev if e.family == q.family]
         if not same_family or any(e.canon == q.canon and _close(e.value, q.value) for e in same_family):
             continue
@@ -216,4 +219,4 @@ def check_units(claim: str, evidence: str) -> UnitCheck:
             mismatches.append((show(q), show(clash)))
         else:
             same.pop()
-    return UnitCheck(tuple(mismatches), frozenset(converted), tuple(same), frozenset(unmatched - converted))
+    return UnitCheck(tuple(mismatches), frozenset(converted), tuple(same), frozenset(unmatched - converted - matched))

@@ -134,3 +134,11 @@ def test_a_number_present_only_with_another_unit_is_unmatched_for_its_own():
     check = check_units("Dogs get 6 mg of carprofen.", "Give 4 mg per kilogram. Not for puppies younger than 6 weeks.")
     assert check.unmatched == {"6"} and check.mismatches == ()
     assert check_units("Dogs get 4 mg.", "Give 4 mg per kilogram.").unmatched == frozenset()
+    # the same number matched with another of the claim's units stays present (10 mL/kg is there, 10分間 is not)
+    assert check_units("成人は10mL/kgを10分間にわたって投与します。", "成人は10mL/kg、5–15分毎に再投与する。").unmatched == frozenset()
+
+
+def test_japanese_dates_ordinals_and_scaled_tails_are_not_slots_for_a_value_elsewhere():
+    ev = {"6", "12", "4", "27"}
+    assert number_swap("会談は6月12日に予定されていた。", "4月27日に会談を実施した。", ev, set(), "ja") is None
+    assert number_swap("第1セットは大坂がリードした。", "第2セットも大坂がリードした。", {"1", "2"}, set(), "ja") is None
