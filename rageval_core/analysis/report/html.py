@@ -140,6 +140,10 @@ def _trust(trust: dict[str, Any] | None) -> str:
 
 def _threshold(a: dict[str, Any]) -> str:
     source = a.get("threshold_source") or "default"
+    detail = a.get("threshold_detail") or {}
+    if detail.get("by_language"):  # the offline judge's shipped calibrated verdict, one per language
+        shown = " / ".join(f"{_fmt(v)} ({escape(str(k))})" for k, v in detail["by_language"].items())
+        return f"{shown} (shipped offline calibration, fitted on the benchmarks' dev halves)"
     return f"{_fmt(a.get('threshold'))} ({'calibrated on dev' if source != 'default' else 'default'})"
 
 
