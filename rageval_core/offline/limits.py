@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 FIGURES_PATH = Path(__file__).with_name("minimal_edits_figures.json")
+SEALED_FIGURES_PATH = Path(__file__).with_name("sealed_figures.json")  # written by bench/sealed_edits.py --write
 
 TYPE_NAMES = {
     "en": {"control": "faithful answers", "paraphrase": "faithful paraphrases", "copied": "copied context text",
