@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print every row's value")
     parser.add_argument("--write", action="store_true",
                         help="record the per-type figures in rageval_core/offline/minimal_edits_figures.json "
-                             "(what the Trust page, the trust command and the offline banner say)")
+                             "(the suite's development figures; the product discloses the sealed suite's: bench/sealed_edits.py)")
     parser.add_argument("--suite", type=Path, default=SUITE, help="another suite file in the same format")
     args = parser.parse_args(argv)
     if args.write and args.suite.resolve() != SUITE.resolve():

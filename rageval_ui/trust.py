@@ -38,7 +38,7 @@ CELLS = (("tp", "score pass · people pass"), ("fn", "score fail · people pass"
 
 # ----------------------------------------------------------------------------------------- labels in use
 def offline_limits() -> str:
-    """What the offline judge is known to get wrong, in the UI language (its minimal-edit suite's figures)."""
+    """What the offline judge catches and misses, in the UI language (the sealed suite's frozen figures)."""
     return limits_text(lang())
 
 
