@@ -136,7 +136,7 @@ def print_agreement(ctx: TrustContext) -> None:
 
 
 def threshold_text(a: Any) -> str:
-    """``0.63 (dev)`` for a threshold calibrated on dev, ``0.724 (ja) / 0.780 (en) (shipped)`` for the offline
+    """``0.63 (dev)`` for a threshold calibrated on dev, ``0.720 (ja) / 0.780 (en) (shipped)`` for the offline
     judge's shipped one, ``0.5 (default)`` otherwise."""
     text = getattr(a.threshold, "text", None)
     if text is not None:

@@ -47,7 +47,7 @@ class RowThresholds(float):
         return self.by_row.get(row_id, float(self))
 
     def text(self) -> str:
-        """``0.724 (ja) / 0.780 (en)``, or ``0.724 (ja)`` for one language."""
+        """``0.720 (ja) / 0.780 (en)``, or ``0.720 (ja)`` for one language."""
         return " / ".join(f"{v:.3f} ({lang})" for lang, v in self.by_language.items())
 
     def to_dict(self) -> dict[str, Any]:
