@@ -9,7 +9,8 @@ the logistic weights of the claim features (``rageval_core.offline.fit``), the f
 contradiction veto (a grid, the best mean dev AUROC, ties to the lower gate) and the answer threshold (the
 best mean dev balanced accuracy). Only the dev rows are read for fitting; the test halves are scored once,
 by ``bench/trust.py``. ``fitted.json`` records the commit, the date, the split seed and the sha256 of each
-file it came from. WikiEval and jtruthfulqa are never used for fitting.
+file it came from, and the sha256 of the feature code (``FEATURE_CODE``), so a refit written in the same commit as
+a rule change still names the rules it was fitted with. WikiEval and jtruthfulqa are never used for fitting.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_key, label_of, load_samples, split_halves  # noqa: E402
+from bench.trust import BENCH_DIR, POINTWISE, SPLIT_SEED, group_keys, label_of, load_samples, split_halves  # noqa: E402
 
 from rageval_core.core.stats import auroc  # noqa: E402
 from rageval_core.offline import fit  # noqa: E402
@@ -77,7 +78,7 @@ def file_sha256(path: Path) -> str:
 
 
 FEATURE_CODE = ("rageval_core/offline/support.py", "rageval_core/offline/contradiction.py", "rageval_core/offline/polarity.py",
-                "rageval_core/offline/units.py", "rageval_core/offline/steps.py", "rageval_core/offline/injection.py",
+                "rageval_core/offline/units.py", "rageval_core/offline/numerals.py", "rageval_core/offline/antonyms.py", "rageval_core/offline/steps.py", "rageval_core/offline/injection.py",
                 "rageval_core/core/text.py", "rageval_core/core/names.py")
 
 
@@ -91,6 +92,8 @@ def feature_code_hash() -> str:
 
 def row_features(file: str, samples: Iterable[Any], embedder: Any) -> list[Row]:
     """Features of every labelled row the offline judge scores, computed as the provider does."""
+    samples = list(samples)
+    groups = group_keys(samples)
     out: list[Row] = []
     for s in samples:
         label = label_of(s, "label_faithful")
@@ -100,7 +103,7 @@ def row_features(file: str, samples: Iterable[Any], embedder: Any) -> list[Row]:
         if not claims:
             continue
         ev = attribution_evidence(claims, list(s.contexts))
-        out.append(Row(s.id, file, group_key(s), label, claim_features(claims, ev, question=s.question, embedder=embedder)))
+        out.append(Row(s.id, file, groups[s.id], label, claim_features(claims, ev, question=s.question, embedder=embedder)))
     return out
 
 
@@ -271,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         "split_seed": args.seed,
         "fitted_on": "dev halves only: " + ", ".join(f"{n} ({LANGUAGE[n]})" for n in POINTWISE),
         "data_sha256": hashes,
+        "feature_code_sha256": feature_code_hash(),
         "features": list(FEATURES),
         "models": models,
     }

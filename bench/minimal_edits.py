@@ -2,6 +2,7 @@
 
     python bench/minimal_edits.py            # per-type pass rates of the decomposed faithfulness verdict
     python bench/minimal_edits.py --show     # also every row's value
+    python bench/minimal_edits.py --suite bench/data/realistic_dev.jsonl   # the realistic development cases
 
 ``bench/data/minimal_edits.jsonl`` (written for this project, never derived from the benchmarks): 12
 scenarios, 6 English and 6 Japanese, each a question, two short contexts and nine answers, one per type:
@@ -13,7 +14,8 @@ faithfulness metric on the offline provider (as ``evaluate --provider offline`` 
 the value's verdict at the calibrated answer threshold (``rageval_core/offline/fitted.json``, fitted on the
 benchmarks' dev halves, never on this suite) matches its label.
 
-A type passes at >= 3/4 of its rows (paraphrase: >= 3/5). Last line:
+A type passes at >= 3/4 of its rows (paraphrase: >= 3/5). Rows with a ``form`` (``plain`` / ``realistic``, as in
+``bench/data/realistic_dev.jsonl``, this issue's development cases) are also tallied per type x form. Last line:
     minimal_edits_auroc=<a> types_passing=<k>/<n>
 """
 
@@ -76,16 +78,32 @@ def summarise(samples: Sequence[Sample], values: dict[str, float | None]) -> Sui
     types = []
     for typ in TYPES:
         rows = [s for s in samples if meta(s, "type") == typ]
-        right = 0
-        for s in rows:
-            v = values.get(s.id)
-            if v is not None:
-                verdict = int(v >= answer_threshold(str(meta(s, "language"))))
-                right += int(verdict == int(meta(s, "label_faithful")))  # type: ignore[call-overload]
-        types.append(TypeResult(typ, right, len(rows), PASS_SHARE.get(typ, DEFAULT_PASS_SHARE)))
+        hits = sum(right(s, values.get(s.id)) for s in rows)
+        types.append(TypeResult(typ, hits, len(rows), PASS_SHARE.get(typ, DEFAULT_PASS_SHARE)))
     scored = [s for s in samples if values.get(s.id) is not None]
     a = auroc([float(values[s.id]) for s in scored], [int(meta(s, "label_faithful")) for s in scored])  # type: ignore[arg-type,call-overload]
     return SuiteResult(values, types, a)
+
+
+def right(sample: Sample, value: float | None) -> bool:
+    """The verdict at the calibrated threshold matches the label (an unscored row is wrong)."""
+    if value is None:
+        return False
+    verdict = int(value >= answer_threshold(str(meta(sample, "language"))))
+    return verdict == int(meta(sample, "label_faithful"))  # type: ignore[call-overload]
+
+
+def by_form(samples: Sequence[Sample], values: dict[str, float | None]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per (type, form) of rows that carry a ``form``: (rows right, rows)."""
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for s in samples:
+        form = meta(s, "form")
+        if not form:
+            continue
+        key = (str(meta(s, "type")), str(form))
+        r, n = out.get(key, (0, 0))
+        out[key] = (r + right(s, values.get(s.id)), n + 1)
+    return dict(sorted(out.items()))
 
 
 def run_suite(ctx: EvalContext | None = None, path: Path = SUITE) -> tuple[list[Sample], SuiteResult]:
@@ -109,10 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print every row's value")
     parser.add_argument("--write", action="store_true",
                         help="record the per-type figures in rageval_core/offline/minimal_edits_figures.json "
-                             "(what the Trust page, the trust command and the offline banner say)")
+                             "(the suite's development figures; the product discloses the sealed suite's: bench/sealed_edits.py)")
+    parser.add_argument("--suite", type=Path, default=SUITE, help="another suite file in the same format")
     args = parser.parse_args(argv)
-    samples, result = run_suite()
-    print(f"{len(samples)} rows from {SUITE.relative_to(ROOT)}; verdict: value >= answer threshold "
+    if args.write and args.suite.resolve() != SUITE.resolve():
+        parser.error("--write records the minimal-edit suite's figures only")
+    samples, result = run_suite(path=args.suite)
+    print(f"{len(samples)} rows from {args.suite}; verdict: value >= answer threshold "
           f"(ja {answer_threshold('ja'):.3f}, en {answer_threshold('en'):.3f}; fitted on the benchmarks' dev halves)")
     if args.show:
         for s in samples:
@@ -120,8 +141,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {s.id:<28} label {meta(s, 'label_faithful')} value {'unscored' if v is None else f'{v:.3f}'}  {s.answer[:70]}")
     print(f"{'type':<11} {'label':<10} {'right':>7}  need   pass")
     for t in result.types:
+        if not t.rows:
+            continue
         label = "faithful" if t.type in ("control", "paraphrase", "copied") else "unfaithful"
         print(f"{t.type:<11} {label:<10} {t.right:>3}/{t.rows:<3}  {t.need:.2f}   {'yes' if t.passing else 'NO'}")
+    forms = by_form(samples, result.values)
+    if forms:
+        print("per type x form (right / rows): " + ", ".join(f"{t} {f} {r}/{n}" for (t, f), (r, n) in forms.items()))
     a = "n/a" if result.auroc is None else f"{result.auroc:.3f}"
     if args.write:
         FIGURES_PATH.write_text(json.dumps(figures(samples, result), indent=1) + "\n", encoding="utf-8")

@@ -11,8 +11,11 @@ Every figure is of a value the product outputs: each row is loaded with ``load_d
 real scorers (the decomposed faithfulness metric, the rubric5 and binary judges' criteria) on the offline
 provider with its bundled encoder, exactly as ``python -m rageval_core evaluate --provider offline`` does.
 
-Each file is split 50/50 by id with a fixed seed (``SPLIT_SEED``; HaluEval by ``meta.pair_id`` so a right
-answer and its hallucinated twin stay in one half). Every constant of the offline claim model (weights,
+Each file is split in halves by group with a fixed seed (``SPLIT_SEED``): rows sharing their question and
+contexts, and HaluEval's right answer and its hallucinated twin (``meta.pair_id``), stay in one half, so no rule
+fixed on a dev row applies verbatim to a sibling in the test half, and the bootstrap resamples whole groups.
+(Until issue 37 the split was by row id: 11/48 jhars, 82/148 jafaithsum and 100/150 lfqa test rows shared their
+question and contexts with a dev row.) Every constant of the offline claim model (weights,
 gates, the answer threshold) was fitted on the dev halves only, by ``bench/fit_offline.py`` (see
 ``rageval_core/offline/fitted.json``); the test halves are the figures to quote. Per half: AUROC, balanced
 accuracy and Cohen's kappa at the method's threshold (the decomposed faithfulness: the shipped calibrated
@@ -23,13 +26,15 @@ never used for fitting) is reported whole: the share of pairs where the method p
 side, written "k/11" with a tie counted as half. ``seeds`` refits on 30 split seeds' dev halves and prints
 each file's test-half AUROC median and range, so a lucky split is visible.
 
-The last line (test halves, the decomposed faithfulness metric as output), and the judge's on the line before:
-    jhars_auroc=<a> jafaithsum_auroc=<b> lfqa_auroc=<c> halueval_auroc=<d> wikieval_faith_pairwise=<k/11>
+The last line (test halves, the decomposed faithfulness metric as output; the test rows sharing question and
+contexts with a dev row, summed over the files: 0), and the judge's on the lines before:
+    jhars_auroc=<a> jafaithsum_auroc=<b> lfqa_auroc=<c> halueval_auroc=<d> wikieval_faith_pairwise=<k/11> shared_question_context_pairs=0
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -71,18 +76,60 @@ def load_samples(path: Path) -> list[Sample]:
     return list(load_dataset(path).samples)
 
 
-def group_key(sample: Sample) -> str:
-    """Rows that must stay together (HaluEval's right / hallucinated pair), else the row's own id."""
-    meta = sample.metadata.get("meta") or {}
-    return str(meta.get("pair_id") or sample.id)
+def _qc(sample: Sample) -> str:
+    """The row's question and contexts as one key (rows that ask the same about the same text)."""
+    return json.dumps([sample.question, list(sample.contexts)], ensure_ascii=False)
+
+
+def group_keys(samples: Sequence[Sample]) -> dict[str, str]:
+    """Per row id, its group: rows sharing their question and contexts, and HaluEval's right / hallucinated
+    pair (``meta.pair_id``), joined transitively (union-find). A group is named by its smallest row id."""
+    parent = {s.id: s.id for s in samples}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    first: dict[str, str] = {}
+    for s in samples:
+        meta = s.metadata.get("meta") or {}
+        for key in (f"qc:{_qc(s)}", f"pair:{meta['pair_id']}" if meta.get("pair_id") else None):
+            if key is None:
+                continue
+            if key in first:
+                a, b = find(first[key]), find(s.id)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            else:
+                first[key] = s.id
+    return {s.id: find(s.id) for s in samples}
 
 
 def split_halves(samples: Sequence[Sample], seed: int = SPLIT_SEED) -> tuple[list[Sample], list[Sample]]:
-    """(dev, test): the groups sorted, shuffled with ``seed`` and cut in half; row order kept."""
-    keys = sorted({group_key(s) for s in samples})
+    """(dev, test): whole groups (``group_keys``) sorted, shuffled with ``seed`` and dealt to dev until it holds
+    half the rows; the rest is test; row order kept. No question + contexts is on both sides."""
+    groups = group_keys(samples)
+    size: dict[str, int] = {}
+    for g in groups.values():
+        size[g] = size.get(g, 0) + 1
+    keys = sorted(size)
     random.Random(seed).shuffle(keys)
-    dev = set(keys[: len(keys) // 2])
-    return [s for s in samples if group_key(s) in dev], [s for s in samples if group_key(s) not in dev]
+    dev: set[str] = set()
+    taken = 0
+    for k in keys:
+        if taken >= len(samples) / 2:
+            break
+        dev.add(k)
+        taken += size[k]
+    return [s for s in samples if groups[s.id] in dev], [s for s in samples if groups[s.id] not in dev]
+
+
+def shared_question_context_pairs(dev: Sequence[Sample], test: Sequence[Sample]) -> int:
+    """Test rows whose question and contexts a dev row also has (0 on a grouped split)."""
+    seen = {_qc(s) for s in dev}
+    return sum(_qc(s) in seen for s in test)
 
 
 # -------------------------------------------------------------------------------------- scoring
@@ -181,7 +228,8 @@ def agreement(samples: Sequence[Sample], values: dict[str, float | None], reason
     x = [float(values[s.id]) for s in kept]  # type: ignore[arg-type]
     y = [int(label_of(s, label)) for s in kept]  # type: ignore[arg-type]
     pred = [int(v >= threshold) for v in x]
-    groups = [group_key(s) for s in kept]
+    by_group = group_keys(rows)
+    groups = [by_group[s.id] for s in kept]
 
     def on(fn, xs):
         return lambda idx: fn([xs[i] for i in idx], [y[i] for i in idx])
@@ -263,6 +311,7 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     per_file: dict[str, float | None] = {}
     files = args.files or [*POINTWISE, "jtruthfulqa", "wikieval_subset"]
     wiki: dict[str, str] = {}
+    shared_total = 0
     for name in files:
         path = BENCH_DIR / f"{name}.jsonl"
         if not path.exists():
@@ -276,6 +325,12 @@ def run_faithfulness(args: argparse.Namespace) -> int:
         language = sample_language(samples[0])
         scorers = build_methods([metric], language=language)
         halves = dict(zip(("dev", "test"), split_halves(samples)))
+        shared = shared_question_context_pairs(halves["dev"], halves["test"])
+        shared_total += shared
+        groups = len(set(group_keys(samples).values()))
+        print(f"{name:<18} split by group: {groups} groups (question + contexts{', pair' if name == 'halueval_qa' else ''}), "
+              f"dev {len(halves['dev'])} / test {len(halves['test'])} rows, test rows sharing question + contexts "
+              f"with a dev row: {shared}")
         by_half: dict[str, tuple[list[Sample], Scored]] = {}
         for half, rows in halves.items():
             rows = limited(rows, args.limit)
@@ -300,6 +355,8 @@ def run_faithfulness(args: argparse.Namespace) -> int:
     for method in (*JUDGES, DECOMPOSED):
         line = " ".join(f"{SHORT[f]}_auroc={fmt(test_auroc[method].get(f))}" for f in POINTWISE)
         line += f" wikieval_faith_pairwise={wiki.get(method, 'n/a')}"
+        if method == DECOMPOSED:
+            line += f" shared_question_context_pairs={shared_total}"
         print(line if method == DECOMPOSED else f"judge {method} faithfulness: {line}")
     return 0
 

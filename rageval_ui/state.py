@@ -100,6 +100,7 @@ EVALUATE_REPEATS = "evaluate.repeats"  # the Evaluate page's repeats control (th
 LABEL_KEEP = "trust.label_keep"  # dataset label columns the Trust page uses: None = every row, k = a seeded random k
 STEP_TEMPLATES = "prompts.step_templates"  # {"ja/extract_claims": text}: decomposed step templates edited on Prompts
 PROBE_JOB = "trust.probe_job"  # ui.trust.ProbeJob of the probes running (or just finished) for a run
+TRUST_RUN = "trust.labelled_run"  # the run chosen on the Trust page: the Prompts page's "vs people" panel follows it
 
 DEFAULT_SAMPLE = "ml_qa_ja.json"
 

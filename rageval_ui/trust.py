@@ -42,7 +42,7 @@ def _cell_titles() -> dict[str, str]:
 
 # ----------------------------------------------------------------------------------------- labels in use
 def offline_limits() -> str:
-    """What the offline judge is known to get wrong, in the UI language (its minimal-edit suite's figures)."""
+    """What the offline judge catches and misses, in the UI language (the sealed suite's frozen figures)."""
     return limits_text(lang())
 
 
@@ -160,13 +160,21 @@ def coverage_frame(rep: TrustReport) -> pd.DataFrame:
     )
 
 
+def threshold_cell(a: Any) -> str:
+    """``0.63 · calibrated on dev``, ``0.780 (en) / 0.724 (ja) · shipped offline calibration``, ``0.5 · default``."""
+    text = getattr(a.threshold, "text", None)
+    if text is not None:
+        return f"{text()} · {t('trust.threshold_shipped')}"
+    return f"{a.threshold:.3g} · " + (t("trust.threshold_default") if a.threshold_source == "default"
+                                     else t("trust.threshold_dev"))
+
+
 def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
     """One row per metric × method: a report's agreement, or a list of ``MethodAgreement`` (one split's)."""
     rows = rep.agreement if isinstance(rep, TrustReport) else rep
     return pd.DataFrame(
         [{"criterion": metric_label(a.metric), "method": a.method, "n": a.n_labelled,
-          "threshold": f"{a.threshold:.3g} · " + (t("trust.threshold_default") if a.threshold_source == "default"
-                                                   else t("trust.threshold_dev")),
+          "threshold": threshold_cell(a),
           "people pass": a.n_positive, "AUROC": fmt_ci(a.auroc), "balanced accuracy": fmt_ci(a.balanced_accuracy),
           "kappa": fmt_ci(a.kappa), "best threshold": fmt_ci(a.best_threshold),
           "pairs": UNSCORED if a.pairwise is None else f"{fmt_ci(a.pairwise)} of {a.n_pairs}",

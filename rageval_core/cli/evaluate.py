@@ -14,6 +14,7 @@ from rageval_core.cli.common import (
     UsageError,
     add_provider_args,
     err,
+    find_run,
     open_store,
     echo,
 )
@@ -23,6 +24,19 @@ from rageval_core.cli.dataset_report import invalid_rows, report_dataset
 from rageval_core.cli.evaluate_run import batch_flags, load_rows, run_scorers, scorers_from_args, spec_from_args
 from rageval_core.cli.trust_checks import add_repeat_args
 from rageval_core.analysis.thresholds import check_thresholds, parse_threshold
+
+
+def _calibration(args: argparse.Namespace, store: Any, thresholds: list[Any], cfg: Any) -> dict[Any, Any]:
+    """``--calibration RUN``: each ``--fail-under`` target's threshold calibrated on RUN's dev split (a usage
+    error, before anything is evaluated, when RUN lacks one or calibrated it under another judge model)."""
+    if not getattr(args, "calibration", None):
+        return {}
+    if not thresholds:
+        raise UsageError("--calibration RUN sets the pass threshold of --fail-under: give --fail-under too, "
+                         "e.g. --fail-under faithfulness=0.8 (at least 80 % of rows reach RUN's calibrated threshold)")
+    from rageval_core.analysis.thresholds import calibrated_for
+
+    return calibrated_for(find_run(store, args.calibration), thresholds, cfg.provider, cfg.resolved_model())
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -62,6 +76,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     spec = spec_from_args(args, dataset, invalid, scorers)
     cfg = spec.provider
     store = open_store(args)
+    calibrated = _calibration(args, store, thresholds, cfg)
 
     if live:
         from rageval_core.run.feed import HEAD_ROWS
@@ -129,7 +144,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if result.scored_results == 0:
         err("nothing could be evaluated: every result is unscored (the reasons are listed above)")
         return EXIT_BAD_INPUT
-    code = EXIT_OK if output.print_thresholds(check_thresholds(result.summary, thresholds)) else EXIT_THRESHOLD
+    if calibrated:
+        from rageval_core.analysis.thresholds import check_pass_rates
+
+        ok = output.print_pass_rates(check_pass_rates(store.results(result.run_id), calibrated))
+    else:
+        ok = output.print_thresholds(check_thresholds(result.summary, thresholds))
+    code = EXIT_OK if ok else EXIT_THRESHOLD
     if args.strict and invalid:
         err(f"--strict: {len(invalid)} bad row(s) in the dataset")
         return EXIT_BAD_INPUT
@@ -271,6 +292,11 @@ def add_command(sub: Any) -> None:
                     help="minimum mean over scored rows: faithfulness=0.8 targets the decomposed metric, "
                     "judge:rubric5:faithfulness=0.8 a judge's criterion; exit 1 when one is missed (a metric with no "
                     "scored row counts as missed). Several may follow one flag, or repeat the flag")
+    ev.add_argument("--calibration", metavar="RUN",
+                    help="gate --fail-under at the pass thresholds calibrated on RUN's labelled dev split (trust RUN "
+                    "--split): faithfulness=0.8 then means at least 80 %% of scored rows reach RUN's threshold (the pass "
+                    "rate, printed beside the mean); a target RUN has no calibrated threshold for, or calibrated under "
+                    "another judge model, exits 2")
     ev.add_argument("--strict", action="store_true", help="exit 2 when the dataset has bad rows")
     ev.add_argument("--concurrency", type=int, default=8, help="model calls in flight (default 8)")
     ev.add_argument("--reask", type=_non_negative, default=1, metavar="N",

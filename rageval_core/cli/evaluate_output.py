@@ -190,3 +190,17 @@ def print_thresholds(checks: Sequence[ThresholdCheck]) -> bool:
         detail = "no scored rows" if c.mean is None else f"mean {c.mean:.3f}"
         echo(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g}: {detail} ({c.scored} scored, {c.unscored} unscored) {verdict}")
     return all(c.passed for c in checks)
+
+
+def print_pass_rates(checks: Sequence[Any]) -> bool:
+    """Print each ``--fail-under ... --calibration RUN`` check (the pass rate at RUN's calibrated threshold,
+    the mean beside it); True when every one passed."""
+    for c in checks:
+        verdict = "ok" if c.passed else "MISSED"
+        judge = "/".join(str(x) for x in c.calibrated.judge)
+        rate = "no scored rows" if c.rate is None else f"pass rate {c.rate:.3f} ({c.passing} of {c.scored} scored rows)"
+        mean = "-" if c.mean is None else f"{c.mean:.3f}"
+        echo(f"fail-under {c.threshold.label} >= {c.threshold.minimum:g} as a pass rate at {c.calibrated.threshold:.3g} "
+             f"(calibrated on the dev split of run {c.calibrated.run_id} under {judge}): {rate}, mean {mean}, "
+             f"{c.unscored} unscored {verdict}")
+    return all(c.passed for c in checks)

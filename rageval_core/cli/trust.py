@@ -119,8 +119,8 @@ def print_agreement(ctx: TrustContext) -> None:
     if not report.agreement:
         return
     level = f"95% bootstrap intervals, {report.iterations} resamples, seed {report.seed}"
-    echo(f"\nagreement with the labels (pass = score >= the threshold: calibrated on dev where it says so, else the "
-         f"default {report.threshold:g}; {level}):")
+    echo(f"\nagreement with the labels (pass = score >= the threshold: calibrated on dev or the offline judge's "
+         f"shipped calibration where it says so, else the default {report.threshold:g}; {level}):")
     echo(table(
         ["metric", "method", "n", "threshold", "AUROC", "balanced acc.", "kappa", "best threshold", "pairs"],
         [[a.metric, a.method, a.n_labelled, threshold_text(a), ci(a.auroc), ci(a.balanced_accuracy), ci(a.kappa),
@@ -128,11 +128,20 @@ def print_agreement(ctx: TrustContext) -> None:
          for a in report.agreement],
     ))
     print_notes(report.agreement)
+    from rageval_core.analysis.trust.shipped import source_line
+
+    for line in dict.fromkeys(source_line(a.threshold) for a in report.agreement):
+        if line:
+            echo(f"  {line}")
 
 
 def threshold_text(a: Any) -> str:
-    """``0.63 (dev)`` for a calibrated threshold, ``0.5 (default)`` otherwise."""
-    return f"{a.threshold:.3g} ({'dev' if a.threshold_source != 'default' else 'default'})"
+    """``0.63 (dev)`` for a threshold calibrated on dev, ``0.720 (ja) / 0.780 (en) (shipped)`` for the offline
+    judge's shipped one, ``0.5 (default)`` otherwise."""
+    text = getattr(a.threshold, "text", None)
+    if text is not None:
+        return f"{text()} (shipped)"
+    return f"{a.threshold:.3g} ({'default' if a.threshold_source == 'default' else 'dev'})"
 
 
 def print_calibration(ctx: TrustContext) -> None:
@@ -162,18 +171,21 @@ def print_fail_under(ctx: TrustContext) -> None:
     from rageval_core.analysis.trust.report import scores_by, threshold_for
     from rageval_core.analysis.thresholds import parse_threshold
 
+    from rageval_core.analysis.trust.shipped import cut
+
     scores = scores_by(ctx.store.results(ctx.run_id))
     thresholds = {(a.metric, a.method): a.threshold for a in ctx.report.agreement if a.threshold_source != "default"}
     thresholds.update({(c.metric, c.method): c.threshold for c in ctx.report.calibration or []})
     echo("")
     for text in wanted:
         want = parse_threshold(text)
-        values = list(scores.get(want.metric, {}).get(want.method, {}).values())
+        values = scores.get(want.metric, {}).get(want.method, {})
         t, source = threshold_for(want.metric, want.method, ctx.report.threshold, thresholds)
-        share = sum(v >= t for v in values) / len(values) if values else None
+        share = sum(v >= cut(t, r) for r, v in values.items()) / len(values) if values else None
         ok = share is not None and share >= want.minimum - 1e-12
         detail = "no scored rows" if share is None else f"pass share {share:.3f} of {len(values)} rows"
-        echo(f"fail-under {want.label} >= {want.minimum:g} at threshold {t:.3g} ({source}): {detail} "
+        shown = t.text() if hasattr(t, "text") else f"{t:.3g}"
+        echo(f"fail-under {want.label} >= {want.minimum:g} at threshold {shown} ({source}): {detail} "
              f"{'ok' if ok else 'MISSED'}")
         if not ok:
             ctx.exit_code = EXIT_THRESHOLD

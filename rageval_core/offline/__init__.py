@@ -2,7 +2,8 @@
 
 They score claims with a fitted logistic model over coverage, cosine and missing-number / name features
 (``support``, ``model``, fitted by ``fit`` from bench/fit_offline.py), veto contradicted claims
-(``contradiction``; negation and its scope in ``polarity``; ``units``), and build every other evaluation
+(``contradiction``; negation and its scope in ``polarity``, antonyms in ``antonyms``; ``units``; numbers written
+as words or kanji numerals read as digits by ``numerals``), and build every other evaluation
 step from that (``steps``).
 The offline provider (``rageval_core.offline.provider``) wraps them in the LLM protocol; metrics may call
 ``checks`` directly to mark rows the heuristic cannot score. Answer relevancy offline is ``relevancy`` (with
@@ -13,6 +14,7 @@ Submodules are imported where they are used; this file imports nothing, so impor
 
 __all__ = [
     "answer_types",
+    "antonyms",
     "checks",
     "contradiction",
     "encoder",
@@ -22,6 +24,7 @@ __all__ = [
     "judge",
     "limits",
     "model",
+    "numerals",
     "polarity",
     "prefetch",
     "provider",

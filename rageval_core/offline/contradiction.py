@@ -26,6 +26,8 @@ from rageval_core.core.text import (
     normalize,
     numbers,
 )
+from rageval_core.offline.antonyms import opposed, stances
+from rageval_core.offline.numerals import number_words, with_digits
 from rageval_core.offline.polarity import clauses, content_keys, flipped, negation_count, polarity_flipped
 
 __all__ = ["DATE", "NAME", "NUMBER", "POLARITY", "UNIT", "Finding", "clauses", "date_swap", "fold", "name_swap",
@@ -152,26 +154,53 @@ def _same_slot(mine: set[tuple[str, str]] | None, theirs: set[tuple[str, str]] |
     from kanji or a scale word has no frame here: any slot)."""
     if not mine or not theirs:
         return True
-    return any(a[0] == b[0] and a[0] or a[1] == b[1] and a[1] for a in mine for b in theirs)
+    return slot_score(mine, theirs) >= 1
+
+
+def slot_score(mine: set[tuple[str, str]], theirs: set[tuple[str, str]] | None) -> int:
+    """How closely two numbers' frames match: 2 when the word before and the word after are both the same
+    (「延長は2回」 / 「延長は1回」, "takes 30 minutes" / "takes 55 minutes"), 1 when one is, else 0."""
+    return max((bool(a[0] and a[0] == b[0]) + bool(a[1] and a[1] == b[1]) for a in mine for b in theirs or ()),
+               default=0)
+
+
+_JA_DATE_COUNTERS = frozenset("年月日時分秒")
+_JA_GENERIC_BEFORE = frozenset("第万億兆")
+
+
+def _ja_generic(slot: tuple[str, str]) -> bool:
+    """A Japanese slot too common to tell two facts apart: a date or clock time (6月12日 and 4月27日 share
+    「月…日」), an ordinal (第1セット / 第2セット), the tail of a scaled number (17万100人). On the dev halves
+    those made a value that occurs elsewhere read as swapped in faithful news summaries."""
+    return slot[1] in _JA_DATE_COUNTERS or slot[0] in _JA_GENERIC_BEFORE
 
 
 def number_swap(claim: str, sentence: str, evidence_numbers: set[str], exempt: set[str],
                 language: Language = "en") -> tuple[str, str] | None:
-    """(claim's number, sentence's number) when a claim number is nowhere in the evidence (nor explained
-    by a correct unit conversion, ``exempt``) and the sentence holds a number the claim lacks in the same
-    slot (the same word before or after: 1.8 km for 1.2 km, not 3月 for 2000m)."""
+    """(claim's number, sentence's number) when the sentence holds a number the claim lacks in the claim
+    number's slot, and either the claim number is nowhere in the evidence (nor explained by a correct unit
+    conversion, ``exempt``) and the slot shares a word (1.8 km for 1.2 km, not 3月 for 2000m), or the claim
+    number does occur elsewhere in the evidence but, where the claim writes it, this sentence has another value
+    in exactly its slot (both words) and not the claim's: a value moved from another fact ("up to 5 days" where
+    5 is the pack size). One shared word is not enough there: on dev, Japanese particles and counters (は, 年)
+    made it veto faithful summaries.
+    Pass digit views (``numerals.with_digits``) to compare numbers written as words."""
     mine = numbers(claim)
-    absent = sorted(mine - evidence_numbers - exempt)
-    if not absent:
-        return None
     other = sorted(numbers(sentence) - mine)
     if not other:
         return None
     claim_slots, sentence_slots = _slots(claim, language), _slots(sentence, language)
-    for a in absent:
+    for a in sorted(mine - evidence_numbers - exempt):
         for b in other:
             if _same_slot(claim_slots.get(a), sentence_slots.get(b)):
                 return a, b
+    for a in sorted((mine & evidence_numbers) - exempt):
+        for slot in sorted(claim_slots.get(a) or ()):  # each place the claim writes the number
+            if slot_score({slot}, sentence_slots.get(a)) == 2 or (language == "ja" and _ja_generic(slot)):
+                continue
+            for b in other:
+                if slot_score({slot}, sentence_slots.get(b)) == 2:
+                    return a, b
     return None
 
 
@@ -246,10 +275,20 @@ class Finding:
 def _polarity(claim_parts: list[str], sentence: str, language: Language, skip: frozenset[str],
               flips: dict[int, tuple[float, str]], agree: dict[int, float]) -> None:
     """Clause against clause, words shared both ways: a flip where the polarity differs about the same
-    negated word (``polarity.flipped``); otherwise the pair agrees. Updates, per claim clause, the
-    best flip (level, evidence clause) and the best agreement."""
+    negated word (``polarity.flipped``) or the two take opposite stances by antonyms (``antonyms.opposed``:
+    optional / required, 可能 / 禁止; the antonyms themselves are not counted as shared or missing words, and the
+    level is the share of the claim's words in the clause: a stance word names what it is about);
+    otherwise the pair agrees. Updates, per claim clause, the best flip (level, evidence clause) and the best
+    agreement."""
     for clause in clauses(sentence):
         for k, part in enumerate(claim_parts):
+            words = opposed(part, clause, language)
+            if words is not None:  # the claim's words in the clause; the clause need only share one of them
+                level = (frame_overlap(part, clause, language, skip | words)
+                         if frame_overlap(clause, part, language, words) > 0.0 else 0.0)
+                if level > flips.get(k, (0.0, ""))[0]:
+                    flips[k] = (level, clause)
+                continue
             both = min(frame_overlap(part, clause, language, skip), frame_overlap(clause, part, language))
             if both <= 0.0:
                 continue
@@ -268,7 +307,9 @@ def sentence_findings(claim: str, sentences: list[str], language: Language, *, e
     polarity overlaps that claim clause as much (context that says both is not a contradiction)."""
     best: dict[str, Finding] = {}
     claim_names = names(claim, language)
-    skip = frozenset(claim_names - {n for n in claim_names if n in evidence_norm}) | frozenset(numbers(claim))
+    claim_digits = with_digits(claim, language)
+    skip = (frozenset(claim_names - {n for n in claim_names if n in evidence_norm}) | frozenset(numbers(claim_digits))
+            | number_words(claim))
     parts = clauses(claim)
     flips: dict[int, tuple[float, str]] = {}
     agree: dict[int, float] = {}
@@ -287,10 +328,10 @@ def sentence_findings(claim: str, sentences: list[str], language: Language, *, e
         swap = name_swap(claim, s, language, evidence_norm, question)
         if swap:
             found.append((NAME, *swap, overlap))
-        num = number_swap(claim, s, evidence_numbers, exempt_numbers, language)
+        num = number_swap(claim_digits, with_digits(s, language), evidence_numbers, exempt_numbers, language)
         if num:
             found.append((NUMBER, *num, overlap))
-        day = date_swap(claim, s, language, evidence_text)
+        day = date_swap(claim_digits, with_digits(s, language), language, with_digits(evidence_text, language))
         if day:
             found.append((DATE, *day, overlap))
         for kind, mine, theirs, level in found:
@@ -298,12 +339,16 @@ def sentence_findings(claim: str, sentences: list[str], language: Language, *, e
                 best[kind] = Finding(kind, mine, theirs, level, s)
     for k, (level, clause) in flips.items():
         if level > agree.get(k, 0.0) and (POLARITY not in best or level > best[POLARITY].overlap):
-            best[POLARITY] = Finding(POLARITY, _polarity_word(parts[k], language), _polarity_word(clause, language),
-                                     level, where.get(clause, clause))
+            best[POLARITY] = Finding(POLARITY, _polarity_word(parts[k], clause, language),
+                                     _polarity_word(clause, parts[k], language), level, where.get(clause, clause))
     return sorted(best.values(), key=lambda f: -f.overlap)
 
 
-def _polarity_word(text: str, language: Language) -> str:
+def _polarity_word(text: str, other: str, language: Language) -> str:
+    """What the text says: its antonym words where the two take opposite stances by antonyms (required /
+    optional), else 否定 / 肯定 (negated / affirmed) by its negators."""
+    if opposed(text, other, language) is not None:
+        return ", ".join(sorted(stances(text, language)[1]))
     if language == "ja":
         return "否定" if negation_count(text, language) % 2 else "肯定"
     return "negated" if negation_count(text, language) % 2 else "affirmed"

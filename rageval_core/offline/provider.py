@@ -34,11 +34,11 @@ from rageval_core.core.text import Language
 from rageval_core.core.types import Usage
 
 PROVIDER = "offline"
-MODEL = "heuristic-v3"
+MODEL = "heuristic-v4"
 
 
 class OfflineLLM:
-    """Provider ``offline``, model ``heuristic-v3``: implements the ``LLM`` protocol for every task.
+    """Provider ``offline``, model ``heuristic-v4``: implements the ``LLM`` protocol for every task.
 
     ``embedder`` supplies the small embedding term and the answer-relevancy cosine; ``None`` uses the
     bundled ``OfflineEmbedder`` (created on first use). ``use_embeddings=False`` makes it lexical only.

@@ -21,9 +21,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from rageval_core.offline import injection
-from rageval_core.offline.contradiction import POLARITY, UNIT, Finding, fold, sentence_findings
+from rageval_core.offline.contradiction import POLARITY, UNIT, Finding, fold, frame_overlap, sentence_findings
 from rageval_core.offline.model import LanguageModel, feature_vector, language_model
-from rageval_core.offline.units import check_units
+from rageval_core.offline.numerals import number_words, with_digits
+from rageval_core.offline.units import UnitCheck, check_units, quantities, show
 from rageval_core.core.names import entities
 from rageval_core.core.text import (
     Language,
@@ -125,8 +126,9 @@ def _build_evidence(texts: tuple[str, ...], lang: Language, against: tuple[str, 
     kept = [(i, t) for i, t in enumerate(texts) if t and t.strip()]
     screened, ignored = _screen(kept, lang, against)
     joined = " ".join(t for _, t, _ in screened)
+    digits = with_digits(joined, lang)  # numbers as digits too: 「三回」 in a claim meets 「3回」 in a context
     keys: set[str] = set()
-    for tok in content_tokens(joined, lang):
+    for tok in content_tokens(joined, lang) + (content_tokens(digits, lang) if digits != joined else []):
         keys.add(tok.key)
         keys.add(tok.surface)
     ev = Evidence(
@@ -134,9 +136,9 @@ def _build_evidence(texts: tuple[str, ...], lang: Language, against: tuple[str, 
         language=lang,
         norm=normalize(joined),
         # per passage, so no trigram spans two passages (the joined text's would change with their order)
-        trigrams=set().union(*(char_ngrams(t, 3) for _, t, _ in screened)),
+        trigrams=set().union(*(char_ngrams(t, 3) | char_ngrams(with_digits(t, lang), 3) for _, t, _ in screened)),
         keys=keys,
-        nums=numbers(joined),
+        nums=numbers(joined) | numbers(digits),
         ignored=ignored,
     )
     for i, _, sentences in screened:
@@ -159,7 +161,8 @@ def coverage(part: set[str] | frozenset[str], whole: set[str] | frozenset[str]) 
 
 
 def trigram_coverage(text: str, ev: Evidence) -> float:
-    grams = _trigrams(text)
+    """Share of the text's character trigrams in the evidence, numbers read as digits on both sides."""
+    grams = _trigrams(with_digits(text, ev.language))
     if (
         len(grams) == 1 and len(next(iter(grams))) < 3
     ):  # a one- or two-char text: substring test
@@ -168,8 +171,9 @@ def trigram_coverage(text: str, ev: Evidence) -> float:
 
 
 def token_coverage(text: str, ev: Evidence) -> tuple[float, list[str]]:
-    """Share of the text's content tokens found in the evidence, and the tokens that were not."""
-    tokens = content_tokens(text, ev.language)
+    """Share of the text's content tokens found in the evidence (numbers read as digits on both sides), and
+    the tokens that were not."""
+    tokens = content_tokens(with_digits(text, ev.language), ev.language)
     if not tokens:
         return 1.0, []
     missing = [
@@ -181,6 +185,9 @@ def token_coverage(text: str, ev: Evidence) -> tuple[float, list[str]]:
 
 
 def missing_numbers(text: str, ev: Evidence) -> list[str]:
+    """The text's numbers as written (digits, kanji numerals before a counter) the evidence lacks, the
+    evidence's read with number words as digits too (``numerals``): "14 days" against "fourteen days" is
+    not missing. A claim's number words are left to the swap checks (counted here they fitted worse on dev)."""
     return sorted(numbers(text) - ev.nums)
 
 
@@ -285,12 +292,13 @@ class ClaimFeatures:
         return feature_vector(self.trigram, self.tokens, self.cosine, len(self.missing_numbers), len(self.missing_names))
 
     def veto(self, frame_gate: float, negation_gate: float) -> Finding | None:
-        """The contradiction that vetoes the claim: a unit mismatch always; a negation flip when the
+        """The contradiction that vetoes the claim: a unit changed at the same number always; a negation flip when the
         sentence and the claim share at least ``negation_gate`` of each other's words; a swapped name,
-        number or date when the sentence shares at least ``frame_gate`` of the claim's words."""
+        number or date, or a unit changed with another number, when the sentence shares at least ``frame_gate``
+        of the claim's words."""
         for f in self.findings:
             gate = negation_gate if f.kind == POLARITY else frame_gate
-            if f.kind == UNIT or f.overlap >= gate:
+            if (f.kind == UNIT and f.overlap >= 1.0) or f.overlap >= gate:
                 return f
         return None
 
@@ -315,7 +323,9 @@ def claim_features(
         return []
     sims: np.ndarray | None = None
     if embedder is not None and ev.sentences:
-        vectors = np.asarray(embedder.embed(claims + ev.sentences), dtype=np.float32)
+        # numbers as digits on both sides (the encoder reads 「三回」 and 「3回」 as different words)
+        texts = [with_digits(t, ev.language) for t in claims + ev.sentences]
+        vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
         sims = vectors[: len(claims)] @ vectors[len(claims) :].T
     evidence_text = " ".join(ev.sentences)
     out: list[ClaimFeatures] = []
@@ -324,9 +334,9 @@ def claim_features(
         nums = [n for n in missing_numbers(claim, ev) if n not in units.converted]
         findings = sentence_findings(
             claim, ev.sentences, ev.language, evidence_norm=ev.norm, evidence_text=evidence_text,
-            evidence_numbers=ev.nums, exempt_numbers=set(units.converted), question=question,
+            evidence_numbers=ev.nums - units.unmatched, exempt_numbers=set(units.converted), question=question,
         )
-        findings = [Finding(UNIT, mine, theirs, 1.0) for mine, theirs in units.mismatches] + findings
+        findings = unit_findings(claim, units, ev) + findings
         tok, miss_tok = token_coverage(claim, ev)
         out.append(ClaimFeatures(
             claim=claim,
@@ -339,6 +349,21 @@ def claim_features(
             findings=findings,
             best=_best_sentence(claim, ev, sims[i] if sims is not None else None),
         ))
+    return out
+
+
+def unit_findings(claim: str, units: UnitCheck, ev: Evidence) -> list[Finding]:
+    """A unit changed at the same number (4 g for 4 mg) always contradicts (overlap 1.0); a quantity of the
+    family with another number may be about something else, so it carries the wording the claim shares with
+    the sentence holding it (the frame gate decides, as for a swapped number)."""
+    out = []
+    for (mine, theirs), same in zip(units.mismatches, units.same_value or (True,) * len(units.mismatches)):
+        level = 1.0
+        if not same:
+            skip = frozenset(numbers(with_digits(claim, ev.language))) | number_words(claim)
+            level = max((frame_overlap(claim, s, ev.language, skip) for s in ev.sentences
+                         if any(show(q) == theirs for q in quantities(s))), default=0.0)
+        out.append(Finding(UNIT, mine, theirs, level))
     return out
 
 

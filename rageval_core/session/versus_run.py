@@ -4,18 +4,19 @@ page's "vs people" panel calls:
 
 - ``dataset_split(store, dataset_hash, samples, labels)`` → the dataset's stored split (dealt with the
   default fractions and seed the first time, as the Trust page and ``trust --split`` would);
-- ``judged_rows(samples, labels, assignment, rubrics)`` → the dev rows a version is judged on, and why others
-  are left out (another language, a few-shot example of either version);
+- ``judged_rows(samples, labels, assignment, rubrics)`` → the dev rows a version is judged on (both languages,
+  each row with the prompt of its language), and why others are left out (a few-shot example of either version);
 - ``run_versus(samples, labels, old, new, config=..., store=...)`` → ``VersusRun``: each version judged
   through the normal runner (the response cache, so a version run before costs nothing and only changed
-  requests are sent; limits, call log and store apply), then ``versus.compare_versions``.
+  requests are sent; limits, call log and store apply), then ``versus.compare_versions`` with each version's
+  pass threshold calibrated on the dev rows.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from rageval_core.run import Progress, Run, RunSpec
 from rageval_core.scoring.few_shot import examples_of
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.steps import sample_language
-from rageval_core.scoring.rubric import Rubric
+from rageval_core.scoring.rubric import PRESET_IDS, Rubric, is_preset, load_rubric
 from rageval_core.store.runs import Store
 from rageval_core.core.errors import ConfigError
 
@@ -45,6 +46,18 @@ class Version:
     label: str
     rubric: Rubric
     template: str | None = None
+
+    def rubrics(self, languages: Iterable[str]) -> dict[str, Rubric]:
+        """The version's rubric for rows of each language, so every row is judged with the prompt of its
+        language: its own rubric in its language; in another, an untouched preset's translation, else the same
+        rubric (criteria as edited, few-shot examples kept) under that language's shipped prompt. A raw
+        template (``template``) serves its own language only."""
+        out = {self.rubric.language: self.rubric}
+        for language in languages:
+            if language not in out:
+                preset = is_preset(self.rubric) and self.rubric.id in PRESET_IDS
+                out[language] = load_rubric(self.rubric.id, language) if preset else replace(self.rubric, language=language)
+        return out
 
 
 @dataclass
@@ -86,22 +99,25 @@ def judged_rows(
     assignment: Mapping[str, str],
     rubrics: Sequence[Rubric],
     split: str = DEV,
+    language: str | None = None,
 ) -> tuple[list[Sample], list[str]]:
-    """The ``split`` rows labelled on a criterion of the rubrics, in their language, that are no few-shot example
-    of any of them; and a note for each kind of row left out."""
-    language = rubrics[0].language
+    """The ``split`` rows labelled on a criterion of the rubrics, in either language (each is judged with the
+    prompt of its language: ``Version.rubrics``; only ``language``'s when given, as a recording of one language
+    replays), that are no few-shot example of any of them; and a note for each kind of row left out."""
     criteria = {c for r in rubrics for c in r.ids}
     labelled = {rid for rid, crits in labels.by_row().items() if criteria & set(crits)}
     examples = {e.row_id for r in rubrics for e in examples_of(r)}
     in_split = [s for s in samples if assignment.get(s.id) == split and s.id in labelled]
-    other = [s for s in in_split if sample_language(s) != language]
-    shown = [s for s in in_split if s not in other and s.id in examples]
     notes: list[str] = []
-    if other:
-        notes.append(say("versus.other_language", n=len(other), language=language))
+    if language is not None:
+        other = [s for s in in_split if sample_language(s) != language]
+        if other:
+            notes.append(say("versus.other_language", n=len(other), language=language))
+        in_split = [s for s in in_split if s not in other]
+    shown = [s for s in in_split if s.id in examples]
     if shown:
         notes.append(say("versus.example_rows", n=len(shown)))
-    kept = [s for s in in_split if s not in other and s.id not in examples]
+    kept = [s for s in in_split if s.id not in examples]
     if not kept:
         notes.append(say("versus.no_dev"))
     return kept, notes
@@ -130,20 +146,25 @@ def run_versus(
     iterations: int = DEFAULT_ITERATIONS,
     seed: int = 0,
     progress: Callable[[str, Progress], None] | None = None,
+    language: str | None = None,
+    calibrate: bool = True,
 ) -> VersusRun:
-    """Judge the dev rows with ``old`` then ``new`` (one run each, through the cache) and compare them.
+    """Judge the dev rows with ``old`` then ``new`` (one run each, through the cache; each row with the prompt
+    of its language; ``language`` keeps one language's rows) and compare them, each version × criterion at its
+    threshold calibrated on these dev rows (``calibrate``; off: every version at ``threshold``).
 
     A failed call leaves only that row unscored for that version (the runner's rule); such rows drop out of
     the paired difference, and the report counts them as unscored."""
     if old.label == new.label:
         raise ConfigError(f"two versions need two labels, both are {old.label!r}")
-    rows, notes = judged_rows(samples, labels, assignment, [new.rubric, old.rubric])
+    rows, notes = judged_rows(samples, labels, assignment, [new.rubric, old.rubric], language=language)
     ids = [s.id for s in rows]
+    languages = sorted({sample_language(s) for s in rows})
     runs: dict[str, Run] = {}
     for version in (old, new) if rows else ():
         report = None if progress is None else (lambda p, label=version.label: progress(label, p))
         spec = RunSpec(
-            rows, [JudgeScorer(version.rubric, template=version.template)], provider=config,
+            rows, [JudgeScorer(version.rubrics(languages), template=version.template)], provider=config,
             dataset_name=f"{dataset_name} · vs people · {version.label}", dataset_digest=dataset_digest,
             settings={"versus": {"version": version.label, "split": DEV}},
         )
@@ -153,7 +174,8 @@ def run_versus(
     criteria = set(new.rubric.ids) | set(old.rubric.ids)
     wanted = {c: {r: v for r, v in vals.items() if r in judged} for c, vals in _criteria_labels(labels).items() if c in criteria}
     report = compare_versions((old.label, scores[old.label]), (new.label, scores[new.label]), wanted, ids,
-                              groups=labels.groups, threshold=threshold, iterations=iterations, seed=seed)
+                              groups=labels.groups, threshold=threshold, iterations=iterations, seed=seed,
+                              calibrate=calibrate)
     return VersusRun(report, runs, ids, notes)
 
 

@@ -34,6 +34,7 @@ if not infos:
     offer_labelled_sample("empty")
     st.stop()
 run_id = run_picker.pick_run(infos)
+st.session_state[state.TRUST_RUN] = run_id  # the Prompts page's "vs people" panel follows the labelled run chosen here
 view = runs.load(run_id, st.session_state.get(state.DATASET), store)
 if view is None or view.frame.empty:
     st.warning(t("inspect.no_results"))

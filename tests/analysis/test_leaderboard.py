@@ -11,7 +11,7 @@ from rageval_core.core.types import MetricResult, Usage
 
 
 def _run(store, dataset, values, judge=None, method="judge:rubric5"):
-    rid = store.create_run(scorers=[method], dataset_name=dataset, provider="offline", model="heuristic-v3")
+    rid = store.create_run(scorers=[method], dataset_name=dataset, provider="offline", model="heuristic-v4")
     for i, v in enumerate(values):
         r = MetricResult(str(i), "faithfulness", method, v, None if v is not None else "parse_error",
                          details={"judge": judge} if judge else {})
@@ -52,4 +52,4 @@ def test_two_judges_and_a_jury_are_columns_of_their_own(tmp_path):
     row = leaderboard_frame(leader_rows(store)).iloc[0]
     assert row["judge:rubric5@scripted/faithfulness"] == 1.0
     assert "jury:median/faithfulness" in row.index and "judge:rubric5@heuristic/faithfulness" in row.index
-    assert row["provider/model"] == "offline/heuristic-v3, scripted/scripted-1"
+    assert row["provider/model"] == "offline/heuristic-v4, scripted/scripted-1"

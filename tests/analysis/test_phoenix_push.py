@@ -21,7 +21,7 @@ KEY = "phxKeyValue-LEAKCHECK-8812q"
 def _store(tmp_path: Path) -> tuple[Store, str]:
     store = Store(tmp_path / "runs.sqlite")
     run = store.create_run(
-        scorers=["faithfulness", "judge:rubric5"], provider="offline", model="heuristic-v3",
+        scorers=["faithfulness", "judge:rubric5"], provider="offline", model="heuristic-v4",
         settings={"calibrated_thresholds": {"faithfulness|decomposed": {"threshold": 0.6, "chosen_on": "dev"},
                                             "faithfulness|judge:rubric5@gpt": {"threshold": 0.5}}},
         rows=[RowInfo("t1", 0), RowInfo("row-2", 1)])

@@ -206,7 +206,7 @@ def test_offline_provider_end_to_end(home, capsys):
                      "--out", "off.json", "--quiet", "--fail-under", "faithfulness=0.9"])
     assert code == 1  # the heuristic judge sees that the hallucinated claims are unsupported
     exported = json.loads((home / "off.json").read_text(encoding="utf-8"))
-    assert exported["provider"] == "offline" and exported["model"] == "heuristic-v3"
+    assert exported["provider"] == "offline" and exported["model"] == "heuristic-v4"
     assert exported["summary"]["decomposed"]["faithfulness"]["scored"] == 2
     assert "MISSED" in capsys.readouterr().out
 

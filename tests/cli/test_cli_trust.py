@@ -19,7 +19,7 @@ def test_trust_on_a_dataset_evaluates_offline_then_prints_every_table(home, caps
     for heading in ("human labels (16 rows", "agreement with the labels", "confusion (predicted", "share that passes, corrected",
                     "label next"):
         assert heading in out
-    assert "The offline judge's known blind spots" in out and "often wrong on faithful paraphrases" in out
+    assert "What the offline judge catches, on a sealed suite" in out and "Blind to (caught on fewer than half)" in out
     assert "faithfulness      16/16     9     7     dataset 16" in out
     data = json.loads((home / "trust.json").read_text(encoding="utf-8"))
     methods = {(a["metric"], a["method"]) for a in data["agreement"]}

@@ -64,7 +64,10 @@ def test_fail_under_uses_the_threshold_in_use(home, capsys):
     """The share of rows passing at the calibrated threshold (or the default where none), exit 1 on a miss."""
     assert cli.main(["trust", str(MINI), "--metrics", "faithfulness", "--iterations", "20", "--quiet",
                      "--fail-under", "faithfulness=0.99"]) == 1
-    assert "at threshold 0.5 (default)" in capsys.readouterr().out
+    # offline with no split: the offline judge's shipped calibrated verdict (one language here: ja)
+    from rageval_core.offline.model import answer_threshold
+
+    assert f"at threshold {answer_threshold('ja'):.3f} (ja) (shipped offline calibration)" in capsys.readouterr().out
     code = cli.main(["trust", str(MINI), "--metrics", "faithfulness", "--iterations", "20", "--quiet",
                      "--split", "train=0.2,dev=0.4,test=0.4", "--fail-under", "faithfulness=0.01", "--out", "d.json"])
     out = capsys.readouterr().out
@@ -78,6 +81,8 @@ def test_without_a_split_the_report_has_none_and_bad_fractions_exit_2(home, caps
     assert cli.main(["trust", str(MINI), "--iterations", "20", "--quiet", "--out", "c.json"]) == 0
     data = json.loads((home / "c.json").read_text(encoding="utf-8"))
     assert data["split"] is None and data["calibration"] is None
-    assert {a["threshold_source"] for a in data["agreement"]} == {"default"}
+    sources = {(a["metric"], a["method"]): a["threshold_source"] for a in data["agreement"]}
+    assert sources.pop(("faithfulness", "decomposed")) == "shipped offline calibration"  # the offline judge's own
+    assert set(sources.values()) == {"default"}
     assert cli.main(["trust", str(MINI), "--split", "train=0.5,dev=0.4", "--quiet"]) == 2
     assert "sum to 0.9" in capsys.readouterr().err

@@ -432,12 +432,13 @@ def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
             page.get_by_role("button", name=name).click()
         expect(page.get_by_text(re.compile(r"^The rubric carries examples from rows"))).to_be_visible()
         pick(page, "Compare with", re.compile(r"^#1 v1 "))
-        page.get_by_role("button", name="Run both versions on 10 dev rows").click()
-        expect(page.get_by_text(re.compile(r"^10 dev rows · pass at score"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+        page.get_by_role("button", name="Run both versions on 20 dev rows").click()  # ja and en dev rows
+        expect(page.get_by_text(re.compile(r"^20 dev rows \(each judged with the prompt of its language\)"))).to_be_visible(
+            timeout=RUN_TIMEOUT_MS)
         expect(page.get_by_text(re.compile(r"✱: the interval excludes 0\.$"))).to_be_visible()
         page.get_by_test_id("stDataFrame").last.wait_for()
         _shot(page, "prompts-versus.png", scroll_to=page.get_by_role("heading", name=re.compile("^vs people")))
-        assert fake.count("/chat/completions") == 20  # 10 Japanese dev rows x 2 versions
+        assert fake.count("/chat/completions") == 40  # 10 Japanese + 10 English dev rows x 2 versions
     # The shipped recording of a real small model: its two versions replayed, no key, no server.
     page.get_by_role("button", name=re.compile(r"^▶ Use the recorded prompt loop")).click()
     expect(page.get_by_text(re.compile(r"replayed: no calls are sent"))).to_be_visible()

@@ -34,7 +34,7 @@ def test_the_recorded_prompt_loop_replays_to_its_figures(tmp_path):
     assert (split.seed, split.fractions) == (recorded["split"]["seed"], recorded["split"]["fractions"])
     got = run_versus(ds.samples, labels, loop.versions[0], loop.versions[1], store=store, assignment=split.assignment,
                      config=ProviderConfig(provider="replay", replay_log=loop.log, cache=False), dataset_name=ds.name,
-                     dataset_digest=ds.content_hash, iterations=100)
+                     dataset_digest=ds.content_hash, iterations=100, language="ja", calibrate=False)
     assert got.rows == list(loop.rows), "the default split's dev rows moved since the recording: " + RERECORD
     results = {label: {f"{r.sample_id}|{r.metric}": [r.value, r.unscored_reason] for r in run.results}
                for label, run in got.runs.items()}

@@ -79,12 +79,30 @@ def test_wikieval_prefers_the_grounded_answer(ctx):
     assert wins >= 8, f"{trust.fraction(wins, pairs)} pairs prefer the grounded answer (measured 11/11)"
 
 
-def test_the_split_is_fixed_halves_and_keeps_pairs_together():
+def test_the_split_is_fixed_halves_and_keeps_groups_together():
     from rageval_core.core.types import Sample
 
-    rows = [Sample(f"r{i}", "q", ("c",), "a", metadata={"meta": {"pair_id": f"p{i // 2}"}}) for i in range(20)]
+    # 11 pairs by meta.pair_id (each pair its own question), and 10 rows sharing 5 question + contexts
+    rows = [Sample(f"r{i}", f"q{i // 2}", ("c",), "a", metadata={"meta": {"pair_id": f"p{i // 2}"}}) for i in range(22)]
+    rows += [Sample(f"s{i}", f"shared{i % 5}", ("doc", f"d{i % 5}"), f"a{i}") for i in range(10)]
     dev, test = trust.split_halves(rows)
-    assert len(dev) == len(test) == 10 and {s.id for s in dev}.isdisjoint({s.id for s in test})
-    assert all(trust.group_key(s) not in {trust.group_key(t) for t in test} for s in dev)
+    assert len(dev) == len(test) == 16 and {s.id for s in dev}.isdisjoint({s.id for s in test})
+    groups = trust.group_keys(rows)
+    assert len(set(groups.values())) == 16
+    assert {groups[s.id] for s in dev}.isdisjoint({groups[s.id] for s in test})
+    assert trust.shared_question_context_pairs(dev, test) == 0
     assert trust.split_halves(rows) == (dev, test)  # the seed fixes it
     assert trust.fraction(10.5, 11) == "10.5/11" and trust.fraction(11.0, 11) == "11/11"
+
+
+def test_groups_join_a_pair_and_a_shared_question_transitively():
+    from rageval_core.core.types import Sample
+
+    rows = [Sample("a", "q1", ("c",), "x", metadata={"meta": {"pair_id": "p"}}),
+            Sample("b", "q2", ("c",), "y", metadata={"meta": {"pair_id": "p"}}),
+            Sample("c", "q2", ("c",), "z"), Sample("d", "q3", ("c",), "w")]
+    groups = trust.group_keys(rows)
+    assert groups["a"] == groups["b"] == groups["c"] == "a" and groups["d"] == "d"
+    by_row_id = ([rows[0], rows[3]], [rows[1], rows[2]])
+    assert trust.shared_question_context_pairs(*by_row_id) == 0
+    assert trust.shared_question_context_pairs([rows[1]], [rows[2]]) == 1

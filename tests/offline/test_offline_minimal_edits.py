@@ -13,7 +13,7 @@ import pytest
 from bench import minimal_edits
 
 FLOORS = {"control": 12, "paraphrase": 0, "copied": 12, "number": 12, "date": 12, "negation": 12,
-          "entity": 10, "unit": 10, "invention": 12}
+          "entity": 10, "unit": 11, "invention": 12}
 
 
 @pytest.fixture(scope="module")
@@ -39,28 +39,15 @@ def test_no_error_type_regresses(result):
 
 
 def test_the_recorded_figures_are_the_judge_of_today(result):
-    """rageval_core/offline/minimal_edits_figures.json (what the Trust page, the trust command and the offline
-    banner say) matches a fresh run: rewrite it with ``python bench/minimal_edits.py --write``."""
+    """rageval_core/offline/minimal_edits_figures.json (the suite's recorded development figures) matches a fresh
+    run: rewrite it with ``python bench/minimal_edits.py --write``. (What the product discloses comes from the
+    sealed suite's frozen figures: tests/offline/test_sealed_figures.py.)"""
     from rageval_core.offline.limits import suite_figures
 
     samples, res = result
     recorded = suite_figures()
     assert recorded["cases"] == len(samples)
     assert {k: (v["right"], v["rows"]) for k, v in recorded["types"].items()} == {t.type: (t.right, t.rows) for t in res.types}
-
-
-def test_limits_text_names_the_types_it_gets_wrong_in_both_languages():
-    from rageval_core.offline.limits import blind_spots, limits_text
-
-    figures = {"cases": 20, "types": {"paraphrase": {"right": 1, "rows": 10, "need": 0.6},
-                                      "unit": {"right": 9, "rows": 10, "need": 0.75},
-                                      "number": {"right": 10, "rows": 10, "need": 0.75}}}
-    assert blind_spots(figures) == (["paraphrase"], ["unit"])
-    en = limits_text("en", figures)
-    assert "often wrong on faithful paraphrases (1/10 right)" in en and "changed units or currencies (9/10 right)" in en
-    assert "numbers" not in en
-    ja = limits_text("ja", figures)
-    assert "忠実な言い換え（10件中1件正解）" in ja and "単位・通貨の変更（10件中9件正解）" in ja
 
 
 def test_summary_counts_an_unscored_row_as_wrong():

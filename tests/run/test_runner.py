@@ -194,7 +194,7 @@ def test_estimate_per_scorer_and_method():
     assert by["decomposed"].llm_calls == 8 and by["decomposed"].metrics == ("faithfulness", "answer_relevancy")
     assert by["judge:rubric5"].llm_calls == 4
     assert estimate(samples(1), [judge]).cost_usd is None  # no price known → unknown, not 0
-    assert estimate(samples(1), [judge], provider="offline", model="heuristic-v3").cost_usd == 0.0
+    assert estimate(samples(1), [judge], provider="offline", model="heuristic-v4").cost_usd == 0.0
 
 
 def test_invalid_rows_are_recorded_with_the_run(store):

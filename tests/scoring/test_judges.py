@@ -26,7 +26,7 @@ def test_judges_file_yaml_and_json(tmp_path):
         encoding="utf-8",
     )
     judges = load_judges(tmp_path / "j.yaml")
-    assert [j.id for j in judges] == ["local", "heuristic-v3"]
+    assert [j.id for j in judges] == ["local", "heuristic-v4"]
     assert judges[0].sampling == {"temperature": 0.2} and judges[0].rpm == 30.0
     assert judges[1].decomposed and judges[1].metrics == ("faithfulness", "answer_relevancy")
     (tmp_path / "j.json").write_text(json.dumps({"judges": [j.to_dict() for j in judges]}), encoding="utf-8")
@@ -67,7 +67,7 @@ def test_two_judges_one_run_results_carry_provider_model_and_judge(tmp_path):
     assert [s.name for s in scorers] == ["judge:rubric5@heuristic", "judge:rubric5@scripted"]
     stored = store.results(result.run_id)
     by = {(r.details["judge"], r.provider, r.model) for r in stored}
-    assert by == {("heuristic", "offline", "heuristic-v3"), ("scripted", "scripted", "scripted-1")}
+    assert by == {("heuristic", "offline", "heuristic-v4"), ("scripted", "scripted", "scripted-1")}
     assert {r.method for r in stored} == {"judge:rubric5"}  # the contract's method string is unchanged
     # The scripted judge got its sampling settings; the offline one answered 4 rows itself.
     assert len(scripted.requests) == 4 and {(r.temperature, r.seed) for r in scripted.requests} == {(0.7, 11)}

@@ -52,7 +52,7 @@ def test_history_leaderboard_columns_name_note_filter_and_compare_two(app: AppTe
     for col in ("judge:rubric5@heuristic/faithfulness", "judge:rubric5@scripted/faithfulness", "jury:mean/faithfulness",
                 "judge:rubric5/faithfulness", "unscored share", "calls", "cost ($)", "wall (s)", "provider/model"):
         assert col in table.columns, col
-    assert table.loc[home["two"], "provider/model"] == "offline/heuristic-v3, scripted/scripted-1"
+    assert table.loc[home["two"], "provider/model"] == "offline/heuristic-v4, scripted/scripted-1"
     assert table.loc[home["two"], "jury:mean/faithfulness"] == pytest.approx(
         (table.loc[home["two"], "judge:rubric5@heuristic/faithfulness"] + table.loc[home["two"], "judge:rubric5@scripted/faithfulness"]) / 2)
 

@@ -57,12 +57,16 @@ def test_examples_from_train_reach_the_preview_and_offline_both_versions_score_a
     assert app.code[0].value.index("人が判定した例") < app.code[0].value.index("【質問】")
     app.selectbox(key=versus_panel.AGAINST).set_value("preset:binary").run()
     assert any("ignores prompt text" in plain(w.value) for w in app.warning)
-    button(app, "Run both versions on 10 dev rows").click().run()
+    button(app, "Run both versions on 20 dev rows").click().run()  # both languages' dev rows
     assert_ok(app)
     faith, correct = _tables(app)
     assert list(faith["version"]) == ["binary (preset)", "editor", "new − old (paired)"]
     assert faith.iloc[2]["balanced_accuracy"] == "0.000 [0.000, 0.000]"  # the heuristic ignores the examples
-    assert any("10 dev row(s) in another language" in plain(i.value) for i in app.info)
+    assert not any("in another language" in plain(i.value) for i in app.info)
+    assert any("20 dev rows (each judged with the prompt of its language)" in plain(c.value) for c in app.caption)
+    # each version passes at its own threshold calibrated on these dev rows, and says so
+    assert all(v.endswith("calibrated on dev") for v in faith["threshold"][:2])
+    assert any(plain(c.value).startswith("Each version passes at its own threshold calibrated on these dev rows") for c in app.caption)
 
 
 def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(app: AppTest) -> None:
@@ -77,9 +81,11 @@ def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(a
         button(app, "Save rubric version").click().run()
         _insert_examples(app)
         app.selectbox(key=versus_panel.AGAINST).set_value("version:1").run()  # the first saved version, in a fresh home
-        button(app, "Run both versions on 10 dev rows").click().run()
+        button(app, "Run both versions on 20 dev rows").click().run()
         assert_ok(app)
-        assert server.count("/chat/completions") == 20
+        assert server.count("/chat/completions") == 40  # 10 ja + 10 en dev rows, two versions
+        bodies = [json.dumps(r.body, ensure_ascii=False) for r in server.requests]
+        assert sum("[Generated answer]" in b for b in bodies) == 20 and sum("【生成された回答】" in b for b in bodies) == 20
         faith = _tables(app)[0]
         old, new, diff = faith.iloc[0], faith.iloc[1], faith.iloc[2]
         assert old["version"].startswith("#1 v1") and new["version"] == "editor"
@@ -88,9 +94,9 @@ def test_edit_run_on_dev_rows_and_see_both_versions_with_the_paired_difference(a
         assert diff["balanced_accuracy"].startswith("+0.500 [") and diff["tnr"].endswith("✱")
         assert any("sent" in plain(c.value) and "from the cache" in plain(c.value) for c in app.caption)
 
-        button(app, "Run both versions on 10 dev rows").click().run()  # nothing edited: all from the cache
-        assert server.count("/chat/completions") == 20
-        assert any("editor: 0 sent, 10 from the cache" in plain(c.value) for c in app.caption)
+        button(app, "Run both versions on 20 dev rows").click().run()  # nothing edited: all from the cache
+        assert server.count("/chat/completions") == 40
+        assert any("editor: 0 sent, 20 from the cache" in plain(c.value) for c in app.caption)
 
 
 RECORDING = versus_panel.DEMO
@@ -103,12 +109,37 @@ def test_the_recorded_loop_replays_both_versions_with_no_key(app: AppTest) -> No
     demo.click().run()
     assert_ok(app)
     assert app.session_state["w.provider"] == "replay"
-    assert any(c.value.startswith("**Recording**") for c in app.caption)
+    assert any(plain(c.value).startswith("**Recording**") for c in app.caption)
     assert "人が判定した例" in app.code[0].value  # v2, with its examples, is in the editor
-    button(app, "Run both versions on 10 dev rows").click().run()
+    button(app, "Run both versions on 10 dev rows").click().run()  # the recording's Japanese dev rows
     assert_ok(app)
     faith = _tables(app)[0]
     recorded_unscored = [a["unscored_labelled"] for a in recorded["report"]["agreement"] if a["criterion"] == "faithfulness"]
     assert list(faith["unscored"][:2]) == recorded_unscored  # every request was in the recording: no replay_miss
-    want = next(d for d in recorded["report"]["differences"] if d["criterion"] == "faithfulness")["balanced_accuracy"]
-    assert faith.iloc[2]["balanced_accuracy"].startswith(f"{'+' if want['value'] > 0 else ''}{want['value']:.3f}")
+    want = next(d for d in recorded["report"]["differences"] if d["criterion"] == "faithfulness")["auroc"]
+    assert faith.iloc[2]["auroc"].startswith(f"{'+' if want['value'] > 0 else ''}{want['value']:.3f}")  # no threshold
+    assert any("10 dev row(s) in another language" in plain(i.value) for i in app.info)  # the English rows: not recorded
+
+
+def test_the_panel_follows_the_labelled_run_chosen_on_trust(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loaded dataset has no labels; the run picked on the Trust page has: the panel uses its rows and split."""
+    from rageval_core import cli
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    assert cli.main(["trust", str(LABELLED), "--metrics", "faithfulness", "--iterations", "20", "--quiet"]) == 0
+    from rageval_core.store.runs import Store
+
+    run_id = next(i.id for i in Store().list_runs() if not (i.settings or {}).get("probe"))
+    at = start_app(monkeypatch, tmp_path / "home", timeout=240)
+    at.session_state["dataset"] = data.load_sample_file("ml_qa_ja.json")  # no label columns
+    at.switch_page("rageval_ui/app_pages/trust.py").run()
+    assert_ok(at)
+    assert at.session_state["trust.labelled_run"] == run_id
+    at.switch_page("rageval_ui/app_pages/prompts.py").run()
+    assert_ok(at)
+    assert any(c.value.startswith(f"Labelled rows, labels and split of run {run_id}") for c in at.caption)
+    assert any(c.value.startswith("Label split (seed 0): train 10 · dev 20 · test 18") for c in at.caption)
+    assert not any("No human labels" in i.value for i in at.info)
+    button(at, "Run both versions on 20 dev rows").click().run()
+    assert_ok(at)
+    assert _tables(at), "the versions were compared on the Trust run's dev rows"

@@ -131,7 +131,7 @@ def test_inspector_shows_claims_evidence_judge_and_raw_calls(app: AppTest) -> No
     assert any(label.startswith("Answer relevancy") for label in labels)
     assert any(label.startswith("Context precision") for label in labels)
     assert any(label.startswith("judge:rubric5") for label in labels)
-    assert any("judge · " in label and "offline/heuristic-v3" in label for label in labels)  # raw judge call
+    assert any("judge · " in label and "offline/heuristic-v4" in label for label in labels)  # raw judge call
     scores = app.dataframe[0].value
     assert set(scores["method"]) == {"decomposed", "judge:rubric5"}
 

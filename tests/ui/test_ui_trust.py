@@ -13,7 +13,7 @@ from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
 from tests.support.runs import run_rows
-from tests.support.apptest import ROOT, assert_ok, start_app
+from tests.support.apptest import ROOT, assert_ok, plain, start_app
 
 LABELLED = ROOT / "sample_data" / "trust_labelled.jsonl"
 pytestmark = pytest.mark.timeout(600)  # the module's offline runs and probes; a deadline, not a timing assertion
@@ -70,7 +70,9 @@ def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.Mo
     assert any(b.label == "Set 3 repeats on Evaluate" for b in at.button)
     assert any(b.label == "Run probes" for b in at.button)
     assert len(at.get("vega_lite_chart")) == 1
-    assert any("known blind spots" in c.value and "faithful paraphrases" in c.value for c in at.caption)  # offline run
+    from rageval_core.offline.limits import limits_text  # offline run: the sealed suite's frozen figures
+
+    assert any(plain(c.value) == limits_text("en") and "sealed suite" in c.value for c in at.caption)
 
 
 def test_stability_and_probes_of_a_run_with_repeats(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:

@@ -33,6 +33,7 @@ td.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-
 .answer mark.ok {{ background: #dafbe1; }} .answer mark.bad {{ background: #ffd8d3; }} .answer mark.unknown {{ background: #fff1b3; }}
 .context {{ background: #f6f8fa; padding: .4rem .6rem; margin: .3rem 0; font-size: .88rem; white-space: pre-wrap; }}
 td.reason {{ text-align: left; font-size: .85rem; max-width: 560px; }}
+.note {{ border-left: 4px solid #bf8700; background: #fff8c5; padding: .4rem .8rem; margin: .8rem 0; font-size: .9rem; }}
 """
 
 
@@ -140,6 +141,10 @@ def _trust(trust: dict[str, Any] | None) -> str:
 
 def _threshold(a: dict[str, Any]) -> str:
     source = a.get("threshold_source") or "default"
+    detail = a.get("threshold_detail") or {}
+    if detail.get("by_language"):  # the offline judge's shipped calibrated verdict, one per language
+        shown = " / ".join(f"{_fmt(v)} ({escape(str(k))})" for k, v in detail["by_language"].items())
+        return f"{shown} (shipped offline calibration, fitted on the benchmarks' dev halves)"
     return f"{_fmt(a.get('threshold'))} ({'calibrated on dev' if source != 'default' else 'default'})"
 
 
@@ -197,6 +202,23 @@ def _annotators(block: dict[str, Any] | None) -> str:
     return head + _table(["criterion", "people / judge", "rows", "kappa or alpha [95%]", "annotators / kappa with each", "judge is"], rows) + notes
 
 
+def _offline_only(info: Any) -> bool:
+    """Every method of the run scored by the offline heuristic (no judge configuration of another provider)."""
+    configs = info.settings.get("judge_configs") or []
+    return info.provider == "offline" and all(c.get("provider") in (None, "offline") for c in configs)
+
+
+def _offline_note(info: Any) -> str:
+    """An offline run's report says where its scores come from and what the offline judge catches and misses
+    (the sealed suite's frozen figures, ``offline.limits``)."""
+    if not _offline_only(info):
+        return ""
+    from rageval_core.offline.limits import heuristic_note, limits_text
+
+    return (f'<div class="note"><p><b>Offline heuristic.</b> {escape(heuristic_note("en"))}</p>'
+            f"<p>{escape(limits_text('en'))}</p></div>")
+
+
 def render_run(rep: RunReport) -> str:
     """One run's sections."""
     i = rep.info
@@ -206,6 +228,7 @@ def render_run(rep: RunReport) -> str:
     out = [f'<section class="run" id="run-{escape(i.id)}"><h2>Run {escape(i.name or i.id)}</h2>',
            f'<p class="muted">{escape(i.id)} · {when} · status {escape(i.status)} · judged by {escape(judges)}'
            + (f"<br>Note: {escape(i.note)}" if i.note else "") + "</p>",
+           _offline_note(i),
            "<h3>Dataset</h3>",
            _table(["dataset", "hash", "rows", "language", "texts from"],
                   [[i.dataset_name, (i.dataset_hash or "")[:12], rep.n_rows, rep.language or "-", rep.texts_source or "-"]]),
@@ -217,6 +240,10 @@ def render_run(rep: RunReport) -> str:
         out.append(_table(["category"] + [_metric(c) for c in t.columns],
                           [[cat] + [None if pd.isna(v) else float(v) for v in t.loc[cat]] for cat in t.index]))
     out.append("<h3>Decomposed vs single-prompt judge</h3>")
+    if _offline_only(i) and rep.decomposed_vs_judge:
+        from rageval_core.analysis.tallies import HEURISTIC_ONLY_NOTE
+
+        out.append(f'<p class="muted"><b>Note:</b> {escape(HEURISTIC_ONLY_NOTE)}</p>')
     if not rep.decomposed_vs_judge:
         out.append('<p class="muted">This run has no decomposed metric beside a judge.</p>')
     for m, stats in rep.decomposed_vs_judge.items():

@@ -20,6 +20,7 @@ from rageval_core.analysis.trust.estimate import CorrectedEstimate, corrected_es
 from rageval_core.analysis.trust.labels import ALL_CRITERIA, HumanLabels, LabelConflict
 from rageval_core.analysis.trust.ranking import LabelCandidate, label_next
 from rageval_core.analysis.trust.rogan_gladen import RoganGladen, rogan_gladen
+from rageval_core.analysis.trust.shipped import RowThresholds, confusion_at, verdicts
 from rageval_core.core.messages import say
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult
 from rageval_core.core.method_labels import result_method
@@ -61,7 +62,7 @@ class MethodAgreement:
     pairwise: Stat | None = None  # share of preference pairs ordered as people did
     n_pairs: int = 0
     notes: list[str] = field(default_factory=list)  # where a figure carries no (or little) information
-    threshold_source: str = "default"  # or "calibrated on dev" (``calibration``)
+    threshold_source: str = "default"  # or "calibrated on dev" (``calibration``), or ``shipped.SHIPPED``
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,8 +71,9 @@ class MethodAgreement:
             "n_labelled": self.n_labelled,
             "n_positive": self.n_positive,
             "unscored_labelled": self.unscored_labelled,
-            "threshold": self.threshold,
+            "threshold": float(self.threshold),
             "threshold_source": self.threshold_source,
+            **({"threshold_detail": self.threshold.to_dict()} if isinstance(self.threshold, RowThresholds) else {}),
             "auroc": self.auroc.to_dict(),
             "balanced_accuracy": self.balanced_accuracy.to_dict(),
             "kappa": self.kappa.to_dict(),
@@ -200,7 +202,7 @@ def method_agreement(
     ids = [rid for rid in labels if rid in values]
     s = [values[rid] for rid in ids]
     y = [int(labels[rid]) for rid in ids]
-    pred = stats.binarize(s, threshold)
+    pred = verdicts(ids, s, threshold)  # each row at its own threshold under a shipped per-language one
     grp = [(groups or {}).get(rid, rid) for rid in ids]
 
     def boot(fn: Any) -> tuple[float, float] | None:
@@ -222,7 +224,7 @@ def method_agreement(
         )
         pairwise = Stat.of(share, ci)
     unscored = sum(1 for rid in labels if rid not in values and (not all_rows or rid in all_rows))
-    matrix = stats.confusion(ids, s, y, threshold)
+    matrix = confusion_at(ids, s, y, threshold)
     auroc_stat, bacc_stat, kappa_stat = small_sample_stats(
         matrix, auc, bacc, kappa,
         lambda: boot(lambda idx: stats.auroc(pick(s, idx), pick(y, idx))),
@@ -336,9 +338,11 @@ def agreements(
 def threshold_for(
     metric: str, method: str, default: float, thresholds: Mapping[tuple[str, str], float] | None
 ) -> tuple[float, str]:
-    """The pass threshold in use for one metric × method and where it comes from."""
+    """The pass threshold in use for one metric × method and where it comes from (a ``RowThresholds``, the
+    offline judge's shipped per-language one, is returned as it is: each row at its own)."""
     if thresholds and (metric, method) in thresholds:
-        return float(thresholds[(metric, method)]), "calibrated on dev"
+        t = thresholds[(metric, method)]
+        return (t, t.source) if isinstance(t, RowThresholds) else (float(t), "calibrated on dev")
     return default, "default"
 
 
@@ -356,8 +360,8 @@ def criterion_estimate(
     where they carry no information (every row labelled: both only repeat the labels)."""
     est = corrected_estimate(values, labels)
     both = [rid for rid in values if rid in labels]
-    verdicts = stats.binarize(list(values.values()), threshold)
-    rg = rogan_gladen(verdicts, stats.binarize([values[r] for r in both], threshold), [int(labels[r]) for r in both],
+    passed = verdicts(list(values), list(values.values()), threshold)
+    rg = rogan_gladen(passed, verdicts(both, [values[r] for r in both], threshold), [int(labels[r]) for r in both],
                       iterations=iterations, seed=seed) if both else None
     notes = []
     if both and len(both) == len(values):

@@ -28,6 +28,7 @@ from rageval_core.analysis.trust.report import (
 )
 from rageval_core.analysis.trust.bias import bias_report
 from rageval_core.analysis.trust.calibration_run import run_calibration
+from rageval_core.analysis.trust.shipped import shipped_thresholds
 from rageval_core.analysis.trust.split_report import split_report, withhold
 from rageval_core.analysis.trust.split_run import SplitState, current_split, ensure_split
 from rageval_core.analysis.trust.splits import TEST, split_rows
@@ -206,6 +207,9 @@ def run_report(
     calibrations, thresholds = run_calibration(store, info, scores_by(results), labels, state, show_test=show_test,
                                                threshold=threshold, iterations=iterations, seed=seed)
     hidden = {r for r, s in state.assignment.items() if s == TEST} if state is not None else set()
+    if state is None:  # no split: the offline judge's shipped calibrated verdict where nothing else is calibrated
+        for key, shipped in shipped_thresholds(info, results).items():
+            thresholds.setdefault(key, shipped)
     report = build_report(
         results, used, row_ids=rows or None, run_id=info.id, threshold=threshold, iterations=iterations, seed=seed,
         thresholds=thresholds, known=labels, not_next=hidden,

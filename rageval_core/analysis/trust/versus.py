@@ -59,19 +59,22 @@ def paired_difference(
     draws: Iterable[Sequence[int]],
     *,
     alpha: float = 0.05,
+    new_statistic: Statistic | None = None,
 ) -> Stat:
     """``statistic(new) − statistic(old)`` on the same rows, with the percentile interval of that difference over
     ``draws`` (row-index resamples; each draw scores both versions on the same rows). Draws where either side
-    is undefined are skipped; every part ``None`` when the point difference is undefined."""
+    is undefined are skipped; every part ``None`` when the point difference is undefined. ``new_statistic``:
+    the new version's own statistic (each version at its own calibrated threshold)."""
     if not (len(old) == len(new) == len(labels)):
         raise ValueError("old, new and labels must give one value per row")
-    a, b = statistic(old, labels), statistic(new, labels)
+    second = new_statistic or statistic
+    a, b = statistic(old, labels), second(new, labels)
     if a is None or b is None:
         return Stat(None)
     diffs: list[float] = []
     for idx in draws:
         y = [labels[i] for i in idx]
-        da, db = statistic([old[i] for i in idx], y), statistic([new[i] for i in idx], y)
+        da, db = statistic([old[i] for i in idx], y), second([new[i] for i in idx], y)
         if da is not None and db is not None:
             diffs.append(db - da)
     if not diffs:
@@ -125,21 +128,33 @@ class VersusReport:
     agreement: list[VersionAgreement] = field(default_factory=list)
     differences: list[VersionDifference] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    thresholds: dict[str, dict[str, float]] = field(default_factory=dict)  # {criterion: {version: threshold}}
+    calibrated: bool = False  # thresholds chosen on the compared (dev) rows, each version its own
 
     def find(self, version: str, criterion: str) -> VersionAgreement | None:
         return next((a for a in self.agreement if a.version == version and a.criterion == criterion), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"old": self.old, "new": self.new, "rows": list(self.rows), "threshold": self.threshold,
+                "thresholds": self.thresholds, "calibrated_on": "dev" if self.calibrated else None,
                 "bootstrap": {"iterations": self.iterations, "seed": self.seed, "level": 0.95},
                 "agreement": [a.to_dict() for a in self.agreement],
                 "differences": [d.to_dict() for d in self.differences], "notes": list(self.notes)}
 
 
+def calibrated_threshold(values: Mapping[str, float], labels: Mapping[str, int], default: float) -> tuple[float, bool]:
+    """The threshold of best balanced accuracy on these (dev) rows (``stats.best_threshold``, as the Trust page
+    calibrates), and True; ``(default, False)`` where the rows hold one class or none."""
+    ids = [r for r in labels if r in values]
+    best = stats.best_threshold([values[r] for r in ids], [int(labels[r]) for r in ids])
+    return (default, False) if best is None else (float(best), True)
+
+
 def _version_agreement(version: str, criterion: str, values: Mapping[str, float], labels: Mapping[str, int], rows: Sequence[str],
-                       groups: Mapping[str, str] | None, threshold: float, iterations: int, seed: int) -> VersionAgreement:
+                       groups: Mapping[str, str] | None, threshold: float, iterations: int, seed: int,
+                       source: str = "default") -> VersionAgreement:
     agreement = method_agreement(criterion, version, values, labels, all_rows=rows, groups=groups, threshold=threshold,
-                                 iterations=iterations, seed=seed)
+                                 iterations=iterations, seed=seed, threshold_source=source)
     ids = [rid for rid in labels if rid in values]
     s, y = [values[r] for r in ids], [labels[r] for r in ids]
     grp = [(groups or {}).get(r, r) for r in ids]
@@ -162,23 +177,33 @@ def compare_versions(
     threshold: float = DEFAULT_THRESHOLD,
     iterations: int = DEFAULT_ITERATIONS,
     seed: int = 0,
+    calibrate: bool = False,
 ) -> VersusReport:
     """Old and new version (``(label, {criterion: {row_id: score}})``) against ``labels`` (``{criterion: {row_id:
-    0/1}}``) on ``rows``: each version's agreement, then the paired differences on the rows both scored."""
+    0/1}}``) on ``rows``: each version's agreement, then the paired differences on the rows both scored. With
+    ``calibrate`` each version × criterion passes at its own threshold chosen on ``rows`` (the dev rows: a new
+    prompt moves the score scale, so 0.5 is nobody's verdict point; ``threshold`` where a class is missing)."""
     in_rows = set(rows)
-    report = VersusReport(old[0], new[0], list(rows), threshold, iterations, seed)
+    report = VersusReport(old[0], new[0], list(rows), threshold, iterations, seed, calibrated=calibrate)
     criteria = [c for c in dict.fromkeys([*old[1], *new[1]]) if any(r in in_rows for r in labels.get(c, {}))]
     for criterion in criteria:
         crit_labels = {r: int(v) for r, v in labels[criterion].items() if r in in_rows}
+        cuts: dict[str, float] = {}
         for label, scores in (old, new):
-            report.agreement.append(_version_agreement(label, criterion, scores.get(criterion, {}), crit_labels, rows,
-                                                       groups, threshold, iterations, seed))
+            values = scores.get(criterion, {})
+            cut, chosen = calibrated_threshold(values, crit_labels, threshold) if calibrate else (threshold, False)
+            cuts[label] = cut
+            report.agreement.append(_version_agreement(label, criterion, values, crit_labels, rows, groups, cut,
+                                                       iterations, seed, "calibrated on dev" if chosen else "default"))
+        report.thresholds[criterion] = cuts
         a, b = old[1].get(criterion, {}), new[1].get(criterion, {})
         paired = [r for r in rows if r in crit_labels and r in a and r in b]
         y = [crit_labels[r] for r in paired]
         draws = resamples(len(paired), groups=[(groups or {}).get(r, r) for r in paired], iterations=iterations, seed=seed)
-        diffs = {name: paired_difference(fn, [a[r] for r in paired], [b[r] for r in paired], y, draws)
-                 for name, fn in statistics(threshold).items()}
+        at_old, at_new = statistics(cuts[old[0]]), statistics(cuts[new[0]])
+        diffs = {name: paired_difference(fn, [a[r] for r in paired], [b[r] for r in paired], y, draws,
+                                         new_statistic=at_new[name])
+                 for name, fn in at_old.items()}
         report.differences.append(VersionDifference(criterion, len(paired), diffs))
         if len(paired) < SMALL_N:
             report.notes.append(say("versus.small_n", criterion=criterion, n=len(paired), small=SMALL_N))

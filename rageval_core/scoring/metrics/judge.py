@@ -210,7 +210,10 @@ class JudgeScorer:
         temperature: float = 0.0,
         max_output_tokens: int | None = None,
     ) -> None:
-        if isinstance(rubric, str):
+        self._by_language = isinstance(rubric, Mapping)  # one rubric per language, each row judged in its own
+        if isinstance(rubric, Mapping):
+            self._rubrics, self._fixed = dict(rubric), None
+        elif isinstance(rubric, str):
             if rubric not in PRESET_IDS:
                 rubric = load_rubric(rubric)  # a rubric JSON file
                 self._rubrics = {rubric.language: rubric}
@@ -245,7 +248,7 @@ class JudgeScorer:
                 except TemplateError as exc:
                     raise TemplateMismatchError([str(exc)]) from None
             problems: list[str] = []
-            for r in self._rubrics.values():
+            for r in (x for x in self._rubrics.values() if not self._by_language or x.language == first.language):
                 found = check_template(template, r, per_criterion=per_criterion)
                 problems.extend(p for p in found if p not in problems)
             if problems:
@@ -271,6 +274,8 @@ class JudgeScorer:
         }
         if self._fixed is not None and not is_preset(self._fixed):
             out["rubric"] = rubric_record(self._fixed)
+        elif self._by_language:
+            out["rubrics"] = {lang: rubric_record(r) for lang, r in self._rubrics.items() if not is_preset(r)}
         if self._template is not None:
             out["template_text"] = self._template.source or self._template.text
         if self.notes:
@@ -281,10 +286,13 @@ class JudgeScorer:
         """The rubric used for a row: the fixed one, or the preset in the row's language."""
         if self._fixed is not None:
             return self._fixed
-        return self._rubrics[sample_language(sample)]
+        return self._rubrics.get(sample_language(sample)) or next(iter(self._rubrics.values()))
 
     def template_for(self, rubric: Rubric) -> PromptTemplate:
-        return self._template or judge_template(rubric.language)
+        """The raw template, else the shipped one; per language, a raw template serves its own language only."""
+        if self._template is not None and not (self._by_language and rubric.language != self._template.language):
+            return self._template
+        return judge_template(rubric.language)
 
     def _groups(self, rubric: Rubric, sample: Sample) -> tuple[list[list[Criterion]], dict[str, tuple[str, str]]]:
         """Criteria to send, grouped per call, and those left unscored before any call (reason, message)."""
