@@ -7,10 +7,12 @@ is not a label, a column mixing 0/1 with 2-5, no row of the run or no annotator:
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_OK, UsageError, echo, err, find_run, open_store, table
 
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo, Store
 
 def _ranked(store: Any, info: Any) -> list[str]:
     """Row ids in the label-next order (most informative first), from the run's scores and its labels; never a row
@@ -22,7 +24,7 @@ def _ranked(store: Any, info: Any) -> list[str]:
     return list(dict.fromkeys(c.row_id for c in ranked))
 
 
-def _hand_out(args: argparse.Namespace, store: Any, info: Any) -> None:
+def _hand_out(args: argparse.Namespace, store: Store, info: RunInfo) -> None:
     from rageval_core.analysis.trust.queue import deal, pick_rows
     from rageval_core.store import annotations
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.analysis.trust.labels import HumanLabels
 from rageval_core.analysis.trust.probes import PARALLEL_SUFFIX
@@ -35,6 +35,9 @@ from rageval_core.scoring.metrics.steps import sample_language
 from rageval_core.scoring.rubric import Rubric
 from rageval_core.store.runs import Store
 from rageval_core.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rageval_core.providers.config import ProviderConfig
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,7 @@ def run_versus(
     old: Version,
     new: Version,
     *,
-    config: Any,
+    config: ProviderConfig,
     store: Store,
     assignment: Mapping[str, str],
     dataset_name: str,
@@ -141,13 +144,13 @@ def run_versus(
     ids = [s.id for s in rows]
     runs: dict[str, Run] = {}
     for version in (old, new) if rows else ():
-        report = None if progress is None else (lambda p, label=version.label: progress(label, p))
+        heard = None if progress is None else (lambda p, label=version.label: progress(label, p))
         spec = RunSpec(
             rows, [JudgeScorer(version.rubric, template=version.template)], provider=config,
             dataset_name=f"{dataset_name} · vs people · {version.label}", dataset_digest=dataset_digest,
             settings={"versus": {"version": version.label, "split": DEV}},
         )
-        runs[version.label] = build_and_run(spec, store, progress=report)
+        runs[version.label] = build_and_run(spec, store, progress=heard)
     scores = {v.label: _scores(runs[v.label]) if v.label in runs else {} for v in (old, new)}
     judged = set(ids)
     criteria = set(new.rubric.ids) | set(old.rubric.ids)

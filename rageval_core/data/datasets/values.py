@@ -10,6 +10,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from rageval_core.data.datasets.model import MAX_DEPTH
@@ -186,7 +187,7 @@ def scrub(value: Any, depth: int = 1) -> Scrubbed:
     return out
 
 
-def flatten_contexts(value: list[Any] | tuple[Any, ...]) -> tuple[list[Any], int]:
+def flatten_contexts(value: Sequence[Any]) -> tuple[list[Any], int]:
     """Nested lists of contexts flattened in order (``[["a", "b"], "c"]`` → ``["a", "b", "c"]``); returns the
     items and how many nested lists were opened, so the caller can warn."""
     items: list[Any] = []
