@@ -245,7 +245,8 @@ def _scan_strings(text: str) -> list[str] | None:
     if not t or t[0] not in "[(":
         return None
     close = "]" if t[0] == "[" else ")"
-    pos, items, comma = 1, [], False
+    items: list[Any] = []
+    pos, comma = 1, False
     while True:
         pos = _SPACE_RE.match(t, pos).end()  # type: ignore[union-attr]
         if t[pos:pos + 1] == close and (close == "]" or comma or not items):
