@@ -17,9 +17,7 @@ import time
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.scoring.metrics.base import Scorer
@@ -28,6 +26,9 @@ from rageval_core.run.plan import RunError
 from rageval_core.store.call_log import CallEntry
 from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult, Sample, Unscored, Usage
+
+if TYPE_CHECKING:  # numpy is imported with the first vectors, not with the runner
+    import numpy as np
 
 
 def log_safely(store: Store, entry: CallEntry) -> None:
