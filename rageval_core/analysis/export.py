@@ -220,7 +220,7 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
             yield dumps_csv([[redact_data(bad.sample_id), "", redact_data(bad.error) or "invalid", "", ""] + [""] * (3 * len(pairs))])
 
 
-def _text(sample: Any, name: str) -> str:
+def _text(sample: Any, name: str) -> str:  # Any: an export row (a dict) or a Sample
     """A row's text from an export row (a dict) or a ``Sample``; "" without either."""
     if sample is None:
         return ""

@@ -238,7 +238,7 @@ def _resume(spec: RunSpec, store: Store, llm: LLM, digest: str | None, versions:
         raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {spec.repeats}; resume it as it was")
     restore_spilled(store, info.id)
     if not spec.streamed and not store.keeps_samples(info.id):
-        store.attach_samples(info.id, spec.samples)  # a run stored before runs kept their rows: the same data, checked
+        store.attach_samples(info.id, spec.plan_rows())  # a run stored before runs kept their rows: the same data, checked
     store.set_status(info.id, "running")
     finished = finished_pairs(store, info.id, retry_errors=spec.retry_errors)
     return _Opened(info.id, True, stored_repeats, info.settings.get("repeat_temperature"), finished)

@@ -98,7 +98,7 @@ def corrected_difference(d_f_all: Numbers, d_f_labelled: Numbers, d_y: Numbers) 
     return _normal(value, paired_ppi_variance(d_f_all, d_f_labelled, d_y), n)
 
 
-def paired_ppi_variance(d_f_all: Sequence[float], d_f_labelled: Sequence[float], d_y: Sequence[float]) -> float:
+def paired_ppi_variance(d_f_all: Numbers, d_f_labelled: Numbers, d_y: Numbers) -> float:
     """``estimate.ppi_variance`` with the rectifier's variance taken over its n values plus half a pseudo-pair at
     r̄ − 1 and at r̄ + 1 (module docstring): (SS + 1) / n instead of SS / (n − 1)."""
     f_all = np.asarray(d_f_all, dtype=float)
