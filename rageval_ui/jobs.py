@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +99,7 @@ def evaluation_spec(
     )
 
 
-def run_now(spec: RunSpec, store: Store, *, progress: Any = None, cancel: threading.Event | None = None) -> runner.Run:
+def run_now(spec: RunSpec, store: Store, *, progress: Callable[[runner.Progress], None] | None = None, cancel: threading.Event | None = None) -> runner.Run:
     """Build the providers of ``spec`` and run it on this thread (the pages' short runs, and ``start``'s thread)."""
     return build_and_run(spec, store, progress=progress, cancel=cancel)
 

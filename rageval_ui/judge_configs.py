@@ -7,7 +7,7 @@ configuration names its key's environment variable, or uses the sidebar key when
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -17,6 +17,9 @@ from rageval_core.scoring.judges.config import JudgeConfig, JudgeConfigError, pa
 from rageval_core.providers.config import PROVIDERS
 from rageval_ui.i18n import core, t
 from rageval_ui.safe_text import md_escape
+
+if TYPE_CHECKING:
+    from rageval_core.providers.config import ProviderConfig
 
 PICKED = "evaluate.judge_configs"
 
@@ -30,7 +33,7 @@ def _label(j: JudgeConfig) -> str:
     return f"{j.id} — {j.provider}/{j.model or PROVIDERS[j.provider].default_model or '?'} · {j.method}"
 
 
-def pick(config: Any, *, economy: bool = False) -> list[Any]:
+def pick(config: ProviderConfig, *, economy: bool = False) -> list[Any]:
     """The multiselect of saved configurations and the scorers of those picked (bound to their own stacks)."""
     try:
         judges = saved.load_saved()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -20,6 +20,10 @@ from rageval_core.data.phoenix.config import API_KEY_ENV, DEFAULT_LINK, default_
 from rageval_ui import data, state
 from rageval_ui.i18n import t
 from rageval_ui.safe_text import md_escape
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import Store
+    from rageval_ui.runs import RunView
 
 SINCE = ("1h", "24h", "7d", "30d", "")  # "": no start
 PULL_SINCE, PULL_LIMIT = "phoenix.pull_since", "phoenix.pull_limit"
@@ -119,12 +123,12 @@ def pull_panel() -> None:
                 st.rerun()
 
 
-def can_push(view: Any) -> bool:
+def can_push(view: RunView) -> bool:
     """Whether a run's rows came from traces (a ``trace_id`` in the rows the page found for it)."""
     return any(s.metadata.get("trace_id") for s in (view.samples or {}).values())
 
 
-def push_panel(view: Any, store: Any) -> None:
+def push_panel(view: RunView, store: Store) -> None:
     """Compare's Phoenix tab: send the run's results as span annotations on each trace's root span."""
     from rageval_core.analysis.phoenix_push import push_annotations, run_annotations
     from rageval_core.data.phoenix.client import PhoenixClient

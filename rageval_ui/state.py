@@ -13,11 +13,14 @@ into the widget before the sidebar is drawn again.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from rageval_ui.i18n import LANG
+
+if TYPE_CHECKING:
+    from rageval_ui.data import Workset
 
 KEPT_WIDGETS: dict[str, Any] = {}  # widget key -> its first value (None: the widget's owner gives it one)
 
@@ -135,7 +138,7 @@ def get(key: str) -> Any:
     return st.session_state.get(key, DEFAULTS.get(key))
 
 
-def use_dataset(ws: Any, pins: set[str] | None = None) -> None:
+def use_dataset(ws: Workset, pins: set[str] | None = None) -> None:
     """Make ``ws`` (a ``rageval_ui.data.Workset``) the working dataset, pinning ``pins`` (default: the quick-run rows),
     and start the Dataset editor afresh: pending edits belong to the old table."""
     from rageval_ui import data

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -35,6 +35,9 @@ from rageval_ui.i18n import core, t
 from rageval_ui.errors import unexpected_error
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
 from rageval_ui.safe_text import md_code, md_escape
+
+if TYPE_CHECKING:
+    from rageval_core.providers.config import ProviderConfig
 
 REPEATS_CLI = "python -m rageval_core trust DATA --repeats 3"
 PROBES_CLI = "python -m rageval_core trust RUN_ID --probes all"
@@ -151,7 +154,7 @@ def run_rows(view: RunView) -> tuple[list[Sample], list[Sample]]:
     return in_run, [s for sid, s in view.samples.items() if sid not in ids]
 
 
-def start_probes(view: RunView, probes: Sequence[str], config: Any, store_path: str) -> ProbeJob:
+def start_probes(view: RunView, probes: Sequence[str], config: ProviderConfig, store_path: str) -> ProbeJob:
     """Run ``probes`` on the run's rows with its scorers (``probe_runs.run_probes``) on a helper thread,
     then save the report's ``probes`` section beside the run's trust report."""
     job = ProbeJob(view.run_id, list(probes))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pandas.io.formats.style  # noqa: F401 - the Styler's templates (~0.4 s to compile) load with the app, not on a page
@@ -17,6 +17,11 @@ from rageval_core.offline.limits import limits_text
 from rageval_ui import data
 from rageval_ui.i18n import core, header, headers, lang, t, t_opt
 from rageval_ui.safe_text import md_code, md_escape  # noqa: F401 - re-exported: pages call widgets.md_escape / md_code
+
+if TYPE_CHECKING:  # the core's own types at the seam (nothing imported at run time)
+    from rageval_core.core.types import MetricResult
+    from rageval_core.run import Estimate, Progress, Run
+    from rageval_core.run.tallies import MethodCost
 
 METRIC_LABELS = {
     "faithfulness": "Faithfulness",
@@ -202,7 +207,7 @@ def score_columns(frame: pd.DataFrame) -> dict[str, Any]:
     return {str(c): st.column_config.NumberColumn(header(str(c)), format="%.3f") for c in frame.select_dtypes("number").columns}
 
 
-def offline_banner(results: Sequence[Any]) -> None:
+def offline_banner(results: Sequence[MetricResult]) -> None:
     """Say once, above results, that some come from the offline heuristic (each result is tagged as well)."""
     _offline_banner(sum(getattr(r, "provider", None) == "offline" for r in results), len(results))
 
@@ -218,7 +223,7 @@ def _offline_banner(offline: int, total: int) -> None:
         st.info(f"{head}\n\n{md_escape(limits_text(lang()))}", icon="🧮")
 
 
-def source_tag(result: Any) -> str:
+def source_tag(result: MetricResult) -> str:
     """The short tag of who scored a result: "🧮 offline" for the heuristic, else the model."""
     if getattr(result, "provider", None) == "offline":
         return "🧮 " + t("offline.tag")
@@ -231,13 +236,13 @@ def unscored_label(code: str | None) -> str:
     return t_opt(f"unscored.{code}", code) if code else ""
 
 
-def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
+def results_frame(results: Sequence[MetricResult], *, by: str) -> pd.DataFrame:
     """Results one per line with their score, raw judge score, why unscored and reason.
 
     ``by="row"`` leads with the row id (results of several rows); ``by="method"`` names the method after the
     criterion (the results of one row).
     """
-    def line(r: Any) -> dict[str, Any]:
+    def line(r: MetricResult) -> dict[str, Any]:
         lead = {t("col.row"): r.sample_id, t("col.criterion"): metric_label(r.metric)} if by == "row" else {
             t("col.criterion"): metric_label(r.metric), t("col.method"): r.method}
         return {
@@ -252,7 +257,7 @@ def results_frame(results: Sequence[Any], *, by: str) -> pd.DataFrame:
     return pd.DataFrame([line(r) for r in results])
 
 
-def estimate_frame(est: Any) -> pd.DataFrame:
+def estimate_frame(est: Estimate) -> pd.DataFrame:
     """``run.Estimate`` per scorer: calls, embedding calls, tokens and cost."""
     return pd.DataFrame(
         [
@@ -270,7 +275,7 @@ def estimate_frame(est: Any) -> pd.DataFrame:
     )
 
 
-def prompt_cache_note(est: Any) -> str | None:
+def prompt_cache_note(est: Estimate) -> str | None:
     """Beside the estimate: what the provider's prompt cache could take off it (``run.Estimate``'s upper
     bound, ``llm.prompt_cache``), or None when the provider has no implicit cache."""
     rule = est.cache_rule
@@ -285,7 +290,7 @@ def prompt_cache_note(est: Any) -> str | None:
              saving=fmt_cost(saving), after=fmt_cost(after), cost=fmt_cost(cost))
 
 
-def progress_metrics(snap: Any) -> None:
+def progress_metrics(snap: Progress | None) -> None:
     """Calls, cache hits, errors, tokens and cost so far of a running evaluation."""
     cols = st.columns(5)
     if snap is None:
@@ -314,7 +319,7 @@ def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns={c: label(str(c)) for c in frame.columns})
 
 
-def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
+def unscored_note(results: Sequence[MetricResult]) -> tuple[str, str] | None:
     """("error" | "warning", message) when results came back unscored because calls failed, else None.
 
     A run can finish with every call refused (wrong base URL, server down); the page must say so instead of
@@ -327,7 +332,8 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
         return None
     counts: dict[str, int] = {}
     for r in failed:
-        counts[r.unscored_reason] = counts.get(r.unscored_reason, 0) + 1
+        reason = r.unscored_reason or ""  # every failed result has one (FAILURE_REASONS)
+        counts[reason] = counts.get(reason, 0) + 1
     reasons = ", ".join(f"{unscored_label(k)} × {v}" for k, v in counts.items())
     first = core(next((r.reason for r in failed if r.reason), ""))
     scored = sum(r.value is not None for r in results)
@@ -336,7 +342,7 @@ def unscored_note(results: Sequence[Any]) -> tuple[str, str] | None:
     return kind, t("outcome.first_failure", head=head, reasons=reasons, first=first)
 
 
-def run_outcome(result: Any) -> str:
+def run_outcome(result: Run) -> str:
     """One line on a finished ``run.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
     verdicts = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}
     verdict = verdicts[result.status] if result.status in verdicts else md_escape(result.status)
@@ -356,7 +362,7 @@ def summary_frame(summary: dict[str, dict[str, dict[str, Any]]]) -> pd.DataFrame
     return pd.DataFrame(rows, columns=columns)
 
 
-def cost_frame(costs: dict[str, Any]) -> pd.DataFrame:
+def cost_frame(costs: Mapping[str, MethodCost]) -> pd.DataFrame:
     """Actual work per method after a run (``Run.cost``): calls, cache hits, errors, tokens, cost, call time."""
     columns = [t("col.method"), t("col.calls"), t("col.cache_hits"), t("col.errors"), t("col.input_tokens"),
                t("col.output_tokens"), t("col.cost"), t("col.call_time")]

@@ -13,7 +13,7 @@ import dataclasses
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from rageval_core.core.csvsafe import dumps_csv
 from rageval_core.core.redact import redact_data
@@ -23,6 +23,9 @@ from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Sample
 from rageval_core.core.method_labels import base_method, display_method, judge_of, result_method
 from rageval_core.core.private import open_private
 from rageval_core.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 FORMAT_VERSION = 1
 
@@ -65,7 +68,7 @@ def result_order(scorers: Sequence[str]) -> Callable[[Any], tuple[int, str, int,
     return key
 
 
-def _rows(store: Store, info: Any, include_details: bool) -> Iterator[dict[str, Any]]:
+def _rows(store: Store, info: RunInfo, include_details: bool) -> Iterator[dict[str, Any]]:
     """The export rows in dataset order, each with the sample it scored (kept with the run) and its results in the
     fixed order, streamed from the store (``store.export_rows``): one row in memory at a time. Results of rows the
     run table does not list come last (never expected, never dropped)."""
@@ -129,7 +132,7 @@ def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> 
     return {**before, "rows": list(_rows(store, info, include_details)), **after}
 
 
-def _stability_block(store: Store, info: Any) -> dict[str, Any]:
+def _stability_block(store: Store, info: RunInfo) -> dict[str, Any]:
     """``{"stability": report}`` for a run made with repeats (rows keep repeat 0, as every export does)."""
     if int((info.settings or {}).get("repeats", 1)) < 2:
         return {}
@@ -217,7 +220,7 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
             yield dumps_csv([[redact_data(bad.sample_id), "", redact_data(bad.error) or "invalid", "", ""] + [""] * (3 * len(pairs))])
 
 
-def _text(sample: Any, name: str) -> str:
+def _text(sample: Any, name: str) -> str:  # Any: an export row (a dict) or a Sample
     """A row's text from an export row (a dict) or a ``Sample``; "" without either."""
     if sample is None:
         return ""

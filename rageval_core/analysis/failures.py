@@ -22,7 +22,7 @@ class FailureGroup:
     more_messages: int = 0  # distinct messages not listed
 
 
-def _message(result: Any) -> str | None:
+def _message(result: Any) -> str | None:  # Any: a MetricResult or a stored result's narrow row (reason, details)
     text = getattr(result, "reason", None) or (getattr(result, "details", None) or {}).get("error")
     if not text:
         return None

@@ -66,7 +66,7 @@ def leader_rows(store: Store, infos: Sequence[RunInfo] | None = None) -> list[Le
     ids = list(rows)
     for run_id, method, judge, metric, mean, scored, total in readback.leaderboard_means(store, ids):
         row = rows[run_id]
-        row.means[f"{display_method(method, judge)}/{metric}"] = None if scored == 0 else float(mean)
+        row.means[f"{display_method(method, judge)}/{metric}"] = None if scored == 0 or mean is None else float(mean)
         row.scored += int(scored)
         row.unscored += int(total) - int(scored)
     for run_id, calls, cost in readback.leaderboard_calls(store, ids):

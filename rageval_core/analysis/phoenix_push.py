@@ -91,6 +91,8 @@ def _annotation(info: RunInfo, r: MetricResult, trace_id: str, thresholds: Mappi
     judge = judge_of(r.details)
     provider = r.provider or info.provider or ""
     threshold = thresholds.get((r.metric, result_method(r)))
+    label: str | None
+    explanation: str | None
     if r.value is None:
         label = UNSCORED
         explanation = f"unscored: {r.unscored_reason}" + (f" — {r.reason}" if r.reason else "")

@@ -9,11 +9,11 @@ the CLI's peak memory, more than any table of a 12,000-row run.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from rageval_core.core.stats import cohen_kappa, pearson, spearman
+from rageval_core.core.stats import Numbers, cohen_kappa, pearson, spearman
 
 def _nan(value: float | None) -> float:
     """A table cell: NaN where a statistic is undefined (``None``)."""
@@ -21,7 +21,7 @@ def _nan(value: float | None) -> float:
 
 
 def agreement_stats(
-    x: Sequence[float], y: Sequence[float], threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
+    x: Numbers, y: Numbers, threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
 ) -> dict[str, Any]:
     """One agreement line over paired values scored by both methods: n, pearson, spearman, mad (mean absolute
     difference), kappa at ``threshold`` and the note saying why a statistic is NaN. ``compare.agreement`` (a
@@ -38,7 +38,7 @@ def agreement_stats(
 
 
 def agreement_note(
-    x: Sequence[float], y: Sequence[float], threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
+    x: Numbers, y: Numbers, threshold: float = 0.5, names: tuple[str, str] = ("A", "B")
 ) -> str | None:
     """Why a statistic in an agreement row is undefined (NaN), in words; None when every one is defined."""
     a, b = np.asarray(x, float), np.asarray(y, float)

@@ -113,7 +113,7 @@ def _unwritable(exc: BaseException) -> str | None:
     return None
 
 
-def _sigterm_as_ctrl_c() -> Callable[[], None]:
+def _sigterm_as_ctrl_c() -> Callable[[], object]:
     """SIGTERM (a container stop, ``kill PID``) ends every command as Ctrl-C does: exit 130 with what was
     written kept, never a silent kill mid-write (``evaluate`` installs its own two-step handler for both)."""
     import signal

@@ -7,12 +7,15 @@ is not a label, a column mixing 0/1 with 2-5, no row of the run or no annotator:
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_OK, UsageError, echo, err, find_run, open_store, table
 
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo, Store
 
-def _ranked(store: Any, info: Any) -> list[str]:
+
+def _ranked(store: Store, info: RunInfo) -> list[str]:
     """Row ids in the label-next order (most informative first), from the run's scores and its labels; never a row
     already labelled nor one of the split's test set."""
     from rageval_core.analysis.trust.run_report import samples_of_run, label_next_for_run
@@ -22,7 +25,7 @@ def _ranked(store: Any, info: Any) -> list[str]:
     return list(dict.fromkeys(c.row_id for c in ranked))
 
 
-def _hand_out(args: argparse.Namespace, store: Any, info: Any) -> None:
+def _hand_out(args: argparse.Namespace, store: Store, info: RunInfo) -> None:
     from rageval_core.analysis.trust.queue import deal, pick_rows
     from rageval_core.store import annotations
 
@@ -40,7 +43,7 @@ def _hand_out(args: argparse.Namespace, store: Any, info: Any) -> None:
     echo(f"handed out {len(picked)} row(s) to {len(people)} annotator(s) on {', '.join(criteria)}: {added} new queue entries")
 
 
-def _import(args: argparse.Namespace, store: Any, info: Any) -> None:
+def _import(args: argparse.Namespace, store: Store, info: RunInfo) -> None:
     """Store a labels file's named labels; refuse the file (exit 2) for values that are not labels (unless
     --skip-bad-labels), a column mixing 0/1 with 2-5, no row of this run or no annotator; name everything left out."""
     from rageval_core.analysis.trust.label_import import plan_import

@@ -7,11 +7,14 @@ import argparse
 import math
 import sys
 import time
-from typing import Any, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from rageval_core.core.errors import UsageError  # noqa: F401  (re-exported: every command raises it)
 from rageval_core.core.redact import redact
 from rageval_core.core.termtext import terminal_text
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo, Store
 
 EXIT_OK = 0
 EXIT_THRESHOLD = 1
@@ -117,7 +120,7 @@ def short(value: Any, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def find_run(store: Any, run_id: str) -> Any:
+def find_run(store: Store, run_id: str) -> RunInfo:
     info = store.find_run(run_id)
     if info is None:
         matches = [r.id for r in store.list_runs() if r.id.startswith(run_id)]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rageval_core.cli.common import EXIT_OK, UsageError, find_run, fmt, open_store, echo, short, table
 from rageval_core.core.csvsafe import dumps_frame
 from rageval_core.core.private import write_private_text
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 
 def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
@@ -21,7 +24,7 @@ def _parse_pairs(texts: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def _run_config(info: Any) -> dict[str, Any]:
+def _run_config(info: RunInfo) -> dict[str, Any]:
     """What a run was configured with, as ``compare.version_changes`` compares it."""
     return {"provider": info.provider, "model": info.model, "versions": info.versions, "settings": info.settings}
 

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_OK, UsageError, echo, err, table
 from rageval_core.cli.dataset_flags import add_map_args, add_naming_arg, column_map_of
 from rageval_core.cli.dataset_report import invalid_rows, report_dataset
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from rageval_core.core.types import Sample
 
 PREVIEW_CHARS = 60
 
@@ -18,7 +22,7 @@ def _short(text: str, limit: int = PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def preview_rows(samples: Any, n: int) -> list[list[Any]]:
+def preview_rows(samples: Iterable[Sample], n: int) -> list[list[Any]]:
     """The first ``n`` rows as the preview table shows them: id, question, contexts (count: first), answer,
     reference, external scores."""
     out = []

@@ -3,20 +3,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rageval_core.cli.common import err
 from rageval_core.core.termtext import terminal_text
 
+if TYPE_CHECKING:
+    from rageval_core.data.datasets.live import LiveDataset
+    from rageval_core.data.datasets.model import LoadedDataset
+    from rageval_core.store.runs import RowInfo
+
 LISTED = 20  # issues printed per kind; all of them go to the export (settings.dataset_issues)
 
 
-def invalid_rows(dataset: Any) -> list[Any]:
+def invalid_rows(dataset: LoadedDataset | LiveDataset) -> list[RowInfo]:
     """One ``RowInfo`` per skipped row (``row N``, suffixed when a loaded row already uses that id, so the
     run's row table never holds one id twice)."""
+    from rageval_core.data.datasets.live import LiveDataset
     from rageval_core.store.runs import RowInfo
 
-    loaded = dataset.ids if getattr(dataset, "streamed", False) else {s.id for s in dataset.samples}
+    loaded = dataset.ids if isinstance(dataset, LiveDataset) else {s.id for s in dataset.samples}
     by_row: dict[int, list[str]] = {}
     for issue in dataset.errors:
         if issue.row is not None:
@@ -43,11 +49,13 @@ def _listed(title: str, lines: Sequence[str]) -> None:
         err(f"  … and {len(lines) - LISTED} more (all of them in the export, settings.dataset_issues)")
 
 
-def _good(dataset: Any) -> int:
-    return dataset.n_samples if getattr(dataset, "streamed", False) else len(dataset.samples)
+def _good(dataset: LoadedDataset | LiveDataset) -> int:
+    from rageval_core.data.datasets.live import LiveDataset
+
+    return dataset.n_samples if isinstance(dataset, LiveDataset) else len(dataset.samples)
 
 
-def report_dataset(dataset: Any, skipped: Sequence[Any]) -> None:
+def report_dataset(dataset: LoadedDataset | LiveDataset, skipped: Sequence[Any]) -> None:
     """Print warnings, skipped rows with their reasons, then file errors, on stderr."""
     warnings = [f"{_where(i)}: {i.message}" for i in dataset.warnings]
     if warnings:
@@ -61,6 +69,6 @@ def report_dataset(dataset: Any, skipped: Sequence[Any]) -> None:
         err(f"dataset error: {terminal_text(_where(issue))}: {terminal_text(issue.message)}")
 
 
-def issues_for_export(dataset: Any) -> list[dict[str, Any]]:
+def issues_for_export(dataset: LoadedDataset | LiveDataset) -> list[dict[str, Any]]:
     """Every issue (errors and warnings) as dicts, for the run's settings and so the export."""
     return [i.to_dict() for i in dataset.issues]

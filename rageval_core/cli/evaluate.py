@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from rageval_core.cli.common import (
     EXIT_BAD_INPUT,
@@ -24,6 +24,12 @@ from rageval_core.cli.dataset_report import invalid_rows, report_dataset
 from rageval_core.cli.evaluate_run import batch_flags, load_rows, run_scorers, scorers_from_args, spec_from_args
 from rageval_core.cli.trust_checks import add_repeat_args
 from rageval_core.analysis.thresholds import check_thresholds, parse_threshold
+
+if TYPE_CHECKING:
+    from rageval_core.data.datasets.live import LiveDataset
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.run.persist import Run
+    from rageval_core.store.runs import Store
 
 
 def _calibration(args: argparse.Namespace, store: Any, thresholds: list[Any], cfg: Any) -> dict[Any, Any]:
@@ -75,6 +81,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     live = getattr(dataset, "streamed", False)
     spec = spec_from_args(args, dataset, invalid, scorers)
     cfg = spec.provider
+    assert cfg is not None  # spec_from_args always records the flags' configuration
     store = open_store(args)
     calibrated = _calibration(args, store, thresholds, cfg)
 
@@ -169,7 +176,7 @@ def _written(write: Callable[[], Any], target: Path, run_id: str) -> None:
         raise UsageError(f"cannot write {exc.filename or target}: {exc.strerror or exc}; run {run_id} is stored with "
                          f"every result scored: `runs export {run_id} --out FILE` once there is room") from None
 
-def _add_juries(args: argparse.Namespace, store: Any, result: Any) -> None:
+def _add_juries(args: argparse.Namespace, store: Store, result: Run) -> None:
     """``--jury RULE``: store each jury over the run's judges (``--jury-members`` picks them) and refresh the
     run's summary so the jury is listed, exported and gated like any method."""
     rules = list(dict.fromkeys(getattr(args, "jury", None) or []))
@@ -196,7 +203,7 @@ def _discount(args: argparse.Namespace) -> float:
     return BATCH_DISCOUNT
 
 
-def print_embedding_fallback(cfg: Any) -> None:
+def print_embedding_fallback(cfg: ProviderConfig) -> None:
     """Say on stderr when the bundled offline encoder stands in for provider embeddings (no --embedding-model):
     the scores that embed then do not come from the server's model."""
     from rageval_core.providers.config import embedding_choice
@@ -217,12 +224,12 @@ def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
     array of rows) of ``LIVE_MIN_BYTES`` or more is evaluated as it is read (``datasets.live``): the run starts on its first rows and holds only what is in
     flight; its skipped rows are then a callable, answered once the reader is at the end (bad rows are listed
     after the run). Batch runs, and any other file, are read whole first (``load_rows``)."""
-    from rageval_core.data.datasets.live import open_live
+    from rageval_core.data.datasets.live import LiveDataset, open_live
 
     column_map = column_map_of(args)
     if not args.batch:
         opened = open_live(args.data, min_bytes=LIVE_MIN_BYTES, column_map=column_map)
-        if opened is not None and getattr(opened, "streamed", False):
+        if isinstance(opened, LiveDataset):  # a file read as the run goes (a small one comes back loaded whole)
             head = opened.head(1)
             if head or not opened.done:
                 return opened, lambda: invalid_rows(opened)
@@ -234,7 +241,7 @@ def open_rows(args: argparse.Namespace) -> tuple[Any, Any]:
     return load_rows(args.data, quiet=args.quiet, column_map=column_map)
 
 
-def _report_live(dataset: Any) -> list[Any]:
+def _report_live(dataset: LiveDataset) -> list[Any]:
     """After a run over a file read as it went: the warnings and skipped rows (as ``load_rows`` prints them
     before a run), or, when the run stopped before the reader reached the end, how far it read."""
     invalid = invalid_rows(dataset)

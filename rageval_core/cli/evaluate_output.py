@@ -4,14 +4,19 @@ reads the finished run from the store (or the run's result) and writes to stdout
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from rageval_core.analysis.thresholds import ThresholdCheck
 from rageval_core.cli.common import echo, err, fmt, money, table
 from rageval_core.core.termtext import terminal_text
 
+if TYPE_CHECKING:
+    from rageval_core.run.persist import Run
+    from rageval_core.run.plan import Estimate
+    from rageval_core.store.runs import RunInfo, Store
 
-def print_failures(store: Any, run_id: str) -> None:
+
+def print_failures(store: Store, run_id: str) -> None:
     """Per unscored reason, the count and the first distinct messages (the actual causes), on stdout; read
     from the store one unscored result at a time."""
     from rageval_core.analysis.failures import failure_lines, summarize_failures
@@ -24,7 +29,7 @@ def print_failures(store: Any, run_id: str) -> None:
             echo(line)
 
 
-def print_call_totals(result: Any) -> None:
+def print_call_totals(result: Run) -> None:
     """One line on what the run's calls cost: all cache hits, offline heuristics, or provider calls and tokens."""
     total_calls = result.provider_calls + result.cache_hits
     if total_calls and result.all_cached:
@@ -47,14 +52,14 @@ def cached_share(cached: int, total: int) -> str:
     return f"{cached / total:.0%}" if total else "-"
 
 
-def _cached_note(result: Any) -> str:
+def _cached_note(result: Run) -> str:
     """`` (1234 cached input, 62%)`` when the provider served part of the prompts from its prompt cache."""
     cached = sum(c.cached_input_tokens for c in (getattr(result, "cost", None) or {}).values())
     total = sum(c.input_tokens for c in (getattr(result, "cost", None) or {}).values())
     return f" ({cached} cached input, {cached_share(cached, total)})" if cached else ""
 
 
-def print_batch(info: Any) -> None:
+def print_batch(info: RunInfo | None) -> None:
     """What the batch rounds did: jobs, requests, per-request failures (priced at the batch rate)."""
     batch = (info.settings if info is not None else {}).get("batch") or {}
     if batch:
@@ -64,7 +69,7 @@ def print_batch(info: Any) -> None:
         )
 
 
-def print_store_warnings(result: Any) -> None:
+def print_store_warnings(result: Run) -> None:
     """Writes the store could not make: lost call-log / cache entries (no result changed) and results kept
     in the spill file for the resume because the database stayed locked."""
     if result.warnings:
@@ -81,7 +86,7 @@ def print_store_warnings(result: Any) -> None:
             f"--resume {result.run_id} once there is room scores only what is missing")
 
 
-def estimate_table(est: Any) -> str:
+def estimate_table(est: Estimate) -> str:
     """The estimate per scorer (metric or judge) and method, with a total line."""
     rows = [
         [r.scorer, r.method, r.calls_range(), r.embedding_calls, r.input_tokens + r.output_tokens, money(r.cost_usd)]
@@ -92,7 +97,7 @@ def estimate_table(est: Any) -> str:
     return table(["scorer", "method", "est. calls", "est. embeds", "est. tokens", "est. cost_usd"], rows)
 
 
-def prompt_cache_line(est: Any, *, batch: bool = False) -> str | None:
+def prompt_cache_line(est: Estimate, *, batch: bool = False) -> str | None:
     """What the provider's prompt cache could take off the estimate, beside it; None when the provider has no
     implicit cache (or bills nothing). An upper bound: each call's shared prefix (the step's fixed instructions,
     with the row's contexts for a step asked again on the row) priced at the cached rate where the provider
@@ -111,7 +116,7 @@ def prompt_cache_line(est: Any, *, batch: bool = False) -> str | None:
     return head + said + f", up to ${saving:.4f} less: ${cost - saving:.4f} instead of ${cost:.4f}{rate} (not guaranteed)"
 
 
-def actual_table(est: Any, actual: Mapping[str, Any]) -> str:
+def actual_table(est: Estimate, actual: Mapping[str, Any]) -> str:
     """Estimate next to the actual figures of this run (``actual``: cost per scorer), per scorer (metric or
     judge) and method.
 
@@ -139,7 +144,7 @@ def _metric_title(metric: str) -> str:
     return metric.replace("_", " ").title()
 
 
-def print_analysis(store: Any, run_id: str, categories: Mapping[str, Any]) -> None:
+def print_analysis(store: Store, run_id: str, categories: Mapping[str, Any]) -> None:
     """The per-category tables of the RAGAS-vs-judge article (one per method) and, with a judge beside decomposed metrics, their
     agreement per shared criterion; an undefined statistic prints as "-" with the reason in ``note``. The results
     are folded as they are read (``run_tables``): nothing of a 100,000-row run is held whole for them, and pandas
@@ -164,7 +169,7 @@ def print_analysis(store: Any, run_id: str, categories: Mapping[str, Any]) -> No
         ))
 
 
-def print_summary(result: Any) -> None:
+def print_summary(result: Run) -> None:
     rows = []
     for method, metrics in result.summary.items():
         for metric, s in metrics.items():

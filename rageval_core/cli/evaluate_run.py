@@ -14,16 +14,27 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_INTERRUPTED, ProgressBar, UsageError, err, provider_config
 from rageval_core.cli.dataset_report import invalid_rows, issues_for_export, report_dataset
 
 if TYPE_CHECKING:  # the parser's build imports this module; the runner's modules come with the run
+    from rageval_core.data.datasets import LoadedDataset
+    from rageval_core.data.datasets.column_map import ColumnMap
+    from rageval_core.data.datasets.live import LiveDataset
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.run import Progress, Run
     from rageval_core.run.spec import RunSpec
+    from rageval_core.scoring.metrics.base import Scorer
+    from rageval_core.store.runs import RowInfo, Store
+
+    # What a run's skipped rows are: a list, or for a file read as the run goes, a callable answered at its end.
+    Skipped = Sequence[RowInfo] | Callable[[], Sequence[RowInfo]]
 
 
-def scorers_from_args(args: argparse.Namespace) -> list[Any]:
+def scorers_from_args(args: argparse.Namespace) -> list[Scorer]:
     """The scorers of ``--metrics``, ``--judge`` and ``--judges FILE`` (each configuration bound to its own
     provider stack, inheriting retries, timeout and cache settings from the run's provider options)."""
     from rageval_core.scoring.metrics.judge import JudgeScorer
@@ -31,7 +42,7 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
 
     metric_ids = [m.strip() for m in (args.metrics or "").split(",") if m.strip()]
     try:
-        scorers = list(build_scorers(metric_ids, {"economy": True} if args.economy else {}))
+        scorers: list[Scorer] = list(build_scorers(metric_ids, {"economy": True} if args.economy else {}))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     for judge in args.judge or []:
@@ -61,12 +72,14 @@ def scorers_from_args(args: argparse.Namespace) -> list[Any]:
     return scorers
 
 
-def run_spec(args: argparse.Namespace, dataset: Any, invalid: Any, scorers: list[Any], cfg: Any, run_id: str) -> RunSpec:
+def run_spec(args: argparse.Namespace, dataset: LoadedDataset | LiveDataset, invalid: Skipped, scorers: list[Scorer],
+             cfg: ProviderConfig, run_id: str) -> RunSpec:
     """The run the flags ask for, over the dataset's valid rows (a file read as the run goes stays one)."""
+    from rageval_core.data.datasets.live import LiveDataset
     from rageval_core.run.spec import RunSpec
 
     return RunSpec(
-        dataset if getattr(dataset, "streamed", False) else dataset.samples,
+        dataset if isinstance(dataset, LiveDataset) else dataset.samples,
         scorers,
         provider=cfg,
         concurrency=args.concurrency,
@@ -108,7 +121,8 @@ class BatchFlags:
     attach: tuple[str, ...] = ()
 
 
-def spec_from_args(args: argparse.Namespace, dataset: Any, invalid: Any, scorers: list[Any]) -> RunSpec:
+def spec_from_args(args: argparse.Namespace, dataset: LoadedDataset | LiveDataset, invalid: Skipped,
+                   scorers: list[Scorer]) -> RunSpec:
     """``run_spec`` with the provider flags' configuration and the run id (``--resume``'s, or a new one, known
     before the run starts so an abort can name it)."""
     from rageval_core.run.spec import SpecError
@@ -124,7 +138,7 @@ def batch_flags(args: argparse.Namespace) -> BatchFlags | None:
     return BatchFlags(args.batch_poll, tuple(args.batch_job or [])) if getattr(args, "batch", False) else None
 
 
-def run_scorers(spec: RunSpec, store: Any, *, quiet: bool, batch: BatchFlags | None = None) -> Any:
+def run_scorers(spec: RunSpec, store: Store, *, quiet: bool, batch: BatchFlags | None = None) -> Run:
     """Build the providers of ``spec`` and run it, storing the run; the first Ctrl-C finishes the calls in
     flight (resumable), a second aborts. Shared by ``evaluate`` and ``trust DATA``."""
     from rageval_core.run.batch import BatchCancelled, BatchError
@@ -181,7 +195,8 @@ def run_scorers(spec: RunSpec, store: Any, *, quiet: bool, batch: BatchFlags | N
                 signal.signal(sig, handler)
 
 
-def _execute(spec: RunSpec, store: Any, cancel: threading.Event, progress: Any, batch: BatchFlags | None) -> Any:
+def _execute(spec: RunSpec, store: Store, cancel: threading.Event, progress: Callable[[Progress], None] | None,
+             batch: BatchFlags | None) -> Run:
     """The providers built once for ``spec``, then the run (through the batch API with ``--batch``)."""
     from rageval_core.session.for_run import build_and_run, build_and_run_batched
 
@@ -194,7 +209,7 @@ def _execute(spec: RunSpec, store: Any, cancel: threading.Event, progress: Any, 
 LOADING_EVERY = 10_000  # rows between "loading" lines on stderr
 
 
-def load_rows(path: str, *, quiet: bool = True, column_map: Any = None) -> tuple[Any, list[Any]]:
+def load_rows(path: str, *, quiet: bool = True, column_map: ColumnMap | None = None) -> tuple[LoadedDataset, list[RowInfo]]:
     """The dataset and its skipped rows; file errors, warnings and skipped rows go to stderr. Nothing to
     evaluate is a usage error (exit 2) after the reasons are printed. Unless ``quiet``, a large file says
     how far its reading got every 10,000 rows (a 100,000-row file takes seconds to read and check).

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_OK, UsageError, find_run, open_store, echo, table
 from rageval_core.cli.dataset_flags import add_map_args, add_naming_arg, column_map_of
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo, Store
 
 
 def cmd_runs_list(args: argparse.Namespace) -> int:
@@ -35,7 +38,7 @@ def cmd_runs_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run_samples(store: Any, info: Any, args: argparse.Namespace) -> dict[str, Any]:
+def run_samples(store: Store, info: RunInfo, args: argparse.Namespace) -> dict[str, Any]:
     """Id → row of the dataset a run was made on: ``--data`` (checked against the run's content hash), else the rows
     the run keeps; a run stored before runs kept their rows takes its own file when it is still there unchanged
     (found by hash), and without it this is a usage error."""

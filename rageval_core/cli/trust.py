@@ -15,7 +15,7 @@ import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import (
     EXIT_THRESHOLD,
@@ -36,6 +36,9 @@ from rageval_core.cli.trust_context import TrustContext
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THRESHOLD
 from rageval_core.core.types import METRIC_IDS
 from rageval_core.core.private import write_private_text
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import Store
 
 SPLITS = ("train", "dev", "test")  # rageval_core.analysis.trust.splits.SPLITS (not imported: numpy at parse time)
 
@@ -331,7 +334,7 @@ def _say_label_values(path: str) -> None:
         err(f"--labels {path}: {line}; not used")
 
 
-def _evaluate(args: argparse.Namespace, store: Any) -> tuple[str, list[Any]]:
+def _evaluate(args: argparse.Namespace, store: Store) -> tuple[str, list[Any]]:
     """Evaluate the dataset file (the evaluate command's code) and return the run id and its samples."""
     from rageval_core.cli.evaluate_run import load_rows, run_scorers, scorers_from_args, spec_from_args
 

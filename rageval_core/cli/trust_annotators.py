@@ -11,7 +11,7 @@ from rageval_core.cli.common import echo, fmt, short, table
 SETTLE_SHOWN = 10
 
 
-def _stat(stat: dict[str, Any] | Any) -> str:
+def _stat(stat: Any) -> str:  # Any: a report's Stat, or its to_dict() form read back from a saved report
     value, low, high = (stat.value, stat.low, stat.high) if hasattr(stat, "value") else (stat["value"], stat["low"], stat["high"])
     if value is None:
         return "-"

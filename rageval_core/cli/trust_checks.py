@@ -14,9 +14,10 @@ from rageval_core.cli.common import EXIT_THRESHOLD, ProgressBar, UsageError, ech
 from rageval_core.scoring.metrics.scoring import AGGREGATES
 
 if TYPE_CHECKING:
-    from rageval_core.cli.trust_context import TrustContext
     from rageval_core.analysis.trust.stability import StabilityReport
+    from rageval_core.cli.trust_context import TrustContext
     from rageval_core.session.probes import ProbeReport
+    from rageval_core.store.runs import RunInfo
 
 
 def add_repeat_args(p: argparse.ArgumentParser | Any) -> None:
@@ -143,7 +144,7 @@ def print_stability(ctx: TrustContext) -> None:
     ctx.report.sections["stability"] = report.to_dict()
 
 
-def _scorers_of_run(info: Any) -> list[Any]:
+def _scorers_of_run(info: RunInfo) -> list[Any]:
     """The run's metrics and judges, rebuilt from its settings (as evaluate recorded them)."""
     from rageval_core.cli.evaluate_run import scorers_from_args
 

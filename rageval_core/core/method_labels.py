@@ -33,7 +33,7 @@ def judge_of(details: Mapping[str, Any] | None) -> str | None:
     return str(value) if value else None
 
 
-def result_method(result: Any) -> str:
+def result_method(result: Any) -> str:  # Any: a MetricResult, or a row read back from the store (method, details)
     """The display method of a ``MetricResult`` (see the module docstring)."""
     return display_method(result.method, judge_of(getattr(result, "details", None)))
 

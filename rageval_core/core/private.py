@@ -13,7 +13,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Any, Callable
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -50,7 +50,7 @@ def _warn_once(target: Path, line: str) -> None:
         warn(line)
 
 
-def open_private(path: str | Path, mode: str = "w", *, encoding: str = "utf-8") -> IO:
+def open_private(path: str | Path, mode: str = "w", *, encoding: str = "utf-8") -> IO[Any]:
     """``open(path, mode)`` for ``w``/``a``/``x`` (text or ``b``), the file 0600 whatever the umask."""
     flags = os.O_WRONLY | os.O_CREAT
     if "a" in mode:

@@ -34,7 +34,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 from rageval_core.core.key_env import KEY_ENV_VARS as _PROVIDER_KEY_VARS, OTHER_SECRET_ENV_VARS
@@ -79,7 +79,7 @@ _lock = threading.Lock()
 _known: set[str] = set()
 
 
-def _usable(secret: str | None) -> bool:
+def _usable(secret: str | None) -> TypeGuard[str]:
     text = "" if secret is None else str(secret).strip()
     return len(text) >= MIN_SECRET_LENGTH and text.lower() not in NOT_SECRET
 

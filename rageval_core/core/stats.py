@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 Interval = tuple[float, float]
+# Values a statistic reads: a sequence, or a numpy array (the analysis passes frame columns as arrays).
+Numbers = Sequence[float] | np.ndarray
 
 
-def average_ranks(values: Sequence[float]) -> np.ndarray:
+def average_ranks(values: Numbers) -> np.ndarray:
     """1-based ranks; tied values share the mean of their ranks (what AUROC and Spearman need). Vectorised
     (runs of equal sorted values, each NaN a run of its own): a loop over 10,000 rows took a second."""
     v = np.asarray(values, dtype=float)
@@ -59,7 +61,7 @@ def balanced_accuracy(predictions: Sequence[int], labels: Sequence[int]) -> floa
     return float(np.mean(recalls)) if recalls else None
 
 
-def cohen_kappa(a: Sequence[float], b: Sequence[float], threshold: float | None = None) -> float | None:
+def cohen_kappa(a: Numbers, b: Numbers, threshold: float | None = None) -> float | None:
     """Cohen's kappa of two binary raters: agreement beyond chance, (po − pe) / (1 − pe).
 
     With ``threshold``, both sides are first binarised at ``value >= threshold``. ``None`` with no rows
@@ -81,7 +83,7 @@ def cohen_kappa(a: Sequence[float], b: Sequence[float], threshold: float | None 
     return (po - pe) / (1.0 - pe)
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+def pearson(x: Numbers, y: Numbers) -> float | None:
     """Pearson correlation; ``None`` with fewer than two pairs or a constant side (undefined, not 0)."""
     a, b = np.asarray(x, float), np.asarray(y, float)
     if len(a) != len(b):
@@ -91,7 +93,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+def spearman(x: Numbers, y: Numbers) -> float | None:
     """Spearman rank correlation (Pearson of average ranks); ``None`` when Pearson of the ranks is."""
     if len(x) < 2:
         return None

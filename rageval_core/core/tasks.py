@@ -111,7 +111,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def judge_schema(criterion_ids: Iterable[str], *, min_score: int | None = None, max_score: int | None = None) -> dict:
+def judge_schema(criterion_ids: Iterable[str], *, min_score: int | None = None, max_score: int | None = None) -> dict[str, Any]:
     """Schema of the one-call judge's flat output (the RAGAS-vs-judge article's shape: ``<id>_score`` and ``<id>_reason``)."""
     score: dict[str, Any] = {"type": "integer"}
     if min_score is not None:

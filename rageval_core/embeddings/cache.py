@@ -8,6 +8,7 @@ as the provider's answer was normalised (``store.embedding_cache``: lossless). R
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,7 +51,7 @@ def embed_in_batches(embedder: BatchEmbedder, texts: Sequence[str], retrier: Ret
     parts = []
     for start in range(0, len(texts), max(1, embedder.batch_size)):
         batch = texts[start : start + embedder.batch_size]
-        parts.append(retrier.call(lambda b=batch: embedder.embed_batch(b)) if retrier else embedder.embed_batch(batch))
+        parts.append(retrier.call(functools.partial(embedder.embed_batch, batch)) if retrier else embedder.embed_batch(batch))
     return l2_normalize(np.vstack(parts))
 
 

@@ -53,7 +53,8 @@ class GeminiEmbedder:
         def send() -> object:
             error: ProviderError | None = None
             try:
-                return self._client.models.embed_content(model=self.model, contents=list(texts), config=config)
+                contents: list[Any] = list(texts)  # Any: the SDK's content union takes plain strings too
+                return self._client.models.embed_content(model=self.model, contents=contents, config=config)
             except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
                 error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
             raise error  # not chained to the SDK exception, which may quote the key

@@ -8,7 +8,7 @@ chat limit of the host unless ``--embedding-rpm`` sets its own), the host breake
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import openai
 
@@ -65,7 +65,7 @@ class OpenAIEmbedder:
             raise ProviderError(f"{label}: asked for {len(texts)} vectors, got {len(rows)}", kind="malformed_response")
         return _vectors(label, [r.embedding for r in rows])
 
-    def _send(self, label: str, texts: Sequence[str]) -> object:
+    def _send(self, label: str, texts: Sequence[str]) -> Any:  # Any: the SDK's CreateEmbeddingResponse
         """One SDK call; failures become scrubbed ``ProviderError`` s."""
         error: ProviderError | None = None
         try:

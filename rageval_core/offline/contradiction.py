@@ -250,9 +250,9 @@ def date_swap(claim: str, sentence: str, language: Language, evidence_text: str)
         if other:
             return f"{pair[0]}/{pair[1]}", f"{other[0][0]}/{other[0][1]}"
     for month in sorted(c_months - e_months):
-        other = sorted(s_months - c_months)
-        if other:
-            return str(month), str(other[0])
+        months = sorted(s_months - c_months)
+        if months:
+            return str(month), str(months[0])
     return None
 
 

@@ -189,7 +189,8 @@ class OfflineLLM:
             else []
         )
         verdicts = self._verdicts(scores, lang)
-        for v, ref in zip(verdicts, by_ref or [None] * len(verdicts)):
+        refs: list[Any] = list(by_ref) or [None] * len(verdicts)  # a reference's verdict per claim, or none
+        for v, ref in zip(verdicts, refs):
             v["reference_verdict"] = int(ref.supported) if ref is not None else 0
         missing = (
             [i for i, cs in enumerate(covered) if not cs.supported]

@@ -17,7 +17,8 @@ import weakref
 
 from rageval_core.store import db
 from rageval_core.run.group_commit import GroupCommit
-from rageval_core.store.runs import CallEntry, Store
+from rageval_core.store.call_log import CallEntry
+from rageval_core.store.runs import Store
 
 MAX_QUEUED = 256
 

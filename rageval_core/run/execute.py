@@ -17,14 +17,18 @@ import time
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from rageval_core.llm.base import LLM, Completion, Embedder, LLMRequest, ProviderError
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.run.calllog import writer_for
 from rageval_core.run.plan import RunError
-from rageval_core.store.runs import CallEntry, Store
+from rageval_core.store.call_log import CallEntry
+from rageval_core.store.runs import Store
 from rageval_core.core.types import MetricResult, Sample, Unscored, Usage
+
+if TYPE_CHECKING:  # numpy is imported with the first vectors, not with the runner
+    import numpy as np
 
 
 def log_safely(store: Store, entry: CallEntry) -> None:
@@ -233,7 +237,7 @@ class Counters:
     tokens and cost, cache hits, errors, embedding requests) and the store writes that were lost."""
 
     usage: Usage = Usage()
-    warnings: Counter = field(default_factory=Counter)  # lost call-log / cache writes by kind
+    warnings: Counter[str] = field(default_factory=Counter)  # lost call-log / cache writes by kind
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def warn(self, kind: str) -> None:
@@ -343,7 +347,7 @@ class RunEmbedder:
         self.model = inner.model
         self._gate, self._counters, self._gated = gate, counters, gated
 
-    def embed(self, texts: Sequence[str]):
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
         tag = _CURRENT.get()
         if self._gated:
             self._gate.acquire(slot_priority(tag))
@@ -394,7 +398,7 @@ def judge_stacks(
     return stacks
 
 
-def embedding_settings(embedder: Any) -> dict[str, Any]:
+def embedding_settings(embedder: Embedder) -> dict[str, Any]:
     """What embeds this run, as the embedder names itself (when no configuration's choice was recorded)."""
     source, model = getattr(embedder, "provider", None), getattr(embedder, "model", None)
     return {"source": source, "model": model, "fallback": None, "summary": f"{source} {model}"}
@@ -414,6 +418,6 @@ class UnavailableEmbedder:
 
 
 def default_embedder() -> Embedder:
-    from rageval_core.offline.encoder import OfflineEmbedder  # type: ignore[import-not-found]
+    from rageval_core.offline.encoder import OfflineEmbedder
 
     return OfflineEmbedder()

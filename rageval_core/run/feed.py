@@ -10,7 +10,7 @@ progress line shows are the file's row count until the reader reaches the end, t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.store import db
 from rageval_core.scoring.metrics.base import Scorer
@@ -18,6 +18,9 @@ from rageval_core.run.plan import RunError, scorer_versions, task_order
 from rageval_core.store.run_rows import add_run_rows, finish_run_dataset
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.core.types import Sample
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 HEAD_ROWS = 500  # rows read before the run starts: the plan (versions, embeddings, estimate) is made on them
 ROWS_CHUNK = 1000  # rows written to the run's row table at a time
@@ -65,7 +68,7 @@ class StreamFeed:
 
     def total(self) -> int:
         """Tasks of the whole run: exact once the reader is at the end, else from the file's row count."""
-        rows = self.live.n_samples  # read so far (the first rows are read ahead of the tasks)
+        rows: int = self.live.n_samples  # read so far (the first rows are read ahead of the tasks)
         if not self.live.done:
             rows = max(rows, self.live.expected_rows - len(self.live.bad_rows))
         return rows * len(self.scorers) * self.repeats
@@ -114,7 +117,7 @@ def comparable_versions(stored: Mapping[str, Any], languages: set[str]) -> dict[
     return out
 
 
-def check_same_file(info: Any, live: Any) -> None:
+def check_same_file(info: RunInfo, live: Any) -> None:
     """A file read while the run goes is checked against the run by its bytes (the SHA-256 stored with the run),
     which needs no row read; a run made from a file read whole has only the content hash: then the file is read
     through once for it."""

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence, cast
 
 from rageval_core.store import db
 from rageval_core.scoring.judges.bound import judge_group, judge_settings
@@ -57,6 +57,9 @@ from rageval_core.run.plan import (
 from rageval_core.run.feed import StreamFeed, check_same_file, comparable_versions
 from rageval_core.store.runs import CANCELLED, DONE, FAILED, RowInfo, Store
 from rageval_core.core.types import Sample, Usage, UsageAlias
+
+if TYPE_CHECKING:
+    from rageval_core.data.datasets.live import LiveDataset
 
 
 @dataclass
@@ -93,7 +96,7 @@ class _RowContexts:
     their requests through ``RepeatLLM``. ``llms`` maps a judge group ("" for the run's provider) to its LLM
     per repeat."""
 
-    def __init__(self, llms: Mapping[str, Sequence[Any]], embedder: Any, options: dict[str, Any]) -> None:
+    def __init__(self, llms: Mapping[str, Sequence[Any]], embedder: RunEmbedder, options: dict[str, Any]) -> None:
         self._llms, self._embedder, self._options = llms, embedder, options
         self._lock = threading.Lock()
         self._rows: dict[tuple[str, int, str], list[Any]] = {}
@@ -190,9 +193,9 @@ class _Opened:
 
 def _open_run(spec: RunSpec, store: Store, llm: LLM, embedder: Embedder, embedding: Mapping[str, Any] | None) -> _Opened:
     """Reopen the run a resume names (checked against this dataset and these scorers) or create a new one."""
-    live = spec.samples if spec.streamed else None
+    live = cast("LiveDataset", spec.samples) if spec.streamed else None
     plan_rows = spec.plan_rows()
-    digest = spec.dataset_digest or (None if live is not None else dataset_hash(spec.samples))
+    digest = spec.dataset_digest or (None if live is not None else dataset_hash(plan_rows))
     versions = scorer_versions(spec.scorers, plan_rows, spec.options)
     if spec.resume:
         return _resume(spec, store, llm, digest, versions)
@@ -235,7 +238,7 @@ def _resume(spec: RunSpec, store: Store, llm: LLM, digest: str | None, versions:
         raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {spec.repeats}; resume it as it was")
     restore_spilled(store, info.id)
     if not spec.streamed and not store.keeps_samples(info.id):
-        store.attach_samples(info.id, spec.samples)  # a run stored before runs kept their rows: the same data, checked
+        store.attach_samples(info.id, spec.plan_rows())  # a run stored before runs kept their rows: the same data, checked
     store.set_status(info.id, "running")
     finished = finished_pairs(store, info.id, retry_errors=spec.retry_errors)
     return _Opened(info.id, True, stored_repeats, info.settings.get("repeat_temperature"), finished)
@@ -251,14 +254,14 @@ class _Execution:
     ) -> None:
         self.spec, self.store, self.opened, self.stacks, self.cancel, self.clock = spec, store, opened, stacks, cancel, clock
         self.progress, self.on_read = progress, on_read
-        self.live = spec.samples if spec.streamed else None
+        self.live = cast("LiveDataset", spec.samples) if spec.streamed else None
         self.counters = Counters()
         self.gate = PriorityGate(spec.concurrency, cancel)
         gated = spec.gate_embeddings
         if gated is None:
             gated = getattr(embedder, "provider", "") not in ("offline", "hash")
         run_embedder = RunEmbedder(embedder, self.gate, self.counters, gated=bool(gated))
-        self.contexts = _RowContexts(self._repeat_llms(), run_embedder, spec.options)
+        self.contexts = _RowContexts(self._repeat_llms(), run_embedder, dict(spec.options))
         self.sink = ResultSink(store, opened.run_id, patience_s=spec.store_patience_s)
         self.feed: StreamFeed | None = None
         self.done = 0
@@ -287,8 +290,9 @@ class _Execution:
             self.total, self.skipped = self.feed.total(), 0
             return
         names = set(spec.scorer_names)
-        ids = {s.id for s in spec.samples}
-        self.total = len(spec.samples) * len(spec.scorers) * opened.repeats
+        rows = spec.plan_rows()  # not streamed: every row
+        ids = {s.id for s in rows}
+        self.total = len(rows) * len(spec.scorers) * opened.repeats
         self.skipped = sum(1 for sid, n, rep in opened.finished if sid in ids and n in names and rep < opened.repeats)
 
     def work(self, priority: int, sample: Sample, scorer: Scorer, rep: int, ctx: EvalContext) -> bool:
@@ -381,10 +385,10 @@ class _Execution:
         task at 4,800 tasks that way)."""
         opened = self.opened
         rows_left = (self.feed.tasks() if self.feed is not None
-                     else _row_tasks(self.spec.samples, self.spec.scorers, opened.finished, opened.repeats))
-        futures: dict[Future, tuple[str, int, str]] = {}
-        pending: set[Future] = set()
-        completed: queue.SimpleQueue[Future] = queue.SimpleQueue()
+                     else _row_tasks(self.spec.plan_rows(), self.spec.scorers, opened.finished, opened.repeats))
+        futures: dict[Future[bool], tuple[str, int, str]] = {}
+        pending: set[Future[bool]] = set()
+        completed: queue.SimpleQueue[Future[bool]] = queue.SimpleQueue()
         priority = 0
 
         def fill() -> None:
@@ -404,7 +408,7 @@ class _Execution:
                     fut.add_done_callback(completed.put)
                     priority += 1
 
-        def take(block: bool) -> Future | None:
+        def take(block: bool) -> Future[bool] | None:
             try:
                 return completed.get(timeout=0.5) if block else completed.get_nowait()
             except queue.Empty:
@@ -437,6 +441,7 @@ class _Execution:
         """A streamed file read to its end: write the run's rows, hash, bad rows and late settings."""
         if self.feed is None:
             return
+        assert self.live is not None  # a feed reads a streamed file
         self.report(None)
         if self.live.done:
             late = self.spec.late_settings

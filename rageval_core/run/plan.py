@@ -10,13 +10,16 @@ import dataclasses
 import inspect
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from rageval_core.llm.base import LLM
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import Store
 from rageval_core.core.types import Sample, Unscored, Usage, UsageAlias
 from rageval_core.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PROVIDER_UNREACHABLE})
 
@@ -359,7 +362,8 @@ def _jsonable_options(options: Mapping[str, Any]) -> dict[str, Any]:
             return [plain(v) for v in value]
         return value
 
-    return plain(dict(options))
+    out: dict[str, Any] = plain(dict(options))
+    return out
 
 
 def _jsonable(value: Any) -> bool:
@@ -378,7 +382,7 @@ def scorer_chain_length(scorer: Scorer) -> int:
     return int(value) if isinstance(value, int) else 1
 
 
-def _check_resumable(info: Any, names: Sequence[str], llm: LLM, versions: Mapping[str, Any]) -> None:
+def _check_resumable(info: RunInfo, names: Sequence[str], llm: LLM, versions: Mapping[str, Any]) -> None:
     """Refuse to resume a run with other scorers, another provider / model, or edited prompts or rubrics:
     the finished rows would silently mix two configurations in one run."""
     from rageval_core.core.versions import version_changes

@@ -51,7 +51,7 @@ def _method_labels() -> Callable[[str, Any], str]:
     """``result_method`` from a stored method and its details' judge id, each distinct label made once."""
     made: dict[tuple[str, Any], str] = {}
 
-    def label(method: str, judge: Any) -> str:
+    def label(method: str, judge: str | None) -> str:
         key = (method, judge)
         if key not in made:
             made[key] = display_method(method, judge_of({"judge": judge}))

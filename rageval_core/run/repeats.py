@@ -11,6 +11,7 @@ spread). What each provider does with that is in ``repeat_note``.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest
 from rageval_core.core.messages import say
@@ -25,7 +26,7 @@ def repeat_request(request: LLMRequest, repeat: int, temperature: float | None =
     """``request`` as repeat ``repeat`` sends it (repeat 0 without a temperature: unchanged)."""
     if repeat < 0:
         raise ValueError("repeat must be 0 or more")
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if temperature is not None:
         changes["temperature"] = float(temperature)
     if repeat > 0:

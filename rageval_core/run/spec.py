@@ -74,7 +74,7 @@ class RunSpec:
         names = [s.name for s in self.scorers]
         if len(set(names)) != len(names):
             return f"scorer names must be unique: {names}"
-        if not self.streamed and len({s.id for s in self.samples}) != len(self.samples):
+        if not self.streamed and len({s.id for s in self.plan_rows()}) != len(self.plan_rows()):
             return "sample ids must be unique within a run"
         if self.repeats is not None and self.repeats < 1:
             return "repeats must be at least 1"

@@ -7,21 +7,40 @@ Plain Python, no pandas (importing pandas took about 75 MB of the CLI's peak mem
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from rageval_core.core.method_labels import result_method
-from rageval_core.core.types import DECOMPOSED, METRIC_IDS, MetricResult, Usage
+from rageval_core.core.types import DECOMPOSED, METRIC_IDS, Usage
 
 
 # ---- summaries (plain Python; used by the runner, the export and the CLI) -------------------------------
-def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, Any]]]:
+class ResultHead(Protocol):
+    """What a summary reads of a result: a ``MetricResult``, or a row the runner streams from the store."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def value(self) -> float | None: ...
+
+    @property
+    def unscored_reason(self) -> str | None: ...
+
+    @property
+    def details(self) -> Mapping[str, Any] | None: ...
+
+
+def summarize(results: Iterable[ResultHead]) -> dict[str, dict[str, dict[str, Any]]]:
     """``{method: {metric: {mean, scored, unscored, unscored_reasons, reasked, recovered}}}``; the mean covers
     scored rows only; ``reasked`` / ``recovered`` count re-asks after unusable answers and those that worked.
 
     Decomposed first, then judges in the order they appear; metrics in the standard id order.
     """
     totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])  # running sum, count (flat memory)
-    reasons: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    reasons: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     order: list[tuple[str, str]] = []
     reasks: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for r in results:
@@ -45,7 +64,7 @@ def summarize(results: Iterable[MetricResult]) -> dict[str, dict[str, dict[str, 
     order = sorted(order, key=lambda k: (k[0] != DECOMPOSED, methods.index(k[0]), rank.get(k[1], len(rank)), seen[k]))
     for method, metric in order:
         total, count = totals.get((method, metric), (0.0, 0))
-        why = reasons.get((method, metric), Counter())
+        why = reasons.get((method, metric), Counter[str]())
         out.setdefault(method, {})[metric] = {
             "mean": (total / count) if count else None,
             "scored": int(count),

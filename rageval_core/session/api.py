@@ -157,13 +157,14 @@ def _scorers(metrics: Sequence[str], judges: Sequence[str]) -> list[Any]:
 
 
 # How ``check_config`` names each setting here: the ``ProviderConfig`` keyword a caller passes.
-_KEYWORDS: dict[str, str | None] = {name: f"ProviderConfig({name}=...)" for name in SETTING_NAMES} | {
-    "timeout": "ProviderConfig(timeout_s=...)"}
+_KEYWORDS: dict[str, str | None] = {name: f"ProviderConfig({name}=...)" for name in SETTING_NAMES}
+_KEYWORDS["timeout"] = "ProviderConfig(timeout_s=...)"
 
 
 def _config(provider: ProviderConfig | str | None) -> ProviderConfig:
     """The configuration to run with, checked before anything is built (a missing key named as a caller sets it)."""
-    from rageval_core.llm.keys import KEY_ENV_VARS, resolve_api_key
+    from rageval_core.core.key_env import KEY_ENV_VARS
+    from rageval_core.llm.keys import resolve_api_key
 
     config = ProviderConfig(provider) if isinstance(provider, str) else provider or ProviderConfig()
     info = config.info

@@ -10,7 +10,7 @@ import dataclasses
 import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.core.messages import say
@@ -21,6 +21,10 @@ from rageval_core.analysis.trust.probes import DEFAULT_TOLERANCES, build_probe, 
 from rageval_core.analysis.trust.shifts import ProbeResult, probe_result
 from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS
 from rageval_core.core.types import ANSWER_CORRECTNESS, FAITHFULNESS, Sample
+
+if TYPE_CHECKING:
+    from rageval_core.llm.base import LLM, Embedder
+    from rageval_core.providers.config import ProviderConfig
 
 
 def correct_rows(samples: Sequence[Sample]) -> set[str] | None:
@@ -71,9 +75,9 @@ def run_probes(
     *,
     store: Store,
     base_run_id: str | None = None,
-    config: Any = None,
-    llm: Any = None,
-    embedder: Any = None,
+    config: ProviderConfig | None = None,
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
     parallel: Sequence[Sample] = (),
     correct_ids: Collection[str] | None = None,
     tolerances: Mapping[str, float] | None = None,

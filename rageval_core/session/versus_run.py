@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.analysis.trust.labels import HumanLabels
 from rageval_core.analysis.trust.probes import PARALLEL_SUFFIX
@@ -36,6 +36,9 @@ from rageval_core.scoring.metrics.steps import sample_language
 from rageval_core.scoring.rubric import PRESET_IDS, Rubric, is_preset, load_rubric
 from rageval_core.store.runs import Store
 from rageval_core.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rageval_core.providers.config import ProviderConfig
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,7 @@ def run_versus(
     old: Version,
     new: Version,
     *,
-    config: Any,
+    config: ProviderConfig,
     store: Store,
     assignment: Mapping[str, str],
     dataset_name: str,
@@ -162,13 +165,13 @@ def run_versus(
     languages = sorted({sample_language(s) for s in rows})
     runs: dict[str, Run] = {}
     for version in (old, new) if rows else ():
-        report = None if progress is None else (lambda p, label=version.label: progress(label, p))
+        heard = None if progress is None else (lambda p, label=version.label: progress(label, p))
         spec = RunSpec(
             rows, [JudgeScorer(version.rubrics(languages), template=version.template)], provider=config,
             dataset_name=f"{dataset_name} · vs people · {version.label}", dataset_digest=dataset_digest,
             settings={"versus": {"version": version.label, "split": DEV}},
         )
-        runs[version.label] = build_and_run(spec, store, progress=report)
+        runs[version.label] = build_and_run(spec, store, progress=heard)
     scores = {v.label: _scores(runs[v.label]) if v.label in runs else {} for v in (old, new)}
     judged = set(ids)
     criteria = set(new.rubric.ids) | set(old.rubric.ids)

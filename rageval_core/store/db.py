@@ -37,6 +37,29 @@ from rageval_core.store.engine import (  # noqa: F401 - the store's one import f
     write,
 )
 
+__all__ = [  # the engine's names re-exported, so a caller imports one module
+    "BACKOFF_S",
+    "DEFAULT_ATTEMPTS",
+    "DEFAULT_BUSY_TIMEOUT_S",
+    "STORE_ERRORS",
+    "StoreBusy",
+    "StoreError",
+    "StoreNeedsMigration",
+    "StoreTooNew",
+    "WriteWarning",
+    "add_listener",
+    "immediate",
+    "is_locked",
+    "is_read_only",
+    "is_unwritable",
+    "limit_heap",
+    "warn",
+    "write",
+    "connect",
+    "open_store",
+    "local_salt",
+]
+
 
 def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = None) -> sqlite3.Connection:
     """This thread's connection to the store at ``path`` (default: the workbench's), migrated when first opened."""

@@ -42,9 +42,9 @@ class VectorRows:
         old = None if self._moved else cache_tables.old_table(conn, _TABLE)
         rest = [k for k in keys if k not in found] if old is not None else []
         for start in range(0, len(rest), _CHUNK):
-            chunk = rest[start : start + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            for key, vector in conn.execute(f"SELECT key, vector FROM {old} WHERE key IN ({marks})", chunk):
+            part = rest[start : start + _CHUNK]
+            marks = ",".join("?" * len(part))
+            for key, vector in conn.execute(f"SELECT key, vector FROM {old} WHERE key IN ({marks})", part):
                 found[key] = bytes(vector)
         return found
 

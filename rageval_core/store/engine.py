@@ -23,8 +23,8 @@ from typing import Callable, TypeVar
 
 from rageval_core.core import paths
 from rageval_core.core.private import private_dir, tighten_file, touch_private
-from rageval_core.core.clock import SYSTEM_CLOCK, Clock
-from rageval_core.core.errors import StoreError
+from rageval_core.core.clock import SYSTEM_CLOCK, Clock as Clock  # re-exported: the store's clock type
+from rageval_core.core.errors import StoreError as StoreError  # re-exported: the store's error root
 
 # SQLite waits this long for another writer's lock before saying "database is locked"; ``write`` then
 # retries. Short enough that a stuck outside lock shows up in seconds, long enough for normal contention.

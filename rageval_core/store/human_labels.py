@@ -11,14 +11,23 @@ saved without a name goes to ``human_labels`` only, as before annotators existed
 
 from __future__ import annotations
 
+import sqlite3
 import time
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
 from rageval_core.core.redact import redact_optional
 
 
+T = TypeVar("T")
+
+
 class HumanLabels:
     """Label methods of ``rageval_core.store.runs.Store`` (set, read, notes); they use its ``_conn`` and ``_write``."""
+
+    if TYPE_CHECKING:  # provided by Store, which mixes these methods in
+        def _conn(self) -> sqlite3.Connection: ...
+
+        def _write(self, fn: Callable[[sqlite3.Connection], T], what: str) -> T: ...
 
     def set_label(self, dataset_hash: str, row_id: str, criterion: str, label: float | None, note: str | None = None,
                   annotator: str | None = None) -> None:

@@ -65,7 +65,8 @@ def details_of(row: sqlite3.Row, read: Reader | None) -> dict[str, Any]:
     pack = row["details_pack"] if "details_pack" in row.keys() else None
     if pack is not None and read is None:
         raise ValueError("packed details need a reader of their texts (packing.reader(conn))")
-    return details_codec.restore(row["details"], pack, read or {})
+    details: dict[str, Any] = details_codec.restore(row["details"], pack, read or {})
+    return details
 
 
 def metric_result(row: sqlite3.Row, read: Reader | None = None) -> MetricResult:

@@ -42,7 +42,8 @@ def finished_tasks(path: Path) -> int:
 
 def latest_run(path: Path) -> str | None:
     """The id of the run created last."""
-    return _one(path, "SELECT id FROM runs ORDER BY created_at DESC LIMIT 1")
+    found = _one(path, "SELECT id FROM runs ORDER BY created_at DESC LIMIT 1")
+    return None if found is None else str(found)
 
 
 def last_call_id(path: Path) -> int:

@@ -18,6 +18,9 @@ from rageval_core.core.types import DECOMPOSED, MetricResult, Sample
 from rageval_core.testing.assertions import as_thresholds, assert_thresholds, check
 from rageval_core.core.errors import DataError
 
+# What a test scores: a dataset file, or rows as dicts (the dataset's field names) or ``Sample`` objects.
+Rows = str | Path | Iterable[Sample | Mapping[str, Any]]
+
 KEY_ORDER = ("gemini", "openai")  # with no provider named, the first whose key is set
 
 
@@ -89,7 +92,7 @@ def unavailable(choice: JudgeChoice, environ: Mapping[str, str] | None = None) -
     return None if found is None else found.message
 
 
-def samples_of(rows: Any, name: str = "rows") -> tuple[list[Sample], str, str]:
+def samples_of(rows: Rows, name: str = "rows") -> tuple[list[Sample], str, str]:
     """``(samples, dataset name, content hash)`` of a dataset file, a list of row dicts or of ``Sample`` objects;
     ``ValueError`` listing every bad row (file, row, field) so a typo in a fixture is not scored as 0."""
     from rageval_core.data.datasets import load_dataset
@@ -137,7 +140,7 @@ class Judge:
         self.concurrency = concurrency
         self.record = record  # ``summary.SessionRecord``: every score and threshold, for the session's summary
 
-    def score(self, rows: Any, metrics: Sequence[str] = ("faithfulness",), judges: Sequence[str] = (),
+    def score(self, rows: Rows, metrics: Sequence[str] = ("faithfulness",), judges: Sequence[str] = (),
               name: str = "rows") -> Scored:
         """Score ``rows`` on decomposed ``metrics`` and one-call ``judges`` (rubric ids: ``rubric5``, ``binary``)."""
         from rageval_core.providers.config import ProviderConfig
@@ -159,7 +162,7 @@ class Judge:
             self.record.scored(done.run_id, list(done.results))
         return Scored(done.run_id, list(done.results), self.record)
 
-    def assert_scores(self, rows: Any, thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> Scored:
+    def assert_scores(self, rows: Rows, thresholds: Mapping[str, float] | Iterable[str], mode: str = "mean") -> Scored:
         """Score exactly what the thresholds name, then assert them (``mode``: ``mean`` or ``each`` row)."""
         __tracebackhide__ = True
         parsed = as_thresholds(thresholds)

@@ -90,7 +90,7 @@ def _table(rows: list[list[str]]) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
 
 
-def skip_reason(report: Any) -> str | None:
+def skip_reason(report: Any) -> str | None:  # Any: pytest's TestReport (pytest is not imported here)
     """The reason pytest recorded for a skip (``longrepr`` is ``(file, line, "Skipped: reason")``)."""
     longrepr = getattr(report, "longrepr", None)
     if isinstance(longrepr, tuple) and len(longrepr) == 3:

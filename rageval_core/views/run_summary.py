@@ -152,8 +152,11 @@ def _run_frame(store: Store, run_id: str, categories: Mapping[str, str | None], 
     reals = np.array(real_rows, dtype=float) if real else None  # NULL → NaN
     position = {sid: i for i, sid in enumerate(categories)}
     order = np.argsort([position.get(sid, len(position)) for sid in texts[0]], kind="stable")  # dataset order
-    pick = (lambda values: [values[0]]) if len(order) == 1 else \
-        (lambda values, get=operator.itemgetter(*order.tolist()): list(get(values)))  # noqa: E731
+    get = operator.itemgetter(*order.tolist())
+
+    def pick(values: Sequence[Any]) -> list[Any]:
+        return [values[0]] if len(order) == 1 else list(get(values))
+
     texts = [pick(values) for values in texts]
     frame: dict[str, Any] = {name: _text_column(values) for name, values in zip(text, texts)}
     frame.update({name: np.array(values, dtype=np.int64) for name, values in zip(integer, texts[len(text):])})

@@ -37,6 +37,8 @@ td.reason {{ text-align: left; font-size: .85rem; max-width: 560px; }}
 """
 
 
+_VERDICTS: dict[Any, str] = {1: "supported", 0: "not supported"}  # a claim's verdict as stored (any JSON value)
+
 def _fmt(value: Any, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -111,12 +113,13 @@ def _chosen(row: ChosenRow) -> str:
         parts.append('<p class="muted">Row texts not available (the dataset file was not found).</p>')
     if row.claims:
         parts.append(_table(["claim", "verdict", "reason"],
-                            [[c.get("claim"), {1: "supported", 0: "not supported"}.get(c.get("verdict"), "-"), c.get("reason")]
+                            [[c.get("claim"), _VERDICTS.get(c.get("verdict"), "-"), c.get("reason")]
                              for c in row.claims], cls="claims"))
     from rageval_core.core.method_labels import result_method
 
-    lines = [[r.metric, result_method(r), r.value if r.value is not None else (r.unscored_reason or "-"), r.reason or ""]
-             for r in sorted(row.results, key=lambda r: (r.metric, result_method(r)))]
+    lines: list[tuple[str, str, float | str, str]] = [
+        (r.metric, result_method(r), r.value if r.value is not None else (r.unscored_reason or "-"), r.reason or "")
+        for r in sorted(row.results, key=lambda r: (r.metric, result_method(r)))]
     head = "".join(f"<th>{h}</th>" for h in ("criterion", "method", "score", "reason"))
     body = "".join(f"<tr><td>{escape(_metric(m))}</td><td>{escape(me)}</td><td class='num'>{_fmt(v)}</td>"
                    f'<td class="reason">{escape(str(why))}</td></tr>' for m, me, v, why in lines)

@@ -44,7 +44,7 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable]]) -> float | None:
     return 1.0 - (n - 1) * observed / expected
 
 
-def overlap(a: Mapping[str, int], b: Mapping[str, int]) -> list[str]:
+def overlap(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
     """Rows both label maps hold, in ``a``'s order."""
     return [r for r in a if r in b]
 

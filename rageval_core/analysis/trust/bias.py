@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from typing import cast
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -215,7 +216,7 @@ def bias_tests(
             continue
         e = [float(error[r]) for r in rows]
         if name in NUMERIC:
-            got = spearman_test(e, [float(features[r][name]) for r in rows], permutations=permutations, seed=seed)
+            got = spearman_test(e, [float(cast(float, features[r][name])) for r in rows], permutations=permutations, seed=seed)
             if got is not None:
                 out.append(BiasTest(metric, method, name, "spearman", got[0], got[1], len(rows), null=_null(len(rows), "normal",
                                                                                                              permutations)))

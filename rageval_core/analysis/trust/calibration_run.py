@@ -5,7 +5,7 @@ use the same thresholds, and read back from there when the dataset is not split 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rageval_core.analysis.trust.calibration import (
     SETTINGS_KEY,
@@ -22,10 +22,13 @@ from rageval_core.analysis.trust_defaults import DEFAULT_ITERATIONS, DEFAULT_THR
 from rageval_core.store.run_rows import finish_run_dataset
 from rageval_core.store.runs import Store
 
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
+
 
 def run_calibration(
     store: Store,
-    info: Any,
+    info: RunInfo,
     scores: Mapping[str, Mapping[str, Mapping[str, float]]],
     labels: HumanLabels,
     state: SplitState | None,

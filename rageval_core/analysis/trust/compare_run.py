@@ -49,7 +49,8 @@ class RunsComparison:
     @property
     def primary(self) -> PairedComparison | None:
         labelled = [c for c in self.comparisons if c.n_labelled]
-        return (labelled or self.comparisons or [None])[0]
+        first = labelled or self.comparisons
+        return first[0] if first else None
 
     def judge_of(self, method: str) -> str:
         """"offline/heuristic-v3" when both runs used one judge for ``method``, else "A: x · B: y"."""

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from rageval_core.core.stats import Numbers
+
 Z95 = 1.959963984540054
 
 
@@ -99,7 +101,7 @@ def wilson_interval(values: Sequence[float]) -> MeanEstimate:
     return MeanEstimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
 
 
-def ppi_variance(judged: Sequence[float], labelled_judge: Sequence[float], labels: Sequence[float]) -> float:
+def ppi_variance(judged: Numbers, labelled_judge: Numbers, labels: Numbers) -> float:
     """Variance of the prediction-powered mean (module docstring) from the N judged and n labelled rows."""
     f_all = np.asarray(judged, dtype=float)
     f = np.asarray(labelled_judge, dtype=float)

@@ -12,7 +12,10 @@ and people's agreement counts them), and the caller is told who keeps one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import Store
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class LabelChange:
     kept_by: tuple[str, ...] = field(default_factory=tuple)
 
 
-def save_label(store: Any, dataset_hash: str, row_id: str, criterion: str, label: float | None,
+def save_label(store: Store, dataset_hash: str, row_id: str, criterion: str, label: float | None,
                note: str | None = None, annotator: str | None = None) -> LabelChange:
     """Give (``label`` 0 / 1) or take back (``None``) one label on a row, as ``annotator`` when named."""
     name = (annotator or "").strip()

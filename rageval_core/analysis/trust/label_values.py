@@ -219,7 +219,7 @@ def read_labels(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str = DAT
                 cell = Cell(record, str(rid), f"human_labels.{criterion}", value, None)
                 columns.setdefault((cell.column, str(criterion)), []).append((cell, read_value(value)))
     out = LabelRead()
-    for (key, criteria), cells in columns.items():
+    for (key, joined), cells in columns.items():
         scale = tuple(c for c, v in cells if v.kind == "scale")
         binary = tuple(c for c, v in cells if v.kind == "bit" and (v.number == 0.0 or v.word))
         ones = tuple(c for c, v in cells if v.kind == "bit" and v.number == 1.0 and not v.word)
@@ -233,7 +233,7 @@ def read_labels(rows: Iterable[tuple[str, Mapping[str, Any]]], source: str = DAT
         for cell, value in cells:
             if value.number is None or value.kind == "bad":
                 continue
-            for criterion in criteria.split(","):
+            for criterion in joined.split(","):
                 out.labels.append(Label(cell.row_id, criterion, binarize_label(value.number, bool(scale)), source,
                                         value.number, cell.annotator))
                 out.cells.append(cell)

@@ -221,10 +221,10 @@ def merge_labels(*sources: Iterable[Label], rows: Sequence[tuple[str, Mapping[st
     merged: dict[tuple[str, str], Label] = {}
     conflicts: list[LabelConflict] = []
     for key, labs in by_key.items():
-        labs = [lab for source in _by_source(labs) if (lab := _one_per_source(source)) is not None]
-        if not labs:
+        kept = [one for source in _by_source(labs) if (one := _one_per_source(source)) is not None]
+        if not kept:
             continue  # annotators tied: no label until the disagreement is settled
-        labs = sorted(labs, key=lambda lab: rank.get(lab.source, len(rank)))
+        labs = sorted(kept, key=lambda lab: rank.get(lab.source, len(rank)))
         merged[key] = labs[0]
         values = {lab.source: lab.value for lab in labs}
         if len(set(values.values())) > 1:

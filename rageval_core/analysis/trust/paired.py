@@ -31,6 +31,7 @@ import numpy as np
 
 from rageval_core.analysis.trust.estimate import Z95
 from rageval_core.core.messages import say
+from rageval_core.core.stats import Numbers
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def _normal(value: float, variance: float, n: int) -> Difference:
     return Difference(value, value - half, value + half, n)
 
 
-def mean_difference(d: Sequence[float]) -> Difference:
+def mean_difference(d: Numbers) -> Difference:
     """Mean of paired differences with a normal 95% interval (sample variance, ddof 1)."""
     v = np.asarray(d, dtype=float)
     if len(v) == 0:
@@ -87,7 +88,7 @@ def paired_proportion_difference(y_a: Sequence[int], y_b: Sequence[int]) -> Diff
     return Difference((n12 - n21) / n, max(-1.0, centre - half), min(1.0, centre + half), n)
 
 
-def corrected_difference(d_f_all: Sequence[float], d_f_labelled: Sequence[float], d_y: Sequence[float]) -> Difference:
+def corrected_difference(d_f_all: Numbers, d_f_labelled: Numbers, d_y: Numbers) -> Difference:
     """The prediction-powered mean difference (module docstring) from the judge's differences on all N
     shared rows, its differences on the n labelled rows and the labels' differences there (same order)."""
     n = len(d_y)
@@ -97,7 +98,7 @@ def corrected_difference(d_f_all: Sequence[float], d_f_labelled: Sequence[float]
     return _normal(value, paired_ppi_variance(d_f_all, d_f_labelled, d_y), n)
 
 
-def paired_ppi_variance(d_f_all: Sequence[float], d_f_labelled: Sequence[float], d_y: Sequence[float]) -> float:
+def paired_ppi_variance(d_f_all: Numbers, d_f_labelled: Numbers, d_y: Numbers) -> float:
     """``estimate.ppi_variance`` with the rectifier's variance taken over its n values plus half a pseudo-pair at
     r̄ − 1 and at r̄ + 1 (module docstring): (SS + 1) / n instead of SS / (n − 1)."""
     f_all = np.asarray(d_f_all, dtype=float)

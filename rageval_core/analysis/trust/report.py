@@ -38,7 +38,8 @@ class Stat:
 
     @classmethod
     def of(cls, value: float | None, interval: tuple[float, float] | None, method: str = small_n.BOOTSTRAP) -> "Stat":
-        return cls(value, *(interval if interval is not None and value is not None else (None, None)), method)
+        low, high = interval if interval is not None and value is not None else (None, None)
+        return cls(value, low, high, method)
 
     def to_dict(self) -> dict[str, float | str | None]:
         return {"value": self.value, "low": self.low, "high": self.high, "interval": self.interval}
@@ -276,7 +277,7 @@ def small_sample_stats(
         return Stat.of(value, boot() if small else ci)
 
     return (
-        pick(auc, auroc_boot, lambda: small_n.newcombe_auroc(auc, n_pos, n_neg), small_n.NEWCOMBE),
+        pick(auc, auroc_boot, lambda: None if auc is None else small_n.newcombe_auroc(auc, n_pos, n_neg), small_n.NEWCOMBE),
         pick(bacc, bacc_boot, lambda: small_n.wilson_mean_bacc(c["tp"], c["fn"], c["tn"], c["fp"]), small_n.WILSON_MEAN),
         pick(kappa, kappa_boot, lambda: small_n.smoothed_kappa(c["tp"], c["fn"], c["tn"], c["fp"], seed=seed),
              small_n.DIRICHLET),
@@ -285,7 +286,7 @@ def small_sample_stats(
 
 def agreement_notes(n: int, n_positive: int) -> list[str]:
     """Plain notes where agreement carries no information (one class) or little (fewer than 10 rows)."""
-    notes = []
+    notes: list[str] = []
     if n and n_positive in (0, n):
         notes.append(say("note.one_class", verdict="pass" if n_positive else "fail"))
     if 0 < n < 10:
@@ -363,7 +364,7 @@ def criterion_estimate(
     passed = verdicts(list(values), list(values.values()), threshold)
     rg = rogan_gladen(passed, verdicts(both, [values[r] for r in both], threshold), [int(labels[r]) for r in both],
                       iterations=iterations, seed=seed) if both else None
-    notes = []
+    notes: list[str] = []
     if both and len(both) == len(values):
         notes.append(say("note.every_row_labelled"))
     elif 0 < len(both) < 10:

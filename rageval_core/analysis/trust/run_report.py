@@ -16,7 +16,7 @@ from typing import Any
 
 from rageval_core.store import label_splits
 from rageval_core.store.trust_reports import save_report
-from rageval_core.store.runs import RowInfo, Store
+from rageval_core.store.runs import RowInfo, RunInfo, Store
 from rageval_core.analysis.trust.labels import FILE, HumanLabels, Label, dataset_labels, inspector_labels, merge_labels
 from rageval_core.analysis.trust.report import (
     DEFAULT_ITERATIONS,
@@ -72,14 +72,14 @@ def read_label_rows(path: str | Path) -> Rows:
     return rows
 
 
-def samples_of_run(store: Store, info: Any) -> list[Sample] | None:
+def samples_of_run(store: Store, info: RunInfo) -> list[Sample] | None:
     """The rows the run scored, as it keeps them; for a run stored before runs kept their rows, its dataset file
     when it is still there unchanged (found by its content hash: ``dataset_of_run``), else None."""
     kept = store.samples(info.id)
     return list(kept.values()) if kept else dataset_of_run(info)
 
 
-def dataset_of_run(info: Any) -> list[Sample] | None:
+def dataset_of_run(info: RunInfo) -> list[Sample] | None:
     """The dataset of a run stored before runs kept their rows, when the file it was run on is still there
     unchanged (same content hash). Only for such runs: every other reader reads the run (``samples_of_run``)."""
     from rageval_core.data.datasets import ColumnMap, load_dataset
@@ -130,7 +130,7 @@ def run_split(
     return ensure_split(store, dataset_hash, rows, fractions, seed)
 
 
-def label_next_for_run(store: Store, info: Any, samples: Sequence[Sample] | None, results: Sequence[Any],
+def label_next_for_run(store: Store, info: RunInfo, samples: Sequence[Sample] | None, results: Sequence[Any],
                        rows: Collection[str]) -> list[LabelCandidate]:
     """Label next for a stored run without the whole report (Inspect's button, ``annotate --hand-out``): every
     label known counts as labelled, and the rows of the dataset's split's test set are never proposed."""

@@ -20,6 +20,7 @@ class) or the bootstrap interval has zero width, the report uses instead:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def _auc_variance(a: float, m: int, n: int) -> float:
     return a * (1 - a) / (m * n) * (1 + (star - 1) * ((1 - a) / (2 - a) + a / (1 + a)))
 
 
-def _bisect(f, lo: float, hi: float, iterations: int = 80) -> float:
+def _bisect(f: Callable[[float], float], lo: float, hi: float, iterations: int = 80) -> float:
     """A root of ``f`` in [lo, hi], where f(lo) and f(hi) differ in sign (or one is 0)."""
     f_lo = f(lo)
     for _ in range(iterations):

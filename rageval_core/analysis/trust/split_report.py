@@ -81,7 +81,7 @@ def split_report(
         for s in shown
         if rows_in(sub, s)
     }
-    notes = [] if show_test else [say("split.test_hidden", looks=test_looks)]
+    notes: list[str] = [] if show_test else [say("split.test_hidden", looks=test_looks)]
     return SplitReport(seed, dict(fractions), split_counts(sub), labelled, show_test, test_looks, per_split, notes)
 
 

@@ -200,11 +200,14 @@ def stability(
         matrix = np.array([[np.nan if v is None else v for v in r.values] for r in rows], dtype=float).reshape(len(rows), k)
         scored_rows = [r for r in rows if r.value is not None]
         unscored: dict[str, int] = {}
-        for r in rows:
-            if r.value is None:
-                unscored[r.unscored_reason or Unscored.PARSE_ERROR] = unscored.get(r.unscored_reason or Unscored.PARSE_ERROR, 0) + 1
+        for one in rows:
+            if one.value is None:
+                unscored[one.unscored_reason or Unscored.PARSE_ERROR] = unscored.get(one.unscored_reason or Unscored.PARSE_ERROR, 0) + 1
         mean = _mean_over_rows(matrix, range(k), aggregate)
-        interval = bootstrap_ci(lambda idx, m=matrix: _mean_over_rows(m, idx, aggregate), k, iterations=iterations, seed=seed) if k else None
+        def mean_of(idx: Sequence[int], m: np.ndarray = matrix) -> float | None:
+            return _mean_over_rows(m, idx, aggregate)
+
+        interval = bootstrap_ci(mean_of, k, iterations=iterations, seed=seed) if k else None
         repeat_means: list[float | None] = []
         for col in range(k):
             vals = matrix[:, col][~np.isnan(matrix[:, col])]

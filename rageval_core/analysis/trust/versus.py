@@ -47,7 +47,12 @@ def resamples(n_items: int, *, groups: Sequence[Any] | None = None, iterations: 
     """The row-index resamples ``stats.bootstrap_ci`` draws for these arguments, so a paired difference is
     resampled exactly as every other interval on the page (same seed, same rows drawn)."""
     drawn: list[list[int]] = []
-    stats.bootstrap_ci(lambda idx: drawn.append(list(idx)) or 0.0, n_items, groups=groups, iterations=iterations, seed=seed)
+
+    def record(idx: Sequence[int]) -> float:
+        drawn.append(list(idx))
+        return 0.0
+
+    stats.bootstrap_ci(record, n_items, groups=groups, iterations=iterations, seed=seed)
     return drawn
 
 

@@ -57,14 +57,14 @@ def decode(data: bytes, file: str, issues: list[Issue]) -> str | None:
             except UnicodeDecodeError as exc:
                 issues.append(Issue(file, None, None, say("file.bad_bom", codec=codec.upper(), byte=exc.start)))
                 return None
-    codec = _utf16_without_bom(data)
-    if codec:
+    guessed = _utf16_without_bom(data)
+    if guessed:
         try:
-            text = data.decode(codec)
+            text = data.decode(guessed)
         except UnicodeDecodeError:
             text = None
         if text is not None:
-            issues.append(Issue(file, None, None, say("file.no_bom", codec=codec.upper()), "warning"))
+            issues.append(Issue(file, None, None, say("file.no_bom", codec=guessed.upper()), "warning"))
             return _newlines(text)
     head = data[:65536]
     controls = sum(head.count(bytes([b])) for b in _BINARY_BYTES)

@@ -108,7 +108,7 @@ def _load(
     if hasattr(source, "read"):  # an open binary file or Streamlit's UploadedFile
         upload_name = getattr(source, "name", None)
         name = name or (Path(upload_name).name if isinstance(upload_name, str) else None)
-        source = source.read(max_bytes + 1)  # type: ignore[union-attr]
+        source = source.read(max_bytes + 1)
     if isinstance(source, (bytes, bytearray)):
         data = bytes(source)
         file = name or "dataset"

@@ -65,8 +65,8 @@ def alias_index(record: Mapping[str, Any], column_map: ColumnMap | None = None) 
     contexts = index.get("contexts", [])
     if len(contexts) > 1 and any(str(k).strip().lower() == "context" for k in contexts):
         index["contexts"] = [k for k in contexts if str(k).strip().lower() != "context"]
-    for name, key in mapped_keys.items():
-        index[name] = [] if key is None else [key]
+    for name, column in mapped_keys.items():
+        index[name] = [] if column is None else [column]
     return index
 
 

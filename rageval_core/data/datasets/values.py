@@ -10,6 +10,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from rageval_core.data.datasets.model import MAX_DEPTH
@@ -186,7 +187,7 @@ def scrub(value: Any, depth: int = 1) -> Scrubbed:
     return out
 
 
-def flatten_contexts(value: list[Any] | tuple[Any, ...]) -> tuple[list[Any], int]:
+def flatten_contexts(value: Sequence[Any]) -> tuple[list[Any], int]:
     """Nested lists of contexts flattened in order (``[["a", "b"], "c"]`` → ``["a", "b", "c"]``); returns the
     items and how many nested lists were opened, so the caller can warn."""
     items: list[Any] = []
@@ -244,7 +245,8 @@ def _scan_strings(text: str) -> list[str] | None:
     if not t or t[0] not in "[(":
         return None
     close = "]" if t[0] == "[" else ")"
-    pos, items, comma = 1, [], False
+    items: list[Any] = []
+    pos, comma = 1, False
     while True:
         pos = _SPACE_RE.match(t, pos).end()  # type: ignore[union-attr]
         if t[pos:pos + 1] == close and (close == "]" or comma or not items):

@@ -99,7 +99,7 @@ class PhoenixClient:
         except (socket.timeout, TimeoutError):
             raise PhoenixError(f"{where} did not answer {method} {path} within {self.timeout:g} s") from None
         except urllib.error.URLError as exc:
-            reason = exc.reason if not isinstance(exc.reason, BaseException) else (exc.reason.strerror or exc.reason)
+            reason = exc.reason if not isinstance(exc.reason, BaseException) else (getattr(exc.reason, "strerror", None) or exc.reason)
             raise PhoenixError(f"cannot reach {where}: {redact.redact(reason)} (is `phoenix serve` running there?)") from None
         except OSError as exc:
             raise PhoenixError(f"cannot reach {where}: {redact.redact(exc.strerror or exc)}") from None

@@ -62,7 +62,7 @@ def _document(item: Any) -> dict[str, Any]:
     """One retrieved document as OpenInference ``document.*`` keys."""
     if not isinstance(item, dict):
         return {"document.content": as_text(item)}
-    meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+    meta: dict[str, Any] = item["metadata"] if isinstance(item.get("metadata"), dict) else {}
     content = next((item[k] for k in ("page_content", "content", "text", "document.content") if item.get(k) is not None), None)
     out: dict[str, Any] = {"document.content": as_text(content)}
     doc_id = next((src[k] for src in (item, meta) for k in ("id", "document.id", "doc_id", "source") if src.get(k) is not None), None)

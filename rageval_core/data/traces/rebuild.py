@@ -51,7 +51,7 @@ def group_traces(spans: Iterable[TraceSpan]) -> tuple[Groups, int]:
         got = out.get(span.trace_id)
         if got is None:
             out[span.trace_id] = span
-        elif type(got) is list:
+        elif isinstance(got, list):
             got.append(span)
         else:
             out[span.trace_id] = [got, span]
@@ -259,7 +259,7 @@ def rebuild_rows(groups: Groups, fmt: str, trace_map: TraceMap | None = None, is
     counts: dict[str, int] = {}
     for trace_id in list(groups):
         got_spans = groups.pop(trace_id)
-        items = _by_start(got_spans) if type(got_spans) is list else [got_spans]
+        items = _by_start(got_spans) if isinstance(got_spans, list) else [got_spans]
         got = rebuild_trace(trace_id, items, fmt, trace_map, issues)
         if isinstance(got, str):
             counts[got] = counts.get(got, 0) + 1

@@ -33,8 +33,9 @@ LINE_BUFFER = 4 * 1024 * 1024  # a JSON Lines line up to this is decoded before 
 
 _WS = re.compile(r"[ \t\n\r]*")
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-_scan = DECODER.scan_once
-_scanstring = json.decoder.scanstring
+# The json module's own scanners (C when available), not in its typed interface: one value, one string at a time.
+_scan = DECODER.scan_once  # type: ignore[attr-defined]
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 class Leaf(NamedTuple):

@@ -93,7 +93,7 @@ def _documents(output: Any) -> dict[str, Any]:
         if not isinstance(doc, dict):
             out[f"retrieval.documents.{i}.document.content"] = as_text(doc)
             continue
-        meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+        meta: dict[str, Any] = doc["metadata"] if isinstance(doc.get("metadata"), dict) else {}
         out[f"retrieval.documents.{i}.document.content"] = as_text(doc.get("page_content", doc.get("content")))
         doc_id = next((src[k] for src in (doc, meta) for k in _ID_KEYS if src.get(k) is not None), None)
         score = next((meta[k] for k in _SCORE_KEYS if meta.get(k) is not None), None)

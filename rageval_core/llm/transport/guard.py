@@ -256,7 +256,10 @@ def http_client(timeout_s: float, base_url: str | None = None) -> Any:
     httpx = httpx_module()
     plain = bool(base_url) and str(base_url).startswith("http://")
 
-    class DeadlineStream(httpx.SyncByteStream):
+    byte_stream: Any = httpx.SyncByteStream  # Any: httpx or its httpx2 fork, whichever the SDKs use here
+    base_transport: Any = httpx.BaseTransport
+
+    class DeadlineStream(byte_stream):
         def __init__(self, inner: Any, deadline: tuple[Clock, float], request: Any) -> None:
             self._inner, self._deadline, self._request = inner, deadline, request
 
@@ -270,7 +273,7 @@ def http_client(timeout_s: float, base_url: str | None = None) -> Any:
         def close(self) -> None:
             self._inner.close()
 
-    class DeadlineTransport(httpx.BaseTransport):
+    class DeadlineTransport(base_transport):
         """Plain-http requests on a transport without TLS; an https one (a redirect, say) on a verified
         transport built the first time it is needed."""
 

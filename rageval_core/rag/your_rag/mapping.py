@@ -70,7 +70,8 @@ def mapping_from_dict(data: Mapping[str, Any], source: str = "mapping") -> RagMa
     for key in ("question", "answer", "contexts", "context_text"):
         if key in data and data[key] is None:
             raise MappingError(f"{source}: {key!r} cannot be empty")
-    return RagMapping(**{k: (dict(v) if k == "body" else v) for k, v in data.items()})
+    fields: dict[str, Any] = {k: (dict(v) if k == "body" else v) for k, v in data.items()}  # checked above
+    return RagMapping(**fields)
 
 
 def load_mapping(path: str | Path) -> RagMapping:
@@ -83,7 +84,7 @@ def load_mapping(path: str | Path) -> RagMapping:
     try:
         if p.suffix.lower() in (".yaml", ".yml"):
             try:
-                import yaml  # type: ignore[import-untyped]
+                import yaml
             except ImportError:
                 raise MappingError(f"{p}: YAML needs PyYAML (pip install pyyaml), or write the mapping as JSON") from None
             data = yaml.safe_load(text)

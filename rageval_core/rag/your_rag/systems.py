@@ -162,7 +162,7 @@ class EndpointRAG:
         parts = urllib.parse.urlsplit(self._url)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        conn = cls(parts.hostname, parts.port, timeout=max(0.01, deadline - time.monotonic()))
+        conn = cls(parts.hostname or "", parts.port, timeout=max(0.01, deadline - time.monotonic()))
         send = {"Content-Type": "application/json", "Accept": "application/json", **headers}
         if parts.username or parts.password:
             import base64

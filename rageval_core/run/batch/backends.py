@@ -79,7 +79,7 @@ def backend_for(base: LLM) -> BatchBackend:
 class OpenAIBatch:
     """The OpenAI Batch API."""
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any) -> None:  # Any: the provider's own adapter (its SDK client and batch helpers)
         self.llm = llm
         self.provider = llm.provider
         self.model = llm.model
@@ -95,7 +95,7 @@ class OpenAIBatch:
         try:
             upload = client.files.create(file=(f"rageval-round{round_no}.jsonl", data), purpose="batch")
             job = client.batches.create(
-                input_file_id=upload.id, endpoint=self.endpoint, completion_window="24h",  # type: ignore[arg-type]
+                input_file_id=upload.id, endpoint=self.endpoint, completion_window="24h",
                 metadata={"tool": "rageval", "round": str(round_no)},
             )
         except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
@@ -147,8 +147,8 @@ class OpenAIBatch:
             return BatchAnswer(key, job_id, tuple(completion.texts), completion.usage, status=200)
         error = line.get("error") or (body.get("error") if isinstance(body, Mapping) else None) or {}
         message = str(error.get("message") or error.get("code") or "request failed in the batch job")
-        err = self.llm.error_for(status or 500, message)
-        return BatchAnswer(key, job_id, error_kind=err.kind, error_message=str(err), status=status or None)
+        failed = self.llm.error_for(status or 500, message)
+        return BatchAnswer(key, job_id, error_kind=failed.kind, error_message=str(failed), status=status or None)
 
 
 class GeminiBatch:
@@ -156,7 +156,7 @@ class GeminiBatch:
 
     provider = "gemini"
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any) -> None:  # Any: the provider's own adapter (its SDK client and batch helpers)
         self.llm = llm
         self.model = llm.model
 
@@ -205,8 +205,8 @@ class GeminiBatch:
             else:
                 error = item.error
                 code = int(getattr(error, "code", None) or 500)
-                err = self.llm.error_for(code, str(getattr(error, "message", None) or "request failed in the batch job"))
-                out.append(BatchAnswer(key, job_id, error_kind=err.kind, error_message=str(err), status=code))
+                failed = self.llm.error_for(code, str(getattr(error, "message", None) or "request failed in the batch job"))
+                out.append(BatchAnswer(key, job_id, error_kind=failed.kind, error_message=str(failed), status=code))
         return out
 
 
@@ -217,7 +217,7 @@ class AnthropicBatch:
 
     provider = "anthropic"
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Any) -> None:  # Any: the provider's own adapter (its SDK client and batch helpers)
         self.llm = llm
         self.model = llm.model
 
@@ -260,6 +260,6 @@ class AnthropicBatch:
             detail = getattr(getattr(result, "error", None), "error", None)
             message = str(getattr(detail, "message", None) or f"request {result.type} in the batch job")
             status = 400 if result.type == "errored" else 500
-            err = self.llm.error_for(status, message)
-            out.append(BatchAnswer(key, job_id, error_kind=err.kind, error_message=str(err), status=status))
+            failed = self.llm.error_for(status, message)
+            out.append(BatchAnswer(key, job_id, error_kind=failed.kind, error_message=str(failed), status=status))
         return out

@@ -12,7 +12,7 @@ import dataclasses
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from rageval_core.run.batch.answers import AnsweringLLM, CollectingLLM
 from rageval_core.run.batch.backends import BatchBackend, JobStatus, backend_for
@@ -24,6 +24,9 @@ from rageval_core.llm.transport.cache import ResponseCache
 from rageval_core.core.clock import SYSTEM_CLOCK, Clock
 from rageval_core.run.spec import RunSpec
 from rageval_core.store.runs import Store
+
+if TYPE_CHECKING:
+    from rageval_core.llm.base import Embedder
 
 # Every batch API here bills half the synchronous price (OpenAI and Azure Batch API, Gemini batch mode,
 # Anthropic Message Batches).
@@ -52,7 +55,7 @@ def run_batched(
     *,
     base: LLM,
     build_llm: Callable[..., LLM],
-    embedder: Any,
+    embedder: Embedder,
     poll_s: float = DEFAULT_POLL_S,
     clock: Clock | None = None,
     cancel: threading.Event | None = None,

@@ -84,7 +84,7 @@ def judge_scorers(judges: Sequence[JudgeConfig], base_config: Any = None, *, eco
         if j.decomposed:
             inner = list(build_scorers(j.metrics, {"economy": True} if economy else {}))
         else:
-            kwargs = {k: v for k, v in (("temperature", j.temperature), ("max_output_tokens", j.max_output_tokens)) if v is not None}
+            kwargs: dict[str, Any] = {k: v for k, v in (("temperature", j.temperature), ("max_output_tokens", j.max_output_tokens)) if v is not None}
             inner = [JudgeScorer(j.rubric, **kwargs)]
         ready = (llms or {}).get(j.id)
         cfg = None if ready is not None else j.provider_config(base_config)
@@ -92,7 +92,7 @@ def judge_scorers(judges: Sequence[JudgeConfig], base_config: Any = None, *, eco
     return out
 
 
-def judge_group(scorer: Any) -> str:
+def judge_group(scorer: object) -> str:
     """The judge id the runner groups a scorer's tasks by ("" for the run's own provider)."""
     return str(getattr(scorer, "group", "") or "")
 

@@ -137,7 +137,8 @@ class AnswerCorrectness(DecomposedScorer):
         shared = economy_verdicts(sample, ctx, language, trace, details)
         details["answer_claims"] = [v.claim for v in shared.claims]
         details["reference_claims"] = shared.reference_claims
-        tp, fp = [], []
+        tp: list[dict[str, Any]] = []
+        fp: list[dict[str, Any]] = []
         for verdict, ref_bit, reason in zip(shared.claims, shared.reference_verdicts, shared.reference_reasons, strict=True):
             (tp if ref_bit else fp).append({"statement": verdict.claim, "reason": reason})
         fn = [{"statement": shared.reference_claims[i], "reason": None} for i in shared.missing_reference]

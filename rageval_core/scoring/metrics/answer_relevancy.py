@@ -38,6 +38,7 @@ from rageval_core.scoring.metrics.steps import (
     template_tokens,
 )
 from rageval_core.core.tasks import GENERATE_QUESTIONS
+from rageval_core.core.text import Language
 from rageval_core.core.types import ANSWER_RELEVANCY, Sample, Unscored
 from rageval_core.core.errors import ConfigError
 
@@ -154,7 +155,7 @@ def _offline(sample: Sample, ctx: EvalContext, language: str, details: dict[str,
     relevancy heuristic's, and details hold what it computed (asks, coverage, cosine, noncommittal share)."""
     from rageval_core.offline.relevancy import answer_relevancy, relevancy_reason
 
-    lang = "ja" if language == "ja" else "en"
+    lang: Language = "ja" if language == "ja" else "en"
     try:
         rel = answer_relevancy(sample.question, sample.answer, ctx.embedder, lang)
     except ProviderError as exc:

@@ -176,9 +176,15 @@ class Scorer(Protocol):
     method string of its results; ``metrics`` lists the metric / criterion ids it produces.
     """
 
-    name: str
-    method: str
-    metrics: tuple[str, ...]
+    # read-only to the runner: a decomposed metric derives its name and metrics, a judge sets them
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
 
     def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]: ...
 

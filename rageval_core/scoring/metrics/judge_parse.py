@@ -101,8 +101,8 @@ def parse_judge_output(text: str | None, criteria: Sequence[Criterion]) -> Judge
         parsed = parse_json_object(raw)
     except ParseError as exc:
         message = f"{exc}: no JSON object could be read"
-        verdicts = {c.id: CriterionVerdict(c.id, None, None, Unscored.PARSE_ERROR, message) for c in criteria}
-        return JudgeParse(raw, None, verdicts, str(exc))
+        failed = {c.id: CriterionVerdict(c.id, None, None, Unscored.PARSE_ERROR, message) for c in criteria}
+        return JudgeParse(raw, None, failed, str(exc))
     unsupported_raw = parsed.get(UNSUPPORTED_KEY) or []
     unsupported = {str(x) for x in unsupported_raw} if isinstance(unsupported_raw, (list, tuple)) else set()
     declared_raw = parsed.get(UNSCORED_KEY) or {}

@@ -313,12 +313,12 @@ def align(items: list[Mapping[str, Any]], key: str, expected: int, task: str, wh
     if any(not isinstance(item, Mapping) for item in items):
         raise Unscorable(Unscored.PARSE_ERROR, f"{task}: each verdict must be an object")
     if sorted(i for i in indices if i is not None) == list(range(expected)) and None not in indices:
-        ordered = sorted(zip(indices, items, strict=True), key=lambda p: p[0])
+        ordered = sorted(zip(indices, items, strict=True), key=lambda p: p[0] or 0)  # every index is an int here
         return [item for _, item in ordered], None
     if all(isinstance(item, Mapping) and key not in item for item in items):
         return list(items), f"no {key} given; verdicts read in order"
-    if None not in indices and sorted(indices) == list(range(1, expected + 1)):  # type: ignore[type-var]
-        ordered = sorted(zip(indices, items, strict=True), key=lambda p: p[0])
+    if None not in indices and sorted(i or 0 for i in indices) == list(range(1, expected + 1)):
+        ordered = sorted(zip(indices, items, strict=True), key=lambda p: p[0] or 0)
         return [item for _, item in ordered], f"{key} values were 1-based; read as 0-based"
     raise Unscorable(
         Unscored.VERDICT_MISMATCH,

@@ -383,7 +383,7 @@ class PromptTemplate:
         """The chat messages of this template filled with ``values`` (checked first)."""
         rendered = self._rendered_values(values)
         return tuple(
-            Message(role=role, content=self._render_part(part, rendered))  # type: ignore[arg-type]
+            Message(role=role, content=self._render_part(part, rendered))
             for role, part in self._parts  # type: ignore[attr-defined]
         )
 

@@ -83,8 +83,8 @@ def parse(api: str, path: str, body: Any, headers: Mapping[str, str]) -> FakeReq
             messages.append((str(m.get("role", "user")), openai_text(m.get("content"))))
         return FakeRequest("openai", path, str(body.get("model", "")), tuple(messages), None, 1, body, dict(headers))
     if path.endswith("/embeddings"):
-        texts = body.get("input")
-        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        given = body.get("input")
+        texts = [given] if isinstance(given, str) else list(given or [])
         return FakeRequest("openai", path, str(body.get("model", "")), tuple(("user", str(t)) for t in texts), None, 1, body, dict(headers))
     raise ValueError(f"unknown endpoint {path}")
 
@@ -164,8 +164,8 @@ def embedding_answer(api: str, path: str, body: dict[str, Any], dim: int) -> dic
             return {"embeddings": [{"values": fake_embedding(t, dim)} for t in texts]}
         text = gemini_text((body.get("content") or {}).get("parts"))
         return {"embedding": {"values": fake_embedding(text, dim)}}
-    texts = body.get("input")
-    texts = [texts] if isinstance(texts, str) else list(texts or [])
+    given = body.get("input")
+    texts = [given] if isinstance(given, str) else list(given or [])
     data = []
     for i, text in enumerate(texts):
         vec = fake_embedding(str(text), dim)
