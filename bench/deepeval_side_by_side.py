@@ -6,10 +6,12 @@ a fresh server so the counts are its own.
   (gpt-4o-mini, text-embedding-3-small) at concurrency C (requests in flight never above C).
 - DeepEval: ``FaithfulnessMetric``, ``AnswerRelevancyMetric``, ``ContextualPrecisionMetric`` and ``GEval`` with a
   correctness criterion over the actual and expected output (DeepEval's recipe for answer correctness; it has no
-  metric of that name), judged by ``GPTModel("gpt-4o-mini", base_url=...)``, reasons on as shipped. Two ways:
+  metric of that name), judged by ``OpenAIModel("gpt-4o-mini", base_url=...)``, reasons on as shipped. Two ways:
   ``held``: ``AsyncConfig(max_concurrent=C)`` and an HTTP client of C connections, since DeepEval runs a test
   case's metrics, and their steps, at once (``max_concurrent`` bounds test cases, not requests); ``shipped``: the
-  defaults (``AsyncConfig()``: 20 test cases at once, the SDK's 1,000 connections), run once.
+  defaults (``AsyncConfig()``: 20 test cases at once), run once. As shipped, DeepEval builds a new ``AsyncOpenAI``
+  client for every request (``OpenAIModel.load_model``), ~0.2 s of CPU each on the loaded 2-core machine; given an
+  HTTP client (``held``) it reuses it.
 
 DeepEval is never a project dependency: it runs in its own virtual environment (gitignored), made by hand:
 
@@ -61,7 +63,7 @@ from openai._base_client import DEFAULT_CONNECTION_LIMITS
 from deepeval import evaluate
 from deepeval.evaluate.configs import AsyncConfig, CacheConfig, DisplayConfig, ErrorConfig
 from deepeval.metrics import AnswerRelevancyMetric, ContextualPrecisionMetric, FaithfulnessMetric, GEval
-from deepeval.models import GPTModel
+from deepeval.models import OpenAIModel
 from deepeval.test_case import LLMTestCase, SingleTurnParams
 
 base_url, workers, data_path, mode, judge = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
@@ -72,7 +74,7 @@ extra = {}
 if mode == "held":  # at most `workers` requests in flight: DeepEval's max_concurrent bounds test cases only
     limits = type(DEFAULT_CONNECTION_LIMITS)(max_connections=workers, max_keepalive_connections=workers)
     extra["async_http_client"] = openai.DefaultAsyncHttpxClient(limits=limits)
-model = GPTModel(model=judge, base_url=base_url, api_key="fake-key-for-local-server", **extra)
+model = OpenAIModel(model=judge, base_url=base_url, api_key="fake-key-for-local-server", **extra)
 metrics = [FaithfulnessMetric(model=model), AnswerRelevancyMetric(model=model), ContextualPrecisionMetric(model=model),
            GEval(name="Correctness", criteria="Determine whether the actual output is factually correct based on the expected output.",
                  evaluation_params=[SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.EXPECTED_OUTPUT], model=model)]
