@@ -9,10 +9,12 @@ ragas is never a project dependency: it runs in its own virtual environment unde
 
 (unpinned, pip backtracks for minutes). ragas writes its JSON schema into the prompt after "JSON Schema:"
 and sends no response_format; the fake server answers it with a valid instance of that schema. Printed
-per system and concurrency: LLM and embedding requests per row (counted by the server), prompt tokens
-(the server's chars/4 estimate, the same measure for both), wall time, and wall ÷ ideal (ideal = requests ×
-latency / concurrency). Last line: ``ours_calls=<a> ragas_calls=<b> ours_wall_s=<c> ragas_wall_s=<d>``
-(requests per row and wall time at concurrency 16).
+per system and concurrency: LLM and embedding requests per row (counted by the server), prompt tokens by a real
+tokenizer (o200k_base with OpenAI's chat framing, as gpt-4o-mini would bill them; bench/request_tokens.py), the
+characters ÷ 4 this bench printed before, wall time, and wall ÷ ideal (ideal = requests × latency / concurrency).
+Last line: ``ours_calls=<a> ragas_calls=<b> ours_tokens=<c> ragas_tokens=<d> ours_wall_s=<e> ragas_wall_s=<f>``
+(requests per row, prompt tokens and wall time at the highest concurrency). DeepEval beside it:
+bench/deepeval_side_by_side.py.
 
     python bench/ragas_side_by_side.py [--latency 0.2] [--concurrency 4 8 16]
 """
@@ -33,9 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.fake_llm_server import is_chat, start  # noqa: E402
+from bench.fake_llm_server import start  # noqa: E402
+from bench.request_tokens import Tally, tally  # noqa: E402
 from bench.runner import SEED_METRICS, task_responder  # noqa: E402
-from rageval_core.testing.fake_llm import FakeRequest, LoggedRequest, default_responder  # noqa: E402
+from rageval_core.testing.fake_llm import FakeRequest, default_responder  # noqa: E402
 
 VENV_PYTHON = ROOT / "bench" / ".venv-ragas" / "bin" / "python"
 
@@ -73,21 +76,6 @@ def responder(request: FakeRequest) -> Any:
     return task_responder(request) if request.schema else default_responder(request)
 
 
-def _tokens(entry: LoggedRequest) -> int:
-    body = entry.body if isinstance(entry.body, dict) else {}
-    if is_chat(entry):
-        text = "".join(str(m.get("content", "")) for m in body.get("messages") or [])
-    else:
-        items = body.get("input")
-        text = "".join(map(str, items)) if isinstance(items, list) else str(items or "")
-    return max(1, len(text) // 4)
-
-
-def _counts(log: list[LoggedRequest]) -> tuple[int, int, int]:
-    chat = sum(1 for e in log if is_chat(e))
-    return chat, len(log) - chat, sum(_tokens(e) for e in log)
-
-
 def run_ours(server: Any, concurrency: int, home: Path) -> tuple[float, int]:
     from rageval_core.data.datasets import load_dataset
     from rageval_core.providers.config import ProviderConfig
@@ -107,8 +95,8 @@ def run_ours(server: Any, concurrency: int, home: Path) -> tuple[float, int]:
     return wall, sum(s["unscored"] for m in result.summary.values() for s in m.values())
 
 
-def run_ragas(server: Any, concurrency: int, data: Path) -> tuple[float, int]:
-    out = subprocess.run([str(VENV_PYTHON), "-c", RAGAS_SCRIPT, server.openai_base_url, str(concurrency), str(data)],
+def run_ragas(python: Path, server: Any, concurrency: int, data: Path) -> tuple[float, int]:
+    out = subprocess.run([str(python), "-c", RAGAS_SCRIPT, server.openai_base_url, str(concurrency), str(data)],
                          capture_output=True, text=True, timeout=900, env={**os.environ, "RAGAS_DO_NOT_TRACK": "true"})
     if out.returncode != 0:
         raise RuntimeError(f"ragas failed: {out.stderr[-1500:]}")
@@ -120,19 +108,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 8, 16])
+    parser.add_argument("--python", type=Path, default=Path(os.environ.get("RAGEVAL_RAGAS_PYTHON") or VENV_PYTHON),
+                        help="a python with ragas 0.4.3 (default bench/.venv-ragas, or RAGEVAL_RAGAS_PYTHON)")
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENAI_API_KEY", "fake-key-for-local-server")
-    if not VENV_PYTHON.exists():
-        print(f"ragas is not installed: create {VENV_PYTHON.parent.parent} as this file's docstring says", file=sys.stderr)
+    if not args.python.exists():
+        print(f"ragas is not installed: create {args.python.parent.parent} as this file's docstring says, or pass --python",
+              file=sys.stderr)
         return 2
     rows = json.loads((ROOT / "sample_data" / "ml_qa_ja.json").read_text(encoding="utf-8"))
     n = len(rows)
-    last: dict[str, tuple[float, float]] = {}
+    last: dict[str, tuple[Tally, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "rows.json"
         data.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         print(f"{n} sample rows, metrics {', '.join(SEED_METRICS)}, fake server latency {args.latency:g}s")
-        print("system  conc  llm/row  embed/row  prompt_tokens  unscored  wall_s  ideal_s  wall/ideal")
+        print("tokens: prompts by o200k_base with the chat framing; chars/4 as this bench counted before")
+        print("system  conc  llm/row  embed/row  prompt_tokens  chars/4  unscored  wall_s  ideal_s  wall/ideal")
         for conc in args.concurrency:
             for name in ("ours", "ragas"):
                 server = start(latency=args.latency, responder=responder)
@@ -140,17 +132,18 @@ def main(argv: list[str] | None = None) -> int:
                     if name == "ours":
                         wall, unscored = run_ours(server, conc, Path(tmp) / f"ours-{conc}")
                     else:
-                        wall, unscored = run_ragas(server, conc, data)
+                        wall, unscored = run_ragas(args.python, server, conc, data)
                     log = server.requests
                 finally:
                     server.stop()
-                chat, embed, tokens = _counts(log)
+                t = tally(log)
                 ideal = len(log) * args.latency / conc
-                print(f"{name:6}  {conc:4}  {chat / n:7.2f}  {embed / n:9.2f}  {tokens:13}  {unscored:8}  {wall:6.2f}  "
-                      f"{ideal:7.2f}  {wall / ideal:10.2f}")
-                last[name] = (len(log) / n, wall)
-    ours, ragas = last["ours"], last["ragas"]
-    print(f"ours_calls={ours[0]:.2f} ragas_calls={ragas[0]:.2f} ours_wall_s={ours[1]:.2f} ragas_wall_s={ragas[1]:.2f}")
+                print(f"{name:6}  {conc:4}  {t.chat / n:7.2f}  {t.embed / n:9.2f}  {t.prompt_tokens:13,}  {t.chars4:7,}  "
+                      f"{unscored:8}  {wall:6.2f}  {ideal:7.2f}  {wall / ideal:10.2f}")
+                last[name] = (t, wall)
+    (ours, ours_wall), (ragas, ragas_wall) = last["ours"], last["ragas"]
+    print(f"ours_calls={ours.requests / n:.2f} ragas_calls={ragas.requests / n:.2f} ours_tokens={ours.prompt_tokens} "
+          f"ragas_tokens={ragas.prompt_tokens} ours_wall_s={ours_wall:.2f} ragas_wall_s={ragas_wall:.2f}")
     return 0
 
 

@@ -51,6 +51,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from rageval_core.core.method_labels import display_method
     from rageval_core.run import estimate
     from rageval_core.run.persist import stream_cost_by_scorer
+    from rageval_core.providers.tokens import token_counter
 
     if args.data is None:
         # `--fail-under a=0.8 data.json` lets the flag's list swallow the dataset: take it back from there.
@@ -85,17 +86,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     store = open_store(args)
     calibrated = _calibration(args, store, thresholds, cfg)
 
+    counter = token_counter(cfg)  # OpenAI's encodings, or Claude's / Gemini's counting endpoint, else approximate
     if live:
         from rageval_core.run.feed import HEAD_ROWS
 
         head = dataset.head(HEAD_ROWS)
         est = estimate(head, scorers, provider=args.provider, model=args.model, discount=_discount(args),
-                       total_rows=max(dataset.expected_rows, len(head)), reask=getattr(args, "reask", 1))
+                       total_rows=max(dataset.expected_rows, len(head)), reask=getattr(args, "reask", 1), counter=counter)
         rows_said = f"~{est.n_samples} rows (the file is read while the run goes)"
         scaled = f" (from the first {len(head)} rows, scaled to the file's {est.n_samples} rows)" if est.from_rows else ""
     else:
         est = estimate(dataset.samples, scorers, provider=args.provider, model=args.model, discount=_discount(args),
-                       reask=getattr(args, "reask", 1))
+                       reask=getattr(args, "reask", 1), counter=counter)
         rows_said = f"{len(dataset.samples)} rows"
         scaled = f" (scaled up from {est.from_rows} evenly spaced rows)" if est.from_rows else ""
     cost = "unknown (model not in the price table)" if est.cost_usd is None else f"${est.cost_usd:.4f}"
@@ -106,6 +108,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         + (f" (up to {est.max_llm_calls} with every re-ask)" if est.max_llm_calls > est.llm_calls else "") + ", "
         f"~{est.embedding_calls} embedding calls, ~{est.input_tokens + est.output_tokens} tokens, cost {cost}{scaled}"
     )
+    err(f"estimate: {est.tokens_note()}")
     cache_line = output.prompt_cache_line(est, batch=bool(args.batch))
     if cache_line:
         err(cache_line)

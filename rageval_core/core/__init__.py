@@ -20,6 +20,7 @@ __all__ = [
     "stats",
     "tasks",
     "termtext",
+    "tokens",
     "text",
     "types",
     "versions",

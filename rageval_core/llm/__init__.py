@@ -22,6 +22,7 @@ __all__ = [
     "redacting",
     "replay",
     "structured",
+    "token_count",
     "transport",
     "vertex_provider",
     "wrappers",

@@ -109,6 +109,24 @@ class GeminiLLM(APIProvider):
             error = provider_error(f"{self.provider} ({self.model})", f"schema not accepted by the SDK ({type(exc).__name__}: {exc})", kind="bad_request", status=400, secrets=self._secrets)
         raise error
 
+    def count_tokens(self, request: LLMRequest) -> int:
+        """Input tokens of ``request``'s messages by Gemini's own tokenizer (``models.count_tokens``: free; Vertex
+        AI's ``:countTokens`` too). The messages are sent as contents (the Gemini API counts no system instruction).
+        Raises a scrubbed ``ProviderError``."""
+        label = f"{self.provider} ({self.model})"
+        contents = [types.Content(role="model" if m.role == "assistant" else "user", parts=[types.Part(text=m.content)])
+                    for m in request.messages]
+
+        def send() -> Any:
+            error: ProviderError | None = None
+            try:
+                return self._client.models.count_tokens(model=self.model, contents=contents)
+            except Exception as exc:  # noqa: BLE001 - every SDK failure becomes a scrubbed ProviderError
+                error = map_gemini_error(exc, label, self.timeout_s, self._secrets)
+            raise error
+
+        return int(self.guard.send(label, send, tokens=lambda: 0).total_tokens or 0)
+
     def completion_from_response(self, response: Any) -> Completion:
         """A Completion from a ``GenerateContentResponse`` (a batch job's inlined response)."""
         return self._completion(response, 0.0)

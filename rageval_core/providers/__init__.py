@@ -9,4 +9,4 @@
 ``llm`` (adapters and transport) and ``embeddings`` never import this package.
 """
 
-__all__ = ["config", "registry"]
+__all__ = ["config", "registry", "tokens"]

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from rageval_core.core.tokens import TokenCounter, collector, counter_for, counting
 from rageval_core.llm.base import LLM
 from rageval_core.scoring.metrics.base import Scorer
 from rageval_core.store.runs import Store
@@ -71,6 +72,23 @@ class Estimate:
     provider: str | None = None
     model: str | None = None
     from_rows: int | None = None  # set when the figures were scaled up from this many evenly spaced rows
+    # How input tokens were counted, per counter (``core.tokens``): "o200k_base", "anthropic count_tokens (…)",
+    # "approximate"; each scorer's row counts with its own provider's counter (a judge on another provider).
+    tokens_by: tuple[str, ...] = ()
+
+    @property
+    def tokens_exact(self) -> bool:
+        """Every input token counted by a real tokenizer (no "approximate" among ``tokens_by``)."""
+        return bool(self.tokens_by) and not any(n.startswith("approximate") for n in self.tokens_by)
+
+    def tokens_note(self) -> str:
+        """``tokens counted by o200k_base`` or ``tokens approximate (…)``: what the CLI prints beside the estimate."""
+        guessed = [n for n in self.tokens_by if n.startswith("approximate")]
+        counted = [n for n in self.tokens_by if not n.startswith("approximate")]
+        if not counted:
+            why = next((n[len("approximate "):] for n in guessed if n != "approximate"), "(no tokenizer for this provider)")
+            return f"tokens approximate: ~4 ASCII characters or ~1 kana / kanji a token {why}"
+        return f"tokens counted by {', '.join(counted)}" + ("; the rest approximate" if guessed else "")
 
     llm_calls = UsageAlias("calls")
     embedding_calls = UsageAlias("embedding_calls")
@@ -192,6 +210,7 @@ def estimate(
     discount: float = 1.0,
     total_rows: int | None = None,
     reask: int = 0,
+    counter: TokenCounter | None = None,
 ) -> Estimate:
     """Calls, tokens and cost each scorer expects over ``samples`` (from ``Scorer.estimate``).
 
@@ -200,7 +219,10 @@ def estimate(
     dataset has this many rows of which ``samples`` are the first (a file evaluated as it is read), so the
     totals are scaled to it. ``discount`` scales the price (0.5 for a batch-API run). ``reask``: how many times
     the run asks again after an answer it cannot read; the range's top (``max_llm_calls``) counts them all (the
-    offline provider always answers in shape, so its range is one number)."""
+    offline provider always answers in shape, so its range is one number). ``counter``: how the run's provider
+    counts tokens (a Claude or Gemini token-counting endpoint, ``llm.token_count``); default ``core.tokens.counter_for``
+    (OpenAI's encodings for openai / azure-openai, else approximate). A judge on another provider counts with its
+    own provider's offline counter."""
     from rageval_core.llm.prompt_cache import cached_tokens_of
 
     price = price or _price_lookup(provider, model)
@@ -211,17 +233,29 @@ def estimate(
         step = len(samples) / max_rows
         measured = [samples[int(i * step)] for i in range(max_rows)]
     scale = n / len(measured) if measured else 1.0
+    run_counter = counter or counter_for(provider, _model_name(provider, model))
+    counters = [_counter_of(getattr(s, "judge", None), provider, model, run_counter) for s in scorers]
+    if run_counter.prepare is not None:  # an endpoint counter: every text counted at once, before the counting pass
+        seen: list[str] = []
+        with counting(collector(seen)):
+            for scorer, used in zip(scorers, counters, strict=True):
+                if used is run_counter:
+                    estimate_for = _estimate_for(scorer, provider)
+                    for sample in measured:
+                        estimate_for(sample)
+        run_counter.prepare(seen)
     rows = []
-    for scorer in scorers:
+    for scorer, used in zip(scorers, counters, strict=True):
         judge = getattr(scorer, "judge", None)  # a scorer bound to its own judge configuration (judges.bound)
         scorer_price = _price_lookup(judge.provider, judge.model) if judge is not None else price
         scorer_estimate = _estimate_for(scorer, judge.provider if judge is not None else provider)
         rule, saving = _cache_saving(judge.provider, judge.model) if judge is not None else (cache, cache_saving)
         usage, cacheable = Usage(), 0
-        for sample in measured:
-            e = scorer_estimate(sample)
-            usage = usage + e.usage
-            cacheable += cached_tokens_of(getattr(e, "prompts", ()), rule)
+        with counting(used):
+            for sample in measured:
+                e = scorer_estimate(sample)
+                usage = usage + e.usage + Usage(e.usage.calls * used.framing)  # the chat framing of each call
+                cacheable += cached_tokens_of(getattr(e, "prompts", ()), rule)
         if scale != 1.0:
             usage = Usage(round(usage.input_tokens * scale), round(usage.output_tokens * scale),
                           calls=round(usage.calls * scale), embedding_calls=round(usage.embedding_calls * scale))
@@ -236,7 +270,16 @@ def estimate(
             scorer.name, scorer.method, tuple(scorer.metrics), dataclasses.replace(usage, cost_usd=cost if priced else 0.0),
             priced=priced, max_llm_calls=max_calls, cache_saving_usd=None if row_saving is None else row_saving * discount,
         ))
-    return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None)
+    names = tuple(dict.fromkeys(c.describe() for c in counters))
+    return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None, tokens_by=names)
+
+
+def _counter_of(judge: Any, provider: str | None, model: str | None, run_counter: TokenCounter) -> TokenCounter:
+    """The run's counter for a scorer on the run's provider and model; a judge configuration on another one counts
+    with that provider's offline counter (OpenAI's encodings, else approximate)."""
+    if judge is None or (judge.provider == provider and (judge.model or model) == model):
+        return run_counter
+    return counter_for(judge.provider, _model_name(judge.provider, judge.model))
 
 
 def _estimate_for(scorer: Scorer, provider: str | None) -> Callable[[Sample], Any]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core import run as runner
 from rageval_core.scoring.metrics.registry import describe
 from rageval_core.run.repeats import repeat_note
 from rageval_core.core.types import ANSWER_RELEVANCY
 from rageval_core.core.errors import RagevalError
-from rageval_ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, widgets
+from rageval_ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, token_counts, widgets
 from rageval_ui.i18n import core, lang, t
 
 st.title(nav.EVALUATE.heading)
@@ -73,7 +72,7 @@ except RagevalError as exc:
 
 st.subheader(t("evaluate.estimate"))
 if samples and scorers:
-    est = runner.estimate(samples, scorers, provider=config.provider, model=config.model)
+    est = token_counts.estimate(config, samples, scorers)
     if repeats > 1:
         st.caption(t("evaluate.per_repeat", n=repeats))
     cols = st.columns(4)
@@ -81,6 +80,7 @@ if samples and scorers:
     cols[1].metric(t("evaluate.embedding_calls"), est.embedding_calls)
     cols[2].metric(t("evaluate.tokens"), widgets.fmt_tokens(est.input_tokens, est.output_tokens))
     cols[3].metric(t("evaluate.cost"), widgets.fmt_cost(est.cost_usd))
+    token_counts.note(config, samples, scorers, est, usable=not problems)
     cache_note = widgets.prompt_cache_note(est)
     if cache_note:
         st.caption(cache_note)

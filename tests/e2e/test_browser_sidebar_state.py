@@ -84,3 +84,33 @@ def test_a_page_button_keeps_provider_model_base_url_and_key(tab: tuple[str, Any
     expect(button).to_be_visible()
     expect(_field(page, "API key")).to_have_value(KEY)
     expect(_field(page, "Base URL")).to_have_value(BASE_URL)
+
+
+@pytest.mark.timeout(900)
+def test_no_provider_name_is_cut_in_the_select_box(tab: tuple[str, Any]) -> None:
+    """At 1,400 px (the sidebar's default 300 px) every provider's name fits the select box, in both languages: the
+    Japanese offline label was cut at "オフライン（ヒューリスティッ" before it was shortened (issue 39)."""
+    url, page = tab
+    page.goto(f"{url}/trust")
+    sidebar = page.get_by_test_id("stSidebar")
+    cut: list[tuple[str, int, int]] = []
+    for language in ("日本語", "English"):
+        sidebar.get_by_text(language, exact=True).click()
+        page.wait_for_timeout(300)
+        page.get_by_test_id("stStatusWidget").wait_for(state="hidden")
+        box = sidebar.get_by_test_id("stSelectbox").first
+        box.click()
+        names = page.get_by_role("option").all_inner_texts()
+        page.keyboard.press("Escape")
+        assert len(names) >= 8, names
+        for name in names:
+            box.click()
+            page.get_by_role("option", name=name, exact=True).click()
+            page.wait_for_timeout(300)
+            page.get_by_test_id("stStatusWidget").wait_for(state="hidden")
+            shown = sidebar.get_by_role("combobox").first.evaluate(
+                "e => [e.value, e.scrollWidth, e.clientWidth]")
+            assert shown[0] == name
+            if shown[1] > shown[2]:
+                cut.append((name, shown[1], shown[2]))
+    assert cut == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rageval_core.cli.evaluate_output import prompt_cache_line
+from rageval_core.core.tokens import CHAT_FRAMING
 from rageval_core.core.types import Sample
 from rageval_core.run import estimate
 from rageval_core.scoring.metrics.base import CallEstimate
@@ -37,13 +38,15 @@ def test_openai_up_to_saving_by_hand(monkeypatch, tmp_path):
     est = estimate(ROWS, [TwoCalls()], provider="openai", model="gpt-4o-mini")
     # per row 1,408 (11 blocks of 1,500) + 1,920 (15 blocks of 2,000); 3 rows
     assert est.cached_input_tokens == 3 * (1408 + 1920) == 9984
+    # counted by o200k_base: each of the 6 calls also pays OpenAI's chat framing (9 tokens for system + user)
+    assert est.tokens_by == ("o200k_base",) and est.input_tokens == 12000 + 6 * CHAT_FRAMING == 12054
     # gpt-4o-mini: $0.15 input, $0.075 cached, $0.60 output per million
-    assert est.cost_usd == pytest.approx((12000 * 0.15 + 300 * 0.60) / 1e6)
+    assert est.cost_usd == pytest.approx((12054 * 0.15 + 300 * 0.60) / 1e6)
     assert est.cache_saving_usd == pytest.approx(9984 * 0.075 / 1e6)
     batch = estimate(ROWS, [TwoCalls()], provider="openai", model="gpt-4o-mini", discount=0.5)
     assert batch.cache_saving_usd == pytest.approx(9984 * 0.075 / 2e6)
     line = prompt_cache_line(est)
-    assert line == ("prompt cache (OpenAI, shared prefixes from 1,024 tokens): up to 9,984 of 12,000 input tokens (83%) "
+    assert line == ("prompt cache (OpenAI, shared prefixes from 1,024 tokens): up to 9,984 of 12,054 input tokens (83%) "
                     f"at the cached rate, up to $0.0007 less: ${est.cost_usd - est.cache_saving_usd:.4f} instead of "
                     f"${est.cost_usd:.4f} (not guaranteed)")
 

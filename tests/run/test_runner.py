@@ -210,7 +210,11 @@ def test_estimate_prices_from_the_providers_table():
     est = estimate(samples(2), [ValueScorer()], provider="openai", model="gpt-4o-mini")
     price = load_prices().lookup("gpt-4o-mini")
     assert price is not None
-    assert est.cost_usd == pytest.approx((200 * price.input + 40 * price.output) / 1_000_000)
+    # 100 input tokens a row as the scorer says, plus OpenAI's chat framing of each call (counted by o200k_base)
+    from rageval_core.core.tokens import CHAT_FRAMING
+
+    assert est.input_tokens == 2 * (100 + CHAT_FRAMING) and est.tokens_by == ("o200k_base",)
+    assert est.cost_usd == pytest.approx((est.input_tokens * price.input + 40 * price.output) / 1_000_000)
     assert estimate(samples(2), [ValueScorer()], provider="gemini").cost_usd > 0  # the provider's default model
     assert estimate(samples(2), [ValueScorer()], provider="openai", model="no-such-model").cost_usd is None
     assert estimate(samples(2), [ValueScorer()], provider="openai-compatible", model="qwen").cost_usd == 0.0

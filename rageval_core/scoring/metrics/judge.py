@@ -36,6 +36,7 @@ from rageval_core.scoring.rubric import (
 )
 from rageval_core.scoring.few_shot import render_examples
 from rageval_core.core.tasks import JUDGE, judge_schema
+from rageval_core.core.tokens import current_counter
 from rageval_core.scoring.metrics.judge_parse import (  # noqa: F401 - re-exported: callers read the parser from here
     DECLARABLE_REASONS,
     UNSCORED_KEY,
@@ -138,7 +139,11 @@ def _row_tokens(sample: Sample) -> dict[str, int]:
 
 
 def _estimate_tokens(text: str) -> int:
-    """Rough token count: ~4 ASCII characters or ~1.3 other characters (kana, kanji) per token."""
+    """Tokens of ``text`` by the counter the estimate counts with (``core.tokens.counting``) when it is a real
+    tokenizer; otherwise a rough count: ~4 ASCII characters or ~1.3 other characters (kana, kanji) per token."""
+    counter = current_counter()
+    if counter.counted:
+        return counter.count(text)
     ascii_chars = sum(1 for ch in text if ord(ch) < 128)
     return int(ascii_chars / 4 + (len(text) - ascii_chars) / 1.3) + 1
 
@@ -361,7 +366,8 @@ class JudgeScorer:
         template uses, and the tokens of its lead (what every row's prompt starts with: ``prefix.lead_text``);
         cached per rubric object and group (the rubric is kept, so its id is never reused)."""
         cache = self.__dict__.setdefault("_fixed_cache", {})
-        found = cache.get((id(rubric), ids))
+        key = (id(rubric), ids, current_counter())
+        found = cache.get(key)
         if found is None or found[2] is not rubric:
             sub = rubric.subset(ids)
             template = self.template_for(sub)
@@ -374,7 +380,7 @@ class JudgeScorer:
             found = (_estimate_tokens(text), tuple(v for v in _ROW_VARIABLES if v in template.variables), rubric, lead)
             if len(cache) > 64:
                 cache.clear()
-            cache[(id(rubric), ids)] = found
+            cache[key] = found
         return found[0], found[1], found[3]
 
     def score(self, sample: Sample, ctx: EvalContext) -> list[MetricResult]:

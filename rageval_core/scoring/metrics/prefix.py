@@ -14,7 +14,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from rageval_core.scoring.metrics.steps import approx_tokens
+from rageval_core.core.tokens import TokenCounter, current_counter
 from rageval_core.scoring.prompts import PromptTemplate, TemplateError, load_template
 
 __all__ = ["lead_text", "lead_tokens", "repeated"]
@@ -35,12 +35,16 @@ def lead_text(template: PromptTemplate, fixed: Mapping[str, Any] | None = None) 
     return text[: min(found)] if found else text
 
 
-@functools.lru_cache(maxsize=256)
 def lead_tokens(task: str, language: str, **fixed: Any) -> int:
-    """Tokens of a shipped step template's lead (as the estimates count tokens), with ``fixed`` values filled
-    (answer relevancy's question count); 0 for an unknown template."""
+    """Tokens of a shipped step template's lead (by the counter the estimate counts with), with ``fixed`` values
+    filled (answer relevancy's question count); 0 for an unknown template."""
+    return _lead_tokens(task, language, current_counter(), **fixed)
+
+
+@functools.lru_cache(maxsize=256)
+def _lead_tokens(task: str, language: str, counter: TokenCounter, **fixed: Any) -> int:
     try:
-        return approx_tokens(lead_text(load_template(task, language), fixed))
+        return counter.count(lead_text(load_template(task, language), fixed))
     except TemplateError:
         return 0
 

@@ -26,6 +26,7 @@ from rageval_core.scoring.metrics.base import (
 from rageval_core.scoring.prompts import PromptTemplate, TemplateError, load_template, resolve_template
 from rageval_core.core.tasks import schema_for
 from rageval_core.core.text import detect_language, split_sentences
+from rageval_core.core.tokens import TokenCounter, count_tokens, current_counter
 from rageval_core.core.types import DECOMPOSED, MetricResult, Sample, Unscored
 from rageval_core.core.errors import ConfigError
 
@@ -345,9 +346,9 @@ def text_field(item: Mapping[str, Any], key: str) -> str | None:
 
 
 def approx_tokens(text: str) -> int:
-    """A provider-independent token guess: ~4 ASCII chars or ~1 Japanese char per token."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
-    return int(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9) + 1
+    """Tokens of ``text`` as estimates count them: by the counter in force (``core.tokens.counting``: the model's
+    tokenizer where the estimate has one), else ~4 ASCII chars or ~1 Japanese char per token."""
+    return count_tokens(text)
 
 
 def prompt_tokens(task: str, language: str, *texts: str | None, contexts: Sequence[str] = ()) -> int:
@@ -369,12 +370,16 @@ def mode_checker(what: str, modes: tuple[str, ...]) -> Callable[[Any], str]:
     return check
 
 
-@functools.lru_cache(maxsize=256)
 def template_tokens(task: str, language: str) -> int:
-    """Tokens of a shipped template's fixed text (its instructions and examples), counted once per process:
-    estimates call this for every row and step (issue 14: re-counting it was most of estimate()'s time)."""
+    """Tokens of a shipped template's fixed text (its instructions and examples), counted once per process and
+    counter: estimates call this for every row and step (issue 14: re-counting it was most of estimate()'s time)."""
+    return _template_tokens(task, language, current_counter())
+
+
+@functools.lru_cache(maxsize=256)
+def _template_tokens(task: str, language: str, counter: TokenCounter) -> int:
     try:
-        return approx_tokens(load_template(task, language).text)
+        return counter.count(load_template(task, language).text)
     except TemplateError:
         return 0
 

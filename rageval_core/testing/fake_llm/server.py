@@ -13,7 +13,8 @@ Endpoints:
   ``message`` output item with an ``output_text`` part)
 - ``POST /v1/embeddings`` (OpenAI; float or base64 encoding, as the SDK asks by default)
 - ``POST /v1beta/models/{model}:generateContent`` (Gemini; ``x-goog-api-key``, candidateCount,
-  usageMetadata), ``:embedContent`` and ``:batchEmbedContents`` (also under ``/v1/``)
+  usageMetadata), ``:embedContent`` and ``:batchEmbedContents`` (also under ``/v1/``), ``:countTokens`` (here and
+  under Vertex's project paths: ``totalTokens``, the server's ~4 characters a token)
 - batch jobs: OpenAI ``/v1/files`` + ``/v1/batches``, Gemini ``:batchGenerateContent`` + ``/v1beta/batches/{id}``
   (``server.batches``, see ``batch``)
 
@@ -399,6 +400,8 @@ class FakeLLMServer:
                     if self.echo_secrets_in_answers else "")
             if inc.path == "/v1/messages/count_tokens":
                 payload: Any = {"input_tokens": tokens(parsed.prompt)}
+            elif inc.path.endswith(":countTokens"):  # Gemini API and Vertex AI
+                payload = {"totalTokens": tokens(parsed.prompt)}
             elif inc.path.endswith(":predict"):
                 payload = formats.vertex_predict(parsed.model, inc.body, self.embed_dim)
             elif "embed" in inc.path.lower():
