@@ -104,7 +104,7 @@ def encoding_for_model(model: str | None) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _encoding(name: str) -> Any:
-    import bpe_openai  # ~2 s to load o200k_base on the 2-core machine: once per process, only when counted
+    import bpe_openai  # type: ignore[import-untyped]  # (ships no type information) ~2 s to load o200k_base on the 2-core machine: once per process, only when counted
 
     return bpe_openai.get_encoding(name)
 

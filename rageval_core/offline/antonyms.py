@@ -76,10 +76,10 @@ def _ja_stances(text: str) -> tuple[dict[str, set[int]], frozenset[str]]:
                     stances.setdefault(concept, set()).add(sign)
                     used.add(word)
         return stances, frozenset(used)
-    for k, m in enumerate(morphemes):
-        lemma = (m.lemma or m.surface).split("-", 1)[0]
+    for k, morpheme in enumerate(morphemes):
+        lemma = (morpheme.lemma or morpheme.surface).split("-", 1)[0]
         for concept, (pos, neg) in _JA.items():
-            word = m.surface if m.surface in pos or m.surface in neg else lemma
+            word = morpheme.surface if morpheme.surface in pos or morpheme.surface in neg else lemma
             if word not in pos and word not in neg:
                 continue
             sign = 1 if word in pos else -1
@@ -92,7 +92,7 @@ def _ja_stances(text: str) -> tuple[dict[str, set[int]], frozenset[str]]:
                     sign = -sign
                     break
             stances.setdefault(concept, set()).add(sign)
-            used.add(m.surface)
+            used.add(morpheme.surface)
     return stances, frozenset(used)
 
 

@@ -206,7 +206,7 @@ class JudgeScorer:
 
     def __init__(
         self,
-        rubric: Rubric | str,
+        rubric: Rubric | str | Mapping[str, Rubric],
         *,
         template: PromptTemplate | str | None = None,
         per_criterion: bool = False,
@@ -216,13 +216,14 @@ class JudgeScorer:
         max_output_tokens: int | None = None,
     ) -> None:
         self._by_language = isinstance(rubric, Mapping)  # one rubric per language, each row judged in its own
+        self._fixed: Rubric | None
         if isinstance(rubric, Mapping):
             self._rubrics, self._fixed = dict(rubric), None
         elif isinstance(rubric, str):
             if rubric not in PRESET_IDS:
                 rubric = load_rubric(rubric)  # a rubric JSON file
                 self._rubrics = {rubric.language: rubric}
-                self._fixed: Rubric | None = rubric
+                self._fixed = rubric
             else:
                 self._rubrics = {lang: load_rubric(rubric, lang) for lang in ("ja", "en")}
                 self._fixed = None
