@@ -235,15 +235,10 @@ class JudgeScorer:
         if aggregate not in AGGREGATES:
             raise ConfigError(f"aggregate must be one of {', '.join(AGGREGATES)}, not {aggregate!r}")
         first = next(iter(self._rubrics.values()))
-        self.rubric_id = first.id
-        self.name = judge_method(first.id)
-        self.method = self.name
+        self.rubric_id, self.name, self.method = first.id, judge_method(first.id), judge_method(first.id)
         self.metrics: tuple[str, ...] = first.ids
-        self.per_criterion = per_criterion
-        self.repeats = repeats
-        self.aggregate: Aggregate = aggregate
-        self.temperature = temperature
-        self.max_output_tokens = max_output_tokens
+        self.per_criterion, self.repeats, self.aggregate = per_criterion, repeats, aggregate
+        self.temperature, self.max_output_tokens = temperature, max_output_tokens
         self._template: PromptTemplate | None = None
         # Non-blocking notes on a raw template (rubric edits it does not send); shown with the run settings.
         self.notes: list[str] = []
