@@ -36,7 +36,7 @@ def estimate(config: ProviderConfig, samples: Sequence[Any], scorers: Sequence[A
     return runner.estimate(samples, scorers, provider=config.provider, model=config.model)
 
 
-def note(config: ProviderConfig, samples: Sequence[Any], scorers: Sequence[Any], est: Any, *, usable: bool) -> None:
+def note(config: ProviderConfig, samples: Sequence[Any], scorers: Sequence[Any], est: runner.Estimate, *, usable: bool) -> None:
     """The caption saying how the tokens were counted, and for Claude / Gemini / Vertex a button that counts them
     with the provider's endpoint (``usable``: the configuration has what it needs, e.g. a key)."""
     counted = [n for n in est.tokens_by if not n.startswith("approximate")]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rageval_core.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ def judge_model(provider: str | None, model: str | None, method: str) -> tuple[s
     return ("judges", judge) if at else (provider, model)
 
 
-def calibrated_for(run: Any, thresholds: Sequence[Threshold], provider: str | None, model: str | None) -> dict[Threshold, Calibrated]:
+def calibrated_for(run: RunInfo, thresholds: Sequence[Threshold], provider: str | None, model: str | None) -> dict[Threshold, Calibrated]:
     """The calibrated threshold of ``run`` (a stored run's info) for each ``--fail-under`` target scored now by
     ``provider`` / ``model``. A target without one in ``run``, or one calibrated under another judge model, is a
     usage error naming it: a threshold chosen for one judge says nothing about another's scores."""

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rageval_core.store.runs import Store
 
 
-def _calibration(args: argparse.Namespace, store: Any, thresholds: list[Any], cfg: Any) -> dict[Any, Any]:
+def _calibration(args: argparse.Namespace, store: Store, thresholds: list[Any], cfg: ProviderConfig) -> dict[Any, Any]:
     """``--calibration RUN``: each ``--fail-under`` target's threshold calibrated on RUN's dev split (a usage
     error, before anything is evaluated, when RUN lacks one or calibrated it under another judge model)."""
     if not getattr(args, "calibration", None):

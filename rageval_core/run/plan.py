@@ -20,6 +20,7 @@ from rageval_core.core.types import Sample, Unscored, Usage, UsageAlias
 from rageval_core.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from rageval_core.scoring.judges.config import JudgeConfig
     from rageval_core.store.runs import RunInfo
 
 RETRYABLE_REASONS = frozenset({Unscored.PROVIDER_ERROR, Unscored.TIMEOUT, Unscored.PROVIDER_UNREACHABLE})
@@ -274,7 +275,7 @@ def estimate(
     return Estimate(rows, n, provider, model, from_rows=len(measured) if scale != 1.0 else None, tokens_by=names)
 
 
-def _counter_of(judge: Any, provider: str | None, model: str | None, run_counter: TokenCounter) -> TokenCounter:
+def _counter_of(judge: JudgeConfig | None, provider: str | None, model: str | None, run_counter: TokenCounter) -> TokenCounter:
     """The run's counter for a scorer on the run's provider and model; a judge configuration on another one counts
     with that provider's offline counter (OpenAI's encodings, else approximate)."""
     if judge is None or (judge.provider == provider and (judge.model or model) == model):

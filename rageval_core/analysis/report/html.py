@@ -9,12 +9,15 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 from html import escape
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pandas as pd
 
 from rageval_core.analysis.report import svg
 from rageval_core.analysis.report.build import ChosenRow, RunReport
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Hiragino Sans", "Hiragino Kaku Gothic ProN", '
               '"Noto Sans CJK JP", "Noto Sans JP", "Yu Gothic", YuGothic, Meiryo, sans-serif')
@@ -205,13 +208,13 @@ def _annotators(block: dict[str, Any] | None) -> str:
     return head + _table(["criterion", "people / judge", "rows", "kappa or alpha [95%]", "annotators / kappa with each", "judge is"], rows) + notes
 
 
-def _offline_only(info: Any) -> bool:
+def _offline_only(info: RunInfo) -> bool:
     """Every method of the run scored by the offline heuristic (no judge configuration of another provider)."""
     configs = info.settings.get("judge_configs") or []
     return info.provider == "offline" and all(c.get("provider") in (None, "offline") for c in configs)
 
 
-def _offline_note(info: Any) -> str:
+def _offline_note(info: RunInfo) -> str:
     """An offline run's report says where its scores come from and what the offline judge catches and misses
     (the sealed suite's frozen figures, ``offline.limits``)."""
     if not _offline_only(info):

@@ -12,11 +12,14 @@ run used (with the bundled encoder or lexical only). A threshold calibrated on t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.core import stats
 from rageval_core.core.method_labels import result_method
 from rageval_core.core.types import DECOMPOSED, MetricResult
+
+if TYPE_CHECKING:
+    from rageval_core.store.runs import RunInfo
 
 SHIPPED = "shipped offline calibration"
 METRIC = "faithfulness"
@@ -81,7 +84,7 @@ def confusion_at(ids: Sequence[str], values: Sequence[float], labels: Sequence[i
     return out
 
 
-def shipped_thresholds(info: Any, results: Sequence[MetricResult]) -> dict[tuple[str, str], RowThresholds]:
+def shipped_thresholds(info: RunInfo, results: Sequence[MetricResult]) -> dict[tuple[str, str], RowThresholds]:
     """``{("faithfulness", "decomposed"): RowThresholds}`` for a run of the current offline model, each row at
     the calibrated point of the language its value was computed in; ``{}`` for any other run."""
     from rageval_core.offline.model import EMBEDDED, answer_threshold, load_constants
