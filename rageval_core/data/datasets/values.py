@@ -269,6 +269,21 @@ def _scan_strings(text: str) -> list[str] | None:
     return items if not t[pos:].strip() else None
 
 
+AST_MAX_DEPTH = 32  # a list of strings needs 2 levels; anything deeper is refused before it is parsed
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of brackets and parentheses in ``text`` (quotes ignored: an over-count only refuses)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    return deepest
+
+
 def python_list(text: str) -> tuple[list[Any] | None, str | None]:
     """A list of strings written as a Python literal (``['a', "b's"]``), read without evaluating anything: a scanner
     reads a flat list / tuple of string literals item by item (each one decoded by ``ast.literal_eval`` when it holds
@@ -280,6 +295,9 @@ def python_list(text: str) -> tuple[list[Any] | None, str | None]:
         return items, None
     if len(text) > AST_MAX_CHARS:
         return None, "not a list of quoted strings"
+    if _bracket_depth(text) > AST_MAX_DEPTH:  # before ast.parse: on CPython 3.11 a RecursionError inside it leaves the
+        # AST module's depth counter off, and every later compile in the process fails ("recursion depth mismatch")
+        return None, f"not a valid list (nested more than {AST_MAX_DEPTH} levels deep)"
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
