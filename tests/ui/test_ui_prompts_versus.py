@@ -137,8 +137,8 @@ def test_the_panel_follows_the_labelled_run_chosen_on_trust(tmp_path: Path, monk
     assert at.session_state["trust.labelled_run"] == run_id
     at.switch_page("rageval_ui/app_pages/prompts.py").run()
     assert_ok(at)
-    assert any(c.value.startswith(f"Labelled rows, labels and split of run {run_id}") for c in at.caption)
-    assert any(c.value.startswith("Label split (seed 0): train 10 · dev 20 · test 18") for c in at.caption)
+    assert any(plain(c.value).startswith(f"Labelled rows, labels and split of run {run_id}") for c in at.caption)
+    assert any(plain(c.value).startswith("Label split (seed 0): train 10 · dev 20 · test 18") for c in at.caption)
     assert not any("No human labels" in i.value for i in at.info)
     button(at, "Run both versions on 20 dev rows").click().run()
     assert_ok(at)
