@@ -31,15 +31,16 @@ def _use() -> None:
     st.session_state["demo.go"] = True
 
 
-def offer(where: str) -> None:
-    """The one-click button (on a dataset the recording fits); after the click, go to Evaluate."""
+def offer(where: str, *, primary: bool = True) -> None:
+    """The one-click button (on a dataset the recording fits); after the click, go to Evaluate. Not ``primary`` where
+    the page's primary button is the next step of the tour (the Dataset page)."""
     rec = recording()
     if st.session_state.pop("demo.go", False):
         st.switch_page(nav.EVALUATE.path)
     if rec is None or not fits(st.session_state.get(state.DATASET)) or state.get(state.PROVIDER) == "replay":
         return
     st.button(t("demo.use", model=md_escape(rec.model), date=md_escape(rec.recorded_on)), key=f"demo.use.{where}", on_click=_use,
-              help=t("demo.use_help"), type="primary")
+              help=t("demo.use_help"), type="primary" if primary else "secondary")
 
 
 def run_banner(provider: str | None, model: str | None) -> None:

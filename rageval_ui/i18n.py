@@ -1,7 +1,8 @@
 """UI language: one catalogue per language (rageval_ui/locales/<lang>.json) and ``t(key, **kw)`` to read it.
 
 The language is a sidebar widget (日本語 / English) whose first value is the browser's language
-(``st.context.locale``, navigator.language), English when the browser says nothing. Catalogue strings are
+(``st.context.locale``, navigator.language; else the first request's Accept-Language header), English when the
+browser says nothing. The landing dataset follows it (``rageval_ui.state.init``). Catalogue strings are
 ``str.format`` templates: placeholders in {braces}, literal braces doubled. tests/ui/test_i18n.py checks that
 both catalogues have the same keys and placeholders and that every key the code asks for exists.
 """
@@ -31,13 +32,46 @@ def catalogue(language: str) -> dict[str, str]:
     return json.loads((LOCALES / f"{language}.json").read_text(encoding="utf-8"))
 
 
-def browser_language() -> str:
-    """"ja" when the browser asks for Japanese, else English (also when there is no browser, as under AppTest)."""
+def accept_language(header: str | None) -> str | None:
+    """The language tag an Accept-Language header prefers most ("ja,en-US;q=0.9" → "ja"); None when it names none.
+    Ties keep the header's order; "*" and q=0 entries are skipped."""
+    best: tuple[float, int, str] | None = None
+    for position, part in enumerate(str(header or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        tag = tag.strip()
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if not tag or tag == "*" or quality <= 0:
+            continue
+        if best is None or (-quality, position) < (-best[0], best[1]):
+            best = (quality, position, tag)
+    return None if best is None else best[2]
+
+
+def _context_locale() -> str | None:
+    """The browser's locale: navigator.language (``st.context.locale``), else the Accept-Language header of the
+    session's first request (a client that sent no locale), else None (no browser, as under AppTest)."""
     try:
         locale = st.context.locale
     except Exception:  # noqa: BLE001 - outside a session (bare mode) there is no context to read
-        locale = None
-    return "ja" if str(locale or "").lower().startswith("ja") else FALLBACK
+        return None
+    if locale:
+        return str(locale)
+    try:
+        return accept_language(st.context.headers.get("Accept-Language"))
+    except Exception:  # noqa: BLE001 - no request headers to read
+        return None
+
+
+def browser_language() -> str:
+    """"ja" when the browser asks for Japanese, else English (also when there is no browser, as under AppTest)."""
+    return "ja" if str(_context_locale() or "").lower().startswith("ja") else FALLBACK
 
 
 def lang() -> str:

@@ -39,3 +39,20 @@ TESTSET = PageSpec(str(PAGES_DIR / "testset.py"), "nav.testset", "🧪", "testse
 TRUST = PageSpec(str(PAGES_DIR / "trust.py"), "nav.trust", "🛡️", "trust")
 
 ALL = (DATASET, TESTSET, PROMPTS, EVALUATE, COMPARE, TRUST, INSPECT, HISTORY)
+
+# The quick tour of the README and docs/ui.md, in order: each step's page offers the next one as its primary button.
+TOUR = (DATASET, PROMPTS, EVALUATE, COMPARE, TRUST, INSPECT)
+
+
+def next_in_tour(spec: PageSpec) -> PageSpec | None:
+    """The page after ``spec`` in the tour (None for the last page and for pages outside it)."""
+    paths = [p.path for p in TOUR]
+    if spec.path not in paths:
+        return None
+    at = paths.index(spec.path)
+    return TOUR[at + 1] if at + 1 < len(TOUR) else None
+
+
+def tour_text() -> str:
+    """The tour as one line of page titles: "Dataset → Prompts & rubric → …"."""
+    return " → ".join(t(p.title_key) for p in TOUR)

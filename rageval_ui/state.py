@@ -108,7 +108,9 @@ STEP_TEMPLATES = "prompts.step_templates"  # {"ja/extract_claims": text}: decomp
 PROBE_JOB = "trust.probe_job"  # ui.trust.ProbeJob of the probes running (or just finished) for a run
 TRUST_RUN = "trust.labelled_run"  # the run chosen on the Trust page: the Prompts page's "vs people" panel follows it
 
-DEFAULT_SAMPLE = "ml_qa_ja.json"
+LANDING_SAMPLES = {"ja": "ml_qa_ja.json", "en": "ml_qa_en.json"}  # the same 12 rows, one file per UI language
+DEFAULT_SAMPLE = LANDING_SAMPLES["ja"]
+LANDING = "dataset.landing"  # (UI language, content hash) of the landing sample, while the user has not picked data
 
 DEFAULTS: dict[str, Any] = {
     **{key: value for key, value in KEPT_WIDGETS.items() if value is not None},
@@ -119,21 +121,40 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+def landing_sample(language: str) -> str:
+    """The sample a session opens on: the seed dataset in the UI's language (an en-US browser gets English rows,
+    so the offline reasons and the judge prompts are English too)."""
+    return LANDING_SAMPLES.get(language, LANDING_SAMPLES["en"])
+
+
 def init() -> None:
     """Put the sidebar's values back (``keep_widgets``), fill missing keys with their defaults and load the seed
-    dataset on the first run of a session."""
+    dataset in the UI language on the first run of a session. Until the user picks or edits data
+    (``use_dataset``), the landing sample follows the language switch."""
+    from rageval_ui import i18n
+
     keep_widgets()
     for key, value in DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value
     if PINNED not in st.session_state:
         st.session_state[PINNED] = set()
-    if DATASET not in st.session_state:
+    language = i18n.lang()
+    if DATASET not in st.session_state or _landing_in_other_language(language):
         from rageval_ui import data
 
-        loaded = data.load_sample_file(DEFAULT_SAMPLE)
+        loaded = data.load_sample_file(landing_sample(language))
         st.session_state[DATASET] = loaded
         st.session_state[PINNED] = set(data.default_pins(loaded))
+        st.session_state[LANDING] = (language, loaded.content_hash)
+
+
+def _landing_in_other_language(language: str) -> bool:
+    """The dataset is still the landing sample (same content), loaded for the other UI language."""
+    landing = st.session_state.get(LANDING)
+    current = st.session_state.get(DATASET)
+    return (landing is not None and landing[0] != language and current is not None
+            and getattr(current, "content_hash", None) == landing[1])
 
 
 def get(key: str) -> Any:
@@ -147,6 +168,7 @@ def use_dataset(ws: Workset, pins: set[str] | None = None) -> None:
     from rageval_ui import data
 
     st.session_state[DATASET] = ws
+    st.session_state.pop(LANDING, None)  # the user's data now: a language switch leaves it alone
     st.session_state[PINNED] = set(data.default_pins(ws)) if pins is None else pins
     st.session_state[EDITOR_VERSION] = get(EDITOR_VERSION) + 1
 

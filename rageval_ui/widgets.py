@@ -130,6 +130,18 @@ def run_page(page: Any) -> None:
         show_error(t("common.page_error", english=PAGE_ERROR, log=t("common.see_log")), exc)
 
 
+def next_step(current: Any) -> None:
+    """The page's primary button: the next step of the tour (``nav.TOUR``), which opens that page."""
+    from rageval_ui import nav
+
+    following = nav.next_in_tour(current)
+    if following is None:
+        return
+    if st.button(t("tour.next", page=t(following.title_key)), type="primary", icon=following.icon, key=f"tour.next.{current.url_path}",
+                 help=t("tour.next_help", tour=nav.tour_text())):
+        st.switch_page(following.path)
+
+
 def show_error(message: str, exc: BaseException | None = None) -> None:
     """An error as a message (never a traceback, never a Python class name): what failed and the error's own text
     (a ``RagevalError`` names the file, row or setting), through the redaction step (an exception may quote a key,

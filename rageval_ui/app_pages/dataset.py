@@ -75,9 +75,10 @@ cols[2].metric(t("dataset.language"), data.language_label(ws.language))
 cols[3].metric(t("dataset.pinned"), len(pinned & set(ws.by_id())))
 st.caption(t("dataset.caption", source=widgets.md_escape(ws.source), hash=widgets.md_code(ws.content_hash[:12]),
              judge=sidebar.provider_label()))
+widgets.next_step(nav.DATASET)  # the page's one primary button: the tour's next step
 if sidebar.is_offline() and demo.fits(ws):
     st.info(t("demo.offer"), icon="📼")
-    demo.offer("dataset")
+    demo.offer("dataset", primary=False)
 
 widgets.validation_report(ws.issues, len(ws.samples))
 column_map.step(ws)  # after the report that says why a file's rows did not load

@@ -84,10 +84,12 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     from playwright.sync_api import expect
 
     expect.set_options(timeout=TEXT_TIMEOUT_MS)  # the first run loads the embedding model: wait on text, generously
-    # 1. The first page: seed dataset loaded, offline provider selected, no key.
+    # 1. The first page: the seed dataset in the browser's language (en-US: English), offline provider, no key; the
+    # primary button is the tour's next step.
     page.goto(server)
-    expect(page.get_by_text("Japanese (ja)")).to_be_visible()
-    expect(page.get_by_text("ml_qa_ja", exact=True)).to_be_visible()
+    expect(page.get_by_text("English (en)")).to_be_visible()
+    expect(page.get_by_text("ml_qa_en", exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Next: Prompts & rubric")).to_be_visible()
     expect(page.get_by_text("heuristic, ignores prompt text")).to_be_visible()
     expect(page.get_by_text("Validation: all 12 rows are valid.")).to_be_visible()
     _shot(page, "dataset.png")
@@ -110,8 +112,8 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     page.get_by_role("button", name="Open in Compare").click()
     expect(page.get_by_text("Per category (the source article's RAGAS vs judge layout)")).to_be_visible()
     table = page.get_by_test_id("stHtml").locator("table").first
-    expect(table).to_contain_text("✅ 正確な回答")
-    expect(table).to_contain_text("❌ ハルシネーション")
+    expect(table).to_contain_text("✅ Correct answer")
+    expect(table).to_contain_text("❌ Hallucination")
     expect(table).to_contain_text("Faithfulness")
     page.locator("[data-testid=stHtml] img").first.wait_for()  # the grouped bars, SVG images
     _shot(page, "compare.png")
@@ -121,7 +123,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     page.get_by_role("tab", name="Row by row").click()
     expect(page.get_by_text("Rows where the methods disagree most")).to_be_visible()
     # Prefer row 1 (a correct answer: its claims link to the passages that support them).
-    preferred = page.get_by_role("radio", name="Inspect #1", exact=True)  # a pill of the row picker
+    preferred = page.get_by_role("radio", name="Inspect #1-en", exact=True)  # a pill of the row picker
     inspect = preferred.first if preferred.count() else page.get_by_role("radio", name="Inspect #").first
     row_id = inspect.inner_text().split("#", 1)[1].strip()
     inspect.click()
@@ -129,8 +131,8 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     expect(page.get_by_text("Faithfulness: claims and verdicts")).to_be_visible()
     expect(page.get_by_text("Raw prompts and responses")).to_be_visible()
     expect(page.locator(f"#{anchor_prefix(row_id)}-ctx-0")).to_be_attached()  # anchors: a digest of the row id
-    if row_id != "1":  # row 1 (pinned, a correct answer) always has claims that link to their passage
-        row_one = page.get_by_role("option").filter(has_text=re.compile(r"^#1 "))
+    if row_id != "1-en":  # row 1 (pinned, a correct answer) always has claims that link to their passage
+        row_one = page.get_by_role("option").filter(has_text=re.compile(r"^#1-en "))
         for _ in range(5):  # a click while the page still reruns after the pill opens and closes the list again
             page.get_by_test_id("stSelectbox").filter(has_text="Row").click()
             try:
@@ -139,8 +141,8 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
             except PlaywrightTimeout:
                 page.keyboard.press("Escape")
         row_one.click()
-        expect(page.locator(f"#{anchor_prefix('1')}-ctx-0")).to_be_attached()
-    expect(page.locator(f'a[href="#{anchor_prefix("1")}-ctx-0"]').first).to_be_attached()  # claim → its context
+        expect(page.locator(f"#{anchor_prefix('1-en')}-ctx-0")).to_be_attached()
+    expect(page.locator(f'a[href="#{anchor_prefix("1-en")}-ctx-0"]').first).to_be_attached()  # claim → its context
     _shot(page, "inspect.png")
 
     # 5. A note beside a label (saved at once), then the same pages in Japanese with a filter.
@@ -159,7 +161,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     # The pick, tried again if the list closed under it: twice in about ten suites the list never showed its option
     # (a rerun drew the widget anew just as it opened); a reader would open it again.
     categories = page.get_by_test_id("stMultiSelect").filter(has_text="カテゴリ")
-    hallucination = page.get_by_role("option").filter(has_text="❌ ハルシネーション")
+    hallucination = page.get_by_role("option").filter(has_text="❌ Hallucination")  # the run's rows are English
     for attempt in range(4):
         categories.click()
         try:
@@ -171,7 +173,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
             page.keyboard.press("Escape")
     expect(page.get_by_text(re.compile(r"絞り込み中: \d+ 行中 1 行。"))).to_be_visible()
     page.keyboard.press("Escape")
-    expect(page.get_by_test_id("stHtml").locator("table").first).not_to_contain_text("✅ 正確な回答")
+    expect(page.get_by_test_id("stHtml").locator("table").first).not_to_contain_text("✅ Correct answer")
     _shot(page, "compare-filter.png")
     _go(page, "サンプルを調べる")  # the filter carries over
     expect(page.get_by_role("heading", name="サンプルを調べる")).to_be_visible()  # the page changed before reading it

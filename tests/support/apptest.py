@@ -26,12 +26,25 @@ def assert_ok(at: AppTest, *, any_error: bool = False) -> None:
 
 
 def start_app(monkeypatch: pytest.MonkeyPatch, home: Path | str, page: str | None = None, *,
-              timeout: float = 60, check: bool = True, any_error: bool = False) -> AppTest:
-    """app.py run once with state in ``home`` and no API key in the environment, then switched to ``page``."""
+              timeout: float = 60, check: bool = True, any_error: bool = False, locale: str | None = None,
+              sample: str | None = None) -> AppTest:
+    """app.py run once with state in ``home`` and no API key in the environment, then switched to ``page``.
+
+    ``locale``: the browser's language (``st.context.locale``; none by default, as AppTest sends none: English).
+    ``sample``: a shipped sample file loaded as if picked on the Dataset page, in place of the landing sample (which
+    follows the UI language: ml_qa_en.json in English)."""
     monkeypatch.setenv("RAGEVAL_HOME", str(home))
     for name in KEY_ENV_VARS:
         monkeypatch.delenv(name, raising=False)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    if locale is not None:
+        at.context = {"locale": locale}
+    if sample is not None:
+        from rageval_ui import data
+
+        ws = data.load_sample_file(sample)
+        at.session_state["dataset"] = ws
+        at.session_state["pinned"] = set(data.default_pins(ws))
     at.run()
     if page is not None:
         at.switch_page(page).run()

@@ -148,6 +148,23 @@ def test_browser_language_picks_japanese_for_a_japanese_browser(monkeypatch: pyt
         assert i18n.browser_language() == expected
 
 
+def test_without_a_locale_the_accept_language_header_decides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that sends no navigator.language: the first request's Accept-Language header (issue 38 item 2)."""
+    for header, expected in (("ja,en-US;q=0.9,en;q=0.8", "ja"), ("en-US,en;q=0.9,ja;q=0.8", "en"),
+                             ("en;q=0.5, ja-JP;q=0.9", "ja"), ("*, ja;q=0", "en"), ("", "en"), (None, "en")):
+        monkeypatch.setattr(i18n.st, "context", SimpleNamespace(locale=None, headers={"Accept-Language": header}))
+        assert i18n.browser_language() == expected, header
+    monkeypatch.setattr(i18n.st, "context", SimpleNamespace(locale="en-GB", headers={"Accept-Language": "ja"}))
+    assert i18n.browser_language() == "en"  # navigator.language first: what the browser says it shows
+
+
+def test_accept_language_reads_quality_and_order() -> None:
+    assert i18n.accept_language("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5") == "fr-CH"
+    assert i18n.accept_language("en;q=0.8, ja;q=0.8") == "en"  # a tie keeps the header's order
+    assert i18n.accept_language("en;q=bad, ja;q=0.1") == "ja"  # an unreadable quality counts as 0
+    assert i18n.accept_language(";q=1, ,") is None
+
+
 def test_missing_key_falls_back_to_english_then_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(i18n, "lang", lambda: "ja")
     assert i18n.t("nav.compare") == load("ja")["nav.compare"]

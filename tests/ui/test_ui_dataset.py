@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rageval_ui import nav
+from rageval_ui.i18n import LANG, catalogue
 from tests.support.apptest import assert_ok, button, metric, plain, start_app
 
 
@@ -17,18 +19,59 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
 
 
 def test_first_page_shows_the_seed_dataset_with_the_offline_provider(app: AppTest) -> None:
+    """No browser language (AppTest sends none): English, and the landing dataset is the English sample."""
     assert app.title[0].value.endswith("Dataset")
-    assert metric(app, "Dataset") == "ml_qa_ja"
+    assert app.sidebar.radio(key=LANG).value == "en"
+    assert metric(app, "Dataset") == "ml_qa_en"
     assert metric(app, "Valid rows") == "12"
-    assert metric(app, "Detected language") == "Japanese (ja)"
+    assert metric(app, "Detected language") == "English (en)"
     assert metric(app, "Pinned for quick runs") == "3"
     assert app.selectbox(key="w.provider").value == "offline"
     notices = " ".join(plain(i.value) for i in app.sidebar.info)
     assert "heuristic, ignores prompt text" in notices
-    # Japanese content reaches the editor unchanged.
     table = app.data_editor[0].value
-    assert "過学習" in table.loc[0, "question"]
-    assert "ml_qa_ja" in app.session_state["dataset"].name
+    assert "overfitting" in table.loc[0, "question"]
+
+
+def test_the_primary_button_is_the_next_step_of_the_tour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38 item 2: on the Japanese sample the recording's button is offered too, but it is not the primary one."""
+    app = start_app(monkeypatch, tmp_path / "home", locale="ja-JP")
+    primary = [b for b in app.button if b.proto.type == "primary"]
+    assert [b.label for b in primary] == [catalogue("ja")["tour.next"].format(page=catalogue("ja")["nav.prompts"])]
+    assert any(b.key == "demo.use.dataset" and b.proto.type == "secondary" for b in app.button)
+    primary[0].click().run()
+    assert_ok(app)
+    assert app.title[0].value == f"{nav.PROMPTS.icon} {catalogue('ja')['nav.prompts']}"
+
+
+@pytest.mark.parametrize(("locale", "language", "sample", "first_question"), [
+    ("ja-JP", "ja", "ml_qa_ja", "過学習"), ("ja", "ja", "ml_qa_ja", "過学習"), ("en-US", "en", "ml_qa_en", "overfitting"),
+    ("fr-FR", "en", "ml_qa_en", "overfitting"),
+])
+def test_the_browser_language_picks_the_ui_language_and_the_landing_dataset(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, locale: str, language: str, sample: str, first_question: str) -> None:
+    app = start_app(monkeypatch, tmp_path / "home", locale=locale)
+    assert app.sidebar.radio(key=LANG).value == language
+    assert metric(app, catalogue(language)["nav.dataset"]) == sample
+    assert first_question in app.data_editor[0].value.loc[0, "question"]  # the rows reach the editor unchanged
+    assert len(app.session_state["pinned"]) == 3
+
+
+def test_the_landing_dataset_follows_the_language_switch_until_the_user_picks_data(app: AppTest) -> None:
+    app.sidebar.radio(key=LANG).set_value("ja").run()
+    assert_ok(app)
+    assert metric(app, "データセット") == "ml_qa_ja"
+    app.sidebar.radio(key=LANG).set_value("en").run()
+    assert metric(app, "Dataset") == "ml_qa_en"
+    app.selectbox[0].set_value("labelled_mini_ja.jsonl")
+    button(app, "Load sample").click().run()
+    app.sidebar.radio(key=LANG).set_value("ja").run()
+    assert metric(app, "データセット") == "labelled_mini_ja"  # the user's choice stays
+    app.sidebar.radio(key=LANG).set_value("en").run()
+    app.selectbox[0].set_value("ml_qa_en.json")
+    button(app, "Load sample").click().run()
+    app.sidebar.radio(key=LANG).set_value("ja").run()
+    assert metric(app, "データセット") == "ml_qa_en"  # picked by the user, even though it is the landing file
 
 
 def test_editing_a_row_revalidates_and_names_row_and_field(app: AppTest) -> None:
@@ -38,21 +81,21 @@ def test_editing_a_row_revalidates_and_names_row_and_field(app: AppTest) -> None
     assert_ok(app)
     assert metric(app, "Valid rows") == "11"
     dataset = next(m for m in app.metric if m.label == "Dataset")
-    assert (dataset.value, dataset.delta) == ("ml_qa_ja", "edited in the table")
+    assert (dataset.value, dataset.delta) == ("ml_qa_en", "edited in the table")
     report = app.dataframe[0].value  # the validation report is the first read-only table
     bad = report[report["severity"] == "error"].iloc[0]
     assert (bad["row"], bad["field"]) == (2, "question")
-    assert "ml_qa_ja" in bad["file"]
+    assert "ml_qa_en" in bad["file"]
 
 
 def test_pinning_in_the_table_updates_the_quick_run_rows(app: AppTest) -> None:
     key = app.data_editor[0].key
     before = set(app.session_state["pinned"])
-    target = next(i for i in range(12) if str(i + 1) not in before)
+    target = next(i for i in range(12) if f"{i + 1}-en" not in before)
     app.session_state[key] = {"edited_rows": {target: {"📌": True}}, "added_rows": [], "deleted_rows": []}
     app.run()
-    assert set(app.session_state["pinned"]) == before | {str(target + 1)}
-    assert metric(app, "Dataset") == "ml_qa_ja"  # pinning is not a data edit
+    assert set(app.session_state["pinned"]) == before | {f"{target + 1}-en"}
+    assert metric(app, "Dataset") == "ml_qa_en"  # pinning is not a data edit
     button(app, "Clear pins").click().run()
     assert metric(app, "Pinned for quick runs") == "0"
 
@@ -83,10 +126,10 @@ def test_upload_with_a_bad_row_lists_it_and_loads_the_rest(app: AppTest) -> None
 
 
 def test_loading_another_sample_file(app: AppTest) -> None:
-    app.selectbox[0].set_value("ml_qa_en.json")
+    app.selectbox[0].set_value("ml_qa_ja.json")
     button(app, "Load sample").click().run()
-    assert metric(app, "Dataset") == "ml_qa_en"
-    assert metric(app, "Detected language") == "English (en)"
+    assert metric(app, "Dataset") == "ml_qa_ja"
+    assert metric(app, "Detected language") == "Japanese (ja)"
 
 
 def test_a_provider_without_a_key_says_what_to_set_without_a_traceback(app: AppTest) -> None:
@@ -109,12 +152,12 @@ def test_human_labels_are_exported_only_on_request(app: AppTest) -> None:
     ws = app.session_state["dataset"]
     plain = json.loads(data.download_bytes(ws, "json"))
     assert all("human_labels" not in row for row in plain)
-    Store().set_label(ws.content_hash, "4", "faithfulness", 0.0)
+    Store().set_label(ws.content_hash, "4-en", "faithfulness", 0.0)
     app.run()
     assert any(b.label == "JSON + 1 human label" for b in app.get("download_button"))
     labelled = {row["id"]: row for row in json.loads(data.download_with_labels(ws))}
-    assert labelled["4"]["human_labels"] == {"faithfulness": 0.0}
-    assert "human_labels" not in labelled["1"]
+    assert labelled["4-en"]["human_labels"] == {"faithfulness": 0.0}
+    assert "human_labels" not in labelled["1-en"]
 
 
 def test_each_provider_keeps_its_own_fields_for_the_session(app: AppTest) -> None:

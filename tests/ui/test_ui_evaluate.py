@@ -190,9 +190,12 @@ def test_choices_survive_a_visit_to_another_page(app: AppTest) -> None:
     assert set(estimate["method"]) == {"decomposed", "judge:binary"}
 
 
-def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTest) -> None:
-    """No key: the demo button turns the provider into the recording of a real model, labelled as such."""
+def test_one_click_replays_the_shipped_recording_and_compare_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key: the demo button turns the provider into the recording of a real model, labelled as such (offered on
+    the Japanese sample it was recorded on)."""
     from rageval_ui import demo
+
+    app = start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/evaluate.py", sample="ml_qa_ja.json")
 
     rec = demo.recording()
     assert rec is not None and rec.model == "qwen2.5-coder-1.5b"
@@ -221,12 +224,14 @@ def test_one_click_replays_the_shipped_recording_and_compare_says_so(app: AppTes
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
-def test_the_estimate_says_what_the_providers_prompt_cache_could_save(app: AppTest, lang: str) -> None:
+def test_the_estimate_says_what_the_providers_prompt_cache_could_save(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    lang: str) -> None:
     """OpenAI on the pinned (Japanese) rows, tokens counted by o200k_base: rubric5's shared lead is 1,121 tokens
     (the old character guess said ~980), over OpenAI's 1,024-token minimum, so its first 1,024 tokens a row could be
     billed at the cached rate; the seed steps' leads are under it (the figures: tests/run/test_estimate_prompt_cache.py)."""
     from rageval_ui import i18n, state
 
+    app = start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/evaluate.py", sample="ml_qa_ja.json")
     app.sidebar.radio(key=i18n.LANG).set_value(lang).run()
     app.sidebar.selectbox(key=state.PROVIDER).set_value("openai").run()
     assert_ok(app)

@@ -65,6 +65,6 @@ def test_a_pull_from_a_server_that_is_not_there_is_a_message(tmp_path: Path, mon
     app.run()
     assert any("PHOENIX_API_KEY is not set" in c.value for c in app.sidebar.caption)
     button(app, "Pull").click().run()
-    assert metric(app, "Dataset") == "ml_qa_ja"
+    assert metric(app, "Dataset") == "ml_qa_en"  # the landing dataset stays
     said = " ".join(plain(e.value) for e in app.error)
     assert f"Could not pull from Phoenix — cannot reach Phoenix at http://127.0.0.1:{port}" in said

@@ -14,7 +14,7 @@ from tests.support.apptest import assert_ok, button, plain, start_app
 
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    return start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/prompts.py")
+    return start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/prompts.py", sample="ml_qa_ja.json")
 
 
 def edit_levels(at: AppTest, row: int, text: str) -> None:

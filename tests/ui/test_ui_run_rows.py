@@ -56,7 +56,8 @@ def test_a_run_stored_before_says_its_rows_were_found_by_hash_in_both_languages(
     en = json.loads((LOCALES / "en.json").read_text(encoding="utf-8"))
     ja = json.loads((LOCALES / "ja.json").read_text(encoding="utf-8"))
     note = en["runs.rows_by_hash.sample"].format(name="sample_data/ml_qa_en.json")
-    at = start_app(monkeypatch, tmp_path / "home", check=False, timeout=240)
+    # The session on the Japanese sample: the run's English rows are not the loaded dataset's.
+    at = start_app(monkeypatch, tmp_path / "home", check=False, timeout=240, sample="ml_qa_ja.json")
     at.session_state["selected_run"] = run_id
     for page in ("rageval_ui/app_pages/compare.py", "rageval_ui/app_pages/inspect_sample.py"):
         at.switch_page(page).run()

@@ -36,7 +36,7 @@ def test_an_export_with_no_rag_answer_is_a_message_and_the_dataset_stays(tmp_pat
     app = start_app(monkeypatch, tmp_path / "home")
     _uploader(app, "Upload a trace export (JSON or JSON Lines)").upload("bad.json", b'{"resourceSpans": []}', "application/json")
     app.run()
-    assert metric(app, "Dataset") == "ml_qa_ja"
+    assert metric(app, "Dataset") == "ml_qa_en"  # the landing dataset stays
     assert any("bad.json" in plain(e.value) for e in app.error)
     assert not any("Error:" in plain(e.value) for e in app.error)  # no Python exception name (TraceFormatError)
 
