@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rageval_core.analysis import leaderboard
+from rageval_core.analysis import leaderboard, run_groups
 from rageval_core.store.runs import RunInfo, Store
-from rageval_ui import widgets
+from rageval_ui import run_picker, widgets
 from rageval_ui.runs import run_status
 from rageval_ui.i18n import header, t
 from rageval_ui.safe_text import md_escape
@@ -18,8 +18,9 @@ RUN_B_PICK = "compare.run_b_pick"  # run B as last shown: kept while Compare's t
 ALL = "(all)"  # the dataset filter's "every dataset" choice (shown in the UI language)
 
 
-def filtered_table(store: Store, infos: list[RunInfo]) -> pd.DataFrame:
-    """The leaderboard of ``infos`` under the page's filter, dataset and sort controls."""
+def filtered_table(store: Store, infos: list[RunInfo], *, with_side: bool = False) -> pd.DataFrame:
+    """The leaderboard of ``infos`` under the page's filter, dataset and sort controls: the user's runs, each followed
+    by its side runs (probes, vs people runs, prompt tests) when ``with_side``, else with how many it has."""
     frame = leaderboard.leaderboard_frame(leaderboard.leader_rows(store, infos))
     left, middle, right, order = st.columns([2, 2, 2, 1])
     text = left.text_input(t("leader.filter"), key="history.filter")
@@ -31,7 +32,26 @@ def filtered_table(store: Store, infos: list[RunInfo]) -> pd.DataFrame:
     descending = order.toggle(t("leader.descending"), value=True, key="history.desc")
     table = leaderboard.filter_sort(frame, text=text, dataset=None if dataset == ALL else dataset,
                                     sort_by=sort_by, descending=descending)
+    table = grouped(table, infos, with_side=with_side)
     return table.assign(status=table["status"].map(run_status)) if "status" in table else table
+
+
+def grouped(table: pd.DataFrame, infos: list[RunInfo], *, with_side: bool) -> pd.DataFrame:
+    """``table`` (filtered and sorted) with each side run right under its parent run, or without side runs; the
+    ``side`` column says what a side run is ("↳ probe: negation") or how many side runs a run has."""
+    order = run_groups.grouped_ids(infos, table["run"].tolist(), with_side=with_side)
+    out = table.set_index("run", drop=False).loc[order].reset_index(drop=True)
+    by_id = {i.id: i for i in infos}
+    counts = run_groups.side_counts(infos)
+
+    def side(run_id: str) -> str:
+        info = by_id.get(run_id)
+        if info is not None and run_groups.is_side(info):
+            return f"↳ {run_picker.side_label(info)}"
+        n = counts.get(run_id, 0)
+        return t("runs.side_count", n=n) if n else ""
+
+    return out.assign(side=out["run"].map(side))
 
 
 def column_label(column: str) -> str:

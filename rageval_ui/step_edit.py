@@ -93,7 +93,8 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
             with st.spinner(t("steps.running", n=len(targets))):
                 spec = jobs.evaluation_spec(targets, build_scorers(metrics, {"economy": options.get("economy", False)}),
                                             sidebar.current_config(), options=options,
-                                            dataset_name=t("steps.run_name", task=task), dataset_hash=None)
+                                            dataset_name=t("steps.run_name", task=task), dataset_hash=None,
+                                            settings={"prompt_test": f"step:{task}"})  # a side run
                 result = jobs.run_now(spec, Store())
             st.session_state[RESULTS] = (task, result)
         except RagevalError as exc:

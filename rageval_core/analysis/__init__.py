@@ -1,5 +1,5 @@
-"""Reading results: comparison, tallies, exports (files, and span annotations sent to Phoenix), leaderboard, the report
-and trust statistics.
+"""Reading results: comparison, tallies, exports (files, and span annotations sent to Phoenix), leaderboard (runs and
+the side runs made for them), the report and trust statistics.
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
@@ -13,6 +13,7 @@ __all__ = [
     "phoenix_push",
     "report",
     "row_filter",
+    "run_groups",
     "run_tables",
     "tallies",
     "thresholds",

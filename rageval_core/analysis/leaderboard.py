@@ -16,12 +16,13 @@ from typing import Sequence
 
 import pandas as pd
 
+from rageval_core.analysis.run_groups import side_detail, side_kind
 from rageval_core.core.method_labels import display_method
 from rageval_core.store import readback
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED, METRIC_IDS
 
-FIXED_COLUMNS = ["run", "name", "note", "created (UTC)", "status", "dataset", "rows", "provider/model",
+FIXED_COLUMNS = ["run", "side", "name", "note", "created (UTC)", "status", "dataset", "rows", "provider/model",
                  "unscored share", "calls", "cost ($)", "wall (s)"]
 
 
@@ -87,13 +88,16 @@ def _column_order(columns: Sequence[str]) -> list[str]:
 
 
 def leaderboard_frame(rows: Sequence[LeaderRow]) -> pd.DataFrame:
-    """The leaderboard as a table: the fixed columns, then a mean column per ``<method>/<metric>``."""
+    """The leaderboard as a table: the fixed columns, then a mean column per ``<method>/<metric>``. ``side`` is
+    "" for a run the user started, else ``<kind>:<detail>`` (``probe:negation``; ``analysis.run_groups``)."""
     metric_cols = _column_order(list(dict.fromkeys(c for r in rows for c in r.means)))
     records = []
     for r in rows:
         i = r.info
+        kind = side_kind(i)
         records.append({
-            "run": i.id, "name": i.name or "", "note": i.note or "",
+            "run": i.id, "side": "" if kind is None else ":".join(p for p in (kind, side_detail(i)) if p),
+            "name": i.name or "", "note": i.note or "",
             "created (UTC)": datetime.fromtimestamp(i.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M:%S"),
             "status": i.status, "dataset": i.dataset_name, "rows": i.n_rows, "provider/model": ", ".join(r.judges),
             "unscored share": r.unscored_share, "calls": r.calls, "cost ($)": round(r.cost_usd, 6),

@@ -149,7 +149,7 @@ if st.session_state.pop(GO_INSPECT, False):  # the rerun after a pick: straight 
 st.title(nav.COMPARE.heading)
 store = runs.store()
 infos = run_picker.stored_runs_or_stop(store, t("compare.no_runs"), offer_evaluate=True)
-run_id = run_picker.pick_run(infos)
+run_id, listed = run_picker.pick(infos)  # the user's runs; side runs with the toggle
 full = runs.load(run_id, st.session_state.get(state.DATASET), store)
 if full is None or full.frame.empty:
     st.warning(t("compare.no_results"))
@@ -188,7 +188,7 @@ sections = {t("compare.tab.categories"): lambda: per_category(view, judge),
             t("compare.tab.rows"): lambda: row_by_row(view, judge)}
 if len(view.judges()) >= 2:
     sections[t("compare.tab.judges")] = lambda: judges_view.show(view, store)
-sections[t("compare.tab.runs")] = lambda: run_a_vs_b(full, infos, store)
+sections[t("compare.tab.runs")] = lambda: run_a_vs_b(full, listed, store)
 sections[t("compare.tab.report")] = lambda: report_button.show(view, store)
 if phoenix.can_push(full):
     sections[t("compare.tab.phoenix")] = lambda: phoenix.push_panel(full, store)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rageval_core.analysis import run_groups
 from rageval_core.core.errors import RagevalError
 from rageval_ui import leaderboard, nav, run_picker, runs, state, widgets
 from rageval_ui.i18n import t
@@ -13,7 +14,8 @@ store = runs.store()
 infos = run_picker.stored_runs_or_stop(store, t("compare.no_runs"))
 
 st.caption(t("history.caption"))
-table = leaderboard.filtered_table(store, infos)
+with_side = run_picker.side_toggle(infos)
+table = leaderboard.filtered_table(store, infos, with_side=with_side)
 picked = leaderboard.selected_runs(table)
 if len(picked) == 2:
     if st.button(t("history.compare_two", a=widgets.md_escape(picked[0]), b=widgets.md_escape(picked[1])), type="primary"):
@@ -25,14 +27,15 @@ if len(picked) == 2:
 elif len(picked) > 2:
     st.caption(t("history.pick_two"))
 
-ids = [i.id for i in infos]
+listed = run_groups.picker_runs(infos, with_side=with_side, keep=picked[-1] if picked else None) or infos
+ids = [i.id for i in listed]
 if picked and picked[-1] != st.session_state.get("history.clicked"):  # a new pick chooses the run below once
     st.session_state["history.run"] = picked[-1]
 st.session_state["history.clicked"] = picked[-1] if picked else None
 if st.session_state.get("history.run") not in ids:
     selected = state.get(state.SELECTED_RUN)
     st.session_state["history.run"] = selected if selected in ids else ids[0]
-run_id = st.selectbox(t("common.run"), ids, format_func=run_picker.run_labels(infos).get, key="history.run")
+run_id = st.selectbox(t("common.run"), ids, format_func=run_picker.run_labels(listed).get, key="history.run")
 info = next(i for i in infos if i.id == run_id)
 st.caption(t("history.run_caption", dataset=widgets.md_escape(info.dataset_name), hash=widgets.md_code(str(info.dataset_hash)[:12]),
              scorers=widgets.md_escape(", ".join(info.scorers))))

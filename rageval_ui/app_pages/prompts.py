@@ -174,7 +174,8 @@ elif rubric is not None and template is not None:
             judges = evaluation.build_judges([evaluation.EDITED], edited=rubric, edited_template=st.session_state[state.TEMPLATE_TEXT])
             with st.spinner(t("prompts.judging", n=len(targets))):
                 spec = jobs.evaluation_spec(targets, judges, sidebar.current_config(),
-                                            dataset_name=f"{ws.name} · prompt test", dataset_hash=ws.content_hash)
+                                            dataset_name=f"{ws.name} · prompt test", dataset_hash=ws.content_hash,
+                                            settings={"prompt_test": "judge"})  # a side run (analysis.run_groups)
                 result = jobs.run_now(spec, Store())
             st.session_state[state.PROMPT_RESULTS] = result
         except RagevalError as exc:

@@ -28,7 +28,7 @@ def offer_labelled_sample(where: str) -> None:
     st.caption(t("trust.or_terminal", cli=widgets.md_code(CLI)))
 
 
-infos = [i for i in store.list_runs() if not (i.settings or {}).get("probe")]
+infos = store.list_runs()  # the picker lists the user's runs; probes and other side runs with its toggle
 if not infos:
     st.info(t("trust.no_runs"))
     offer_labelled_sample("empty")

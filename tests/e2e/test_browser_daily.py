@@ -85,3 +85,69 @@ def test_the_first_visit_follows_the_browser_language(server: str, browser: Any,
         expect(tab.get_by_role("heading", name=heading)).to_be_visible()
     finally:
         tab.context.close()
+
+
+@pytest.fixture(scope="module")
+def side_runs(home: Path) -> dict[str, str]:
+    """Two evaluations of the English sample, a probe of the first and a prompt test, stored where the server reads."""
+    from rageval_core.data.datasets import load_dataset
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.scoring.metrics.registry import build_scorers
+    from tests.support.runs import run_rows
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        ds = load_dataset(ROOT / "sample_data" / "ml_qa_en.json")
+
+        def one(**settings: object) -> str:
+            return run_rows(ds.samples[:2], build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
+                            dataset_digest=ds.content_hash, settings=dict(settings)).run_id
+
+        out = {"u1": one()}
+        out["p1"] = one(probe="paraphrase", base_run=out["u1"], probe_seed=0)
+        out["u2"] = one()
+        out["t"] = one(prompt_test="judge")
+        return out
+
+
+def _options(tab: Any, label: str) -> list[str]:
+    """The options of the select box ``label`` (opened, read, closed again)."""
+    box = main(tab).get_by_test_id("stSelectbox").filter(has_text=label).first
+    box.click()
+    options = tab.get_by_role("option")
+    options.first.wait_for()
+    texts = [o.inner_text() for o in options.all()]
+    tab.keyboard.press("Escape")
+    return texts
+
+
+@pytest.mark.timeout(900)
+def test_pickers_list_the_users_runs_and_side_runs_on_the_toggle(server: str, browser: Any,
+                                                                 side_runs: dict[str, str]) -> None:
+    """Item 3: Compare's picker starts on the newest run the user started (not the prompt test made after it) and
+    lists side runs under their parent only with the toggle, which History then shows the same way."""
+    from playwright.sync_api import expect
+
+    tab = new_tab(browser)
+    try:
+        tab.goto(f"{server}/compare")
+        expect(tab.get_by_role("heading", name="Compare")).to_be_visible()
+        toggle = main(tab).get_by_text("Show side runs (2)")
+        expect(toggle).to_be_visible()
+        options = _options(tab, "Run")
+        assert [side_runs["u2"] in options[0], side_runs["u1"] in options[1], len(options)] == [True, True, 2]
+        toggle.click()
+        expect(main(tab).get_by_role("switch", name="Show side runs (2)")).to_be_checked()
+        tab.wait_for_timeout(500)
+        tab.get_by_test_id("stStatusWidget").wait_for(state="hidden")  # the rerun with the toggle on has drawn
+        options = _options(tab, "Run")
+        order = [next(k for k, v in side_runs.items() if v in o) for o in options]
+        assert order == ["u2", "u1", "p1", "t"], options
+        assert options[2].startswith("↳ probe: paraphrase") and options[3].startswith("↳ prompt test: judge")
+        tab.get_by_test_id("stSidebarNav").get_by_text("History", exact=True).click()
+        expect(tab.get_by_role("heading", name="History")).to_be_visible()
+        expect(main(tab).get_by_role("switch", name="Show side runs (2)")).to_be_checked()  # one setting for all
+        history = [next(k for k, v in side_runs.items() if v in o) for o in _options(tab, "Run")]
+        assert history == ["u2", "u1", "p1", "t"]
+    finally:
+        tab.context.close()

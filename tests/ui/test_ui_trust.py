@@ -102,7 +102,7 @@ def test_stability_and_probes_of_a_run_with_repeats(monkeypatch: pytest.MonkeyPa
 def test_fewer_labels_fill_label_next_and_confusion_cells_open_inspect(monkeypatch: pytest.MonkeyPatch,
                                                                        home: dict[str, str]) -> None:
     at = _trust(monkeypatch, home)
-    at.toggle[0].set_value(True).run()
+    next(x for x in at.toggle if x.key != "runs.show_side").set_value(True).run()  # "only k rows labelled"
     assert_ok(at)
     coverage = _frame(at, "labelled")
     assert coverage[coverage["criterion"] == "Faithfulness"].iloc[0]["labelled"] == "16 / 48"
