@@ -1,4 +1,5 @@
-"""Human labels on Inspect: 👍 / 👎 with a free-text note per criterion of the row shown, and the same label
+"""Human labels on Inspect: 👍 / 👎 with a free-text note per criterion of the row shown (its state coloured, with a
+"saved" sign), 👍 / 👎 on the whole row in one click or key (then on to the next unlabelled row), and the same label
 given to several rows at once (e.g. every row the filters left).
 
 Labels live in the store keyed by dataset hash, row and criterion (``Store.set_label``); the note is saved with
@@ -14,6 +15,7 @@ import streamlit as st
 
 from rageval_core.analysis.trust.label_edits import LabelChange, save_label
 from rageval_core.store.runs import Store
+from rageval_ui import state
 from rageval_ui.i18n import t
 from rageval_ui.widgets import metric_label
 from rageval_ui.safe_text import md_escape
@@ -24,24 +26,84 @@ BULK_CRITERIA = "labels.bulk_criteria"
 BULK_NOTE = "labels.bulk_note"
 
 
+SAVED = "labels.saved_now"  # (dataset hash, row, criterion) saved on this or the previous run: the "saved" sign
+ADVANCE = "labels.advance"  # after 👍 / 👎 on the whole row, go to the next unlabelled row
+GOOD_KEY, BAD_KEY, NEXT_KEY = "G", "B", "N"  # keyboard shortcuts (ignored while typing in a field)
+# The chosen thumb filled green / red (st.feedback alone only darkens its outline). Style-only HTML takes no space.
+THUMB_CSS = """<style>
+[data-testid=stFeedback] button[aria-label="Thumbs up"][aria-checked="true"] {background: #d3f9d8; color: #2b8a3e; border-radius: 6px}
+[data-testid=stFeedback] button[aria-label="Thumbs down"][aria-checked="true"] {background: #ffd8d8; color: #c92a2a; border-radius: 6px}
+</style>"""
+
+
 def _label_word(value: float | None) -> str:
     return "👍" if value == 1 else "👎" if value == 0 else t("labels.none")
 
 
-def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequence[str], annotator: str = "") -> None:
-    """One 👍 / 👎 and a note per criterion; a change is saved at once (as ``annotator``'s own when named, whose
-    labels the thumbs then show)."""
-    stored = store.labels(dataset_hash).get(sample_id, {})
+def _badge(value: float | None, just_saved: bool) -> None:
+    """The criterion's verdict, coloured: green 👍, red 👎, grey when not labelled; "saved" once it is stored."""
+    if value is None:
+        st.badge(t("labels.state_none"), color="gray")
+    elif value == 1:
+        st.badge(t("labels.state_good_now") if just_saved else t("labels.state_good"), icon=":material/check_circle:",
+                 color="green")
+    else:
+        st.badge(t("labels.state_bad_now") if just_saved else t("labels.state_bad"), icon=":material/check_circle:",
+                 color="red")
+
+
+def shown_labels(store: Store, dataset_hash: str, annotator: str = "") -> dict[str, dict[str, float | None]]:
+    """Every row's labels as Inspect shows them: the pooled ones, or the named annotator's own."""
     if annotator:
-        mine = store.annotator_labels(dataset_hash).get(sample_id, {})
-        stored = {c: mine.get(c, {}).get(annotator) for c in criteria}
+        return {row: {c: by.get(annotator) for c, by in crits.items()}
+                for row, crits in store.annotator_labels(dataset_hash).items()}
+    return store.labels(dataset_hash)
+
+
+def _stored(store: Store, dataset_hash: str, sample_id: str, criteria: Sequence[str], annotator: str) -> dict[str, float | None]:
+    """The row's labels as shown: the pooled ones, or the named annotator's own."""
+    return dict(shown_labels(store, dataset_hash, annotator).get(sample_id, {}))
+
+
+def label_whole_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequence[str], value: float,
+                    annotator: str = "", then: Callable[[], str | None] | None = None) -> None:
+    """👍 or 👎 on every criterion of the row at once (notes kept), as a button's callback; with ``then`` and the
+    "go on" toggle set, the row it returns is shown next (the next unlabelled one)."""
     notes = store.label_notes(dataset_hash).get(sample_id, {})
-    version = st.session_state.get(VERSION, 0)
+    for criterion in criteria:
+        save_label(store, dataset_hash, sample_id, criterion, value, notes.get(criterion) or None, annotator=annotator or None)
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+    st.session_state[SAVED] = {(dataset_hash, sample_id, c) for c in criteria}
+    st.toast(t("labels.row_saved", label=_label_word(value), n=len(criteria), row=md_escape(sample_id)))
+    if then is not None and st.session_state.get(ADVANCE, True):
+        following = then()
+        if following is not None and following != sample_id:
+            st.session_state[state.INSPECT_SAMPLE] = following
+
+
+def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequence[str], annotator: str = "",
+               *, then: Callable[[], str | None] | None = None) -> None:
+    """👍 / 👎 for the whole row (keyboard G / B), then one 👍 / 👎, its coloured state and a note per criterion; a
+    change is saved at once (as ``annotator``'s own when named, whose labels the thumbs then show). ``then``: the
+    row to show after the whole row is labelled (Inspect's next unlabelled row)."""
+    notes = store.label_notes(dataset_hash).get(sample_id, {})
+    st.html(THUMB_CSS)
     st.caption(t("labels.help"))
+    saved_now: set = st.session_state.pop(SAVED, set())
+    with st.container(horizontal=True, vertical_alignment="center"):
+        for value, key, label, shortcut in ((1.0, "labels.row_good", t("labels.row_good"), GOOD_KEY),
+                                            (0.0, "labels.row_bad", t("labels.row_bad"), BAD_KEY)):
+            st.button(label, key=key, on_click=label_whole_row, shortcut=shortcut, help=t("labels.row_help"),
+                      args=(store, dataset_hash, sample_id, list(criteria), value, annotator, then), disabled=not criteria)
+        if then is not None:
+            st.toggle(t("labels.advance"), value=st.session_state.get(ADVANCE, True), key=ADVANCE)
+    stored = _stored(store, dataset_hash, sample_id, criteria, annotator)
+    version = st.session_state.get(VERSION, 0)
     cols = st.columns(min(4, max(1, len(criteria))))
     for i, criterion in enumerate(criteria):
         with cols[i % len(cols)]:
-            st.markdown(md_escape(metric_label(criterion)))
+            st.markdown(f"**{md_escape(metric_label(criterion))}**")
+            badge = st.empty()
             current = stored.get(criterion)
             base = f"{dataset_hash[:12]}.{sample_id}.{criterion}.{version}.{annotator}"
             value = st.feedback("thumbs", key=f"label.{base}", default=None if current is None else int(current))
@@ -50,6 +112,7 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
             new_label = None if value is None else float(value)
             old_label = None if current is None else float(current)
             new_note, old_note = note.strip() or None, notes.get(criterion) or None
+            just = (dataset_hash, sample_id, criterion) in saved_now
             if new_label != old_label or new_note != old_note:
                 change = save_label(store, dataset_hash, sample_id, criterion, new_label, new_note, annotator=annotator or None) \
                     if new_label is not None or old_label is not None else None
@@ -59,6 +122,9 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
                                   row=md_escape(sample_id))
                          + (" " + t("labels.with_note") if new_note and new_note != old_note else "")
                          + (" " + _removal_note(change) if change is not None and new_label is None else ""))
+                just = True
+            with badge:
+                _badge(new_label, just)
 
 
 def _removal_note(change: LabelChange) -> str:

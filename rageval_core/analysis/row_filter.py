@@ -7,7 +7,7 @@ way on both pages and in tests, with no Streamlit here.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -93,3 +93,22 @@ def category_name(category: object) -> str:
 def labelled_rows(labels: Mapping[str, Mapping[str, float | None]]) -> set[str]:
     """Rows with at least one 👍 / 👎 (a note alone is not a label)."""
     return {row for row, by in labels.items() if any(v is not None for v in by.values())}
+
+
+def next_unlabelled(
+    order: Sequence[str],
+    current: str | None,
+    criteria: Mapping[str, Collection[str]],
+    labels: Mapping[str, Mapping[str, float | None]],
+) -> str | None:
+    """The first row after ``current`` in ``order`` (wrapping round, ``current`` itself last) that lacks a 👍 / 👎 on
+    one of its ``criteria`` (row id → the criteria it was scored on); None when every row is labelled on all of them.
+    Inspect's "next unlabelled row": labelling goes down the list without skipping a row or criterion."""
+    if not order:
+        return None
+    start = order.index(current) + 1 if current in order else 0
+    for sid in [*order[start:], *order[:start]]:
+        mine = labels.get(sid, {})
+        if any(mine.get(c) is None for c in criteria.get(sid, ())):
+            return sid
+    return None

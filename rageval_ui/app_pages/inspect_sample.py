@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rageval_core.analysis.row_filter import next_unlabelled
 from rageval_core.core.types import DECOMPOSED, MetricResult
 from rageval_ui import data, evidence, filters, inspector, labels, nav, phoenix, run_picker, runs, state, widgets
 from rageval_ui import annotators as annotators_ui
@@ -45,8 +46,24 @@ def _row_label(sid: str) -> str:
     return f"#{sid} {category} {widgets.shorten(question, 60)}"
 
 
+def _next_unlabelled(after: str | None) -> str | None:
+    """The next row of the list (after ``after``, wrapping round) missing a 👍 / 👎 on one of its criteria."""
+    criteria = view.cached("criteria_by_row", lambda: {
+        str(sid): list(ms) for sid, ms in view.frame.groupby("sample_id", sort=False)["metric"].unique().items()})
+    shown = labels.shown_labels(store, view.info.dataset_hash or "", annotators_ui.annotator_name())
+    return next_unlabelled(sample_ids, after, criteria, shown)
+
+
 position = sample_ids.index(wanted) if wanted in sample_ids else 0
-pick, back, forward, label_next = st.columns([8, 1, 1, 3], vertical_alignment="bottom")
+pick, back, forward, unlabelled, label_next = st.columns([7, 1, 1, 3, 3], vertical_alignment="bottom")
+if unlabelled.button(t("inspect.next_unlabelled"), key="inspect.next_unlabelled", width="stretch",
+                     shortcut=labels.NEXT_KEY, help=t("inspect.next_unlabelled_help")):
+    following = _next_unlabelled(wanted)
+    if following is None:
+        st.toast(t("inspect.all_labelled"))
+    else:
+        st.session_state[state.INSPECT_SAMPLE] = following
+        st.rerun()
 if back.button("◀", key="inspect.prev", help=t("inspect.prev"), disabled=position == 0, width="stretch"):
     st.session_state[state.INSPECT_SAMPLE] = sample_ids[position - 1]
     st.rerun()
@@ -148,7 +165,8 @@ for judge in view.judges():
 st.subheader(t("inspect.labels"))
 criteria = list(dict.fromkeys(r.metric for r in results))
 annotator = annotators_ui.ask_name()
-labels.render_row(store, view.info.dataset_hash or "", sample_id, criteria, annotator)
+labels.render_row(store, view.info.dataset_hash or "", sample_id, criteria, annotator,
+                  then=lambda: _next_unlabelled(sample_id))
 labels.render_bulk(store, view.info.dataset_hash or "", sample_ids, criteria, _row_label, annotator)
 
 st.subheader(t("inspect.raw_calls"))

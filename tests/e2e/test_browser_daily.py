@@ -1,5 +1,6 @@
 """Daily use, round two (issue 38), in a real browser (Debian's Chromium through Playwright): the landing page in
-the browser's language (item 2), side runs kept under their parent in the run pickers and History (item 3).
+the browser's language (item 2), side runs kept under their parent in the run pickers and History (item 3), labels
+by key and one click a row (item 5).
 
 One `streamlit run app.py` serves every test here, with state in its own RAGEVAL_HOME; each test opens its own
 browser context (the language is the context's). Skips with a reason when Chromium or playwright is missing, unless
@@ -8,6 +9,8 @@ RAGEVAL_REQUIRE_E2E=1.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ pytestmark = pytest.mark.e2e
 
 TEXT_TIMEOUT_MS = 90_000  # a deadline to wait for text on a loaded 2-core machine, not a timing
 ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(os.environ.get("RAGEVAL_SCREENSHOTS") or Path(tempfile.gettempdir()) / "rageval-e2e-screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -149,5 +153,94 @@ def test_pickers_list_the_users_runs_and_side_runs_on_the_toggle(server: str, br
         expect(main(tab).get_by_role("switch", name="Show side runs (2)")).to_be_checked()  # one setting for all
         history = [next(k for k, v in side_runs.items() if v in o) for o in _options(tab, "Run")]
         assert history == ["u2", "u1", "p1", "t"]
+    finally:
+        tab.context.close()
+
+
+@pytest.fixture(scope="module")
+def label_run(home: Path) -> dict[str, str]:
+    """The offline rubric5 judge (four criteria a row) on three rows of the English sample: the newest run."""
+    from rageval_core.data.datasets import load_dataset
+    from rageval_core.providers.config import ProviderConfig
+    from rageval_core.scoring.metrics.judge import JudgeScorer
+    from tests.support.runs import run_rows
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        ds = load_dataset(ROOT / "sample_data" / "ml_qa_en.json")
+        done = run_rows(ds.samples[:3], [JudgeScorer("rubric5")], config=ProviderConfig(), dataset_name=ds.name,
+                        dataset_digest=ds.content_hash)
+        return {"run": done.run_id, "hash": ds.content_hash}
+
+
+def _idle(tab: Any) -> None:
+    """Until the app has finished the rerun it is in (its status widget gone)."""
+    tab.wait_for_timeout(500)
+    tab.get_by_test_id("stStatusWidget").wait_for(state="hidden")
+
+
+def _labels(home: Path, dataset_hash: str) -> dict[str, dict[str, float | None]]:
+    """The labels the server stored (one SQLite file under its RAGEVAL_HOME)."""
+    from rageval_core.store.runs import Store
+
+    return Store(home / "rageval.sqlite").labels(dataset_hash)
+
+
+@pytest.mark.timeout(900)
+def test_labels_by_key_one_row_at_a_time(server: str, browser: Any, home: Path, label_run: dict[str, str]) -> None:
+    """Item 5: G labels every criterion of the row 👍 and shows the next unlabelled row; keys typed into a note do
+    nothing; each verdict is coloured and says it is saved; N goes to the next unlabelled row."""
+    import re
+
+    from playwright.sync_api import expect
+
+    tab = new_tab(browser)
+    try:
+        tab.goto(f"{server}/inspect")
+        expect(tab.get_by_role("heading", name="Inspect a sample")).to_be_visible()
+        row = main(tab).get_by_role("combobox", name="Row")
+        expect(row).to_have_value(re.compile(r"^#1-en "))
+        expect(main(tab).get_by_text("not labelled", exact=True)).to_have_count(4)
+        expect(main(tab).get_by_role("button", name="👍 Whole row")).to_be_visible()
+        _idle(tab)
+        tab.get_by_role("heading", name="Inspect a sample").click()  # focus on the page, not a field
+        tab.keyboard.press("g")
+        expect(row).to_have_value(re.compile(r"^#2-en "))
+        assert _labels(home, label_run["hash"])["1-en"] == dict.fromkeys(
+            ["faithfulness", "answer_relevancy", "context_precision", "answer_correctness"], 1.0)
+        # A key typed into a note is text, not a shortcut.
+        note = main(tab).get_by_label("Note").first
+        note.click()
+        note.press_sequentially("bg n")
+        expect(note).to_have_value("bg n")
+        tab.wait_for_timeout(1000)
+        expect(row).to_have_value(re.compile(r"^#2-en "))
+        assert all(v is None for v in _labels(home, label_run["hash"]).get("2-en", {}).values())
+        tab.get_by_role("heading", name="Inspect a sample").click()
+        main(tab).get_by_role("button", name="👎 Whole row").click()
+        expect(row).to_have_value(re.compile(r"^#3-en "))
+        # Back to row 1: four green verdicts, saved.
+        for _ in range(2):
+            main(tab).get_by_role("button", name="◀").click()
+            _idle(tab)
+        expect(row).to_have_value(re.compile(r"^#1-en "))
+        good = main(tab).get_by_text("👍 good · saved")  # after the badge's icon
+        expect(good).to_have_count(4)
+        colour = good.first.evaluate("e => getComputedStyle(e.closest('span')).backgroundColor")
+        red, green, blue = (int(x) for x in re.findall(r"\d+", colour)[:3])
+        assert green > red and green > blue, colour  # a green badge
+        chosen = main(tab).locator('[data-testid=stFeedback] button[aria-checked="true"]')
+        expect(chosen).to_have_count(4)
+        colour = chosen.first.evaluate("e => getComputedStyle(e).backgroundColor")
+        red, green, blue = (int(x) for x in re.findall(r"\d+", colour)[:3])
+        assert green > red and green > blue, colour  # the chosen thumb filled green, not just a darker outline
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        main(tab).get_by_role("heading", name="Human labels").evaluate("e => e.scrollIntoView({block: 'start'})")
+        tab.wait_for_timeout(800)
+        tab.screenshot(path=str(SHOTS / "inspect-labels.png"))
+        _idle(tab)
+        tab.get_by_role("heading", name="Inspect a sample").click()
+        tab.keyboard.press("n")
+        expect(row).to_have_value(re.compile(r"^#3-en "))
     finally:
         tab.context.close()

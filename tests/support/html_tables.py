@@ -56,6 +56,7 @@ def page_tables(at: Any) -> list[pd.DataFrame]:
 
 
 def text(html: str) -> str:
-    """What a reader sees of an HTML block: its text and images' alt texts, tags removed."""
+    """What a reader sees of an HTML block: its text and images' alt texts, tags (and style sheets) removed."""
+    html = re.sub(r"<style\b.*?</style>", " ", html, flags=re.S | re.I)
     alts = " ".join(re.findall(r'alt="([^"]*)"', html))
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip() + (" " + alts if alts else "")
