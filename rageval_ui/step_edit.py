@@ -28,6 +28,7 @@ from rageval_ui.safe_text import md_code, md_escape
 STEP = "prompts.step"
 RESULTS = "prompts.step_results"
 VERSION = "prompts.step_version"
+VERSION_NAME = "prompts.step_version_name"
 
 
 def edited() -> dict[str, str]:
@@ -38,6 +39,13 @@ def edited() -> dict[str, str]:
 def run_options(language: str) -> dict[str, str]:
     """The edited steps of ``language`` as ``options["templates"]`` for a run (empty: all shipped)."""
     return step_templates.overrides(edited(), language)
+
+
+def _save(versions_store: RubricStore, template: object) -> None:
+    """Save the step template under the typed name, then empty the name box (a callback, before it is drawn)."""
+    saved = versions_store.save_template(template, str(st.session_state.get(VERSION_NAME) or "").strip() or None)  # type: ignore[arg-type]
+    st.session_state[VERSION_NAME] = ""
+    st.toast(t("steps.saved", label=md_escape(saved.label)))
 
 
 def _reset(name: str) -> None:
@@ -108,12 +116,10 @@ def render(language: str, samples: Sequence[Sample], pinned: set[str], preview_r
         widgets.table(widgets.results_frame(evaluation.in_dataset_order(result.results, samples), by="row"),
                      hide_index=True, width="stretch", placeholder=widgets.UNSCORED)
 
-    save_col, name_col = st.columns([1, 3])
-    version_name = name_col.text_input(t("steps.version_name"), key="prompts.step_version_name",
-                                       placeholder=f"{task}-v2", label_visibility="collapsed")
-    if save_col.button(t("steps.save"), key="prompts.step_save", disabled=template is None):
-        saved = versions_store.save_template(template, version_name or None)  # type: ignore[arg-type]
-        st.toast(t("steps.saved", label=md_escape(saved.label)))
+    name_col, save_col = st.columns([3, 1], vertical_alignment="bottom")
+    name_col.text_input(t("steps.version_name"), key=VERSION_NAME, placeholder=f"{task}-v2")
+    save_col.button(t("steps.save"), key="prompts.step_save", disabled=template is None, on_click=_save,
+                    args=(versions_store, template))
     versions = versions_store.versions("template", subject=name)
     if versions:
         labels = {v.id: f"{v.label} · {v.created_at_iso}" for v in versions}

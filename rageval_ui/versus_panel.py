@@ -33,6 +33,7 @@ from rageval_ui.trust import fmt_ci
 from rageval_ui.safe_text import md_escape
 
 RESULT = "prompts.versus_result"
+AUTORUN = "prompts.versus_autorun"  # set by the recorded loop's button: judge both versions on the next run
 AGAINST = "prompts.versus_against"
 PASSES, FAILS = "prompts.shots_pass", "prompts.shots_fail"
 DEMO = data.SAMPLE_DIR / "replay" / "trust_labelled_ja_qwen2.5-coder-1.5b.versions.json"
@@ -59,6 +60,7 @@ def _use_demo(rec: RecordedLoop, load: Callable[[Rubric], None]) -> None:
     st.session_state[AGAINST] = f"version:{saved[0].id}"
     st.session_state.pop(RESULT, None)
     sidebar.use_replay(rec.log)
+    st.session_state[AUTORUN] = True  # the click shows the comparison, not a second button to press
 
 
 def _replaying(rec: RecordedLoop | None) -> bool:
@@ -142,8 +144,11 @@ def report_frame(rep: VersusReport, criterion: str) -> pd.DataFrame:
 
 def _show(result) -> None:
     rep: VersusReport = result.report
-    calls = ", ".join(t("versus.calls", version=md_escape(label), calls=int(r.provider_calls), cached=int(r.cache_hits))
-                      for label, r in result.runs.items())
+    calls = ", ".join(
+        t("versus.calls_replayed", version=md_escape(label), calls=int(r.provider_calls), cached=int(r.cache_hits))
+        if r.provider == "replay" else
+        t("versus.calls", version=md_escape(label), calls=int(r.provider_calls), cached=int(r.cache_hits))
+        for label, r in result.runs.items())
     st.caption(t("versus.done", n=len(result.rows), calls=calls))
     if rep.calibrated:
         st.caption(t("versus.thresholds", default=f"{rep.threshold:g}"))
@@ -187,7 +192,8 @@ def render(ws: data.Workset, rubric: Rubric | None, template_text: str | None, l
     sidebar.show_problems(problems)
     if sidebar.is_offline():
         st.warning(t("versus.offline"), icon="🧮")
-    if st.button(t("versus.run", n=len(rows)), key="prompts.versus_run", type="primary", disabled=not rows or bool(problems)):
+    clicked = st.button(t("versus.run", n=len(rows)), key="prompts.versus_run", type="primary", disabled=not rows or bool(problems))
+    if clicked or (st.session_state.pop(AUTORUN, False) and rows and not problems):
         saved = versions_store.find_by_hash(rubric.content_hash, "rubric")
         new = Version(saved[-1].label if saved and template_text is None else EDITOR, rubric, template_text)
         try:

@@ -19,4 +19,5 @@ __all__ = [
     "thresholds",
     "trust",
     "trust_defaults",
+    "version_grid",
 ]

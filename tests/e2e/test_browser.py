@@ -429,9 +429,12 @@ def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
         _go(page, "Prompts & rubric")
         pick(page, "Start from", re.compile(r"^binary \(preset"))
         page.get_by_role("button", name="Load", exact=True).click()
+        page.get_by_role("tab", name="🗂️ Versions").click()  # v1 saved, then the edit on the vs people tab
         fill(page, lambda w: w.get_by_placeholder("strict-faithfulness-v2"), "v1")
-        for name in ("Save rubric version", "Insert 2 example(s) from train"):  # v1 saved, then the edit
-            page.get_by_role("button", name=name).click()
+        page.get_by_role("button", name="Save rubric version").click()
+        expect(page.get_by_placeholder("strict-faithfulness-v2")).to_have_value("")  # emptied once saved
+        page.get_by_role("tab", name="👥 vs people").click()
+        page.get_by_role("button", name="Insert 2 example(s) from train").click()
         expect(page.get_by_text(re.compile(r"^The rubric carries examples from rows"))).to_be_visible()
         pick(page, "Compare with", re.compile(r"^#1 v1 "))
         page.get_by_role("button", name="Run both versions on 20 dev rows").click()  # ja and en dev rows
@@ -442,9 +445,9 @@ def test_prompt_loop_in_a_real_browser(server: str, page: Any) -> None:
         _shot(page, "prompts-versus.png", scroll_to=page.get_by_role("heading", name=re.compile("^vs people")))
         assert fake.count("/chat/completions") == 40  # 10 Japanese + 10 English dev rows x 2 versions
     # The shipped recording of a real small model: its two versions replayed, no key, no server.
-    page.get_by_role("button", name=re.compile(r"^▶ Use the recorded prompt loop")).click()
-    expect(page.get_by_text(re.compile(r"replayed: no calls are sent"))).to_be_visible()
-    page.get_by_role("button", name="Run both versions on 10 dev rows").click()
+    page.get_by_role("button", name=re.compile(r"^▶ Use the recorded prompt loop")).click()  # one click: compared
+    expect(page.get_by_text(re.compile(r"replayed: every answer is read from the file"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"^Old: #\d+ v1 no examples"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_text(re.compile(r"answered from the recording")).first).to_be_visible()
     page.get_by_test_id("stDataFrame").last.wait_for()
     _shot(page, "prompts-loop-recorded.png", scroll_to=page.get_by_role("heading", name=re.compile("^vs people")))

@@ -1,6 +1,6 @@
 """Daily use, round two (issue 38), in a real browser (Debian's Chromium through Playwright): the landing page in
 the browser's language (item 2), side runs kept under their parent in the run pickers and History (item 3), labels
-by key and one click a row (item 5).
+by key and one click a row (item 5), prompt versions in their own tab and side by side (item 6).
 
 One `streamlit run app.py` serves every test here, with state in its own RAGEVAL_HOME; each test opens its own
 browser context (the language is the context's). Skips with a reason when Chromium or playwright is missing, unless
@@ -242,5 +242,103 @@ def test_labels_by_key_one_row_at_a_time(server: str, browser: Any, home: Path, 
         tab.get_by_role("heading", name="Inspect a sample").click()
         tab.keyboard.press("n")
         expect(row).to_have_value(re.compile(r"^#3-en "))
+    finally:
+        tab.context.close()
+
+
+STRICT = "Be STRICT."
+
+
+def _strict_judge(failing_answer: str) -> Any:
+    """rubric5 answers: 5 everywhere, but faithfulness 1 on one row when the prompt says STRICT."""
+    def respond(request: Any) -> dict:
+        low = STRICT in request.prompt and failing_answer in request.prompt
+        out: dict[str, Any] = {}
+        for c in ("faithfulness", "answer_relevancy", "context_precision", "answer_correctness"):
+            out[f"{c}_score"] = 1 if low and c == "faithfulness" else 5
+            out[f"{c}_reason"] = "unsupported claim" if low and c == "faithfulness" else "fine"
+        return out
+
+    return respond
+
+
+def _fill(tab: Any, field: Any, value: str) -> None:
+    field.fill(value)
+    field.press("Enter")
+    _idle(tab)
+
+
+@pytest.mark.timeout(900)
+def test_prompt_versions_tab_and_grid(server: str, browser: Any) -> None:
+    """Item 6: Versions in their own tab, two distinct name boxes, the name box empty after a save; two versions
+    judge the pinned rows on a model server (the local fake), the differing row counted first."""
+    from playwright.sync_api import expect
+
+    from rageval_core.data.datasets import load_dataset
+    from rageval_core.testing.fake_llm import FakeLLMServer
+
+    ds = load_dataset(ROOT / "sample_data" / "ml_qa_en.json")
+    tab = new_tab(browser)
+    try:
+        with FakeLLMServer(responder=_strict_judge(ds.samples[0].answer)) as fake:
+            tab.goto(f"{server}/prompts")
+            expect(tab.get_by_role("heading", name="Prompts & rubric")).to_be_visible()
+            edit_height = tab.evaluate("() => document.querySelector('[data-testid=stMain]').scrollHeight")
+            for label in ("Name of the new rubric or template version", "Name of the new step version"):
+                expect(main(tab).get_by_label(label, exact=True)).to_have_count(1)
+            expect(main(tab).get_by_label("Version name", exact=True)).to_have_count(0)
+            main(tab).get_by_role("tab", name="🗂️ Versions").click()
+            name = main(tab).get_by_label("Name of the new rubric or template version", exact=True)
+            _fill(tab, name, "v1")
+            main(tab).get_by_role("button", name="Save rubric version").click()
+            expect(tab.get_by_text("Saved #1 v1")).to_be_visible()
+            expect(name).to_have_value("")
+            # A model server, and a stricter editor than the saved v1.
+            sidebar = tab.get_by_test_id("stSidebar")
+            sidebar.get_by_test_id("stSelectbox").filter(has_text="Provider").click()
+            tab.get_by_role("option", name="OpenAI-compatible server").click()
+            _fill(tab, sidebar.get_by_label("Base URL", exact=True), fake.openai_base_url)
+            _fill(tab, sidebar.get_by_label("Model", exact=True), "fake-judge")
+            main(tab).get_by_role("tab", name="✏️ Rubric & template").click()
+            instructions = main(tab).get_by_label("Instructions (the role line that opens the prompt)")
+            _fill(tab, instructions, instructions.input_value() + " " + STRICT)
+            instructions.blur()
+            _idle(tab)
+            main(tab).get_by_role("tab", name="🗂️ Versions").click()
+            main(tab).get_by_role("button", name="Judge 3 rows with 2 versions").click()
+            expect(main(tab).get_by_text("The versions differ on 1 of 12 row × criterion cells")).to_be_visible()
+            expect(main(tab).get_by_text("editor: 3 sent, 0 from the cache", exact=False)).to_be_visible()
+            assert fake.count("/chat/completions") == 6
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            main(tab).get_by_text("The versions differ on 1 of").evaluate("e => e.scrollIntoView({block: 'start'})")
+            tab.locator("[data-testid=stDataFrame] canvas").first.wait_for()
+            tab.wait_for_timeout(1500)
+            tab.screenshot(path=str(SHOTS / "prompts-grid.png"))
+            print(f"Prompts page: editor tab {edit_height} px high")
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.timeout(900)
+def test_the_recorded_prompt_loop_shows_results_on_the_first_click(server: str, browser: Any) -> None:
+    """Item 6: one click on the recorded loop replays both versions and shows the comparison, and what it cost is
+    said as answers read from the recording (not "10 sent" beside "no calls are sent")."""
+    from playwright.sync_api import expect
+
+    tab = new_tab(browser)
+    try:
+        tab.goto(server)
+        main(tab).get_by_test_id("stSelectbox").filter(has_text="Sample dataset").click()
+        tab.get_by_role("option", name="trust_labelled.jsonl").click()
+        main(tab).get_by_role("button", name="Load sample").click()
+        expect(main(tab).get_by_text("trust_labelled", exact=True)).to_be_visible()
+        tab.get_by_test_id("stSidebarNav").get_by_text("Prompts & rubric", exact=True).click()
+        main(tab).get_by_role("tab", name="👥 vs people").click()
+        main(tab).get_by_role("button", name="▶ Use the recorded prompt loop", exact=False).click()
+        done = main(tab).get_by_text("answered from the recording", exact=False)
+        expect(done).to_be_visible()
+        assert " sent" not in done.inner_text()
+        expect(main(tab).get_by_text("no calls are sent", exact=False)).to_have_count(0)
+        expect(main(tab).get_by_text("nothing goes over the network", exact=False)).to_be_visible()
     finally:
         tab.context.close()

@@ -74,7 +74,7 @@ def test_save_two_versions_and_diff_them(app: AppTest) -> None:
     assert_ok(app)
     versions = RubricStore().versions("rubric")
     assert [v.subject for v in versions] == ["rubric5-mine", "rubric5-mine"]
-    diff = app.code[-1].value
+    diff = next(c.value for c in app.code if c.language == "diff")  # in the Versions tab
     assert "+        \"4\": \"ほぼ裏付けられる（第2版）\"," in diff
     # The saved version is offered as a judge on Evaluate and as a starting point here.
     app.switch_page("rageval_ui/app_pages/evaluate.py").run()
