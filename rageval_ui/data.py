@@ -20,7 +20,7 @@ from rageval_core.data import datasets
 from rageval_core.data.datasets import Issue, LoadedDataset
 from rageval_core.core.types import Sample
 from rageval_ui.i18n import core, t, t_opt
-from rageval_ui.safe_text import md_code, md_link
+from rageval_ui.safe_text import md_code, md_link, safe_url
 from rageval_core.core.errors import DataError
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
@@ -153,15 +153,28 @@ def trace_caption(metadata: Mapping[str, Any], template: str | None = None) -> s
     trace_id = metadata.get("trace_id")
     if not trace_id:
         return None
-    shown = str(trace_id)
-    url = str(metadata.get("trace_url") or "")
-    if not url and template and "{trace_id}" in template:
-        url = template.replace("{trace_id}", urllib.parse.quote(shown, safe=""))
-    label = md_link(t("inspect.trace", trace_id=md_code(shown)), url)
+    label = md_link(t("inspect.trace", trace_id=md_code(str(trace_id))), _trace_target(metadata, template))
     latency = metadata.get("latency_ms")
     if isinstance(latency, (int, float)) and not isinstance(latency, bool):
         label += " · " + t("inspect.trace_latency", ms=f"{latency:g}")
     return label
+
+
+def _trace_target(metadata: Mapping[str, Any], template: str | None) -> str:
+    """Where a row's trace is: its own ``trace_url``, else ``template`` with ``{trace_id}`` filled in, else ""."""
+    url = str(metadata.get("trace_url") or "")
+    if not url and template and "{trace_id}" in template:
+        url = template.replace("{trace_id}", urllib.parse.quote(str(metadata.get("trace_id")), safe=""))
+    return url
+
+
+def trace_link(metadata: Mapping[str, Any], template: str | None = None) -> str | None:
+    """The link to the trace a row was imported from (``_trace_target``), percent-encoded and only http(s)
+    (``safe_url``: a ``javascript:`` link from the data stays unlinked); None for a row without a trace id or link.
+    Compare's per-row table and History's rows show it in a link column; Inspect's caption links the same place."""
+    if not metadata.get("trace_id"):
+        return None
+    return safe_url(_trace_target(metadata, template))
 
 
 def default_pins(ws: Workset, n: int = QUICK_ROWS) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 import streamlit as st
 
@@ -18,10 +20,17 @@ RUN_B_PICK = "compare.run_b_pick"  # run B as last shown: kept while Compare's t
 ALL = "(all)"  # the dataset filter's "every dataset" choice (shown in the UI language)
 
 
-def filtered_table(store: Store, infos: list[RunInfo], *, with_side: bool = False) -> pd.DataFrame:
+def filtered_table(store: Store, infos: list[RunInfo], *, with_side: bool = False,
+                   sliced: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The leaderboard of ``infos`` under the page's filter, dataset and sort controls: the user's runs, each followed
-    by its side runs (probes, vs people runs, prompt tests) when ``with_side``, else with how many it has."""
-    frame = leaderboard.leaderboard_frame(leaderboard.leader_rows(store, infos))
+    by its side runs (probes, vs people runs, prompt tests) when ``with_side``, else with how many it has.
+    ``sliced``: each run's results on the rows the row filters left; runs are then ranked on those rows only (a run
+    with none is left out)."""
+    rows = leaderboard.leader_rows(store, infos)
+    if sliced is not None:
+        rows = [leaderboard.on_rows(r, sliced[r.info.id]) for r in rows
+                if r.info.id in sliced and not sliced[r.info.id].empty]
+    frame = leaderboard.leaderboard_frame(rows)
     left, middle, right, order = st.columns([2, 2, 2, 1])
     text = left.text_input(t("leader.filter"), key="history.filter")
     sets = leaderboard.datasets_of(frame)

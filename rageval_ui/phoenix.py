@@ -74,6 +74,24 @@ def link_column(frame: Any) -> dict[str, Any]:
                                                      help=t("phoenix.link_column_help"), width="small")}
 
 
+TRACE_COLUMN = "trace"
+
+
+def with_trace_links(frame: Any, samples: dict[str, Any], id_column: str = "sample_id") -> tuple[Any, dict[str, Any]]:
+    """``frame`` with a ``trace`` column linking each row's trace (``data.trace_link``: its own link, else the sidebar's
+    template) and the column's settings (a link showing the trace id); unchanged, and no settings, when no row of
+    it has a link."""
+    template = link_template()
+    links = [None if s is None else data.trace_link(s.metadata, template)
+             for s in (samples.get(str(sid)) for sid in frame[id_column])]
+    if not any(links):
+        return frame, {}
+    out = frame.copy()
+    out.insert(out.columns.get_loc(id_column) + 1, TRACE_COLUMN, links)
+    return out, {TRACE_COLUMN: st.column_config.LinkColumn(t("th.trace"), display_text=r"^.*/([^/?#]+)/?(?:[?#].*)?$",
+                                                           help=t("phoenix.trace_column_help"), width="small")}
+
+
 def pull_workset(url: str, project: str, since: str, limit: int) -> data.Workset:
     """The newest ``limit`` traces of the project since ``since`` as the working dataset; each row links to its trace
     (the sidebar's template, else Phoenix's trace page). Problems and skipped traces go to the validation report.

@@ -47,11 +47,21 @@ def md_link(label: str, url: Any) -> str:
     catalogue), or the label alone for any other scheme. The URL is percent-encoded (spaces, brackets, parentheses,
     backticks, angle brackets), so it cannot end the link early or start another; it is shown beside the label as
     escaped text, so the reader sees where a link from data goes before following it."""
+    from urllib.parse import urlsplit
+
+    encoded = safe_url(url)
+    if encoded is None:
+        return label
+    return f"[{label}]({encoded}) ({md_escape(urlsplit(str(url).strip()).netloc)})"
+
+
+def safe_url(url: Any) -> str | None:
+    """An http(s) ``url`` from data percent-encoded (spaces, brackets, parentheses, backticks, angle brackets), for
+    a link or a table's link column; None for any other scheme (``javascript:``, ``data:``) or no host."""
     from urllib.parse import quote, urlsplit
 
     target = str(url or "").strip()
     parts = urlsplit(target)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return label
-    encoded = quote(target, safe=_URL_SAFE).replace("(", "%28").replace(")", "%29")
-    return f"[{label}]({encoded}) ({md_escape(parts.netloc)})"
+        return None
+    return quote(target, safe=_URL_SAFE).replace("(", "%28").replace(")", "%29")

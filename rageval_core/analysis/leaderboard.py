@@ -10,7 +10,7 @@ prompts or responses are read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Sequence
 
@@ -37,6 +37,7 @@ class LeaderRow:
     unscored: int = 0
     calls: int = 0
     cost_usd: float = 0.0
+    rows_kept: int | None = None  # ``on_rows``: the rows a filter left (None: every row of the run)
 
     @property
     def unscored_share(self) -> float | None:
@@ -76,6 +77,22 @@ def leader_rows(store: Store, infos: Sequence[RunInfo] | None = None) -> list[Le
     return [rows[i] for i in ids]
 
 
+def on_rows(row: LeaderRow, frame: pd.DataFrame) -> LeaderRow:
+    """``row`` with its means and scored / unscored counts recomputed on ``frame``: the run's results (repeat 0, as
+    the pages' frames hold them) on the rows a filter left, so every run is ranked on the same slice (a category,
+    a language, slow traces). Calls, cost and wall time stay the whole run's."""
+    means: dict[str, float | None] = {}
+    scored = unscored = 0
+    if not frame.empty:
+        for (method, metric), values in frame.groupby(["method", "metric"], sort=False)["value"]:
+            n = int(values.notna().sum())
+            means[f"{method}/{metric}"] = float(values.mean()) if n else None
+            scored += n
+            unscored += len(values) - n
+    kept = int(frame["sample_id"].nunique()) if not frame.empty else 0
+    return replace(row, means=means, scored=scored, unscored=unscored, rows_kept=kept)
+
+
 def _column_order(columns: Sequence[str]) -> list[str]:
     rank = {m: i for i, m in enumerate(METRIC_IDS)}
 
@@ -99,7 +116,7 @@ def leaderboard_frame(rows: Sequence[LeaderRow]) -> pd.DataFrame:
             "run": i.id, "side": "" if kind is None else ":".join(p for p in (kind, side_detail(i)) if p),
             "name": i.name or "", "note": i.note or "",
             "created (UTC)": datetime.fromtimestamp(i.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M:%S"),
-            "status": i.status, "dataset": i.dataset_name, "rows": i.n_rows, "provider/model": ", ".join(r.judges),
+            "status": i.status, "dataset": i.dataset_name, "rows": i.n_rows if r.rows_kept is None else r.rows_kept, "provider/model": ", ".join(r.judges),
             "unscored share": r.unscored_share, "calls": r.calls, "cost ($)": round(r.cost_usd, 6),
             "wall (s)": None if r.wall_s is None else round(r.wall_s, 1),
             **{c: r.means.get(c) for c in metric_cols},

@@ -1,5 +1,6 @@
-"""Which rows of a run to show: the filters Compare and Inspect share (category, method, score range,
-disagreement between the decomposed metrics and a judge, unscored results, labelled or not).
+"""Which rows of a run to show: the filters Compare, Inspect and History share (category, method, score range,
+disagreement between the decomposed metrics and a judge, unscored results, labelled or not; and from the rows
+themselves, ``row_facts``: the trace's latency, the language, metadata fields such as those a trace import keeps).
 
 Pure functions on the results frame (``compare.results_frame``), so a thousand-row run narrows down the same
 way on both pages and in tests, with no Streamlit here.
@@ -9,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
-from rageval_core.core.types import DECOMPOSED
+from rageval_core.core.text import detect_language
+from rageval_core.core.types import DECOMPOSED, Sample
 
 LABEL_MODES = ("all", "labelled", "unlabelled")
 
@@ -27,6 +30,9 @@ class RowFilter:
     min_disagreement: float = 0.0  # keep rows where |decomposed − judge| exceeds this on some criterion
     unscored_only: bool = False
     labels: str = "all"  # "labelled": rows with a human label; "unlabelled": rows without
+    latency_ms: tuple[float, float] | None = None  # keep rows whose trace latency (``latency_ms``) is in range
+    languages: tuple[str, ...] = ()  # keep rows in one of these languages (``row_facts``)
+    metadata: tuple[tuple[str, tuple[str, ...]], ...] = ()  # keep rows whose field has one of the values (as text)
 
     def active(self) -> bool:
         return self != RowFilter()
@@ -53,6 +59,7 @@ def filter_rows(
     judge: str | None = None,
     labelled: Collection[str] = (),
     order: list[str] | None = None,
+    facts: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[str]:
     """Sample ids that pass every filter, in ``order`` (default: first appearance in the frame).
 
@@ -82,7 +89,26 @@ def filter_rows(
         keep &= set(labelled)
     elif flt.labels == "unlabelled":
         keep -= set(labelled)
+    if flt.latency_ms is not None or flt.languages or flt.metadata:
+        facts = facts or {}
+        keep = {sid for sid in keep if _facts_pass(facts.get(sid), flt)}
     return [sid for sid in ids if sid in keep]
+
+
+def _facts_pass(facts: Mapping[str, Any] | None, flt: RowFilter) -> bool:
+    """A row's own facts against the latency, language and metadata filters (a row without its facts fails them:
+    its texts were not found, so nothing is known of it)."""
+    if facts is None:
+        return False
+    if flt.latency_ms is not None:
+        latency = facts.get(LATENCY)
+        lo, hi = flt.latency_ms
+        if not isinstance(latency, (int, float)) or not lo - 1e-9 <= latency <= hi + 1e-9:
+            return False
+    if flt.languages and facts.get(LANGUAGE) not in flt.languages:
+        return False
+    meta = facts.get(METADATA) or {}
+    return all(field in meta and meta[field] in values for field, values in flt.metadata)
 
 
 def category_name(category: object) -> str:
@@ -112,3 +138,46 @@ def next_unlabelled(
         if any(mine.get(c) is None for c in criteria.get(sid, ())):
             return sid
     return None
+
+
+LATENCY, LANGUAGE, METADATA = "latency_ms", "language", "metadata"
+# Metadata a filter offers no choice on: what other filters cover, links, ids, and the trace import's lists.
+NOT_FILTERED = {"category", "category_label", "latency_ms", "language", "trace_url", "trace_id", "context_ids",
+                "context_scores", "human_labels", "meta"}
+MAX_VALUES = 50  # a field with more distinct values (an id, free text) is not offered as a filter
+
+
+def row_facts(samples: Mapping[str, Sample]) -> dict[str, dict[str, Any]]:
+    """Per row what the latency, language and metadata filters read: ``latency_ms`` (a trace's, or None), the
+    language (``metadata["language"]`` when given, else detected from question and answer) and the row's scalar
+    metadata fields as text."""
+    out: dict[str, dict[str, Any]] = {}
+    for sid, sample in samples.items():
+        meta = sample.metadata
+        latency = meta.get(LATENCY)
+        given = str(meta.get(LANGUAGE) or "").lower()
+        out[sid] = {
+            LATENCY: float(latency) if isinstance(latency, (int, float)) and not isinstance(latency, bool) else None,
+            LANGUAGE: given or detect_language(f"{sample.question} {sample.answer}"),
+            METADATA: {k: _text(v) for k, v in meta.items()
+                       if k not in NOT_FILTERED and isinstance(v, (str, int, float, bool)) and v != ""},
+        }
+    return out
+
+
+def _text(value: str | int | float | bool) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def fact_options(facts: Mapping[str, Mapping[str, Any]]) -> tuple[tuple[float, float] | None, list[str], dict[str, list[str]]]:
+    """What the filters can offer for these rows: the latency range (None: no row has one), the languages, and
+    each metadata field with two or more distinct values (at most ``MAX_VALUES``) and its values, sorted."""
+    latencies = [f[LATENCY] for f in facts.values() if f.get(LATENCY) is not None]
+    span = (min(latencies), max(latencies)) if latencies else None
+    languages = sorted({str(f.get(LANGUAGE)) for f in facts.values() if f.get(LANGUAGE)})
+    values: dict[str, set[str]] = {}
+    for f in facts.values():
+        for field, value in (f.get(METADATA) or {}).items():
+            values.setdefault(field, set()).add(value)
+    fields = {k: sorted(v) for k, v in sorted(values.items()) if 2 <= len(v) <= MAX_VALUES}
+    return span, languages, fields

@@ -78,7 +78,8 @@ def row_by_row(view: runs.RunView, judge: str | None) -> None:
     st.subheader(t("compare.per_row"))
     per_row = view.cached(f"per_row:{judge}",
                           lambda: widgets.readable_columns(view.per_row(judge if judge in view.methods() else None)))
-    widgets.table(per_row, column_config=widgets.score_columns(per_row), hide_index=True, width="stretch",
+    per_row, links = phoenix.with_trace_links(per_row, view.samples)  # rows from traces link to them
+    widgets.table(per_row, column_config={**widgets.score_columns(per_row), **links}, hide_index=True, width="stretch",
                   placeholder=widgets.UNSCORED)
 
 

@@ -1,4 +1,5 @@
-"""History: every stored run as a leaderboard — name and note it, compare two, open, export or delete one."""
+"""History: every stored run as a leaderboard — ranked on every row or on the rows the filters leave (score, category,
+latency, language, metadata) — name and note it, compare two, open, export or delete one."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import streamlit as st
 
 from rageval_core.analysis import run_groups
 from rageval_core.core.errors import RagevalError
-from rageval_ui import leaderboard, nav, run_picker, runs, state, widgets
+from rageval_ui import history_filters, leaderboard, nav, run_picker, runs, state, widgets
 from rageval_ui.i18n import t
 
 st.title(nav.HISTORY.heading)
@@ -15,7 +16,11 @@ infos = run_picker.stored_runs_or_stop(store, t("compare.no_runs"))
 
 st.caption(t("history.caption"))
 with_side = run_picker.side_toggle(infos)
-table = leaderboard.filtered_table(store, infos, with_side=with_side)
+views = history_filters.run_views(store, run_groups.picker_runs(infos, with_side=with_side))
+row_filter, sliced = history_filters.render(views, store)
+if sliced is not None:  # every run ranked on the rows the filters leave
+    st.info(t("history.filtered", n=sum(not f.empty for f in sliced.values()), total=len(sliced)), icon="🔎")
+table = leaderboard.filtered_table(store, infos, with_side=with_side, sliced=sliced)
 picked = leaderboard.selected_runs(table)
 if len(picked) == 2:
     if st.button(t("history.compare_two", a=widgets.md_escape(picked[0]), b=widgets.md_escape(picked[1])), type="primary"):
@@ -41,6 +46,7 @@ st.caption(t("history.run_caption", dataset=widgets.md_escape(info.dataset_name)
              scorers=widgets.md_escape(", ".join(info.scorers))))
 if not store.keeps_samples(run_id):  # a run stored before runs kept their rows: its CSV's texts are found by hash
     st.caption(t("runs.rows_by_hash.history"))
+history_filters.rows_panel(views.get(run_id), row_filter, store)  # its rows, linked to their traces
 leaderboard.edit_name_and_note(store, info)
 with st.expander(t("history.settings")):
     st.json({"settings": info.settings, "versions": info.versions}, expanded=False)

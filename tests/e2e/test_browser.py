@@ -157,7 +157,7 @@ def test_offline_evaluation_in_a_real_browser(server: str, page: Any) -> None:
     _go(page, "比較")
     expect(page.get_by_text("カテゴリ別（元記事の RAGAS と判定の比較表）")).to_be_visible()
     page.locator("[data-testid=stHtml] img").first.wait_for()  # the tab drawn to its end: no script still sending
-    page.get_by_text("🔎 行の絞り込み（「サンプルを調べる」と共通）").click()
+    page.get_by_text("🔎 行の絞り込み（比較・サンプルを調べる・履歴で共通）").click()
     # The pick, tried again if the list closed under it: twice in about ten suites the list never showed its option
     # (a rerun drew the widget anew just as it opened); a reader would open it again.
     categories = page.get_by_test_id("stMultiSelect").filter(has_text="カテゴリ")
