@@ -65,7 +65,7 @@ def _context_locale() -> str | None:
         return str(locale)
     try:
         return accept_language(st.context.headers.get("Accept-Language"))
-    except Exception:  # noqa: BLE001 - no request headers to read
+    except Exception:  # noqa: BLE001 - last resort: no request headers to read (outside a browser session)
         return None
 
 
