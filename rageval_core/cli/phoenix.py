@@ -17,12 +17,11 @@ from rageval_core.core.termtext import terminal_text
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
-    from rageval_core.cli.traces import rows_to_samples
-    from rageval_core.data.datasets import DatasetError, save_dataset
+    from rageval_core.cli.traces import write_imported
     from rageval_core.data.phoenix.client import PhoenixClient
     from rageval_core.data.phoenix.config import PhoenixError
     from rageval_core.data.phoenix.pull import parse_when, pull_traces
-    from rageval_core.data.traces import SKIP_REASONS, TraceFormatError, load_map
+    from rageval_core.data.traces import TraceFormatError, load_map
 
     if args.limit < 1:
         raise UsageError(f"--limit must be at least 1 (got {args.limit})")
@@ -34,24 +33,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     except (PhoenixError, TraceFormatError) as exc:
         err(f"error: {terminal_text(str(exc))}")
         return EXIT_BAD_INPUT
-    result = pulled.result
-    for issue in result.issues[:LISTED]:
-        err(f"  {terminal_text(str(issue))}")
-    if len(result.issues) > LISTED:
-        err(f"  … and {len(result.issues) - LISTED} more problem(s)")
-    err(pulled.summary())
-    for reason, n in result.skip_counts().items():
-        err(f"  skipped {n} trace(s): {SKIP_REASONS.get(reason, reason)}")
-    if not result.rows:
-        err("error: no trace is a complete RAG answer (question, retrieved documents, answer); nothing written")
-        return EXIT_BAD_INPUT
-    try:
-        path = save_dataset(rows_to_samples(result.rows), args.out)
-    except (DatasetError, OSError) as exc:
-        err(f"error: cannot write {args.out}: {exc}")
-        return EXIT_BAD_INPUT
-    echo(f"{len(result.rows)} row(s) → {path}")
-    return EXIT_OK
+    return write_imported(pulled.result, pulled.summary(), args.out)
 
 
 def cmd_push(args: argparse.Namespace) -> int:

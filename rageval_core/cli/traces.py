@@ -24,9 +24,33 @@ def rows_to_samples(rows: list[dict[str, Any]]) -> list[Any]:
     return out
 
 
-def cmd_import_traces(args: argparse.Namespace) -> int:
+def write_imported(result: Any, summary: str, out: str) -> int:
+    """Print an import's problems, summary and skip counts, then write its rows to ``out``: exit 0, or 2 when no
+    trace made a row or the file cannot be written. Shared by ``import-traces`` and ``phoenix pull``."""
     from rageval_core.data.datasets import DatasetError, save_dataset
-    from rageval_core.data.traces import SKIP_REASONS, TraceFormatError, import_trace_file, load_map
+    from rageval_core.data.traces import SKIP_REASONS
+
+    for issue in result.issues[:LISTED]:
+        err(f"  {terminal_text(str(issue))}")
+    if result.n_issues > LISTED:
+        err(f"  … and {result.n_issues - LISTED:,} more problem(s)")
+    err(summary)
+    for reason, n in result.skip_counts().items():
+        err(f"  skipped {n} trace(s): {SKIP_REASONS.get(reason, reason)}")
+    if not result.rows:
+        err("error: no trace is a complete RAG answer (question, retrieved documents, answer); nothing written")
+        return EXIT_BAD_INPUT
+    try:
+        path = save_dataset(rows_to_samples(result.rows), out)
+    except (DatasetError, OSError) as exc:
+        err(f"error: cannot write {out}: {exc}")
+        return EXIT_BAD_INPUT
+    echo(f"{len(result.rows)} row(s) → {path}")
+    return EXIT_OK
+
+
+def cmd_import_traces(args: argparse.Namespace) -> int:
+    from rageval_core.data.traces import TraceFormatError, import_trace_file, load_map
 
     try:
         trace_map = load_map(args.map) if args.map else None
@@ -34,23 +58,7 @@ def cmd_import_traces(args: argparse.Namespace) -> int:
     except TraceFormatError as exc:
         err(f"error: {terminal_text(str(exc))}")
         return EXIT_BAD_INPUT
-    for issue in result.issues[:LISTED]:
-        err(f"  {terminal_text(str(issue))}")
-    if result.n_issues > LISTED:
-        err(f"  … and {result.n_issues - LISTED:,} more problem(s)")
-    err(result.summary())
-    for reason, n in result.skip_counts().items():
-        err(f"  skipped {n} trace(s): {SKIP_REASONS.get(reason, reason)}")
-    if not result.rows:
-        err("error: no trace is a complete RAG answer (question, retrieved documents, answer); nothing written")
-        return EXIT_BAD_INPUT
-    try:
-        path = save_dataset(rows_to_samples(result.rows), args.out)
-    except (DatasetError, OSError) as exc:
-        err(f"error: cannot write {args.out}: {exc}")
-        return EXIT_BAD_INPUT
-    echo(f"{len(result.rows)} row(s) → {path}")
-    return EXIT_OK
+    return write_imported(result, result.summary(), args.out)
 
 
 def add_command(sub: Any) -> None:

@@ -30,8 +30,18 @@ class RunError(ConfigError):
     """A run that cannot start (unknown run id to resume, dataset changed under a resumed run, ...)."""
 
 
+class _PlannedUsage:
+    """The estimate's figures read by name from its ``usage`` (what the CLI, the page and the report print)."""
+
+    llm_calls = UsageAlias("calls")
+    embedding_calls = UsageAlias("embedding_calls")
+    input_tokens = UsageAlias("input_tokens")
+    output_tokens = UsageAlias("output_tokens")
+    cached_input_tokens = UsageAlias("cached_input_tokens")
+
+
 @dataclass
-class EstimateRow:
+class EstimateRow(_PlannedUsage):
     """Expected work of one scorer over all rows: a ``Usage`` (expected LLM and embedding calls, tokens; of the input
     tokens, up to ``cached_input_tokens`` a provider's prompt cache could serve, where it caches a prefix that long:
     ``llm.prompt_cache``) and its price.
@@ -48,12 +58,6 @@ class EstimateRow:
     max_llm_calls: int = 0  # with every re-ask the run allows (each parsed call asked again up to ``reask`` times)
     cache_saving_usd: float | None = 0.0
 
-    llm_calls = UsageAlias("calls")
-    embedding_calls = UsageAlias("embedding_calls")
-    input_tokens = UsageAlias("input_tokens")
-    output_tokens = UsageAlias("output_tokens")
-    cached_input_tokens = UsageAlias("cached_input_tokens")
-
     @property
     def cost_usd(self) -> float | None:
         """The expected cost, or None when the model has no price."""
@@ -65,7 +69,7 @@ class EstimateRow:
 
 
 @dataclass
-class Estimate:
+class Estimate(_PlannedUsage):
     """Expected calls, tokens and cost per scorer (metric) and method, before a run starts (``usage``: the total)."""
 
     rows: list[EstimateRow]
@@ -90,12 +94,6 @@ class Estimate:
             why = next((n[len("approximate "):] for n in guessed if n != "approximate"), "(no tokenizer for this provider)")
             return f"tokens approximate: ~4 ASCII characters or ~1 kana / kanji a token {why}"
         return f"tokens counted by {', '.join(counted)}" + ("; the rest approximate" if guessed else "")
-
-    llm_calls = UsageAlias("calls")
-    embedding_calls = UsageAlias("embedding_calls")
-    input_tokens = UsageAlias("input_tokens")
-    output_tokens = UsageAlias("output_tokens")
-    cached_input_tokens = UsageAlias("cached_input_tokens")
 
     @property
     def usage(self) -> Usage:

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, SHOWN, streamlit_app
+from bench.browser import SHOWN, streamlit_app
 from rageval_ui.inspector import anchor_prefix
-from tests.support.browser import require_browser, unavailable
+from tests.support.browser import chromium, new_tab, require_browser, unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -48,17 +48,8 @@ def server(home: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(server: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            context = browser.new_context(viewport={"width": 1440, "height": 1400}, locale="en-US")
-            tab = context.new_page()
-            tab.set_default_timeout(TEXT_TIMEOUT_MS)
-            yield tab
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield new_tab(browser, width=1440, height=1400)
 
 
 def _shot(page: Any, name: str, scroll_to: Any = None) -> None:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
-from tests.support.browser import require_browser
+from bench.browser import streamlit_app
+from tests.support.browser import chromium, new_tab, require_browser
 
 pytestmark = pytest.mark.e2e
 
@@ -52,16 +52,8 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def page(stored: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_app(stored["home"]) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            tab = browser.new_context(viewport={"width": 1440, "height": 1400}, locale="en-US").new_page()
-            tab.set_default_timeout(TEXT_TIMEOUT_MS)
-            yield url, tab
-        finally:
-            browser.close()
+    with streamlit_app(stored["home"]) as url, chromium() as browser:
+        yield url, new_tab(browser, width=1440, height=1400)
 
 
 @pytest.mark.timeout(900)

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
-from tests.support.browser import require_browser
+from bench.browser import streamlit_app
+from tests.support.browser import chromium, require_browser
+from tests.support.browser import new_tab as support_tab
 
 pytestmark = pytest.mark.e2e
 
@@ -41,23 +42,15 @@ def server(home: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(server: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def new_tab(browser: Any, locale: str = "en-US") -> Any:
     from playwright.sync_api import expect
 
     expect.set_options(timeout=TEXT_TIMEOUT_MS)
-    tab = browser.new_context(viewport={"width": 1400, "height": 1000}, locale=locale).new_page()
-    tab.set_default_timeout(TEXT_TIMEOUT_MS)
-    return tab
+    return support_tab(browser, locale=locale)
 
 
 def main(tab: Any) -> Any:

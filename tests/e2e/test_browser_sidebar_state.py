@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
-from tests.support.browser import require_browser
+from bench.browser import streamlit_app
+from tests.support.browser import chromium, new_tab, require_browser
 
 pytestmark = pytest.mark.e2e
 
@@ -28,17 +28,9 @@ BASE_URL = "http://127.0.0.1:9/v1"
 @pytest.fixture(scope="module")
 def tab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     require_browser()
-    from playwright.sync_api import sync_playwright
-
     home = tmp_path_factory.mktemp("e2e-sidebar")
-    with streamlit_app(home) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US").new_page()
-            page.set_default_timeout(TEXT_TIMEOUT_MS)
-            yield url, page
-        finally:
-            browser.close()
+    with streamlit_app(home) as url, chromium() as browser:
+        yield url, new_tab(browser)
 
 
 def _field(page: Any, label: str) -> Any:

@@ -34,6 +34,7 @@ class ExternalVenv:
     name: str
     pins: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
+    install_timeout_s: float = INSTALL_TIMEOUT_S  # each pip step's deadline
 
     @property
     def key(self) -> str:
@@ -71,7 +72,7 @@ def ensure_venv(venv: ExternalVenv) -> Path:
                  [str(_python(path)), "-m", "pip", "install", "--disable-pip-version-check", *venv.pins]]
         for step in steps:
             try:
-                done = subprocess.run(step, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+                done = subprocess.run(step, capture_output=True, text=True, timeout=venv.install_timeout_s)
             except (OSError, subprocess.TimeoutExpired) as exc:
                 raise RuntimeError(f"{' '.join(step[:4])} …: {exc}") from None
             if done.returncode != 0:

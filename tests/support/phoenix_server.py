@@ -17,14 +17,12 @@ annotations read back through ``phoenix.client``), started first so that its imp
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -32,12 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no lock, one session at a time
-    fcntl = None  # type: ignore[assignment]
+from tests.support.external_venvs import ExternalVenv
+from tests.support.external_venvs import venv_or_skip as external_venv_or_skip
 
 # The versions the round trip was built and measured against (issue 35). openai and the OpenTelemetry exporter are
 # pinned as pip resolved them beside Phoenix 20.26.1, so the install does not backtrack.
@@ -54,53 +49,12 @@ START_TIMEOUT_S = 240  # first start runs the database migrations: ~40 s on a lo
 WORKER_SCRIPT = Path(__file__).with_name("phoenix_worker.py")
 
 
-def venvs_root() -> Path:
-    return Path(os.environ.get("RAGEVAL_TEST_VENVS") or Path.home() / ".cache" / "rageval-test-venvs").expanduser()
-
-
-def venv_path() -> Path:
-    key = hashlib.sha256("\n".join((sys.version.split()[0], *PINS)).encode()).hexdigest()[:10]
-    return venvs_root() / f"phoenix-{key}"
-
-
-def _python(path: Path) -> Path:
-    return path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def ensure_venv() -> Path:
-    """The venv's python, created and installed on first use; ``RuntimeError`` saying which step failed."""
-    root = venvs_root()
-    root.mkdir(parents=True, exist_ok=True)
-    path = venv_path()
-    ready = path / "rageval-ready.json"
-    with open(root / "phoenix.lock", "w") as lock:
-        if fcntl is not None:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        if ready.is_file() and _python(path).is_file():
-            return _python(path)
-        steps = [[sys.executable, "-m", "venv", "--clear", str(path)],
-                 [str(_python(path)), "-m", "pip", "install", "--disable-pip-version-check", *PINS]]
-        for step in steps:
-            try:
-                done = subprocess.run(step, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise RuntimeError(f"{' '.join(step[:4])} …: {exc}") from None
-            if done.returncode != 0:
-                tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-5:])
-                raise RuntimeError(f"{' '.join(step[:4])} … exited {done.returncode}:\n{tail}")
-        ready.write_text(json.dumps({"pins": list(PINS)}), encoding="utf-8")
-    return _python(path)
+PHOENIX = ExternalVenv("phoenix", PINS, install_timeout_s=INSTALL_TIMEOUT_S)
 
 
 def venv_or_skip() -> Path:
-    """``ensure_venv``, or a skip with the reason (a failure under ``RAGEVAL_REQUIRE_E2E=1``, as in CI)."""
-    try:
-        return ensure_venv()
-    except RuntimeError as exc:
-        reason = f"cannot make the test-only Phoenix venv {venv_path()} ({', '.join(PINS)}): {exc}"
-        if os.environ.get("RAGEVAL_REQUIRE_E2E") == "1":
-            pytest.fail(f"RAGEVAL_REQUIRE_E2E=1 but {reason}")
-        pytest.skip(reason)
+    """The Phoenix venv's python (made on first use by ``external_venvs``), or a skip / CI failure with the reason."""
+    return external_venv_or_skip(PHOENIX)
 
 
 def free_port() -> int:

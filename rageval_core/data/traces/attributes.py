@@ -233,24 +233,22 @@ def _not_json(value: Any) -> Any:
 def parse_json(value: Any) -> Any:
     """``value`` parsed when it is a JSON object or array in a string (``input.value`` with mime type JSON), else
     as is. ``LimitError`` when that JSON is past a limit (too deep, a bad number): the caller names the span."""
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            return loads_bounded(value)
-        except LimitError:
-            raise
-        except ValueError:
-            return value
-    return value
+    return _parsed_or_kept(value) if isinstance(value, str) and value[:1] in "{[" else value
 
 
 def unquote_once(value: Any) -> Any:
     """A value some tools store as JSON text (Langfuse's ``"\\"What is Langfuse?\\""``, the v2 API's raw io):
     a JSON string is unquoted once, a JSON object or array parsed; anything else is left as it is."""
     if isinstance(value, str) and len(value) >= 2 and (value[0], value[-1]) in (('"', '"'), ("{", "}"), ("[", "]")):
-        try:
-            return loads_bounded(value)
-        except LimitError:
-            raise
-        except ValueError:
-            return value
+        return _parsed_or_kept(value)
     return value
+
+
+def _parsed_or_kept(text: str) -> Any:
+    """``text`` parsed as bounded JSON, or kept as it is when it is not JSON (``LimitError`` goes through)."""
+    try:
+        return loads_bounded(text)
+    except LimitError:
+        raise
+    except ValueError:
+        return text
