@@ -6,11 +6,14 @@ names the file and the span or line. Exit 0 with at least one row, 2 when nothin
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_OK, echo, err
 from rageval_core.cli.dataset_report import LISTED
 from rageval_core.core.termtext import terminal_text
+
+if TYPE_CHECKING:
+    from rageval_core.data.traces import TraceImport
 
 
 def rows_to_samples(rows: list[dict[str, Any]]) -> list[Any]:
@@ -24,7 +27,7 @@ def rows_to_samples(rows: list[dict[str, Any]]) -> list[Any]:
     return out
 
 
-def write_imported(result: Any, summary: str, out: str) -> int:
+def write_imported(result: "TraceImport", summary: str, out: str) -> int:
     """Print an import's problems, summary and skip counts, then write its rows to ``out``: exit 0, or 2 when no
     trace made a row or the file cannot be written. Shared by ``import-traces`` and ``phoenix pull``."""
     from rageval_core.data.datasets import DatasetError, save_dataset
