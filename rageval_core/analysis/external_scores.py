@@ -87,6 +87,7 @@ class TheirsVsOurs:
     _theirs: pd.DataFrame = field(repr=False)  # sample_id index, one column per key
     _ours: pd.DataFrame = field(repr=False)  # ``wide(frame)``
     _categories: pd.Series = field(repr=False)
+    _pairs: frozenset[tuple[str, str]] = field(repr=False, default=frozenset())  # (metric, method) the run computed
 
     @property
     def matched(self) -> list[Column]:
@@ -98,12 +99,12 @@ class TheirsVsOurs:
 
     def methods_for(self, column: Column) -> list[str]:
         """Our methods that computed ``column``'s metric (decomposed first)."""
-        return [m for m in self.methods if f"{column.metric}|{m}" in self._ours.columns]
+        return [m for m in self.methods if (column.metric, m) in self._pairs]  # ``wide`` has every metric × method
 
     def rows(self, column: Column, method: str) -> pd.DataFrame:
         """Their score beside ours on each row, the rows where they disagree most first (rows either side left
         unscored last, in dataset order)."""
-        if column.metric is None or f"{column.metric}|{method}" not in self._ours.columns:
+        if column.metric is None or (column.metric, method) not in self._pairs:
             return pd.DataFrame(columns=ROW_COLUMNS)
         ids = self._theirs.index[self._theirs[f"has:{column.key}"].to_numpy(bool)]  # the rows that carry it
         theirs = self._theirs.loc[ids, column.key].astype(float)
@@ -161,7 +162,9 @@ def theirs_vs_ours(frame: pd.DataFrame, samples: Mapping[str, Sample], *, pairs:
     columns.sort(key=lambda c: (c.metric is None, _metric_rank(c.metric or ""), c.source, c.column))
     methods = methods_in(frame) if not frame.empty else []
     categories = frame.drop_duplicates("sample_id").set_index("sample_id")["category"] if not frame.empty else pd.Series(dtype=object)
-    view = TheirsVsOurs(columns, methods, pd.DataFrame(columns=AGREEMENT_COLUMNS), threshold, theirs, ours, categories)
+    pairs_run = frozenset(frame[["metric", "method"]].drop_duplicates().itertuples(index=False, name=None))
+    view = TheirsVsOurs(columns, methods, pd.DataFrame(columns=AGREEMENT_COLUMNS), threshold, theirs, ours, categories,
+                        pairs_run)
     lines = [_agreement_line(view, c, m) for c in view.matched for m in view.methods_for(c)]
     return dataclasses.replace(view, agreement=pd.DataFrame(lines, columns=AGREEMENT_COLUMNS))
 

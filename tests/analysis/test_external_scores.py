@@ -86,3 +86,14 @@ def test_metric_names_of_other_tools(source: str, column: str, metric: str | Non
 def test_a_frame_without_external_scores_has_no_columns() -> None:
     view = theirs_vs_ours(_frame(), {sid: Sample(sid, "q", ("c",), "a") for sid in OURS})
     assert view.columns == [] and view.agreement.empty
+
+
+def test_a_metric_only_one_method_computed_is_compared_with_that_method_only() -> None:
+    frame = results_frame([*(MetricResult(sid, "context_recall", "decomposed", 0.5) for sid in OURS),
+                           *(MetricResult(sid, "faithfulness", "judge:binary", 1.0) for sid in OURS)])
+    view = theirs_vs_ours(frame, {sid: _sample(sid) for sid in OURS})
+    recall = next(c for c in view.matched if c.column == "context_recall")
+    assert view.methods_for(recall) == ["decomposed"]  # the wide table has a judge:binary column too, all NaN
+    assert view.rows(recall, "judge:binary").empty
+    assert list(zip(view.agreement["column"], view.agreement["method"])) == [
+        ("faithfulness", "judge:binary"), ("context_recall", "decomposed")]
