@@ -4,6 +4,7 @@ column holds which field, for names the loader does not know), and ``--naming`` 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from rageval_core.cli.common import UsageError
@@ -43,19 +44,19 @@ def column_map_of(args: argparse.Namespace) -> Any:
         raise UsageError(f"--map: {exc}") from None
 
 
-def adopt_resumed_map(args: argparse.Namespace, store: Any) -> None:
+def adopt_resumed_map(args: argparse.Namespace, open_store: Callable[[argparse.Namespace], Any]) -> None:
     """``evaluate --resume RUN``: read the file through the ``--map`` / ``--contexts-sep`` RUN was started with (the
     run keeps them in its settings), so a resume needs only the file and the run id. Flags given again must say the
-    same, or this is a usage error naming both maps (the file would be read another way). Nothing to do for a run
-    that does not exist (the runner says so) or was read without a map."""
+    same, or this is a usage error naming both maps (the file would be read another way). Nothing more to do for a
+    run that does not exist (the runner says so) or was read without a map; a bad map is a usage error either way."""
     from rageval_core.data.datasets.column_map import ColumnMap
 
+    given = column_map_of(args)  # a bad map is a usage error, resume or not
     run_id = getattr(args, "resume", None)
-    info = store.find_run(str(run_id)) if run_id else None
+    info = open_store(args).find_run(str(run_id)) if run_id else None  # the store opened only for a resume
     stored = ColumnMap.from_settings((info.settings or {}).get("column_map")) if info is not None else None
     if stored is None:
         return
-    given = column_map_of(args)
     if given is not None and given != stored:
         raise UsageError(f"--resume {run_id}: the run read its file through --map {stored.describe()}, not "
                          f"{given.describe()}; give the same --map or none (the run's own is used)")

@@ -66,8 +66,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out!r}: with --naming use a .json, .jsonl or .csv file")
     if not naming and out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
-    column_map_of(args)  # a bad --map is a usage error before anything runs
-    adopt_resumed_map(args, open_store(args))  # --resume RUN reads its file through RUN's own --map
+    adopt_resumed_map(args, open_store)  # a bad --map is a usage error first; --resume RUN takes RUN's own map
     if args.batch and getattr(args, "judges", None):
         raise UsageError("--batch sends the run's provider through its batch API; judges from --judges call their own "
                          "providers one request at a time: run --judges without --batch")
