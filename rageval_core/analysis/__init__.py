@@ -1,5 +1,5 @@
-"""Reading results: comparison, tallies, exports (files, and span annotations sent to Phoenix), leaderboard (runs and
-the side runs made for them), the report and trust statistics.
+"""Reading results: comparison, another tool's scores beside ours, tallies, exports (files, and span annotations sent
+to Phoenix), leaderboard (runs and the side runs made for them), the report and trust statistics.
 
 Submodules are imported where they are used; this file imports nothing, so importing one part stays cheap.
 """
@@ -7,6 +7,7 @@ Submodules are imported where they are used; this file imports nothing, so impor
 __all__ = [
     "compare",
     "export",
+    "external_scores",
     "failures",
     "judge_agreement",
     "leaderboard",

@@ -19,7 +19,7 @@ from rageval_core.cli.common import (
     echo,
 )
 from rageval_core.cli import evaluate_output as output
-from rageval_core.cli.dataset_flags import add_map_args, add_naming_arg, column_map_of
+from rageval_core.cli.dataset_flags import add_map_args, add_naming_arg, adopt_resumed_map, column_map_of
 from rageval_core.cli.dataset_report import invalid_rows, report_dataset
 from rageval_core.cli.evaluate_run import batch_flags, load_rows, run_scorers, scorers_from_args, spec_from_args
 from rageval_core.cli.trust_checks import add_repeat_args
@@ -66,7 +66,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out!r}: with --naming use a .json, .jsonl or .csv file")
     if not naming and out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
-    column_map_of(args)  # a bad --map is a usage error before anything runs
+    adopt_resumed_map(args, open_store)  # a bad --map is a usage error first; --resume RUN takes RUN's own map
     if args.batch and getattr(args, "judges", None):
         raise UsageError("--batch sends the run's provider through its batch API; judges from --judges call their own "
                          "providers one request at a time: run --judges without --batch")
@@ -297,7 +297,7 @@ def add_command(sub: Any) -> None:
     ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv; with --naming, .json, "
                     ".jsonl or .csv rows in that tool's shape with a score column per method and metric")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
-    ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone)")
+    ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone; the file is read through the --map the run was started with)")
     ev.add_argument("--fail-under", action="extend", nargs="+", metavar="METRIC=VALUE",
                     help="minimum mean over scored rows: faithfulness=0.8 targets the decomposed metric, "
                     "judge:rubric5:faithfulness=0.8 a judge's criterion; exit 1 when one is missed (a metric with no "

@@ -1,4 +1,4 @@
-"""``runs``: list the run history, export a run, export its call log."""
+"""``runs``: list the run history, export a run, export its call log, set another tool's scores beside ours."""
 
 from __future__ import annotations
 
@@ -91,8 +91,55 @@ def cmd_runs_calls(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_runs_theirs(args: argparse.Namespace) -> int:
+    """Another tool's scores the run's rows came with (a ragas results CSV's columns) beside ours: which columns
+    were compared with which metric and which not, the agreement, and the rows where they disagree most."""
+    from rageval_core.analysis.external_scores import NOT_IN_RUN, default_method, unmatched_reason
+    from rageval_core.views.theirs import for_run
+
+    store = open_store(args)
+    info = find_run(store, args.run)
+    view = for_run(store, info.id, run_samples(store, info, args), threshold=args.threshold)
+    if not view.columns:
+        raise UsageError(f"run {info.id}: its rows carry no other tool's scores (load a ragas results CSV, or a file "
+                         "with ragas:<metric> columns, and evaluate it)")
+    echo(f"their scores vs ours, run {info.id}: their scores come from the file (tool and column named), never one "
+         "of our methods")
+    for c in view.matched:
+        echo(f"compared: {c.source} {c.column} -> {c.metric} ({c.scored} of {c.rows} rows scored by {c.source})")
+    for c in view.unmatched:
+        kind, metric = unmatched_reason(c)
+        why = f"this run did not compute {metric}" if kind == NOT_IN_RUN else "no metric of ours measures the same thing"
+        echo(f"not compared: {c.source} {c.column} ({why})")
+    if view.agreement.empty:
+        return EXIT_OK
+    fmt = lambda v: "-" if v != v else f"{v:.3f}"  # noqa: E731 - NaN is undefined
+    echo(f"\nagreement (rows scored by both; mean diff = ours - theirs; same side and kappa at {args.threshold:g}):")
+    echo(table(["their column", "metric", "our method", "n", "pearson", "spearman", "mad", "mean diff", "same side",
+                "kappa", "note"],
+               [[f"{r.source}:{r.column}", r.metric, r.method, r.n, fmt(r.pearson), fmt(r.spearman), fmt(r.mad),
+                 fmt(r.mean_diff), fmt(r.agree), fmt(r.kappa), r.note if isinstance(r.note, str) else ""] for r in view.agreement.itertuples()]))
+    frames: list[Any] = []  # every matched column × method, for --out
+    for c in view.matched:
+        methods = view.methods_for(c)
+        method = args.method if args.method in methods else default_method(methods)
+        if method is None:
+            continue
+        rows = view.rows(c, method)
+        echo(f"\n{c.source}:{c.column} vs our {c.metric} by {method}, the largest disagreement first:")
+        echo(table(["row", "theirs", "ours", "ours - theirs"],
+                   [[r.sample_id, fmt(r.theirs), fmt(r.ours), fmt(r.diff)] for r in rows.head(args.limit).itertuples()]))
+        frames.extend(view.rows(c, m).assign(source=c.source, column=c.column, metric=c.metric, method=m) for m in methods)
+    if args.out:
+        import pandas as pd
+
+        pd.concat(frames, ignore_index=True).to_csv(args.out, index=False)
+        echo(f"\nevery row beside ours -> {args.out}")
+    return EXIT_OK
+
+
 def add_command(sub: Any) -> None:
-    """Register ``runs list | export | calls``."""
+    """Register ``runs list | export | calls | theirs``."""
     runs = sub.add_parser("runs", help="run history")
     rsub = runs.add_subparsers(dest="runs_command")  # bare `runs` lists them, as `runs list` does
     runs.set_defaults(func=cmd_runs_list, limit=None)
@@ -114,3 +161,14 @@ def add_command(sub: Any) -> None:
     cl.add_argument("run", help="run id or a unique prefix")
     cl.add_argument("--out", required=True, help="FILE.jsonl: one call a line (prompt, response, tokens, latency, cache hit)")
     cl.set_defaults(func=cmd_runs_calls)
+    th = rsub.add_parser("theirs", help="another tool's scores the rows came with (a ragas results CSV) beside ours, "
+                         "with their agreement")
+    th.add_argument("run", help="run id or a unique prefix")
+    th.add_argument("--method", default=None, help="our method to list rows for (default: decomposed where it computed "
+                    "the metric); the agreement covers every method")
+    th.add_argument("--limit", type=int, default=10, help="rows to list per column (default 10)")
+    th.add_argument("--threshold", type=float, default=0.5, help="pass threshold for 'same side' and kappa (default 0.5)")
+    th.add_argument("--out", help="FILE.csv: every row's two scores, each column and method")
+    th.add_argument("--data", metavar="FILE", help="a run stored before runs kept their rows: the dataset it was made on")
+    add_map_args(th)
+    th.set_defaults(func=cmd_runs_theirs)

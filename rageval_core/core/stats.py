@@ -100,6 +100,24 @@ def spearman(x: Numbers, y: Numbers) -> float | None:
     return pearson(average_ranks(x), average_ranks(y))
 
 
+def mean_difference(x: Numbers, y: Numbers) -> float | None:
+    """Mean of ``y - x`` over the pairs: which side scores higher and by how much on average (the mean absolute
+    difference hides the direction); ``None`` with no pairs."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) != len(b):
+        raise ValueError("mean_difference needs two sequences of equal length")
+    return float(np.mean(b - a)) if len(a) else None
+
+
+def pass_agreement(x: Numbers, y: Numbers, threshold: float) -> float | None:
+    """The share of pairs both sides put on the same side of ``threshold`` (``value >= threshold`` passes):
+    the raw agreement kappa corrects for chance; ``None`` with no pairs."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) != len(b):
+        raise ValueError("pass_agreement needs two sequences of equal length")
+    return float(np.mean((a >= threshold) == (b >= threshold))) if len(a) else None
+
+
 @dataclass
 class Confusion:
     """Predicted pass/fail vs the human label, with the row ids in each cell (so a page can link them).

@@ -2,6 +2,7 @@
 rows with analysis tables; nothing below imports a view).
 
 - ``run_summary``: a run's results as a frame with its costs, cached above the store.
+- ``theirs``: another tool's scores the run's rows came with, beside the run's own (``analysis.external_scores``).
 """
 
-__all__ = ["run_summary"]
+__all__ = ["run_summary", "theirs"]

@@ -12,7 +12,7 @@ from rageval_core.views import run_summary
 from rageval_core.analysis.report import svg
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED
-from rageval_ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, phoenix, report_button, run_picker, runs, state, trust_compare, widgets
+from rageval_ui import charts, demo, filters, html_table, judges_view, leaderboard, nav, phoenix, report_button, run_picker, runs, state, theirs_view, trust_compare, widgets
 from rageval_ui.i18n import lang, t
 
 INSPECT_PICK, GO_INSPECT = "compare.inspect_pick", "compare.go_inspect"
@@ -187,6 +187,8 @@ if view.frame.empty:
 
 sections = {t("compare.tab.categories"): lambda: per_category(view, judge),
             t("compare.tab.rows"): lambda: row_by_row(view, judge)}
+if theirs_view.offered(full):  # the rows came with another tool's scores (a ragas results CSV)
+    sections[t("compare.tab.theirs")] = lambda: theirs_view.show(view)
 if len(view.judges()) >= 2:
     sections[t("compare.tab.judges")] = lambda: judges_view.show(view, store)
 sections[t("compare.tab.runs")] = lambda: run_a_vs_b(full, listed, store)

@@ -145,3 +145,27 @@ def test_cli_report_writes_the_file_and_says_its_size(built, tmp_path, capsys, m
     assert "Chosen rows (2)" in (tmp_path / "r.html").read_text(encoding="utf-8")
     assert cli.main(["--db", store.path, "report", result.run_id, "--out", str(tmp_path / "r.txt")]) == 2
     assert cli.main(["--db", store.path, "report", "nope", "--out", str(tmp_path / "r.html")]) == 2
+
+
+def test_report_sets_another_tools_scores_beside_ours_escaped(tmp_path, monkeypatch) -> None:
+    """A ragas results CSV's scores (and a hostile column name) in the report's "Their scores vs ours" section."""
+    import dataclasses
+
+    from rageval_core.analysis.report.build import build_run
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    ds = load_dataset(ROOT / "tests" / "data" / "external" / "ragas_results.csv")
+    rows = [dataclasses.replace(s, external_scores={**s.external_scores, "ragas:<img src=x>": 0.5}) for s in ds.samples]
+    run = run_rows(rows, build_scorers(["faithfulness"]), config=ProviderConfig(), dataset_name=ds.name,
+                   dataset_digest=ds.content_hash)
+    rep = build_run(Store(), run.run_id, iterations=10)
+    assert rep.theirs is not None and [c.column for c in rep.theirs.matched] == ["faithfulness"]
+    html = report_html(Store(), [run.run_id])
+    section = html[html.index("<h3>Their scores vs ours</h3>"):html.index("<h3>Judge vs judge</h3>")]
+    assert "compared: ragas <code>faithfulness</code> → Faithfulness (8 of 9 rows scored by ragas)" in section
+    assert "not compared: ragas <code>answer_relevancy</code> (this run did not compute Answer Relevancy)" in section
+    assert "<code>&lt;img src=x&gt;</code> (no metric of ours measures it)" in section and "<img src" not in section
+    line = rep.theirs.agreement.iloc[0]
+    assert f"<td class=\"num\">{line['mad']:.3f}</td><td class=\"num\">{line['mean_diff']:.3f}</td>" in section
+    first = rep.theirs.rows(rep.theirs.matched[0], "decomposed").iloc[0]
+    assert f"<td>{first['sample_id']}</td><td class=\"num\">1.000</td>" in section

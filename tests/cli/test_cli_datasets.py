@@ -106,3 +106,25 @@ def test_dataset_check_previews_rows_and_convert_writes_each_naming(home: Path, 
     assert cli.main(["dataset", "check", str(mine), "--map", "questio=prompt"]) == 2
     assert "cannot map questio" in capsys.readouterr().err
     assert cli.main(["evaluate", str(mine), "--provider", "offline", "--out", "x.json", "--map", "question"]) == 2
+
+
+def test_resume_reads_the_file_through_the_map_the_run_was_started_with(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = _mine(home)
+    mapped = ["--map", "id=key,question=prompt,contexts=docs,answer=reply", "--contexts-sep", "blank-line"]
+    assert _evaluate(str(mine), "a.json", *mapped) == 0
+    run_id = json.loads((home / "a.json").read_text(encoding="utf-8"))["run_id"]
+    # as if interrupted after the first row: the second row's results were never stored
+    conn = db.connect(home / "home" / "rageval.sqlite")
+    conn.execute("DELETE FROM results WHERE run_id = ? AND sample_id = 'q2'", (run_id,))
+    conn.commit()
+    capsys.readouterr()
+    assert _evaluate(str(mine), "b.json", "--resume", run_id) == 0  # no --map: the run's own
+    resumed = json.loads((home / "b.json").read_text(encoding="utf-8"))
+    assert resumed["run_id"] == run_id
+    assert [r["id"] for r in resumed["rows"]] == ["q1", "q2"]
+    assert {res["method"] for res in resumed["rows"][1]["results"]} == {"decomposed", "judge:binary"}  # redone
+    assert _evaluate(str(mine), "c.json", "--resume", run_id, *mapped) == 0  # the same map again is fine
+    capsys.readouterr()
+    assert _evaluate(str(mine), "d.json", "--resume", run_id, "--map", "id=key,question=reply") == 2
+    message = capsys.readouterr().err
+    assert "read its file through --map id=key, question=prompt" in message and "give the same --map or none" in message

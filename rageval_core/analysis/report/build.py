@@ -1,7 +1,8 @@
 """What the report shows, gathered from the store: plain tables and rows, no HTML here.
 
 Per run: the dataset summary, the per-category table (as in the RAGAS-vs-judge article) of every method, decomposed vs single-prompt
-agreement per judge, judge vs judge agreement with intervals, trust figures when the Trust page or CLI saved
+agreement per judge, another tool's scores the rows came with beside ours (a ragas results CSV), judge vs judge
+agreement with intervals, trust figures when the Trust page or CLI saved
 them, cost per method, and a few chosen rows (the most disagreeing by default) with their claims and every
 method's reasons. Row texts come from the samples given, the run's dataset file when unchanged, or a shipped
 sample file with the same content hash; without them a row shows its scores only.
@@ -19,6 +20,7 @@ import pandas as pd
 
 from rageval_core.analysis import compare
 from rageval_core.analysis import judge_agreement
+from rageval_core.analysis.external_scores import TheirsVsOurs, has_external_scores, theirs_vs_ours
 from rageval_core.core.method_labels import is_jury
 from rageval_core.store.runs import RunInfo, Store
 from rageval_core.core.types import DECOMPOSED, FAITHFULNESS, MetricResult, Sample
@@ -54,6 +56,7 @@ class RunReport:
     cost: pd.DataFrame
     chosen: list[ChosenRow] = field(default_factory=list)
     texts_source: str | None = None
+    theirs: TheirsVsOurs | None = None  # another tool's scores the rows came with, beside ours (None: the rows carry none)
 
 
 def find_samples(store: Store, info: RunInfo, samples: Sequence[Sample] | None = None) -> tuple[dict[str, Sample], str | None]:
@@ -160,4 +163,5 @@ def build_run(store: Store, run_id: str, *, samples: Sequence[Sample] | None = N
         info=info, n_rows=len(rows), language=language, categories=[(c, counts[c]) for c in order],
         methods=methods, category_tables=tables, decomposed_vs_judge=versus, judge_pairs=pairs,
         trust=saved_report(store, info.id), cost=cost, chosen=chosen, texts_source=source,
+        theirs=theirs_vs_ours(frame, texts, threshold=threshold) if has_external_scores(texts) else None,
     )

@@ -17,6 +17,7 @@ from rageval_core.analysis.report import svg
 from rageval_core.analysis.report.build import ChosenRow, RunReport
 
 if TYPE_CHECKING:
+    from rageval_core.analysis.external_scores import TheirsVsOurs
     from rageval_core.store.runs import RunInfo
 
 FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Hiragino Sans", "Hiragino Kaku Gothic ProN", '
@@ -225,6 +226,40 @@ def _offline_note(info: RunInfo) -> str:
             f"<p>{escape(limits_text('en'))}</p></div>")
 
 
+def _theirs(view: TheirsVsOurs, top: int = 5) -> str:
+    """Their scores vs ours: which columns were compared and which not, the agreement, the rows that differ most."""
+    from rageval_core.analysis.external_scores import NOT_IN_RUN, default_method, unmatched_reason
+
+    out = ["<h3>Their scores vs ours</h3>",
+           '<p class="muted">The rows came with another tool\'s scores. Those come from the file, named by tool and '
+           "column; they are never one of our methods and enter none of our figures.</p>"]
+    lines = [f"compared: {escape(c.source)} <code>{escape(c.column)}</code> → {escape(_metric(str(c.metric)))} ({c.scored} of "
+             f"{c.rows} rows scored by {escape(c.source)})" for c in view.matched]
+    for c in view.unmatched:
+        kind, metric = unmatched_reason(c)
+        why = f"this run did not compute {_metric(metric or '')}" if kind == NOT_IN_RUN else "no metric of ours measures it"
+        lines.append(f"not compared: {escape(c.source)} <code>{escape(c.column)}</code> ({escape(why)})")
+    out.append("<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>")
+    if view.agreement.empty:
+        return "".join(out)
+    out.append(f"<p>Agreement (rows scored by both; mean diff = ours − theirs; same side and kappa at {view.threshold:g})</p>")
+    out.append(_table(["their column", "metric", "our method", "n", "pearson", "spearman", "mad", "mean diff", "same side",
+                       "kappa", "note"],
+                      [[f"{r.source}:{r.column}", _metric(r.metric), r.method, r.n, r.pearson, r.spearman, r.mad,
+                        r.mean_diff, r.agree, r.kappa, r.note if isinstance(r.note, str) else ""]
+                       for r in view.agreement.itertuples()]))
+    for c in view.matched:
+        method = default_method(view.methods_for(c))
+        if method is None:
+            continue
+        rows = view.rows(c, method).head(top)
+        out.append(f"<p><b>{escape(c.source)}: {escape(c.column)}</b> (from the file) vs ours by {escape(method)}, "
+                   "the largest disagreement first</p>")
+        out.append(_table(["row", "theirs", "ours", "ours − theirs"],
+                          [[r.sample_id, r.theirs, r.ours, r.diff] for r in rows.itertuples()]))
+    return "".join(out)
+
+
 def render_run(rep: RunReport) -> str:
     """One run's sections."""
     i = rep.info
@@ -257,6 +292,8 @@ def render_run(rep: RunReport) -> str:
         out.append(_table(["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
                           [[_metric(r.criterion), r.n, r.pearson, r.spearman, r.mad, r.kappa, r.note if isinstance(r.note, str) else ""]
                            for r in stats.itertuples()]))
+    if rep.theirs is not None:
+        out.append(_theirs(rep.theirs))
     out.append("<h3>Judge vs judge</h3>")
     pairs = rep.judge_pairs
     if pairs.empty:
