@@ -18,7 +18,7 @@ def show(view: RunView, store: Store) -> None:
     st.caption(t("report.caption"))
     ranked = view.cached("report.ranked", lambda: [sid for sid, _ in choose_rows(view.frame, None, len(view.sample_ids()))])
     picked = st.multiselect(t("report.rows"), ranked, default=ranked[:3],
-                            key=f"compare.report.rows.{view.run_id}")
+                            key=f"compare.report.rows.{view.run_id}", placeholder=t("report.rows_placeholder"))
     if st.button(t("report.build"), key="compare.report.build"):
         with st.spinner(t("report.building")):
             html = report_html(store, [view.run_id], samples=list(view.samples.values()) or None, sample_ids=picked or None)
