@@ -27,12 +27,15 @@ CAPITALISED = re.compile(r"^[A-Z][a-z]{2,}")
 ALLOWED = re.compile(
     r"`[^`]*`|https?://\S+|\[probe: [\w-]+\]|\$[A-Z_]+|\b(?:rubric5|binary(?:-strict)?|judge:[\w@:-]+|decomposed|offline|openai(?:-compatible)?|gemini|"
     r"replay|JSON|JSONL|CSV|HTML|Markdown|RAGAS|LLM|API|URL|AUROC|Gemini|OpenAI|Ollama|vLLM|llama\.cpp|LM Studio|"
+    r"train|dev|test|true|false|null|faithfulness|"  # split names (as the Japanese UI writes them), JSON literals, a metric id
     r"Rogan[–-]Gladen|Spearman|Pearson|Holm|Krippendorff|Cohen|Fleiss|kappa|alpha|Wilson|bootstrap|TPR|TNR|"
     r"Authorization: Bearer|Azure OpenAI|Azure|Vertex AI|Anthropic|heuristic-v\d+|[\w.-]+\.(?:json|jsonl|csv|md|txt|html|yaml)|[a-z0-9]+(?:_[a-z0-9]+)+)\b"
 )
 
 
-IDS = re.compile(r"^[\w.:@/{}-]+(?:, [\w.:@/{}-]+)*$")  # ids, dotted setting paths, URL templates, lists of field names
+# ids, dotted setting paths, URL templates, lists of field names: lower-case words or words joined by . _ : / @ {
+_ID = r"(?:[a-z0-9{$][\w.:@/{}$-]*|[\w-]*[._:/@{][\w.:@/{}$-]*)"
+IDS = re.compile(rf"^{_ID}(?:, {_ID})*$")
 
 
 def english(text: str) -> bool:
@@ -110,9 +113,11 @@ def _vega_texts(spec: str) -> Iterator[str]:
         return
 
 
-def element_texts(at: Any, *, data_columns: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+def element_texts(at: Any, *, data_columns: frozenset[str] = frozenset(),
+                  skip_tables: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(where, text) of everything the page shows a reader, data columns of tables left out (``data_columns``:
-    column names whose cells are the dataset's or a model's text)."""
+    column names whose cells are the dataset's or a model's text; ``skip_tables``: key prefixes of tables that are
+    the dataset itself, such as the Dataset page's editor)."""
     from streamlit.testing.v1.element_tree import Dataframe
 
     out: list[tuple[str, str]] = []
@@ -120,6 +125,8 @@ def element_texts(at: Any, *, data_columns: frozenset[str] = frozenset()) -> lis
         proto = getattr(node, "proto", None)
         kind = type(node).__name__
         if isinstance(node, Dataframe):
+            if skip_tables and str(node.key or "").startswith(skip_tables):
+                continue
             out += [(f"table.heading", h) for h in table_headings(node)]
             out += [(f"table.cell[{c}]", v) for c, v in table_cells(node, data_columns)]
             continue
@@ -166,14 +173,14 @@ def english_word(text: str) -> bool:
     """Stricter, for table headings and cells (short, no sentence around them): any English word left once ids and
     names are set aside ("dev at 0.5", "hidden", "flagged")."""
     text = text.strip()
-    if not text or CJK.search(text) or IDS.match(text) or text[:1] in "{[":
-        return False
+    if not text or CJK.search(text) or (IDS.match(text) and re.search(r"[._:/@{]", text)) or text[:1] in "{[":
+        return False  # a plain lower-case word ("hidden") is not an id here: a cell or heading in English
     return bool(WORD.search(ALLOWED.sub(" ", text)))
 
 
-def english_texts(at: Any, *, data_columns: frozenset[str] = frozenset(),
-                  kept: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+def english_texts(at: Any, *, data_columns: frozenset[str] = frozenset(), kept: frozenset[str] = frozenset(),
+                  skip_tables: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """The page's English UI text: (where, text) of each piece the shape rule calls English (table headings and
     cells: any English word), ``kept`` texts aside."""
-    return sorted({(w, s) for w, s in element_texts(at, data_columns=data_columns) if s not in kept and
+    return sorted({(w, s) for w, s in element_texts(at, data_columns=data_columns, skip_tables=skip_tables) if s not in kept and
                    (english_word(s) if w.startswith("table.") else english(s))})

@@ -44,7 +44,10 @@ DATA_COLUMNS = frozenset({
     "statement", "text", "snippet", "sample_id", "row", "id", "dataset", "name", "note", "run", "run_a", "run_b",
     "model", "provider", "provider/model", "file", "method", "method_b", "judge", "judge_a", "judge_b", "who",
     "version", "annotator", "trace", "moved most", "rows flipping", "category", "labels", "with each / pairs",
-    "mean error by group", "feature",
+    "mean error by group", "feature", "source",
+    "requires",  # the dataset fields a metric reads (question, contexts): field names
+    "probe",  # probe ids (verbosity, order, ...), as the CLI's --probes takes them
+    "status", "type",  # the editable test-set items: values written back to the file (accepted / edited / rejected)
 })
 
 
@@ -95,8 +98,12 @@ def japanese_rows() -> Any:
     return data.load_upload("trust_labelled_ja.jsonl", "\n".join(lines).encode("utf-8"))
 
 
+# The language switch names each language in itself (the way back to English must read "English").
+KEPT = frozenset({"English"})
+
+
 def leaks(at: AppTest) -> list[tuple[str, str]]:
-    return english_texts(at, data_columns=DATA_COLUMNS)
+    return english_texts(at, data_columns=DATA_COLUMNS, kept=KEPT, skip_tables=("dataset.editor",))
 
 
 def _click(at: AppTest, key: str) -> None:
