@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
-from tests.support.browser import require_browser
+from bench.browser import streamlit_app
+from tests.support.browser import chromium, new_tab
 
 pytestmark = pytest.mark.e2e
 
-TEXT_TIMEOUT_MS = 90_000  # a deadline to wait for a page on a loaded 2-core machine, not a timing
 PAGES = ("dataset", "testset", "prompts", "evaluate", "compare", "trust", "inspect", "history")
 
 # Leaf elements holding text that a reader must see whole. Select values, button and tab labels, metric values.
@@ -78,25 +77,16 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def browser(home: Any) -> Iterator[tuple[str, Any]]:
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_app(home) as url, sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield url, chromium
-        finally:
-            chromium.close()
+    with chromium() as launched, streamlit_app(home) as url:
+        yield url, launched
 
 
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("locale", ["ja-JP", "en-US"])
 def test_nothing_is_cut_off_at_1400_px(browser: tuple[str, Any], locale: str) -> None:
-    url, chromium = browser
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000}, locale=locale)
+    url, launched = browser
+    page = new_tab(launched, width=1400, height=1000, locale=locale)
     try:
-        page = context.new_page()
-        page.set_default_timeout(TEXT_TIMEOUT_MS)
         cut: dict[str, list[Any]] = {}
         seen: dict[str, int] = {}
         for path in PAGES:
@@ -113,4 +103,4 @@ def test_nothing_is_cut_off_at_1400_px(browser: tuple[str, Any], locale: str) ->
         assert {"select", "button", "tab"} <= set(seen), f"the measure found no {seen}: has the DOM changed?"
         assert cut == {}, f"text cut off at 1,400 px in {locale}: {cut}"
     finally:
-        context.close()
+        page.context.close()

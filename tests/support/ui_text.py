@@ -127,7 +127,7 @@ def element_texts(at: Any, *, data_columns: frozenset[str] = frozenset(),
         if isinstance(node, Dataframe):
             if skip_tables and str(node.key or "").startswith(skip_tables):
                 continue
-            out += [(f"table.heading", h) for h in table_headings(node)]
+            out += [("table.heading", h) for h in table_headings(node)]
             out += [(f"table.cell[{c}]", v) for c, v in table_cells(node, data_columns)]
             continue
         if proto is None or not isinstance(proto, Message):

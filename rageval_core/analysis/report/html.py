@@ -194,7 +194,7 @@ def _annotators(block: dict[str, Any] | None, w: Words) -> str:
                      _interval(people.get("value"), people.get("low"), people.get("high")), ", ".join(c.get("labelled", {})), ""])
         for j in c.get("judges", []):
             each = ", ".join(f"{a} {_fmt(v.get('kappa'))}" for a, v in (j.get("per_annotator") or {}).items())
-            rows.append(["", j.get("method"), "", _fmt(j.get("mean")), each, w.message(j.get("verdict"))])
+            rows.append(["", j.get("method"), "", _fmt(j.get("mean")), each, w.verdict(j.get("verdict"))])
             sentences.append(w.message(j.get("sentence")))
     head = "<p>" + w("people", names=escape(", ".join(block.get("annotators", []))), n=_fmt(block.get("to_settle"))) + "</p>"
     notes = "".join(f'<p class="muted">{escape(s)}</p>' for s in sentences if s)

@@ -82,6 +82,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "texts.the run": ("the run", "実行に保存された行"),
     "texts.found": ("{name} (found by hash)", "{name}（ハッシュで発見）"),
     "offline_heading": ("Offline heuristic.", "オフラインのヒューリスティック。"),
+    "verdict.within": ("within", "人どうしの幅の内側"),  # the judge against the people's range (annotator_report)
+    "verdict.below": ("below", "人どうしの幅より下"),
+    "verdict.above": ("above", "人どうしの幅より上"),
+    "verdict.unknown": ("unknown", "判断できません"),
 }
 
 # Table headings: key → (English, Japanese).
@@ -147,6 +151,10 @@ class Words:
         if not text:
             return ""
         return self.translate(str(text)) if self.translate is not None else str(text)
+
+    def verdict(self, verdict: Any) -> str:
+        """Where a judge sits against the people's range (within / below / above / unknown), in this language."""
+        return self(f"verdict.{verdict}") if f"verdict.{verdict}" in WORDS else self.message(verdict)
 
     def texts_from(self, source: str | None) -> str:
         """Where the row texts came from (``build.find_samples``), in this language."""
