@@ -91,8 +91,8 @@ def _settle(block: Any, view: RunView, store: Store) -> None:
     st.markdown(t("annotators.to_settle", n=len(queue)))
     table(settle_frame(queue), hide_index=True, width="stretch")
     keys = [f"{d['row_id']}|{d['criterion']}" for d in queue]
-    pick = st.selectbox(t("annotators.settle_pick"), keys, key="annotators.settle",
-                        format_func=lambda k: f"#{k.split('|')[0]} · {metric_label(k.split('|')[1])}")
+    shown = {k: f"#{k.split('|')[0]} · {metric_label(k.split('|')[1])}" for k in keys}  # labelled now, in this session's language
+    pick = st.selectbox(t("annotators.settle_pick"), keys, key="annotators.settle", format_func=shown.get)
     row, criterion = pick.split("|")
     good, bad, look = st.columns(3)
     who = annotator_name() or t("annotators.someone")
@@ -152,11 +152,12 @@ def _queue(rep: Any, view: RunView, store: Store) -> None:
                                        key="annotators.per_row", help=t("annotators.per_row_help")))
     criteria = list(dict.fromkeys(a.metric for a in rep.agreement)) or ["faithfulness"]
     chosen = st.multiselect(t("annotators.queue_criteria"), criteria, default=criteria[:1], format_func=metric_label,
-                            key="annotators.criteria")
+                            key="annotators.criteria", placeholder=t("common.choose"))
     keep = None
     if mode == "filter":
         categories = sorted({c for c in view.categories.values() if c})
-        picked = st.multiselect(t("annotators.queue_categories"), categories, key="annotators.categories")
+        picked = st.multiselect(t("annotators.queue_categories"), categories, key="annotators.categories",
+                                placeholder=t("filter.any"))
         keep = lambda r: not picked or view.categories.get(r) in picked  # noqa: E731
     ranked = [c.row_id for c in rep.label_next]
     if st.button(t("annotators.hand_out"), key="annotators.hand_out", disabled=not people or not chosen, type="primary"):

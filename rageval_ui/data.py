@@ -72,12 +72,11 @@ def category_label(sample: Sample) -> str | None:
     return str(label) if label else sample.category
 
 
-LANGUAGE_NAMES = {"ja": "Japanese", "en": "English"}
-
-
 def language_label(code: str) -> str:
-    """"Japanese (ja)" for a detected language code; the code itself when it has no name here."""
-    return f"{LANGUAGE_NAMES[code]} ({code})" if code in LANGUAGE_NAMES else code
+    """"Japanese (ja)" (「日本語 (ja)」 in the Japanese UI) for a detected language code; the code itself when the
+    catalogue has no name for it."""
+    name = t_opt(f"language.{code}", "")
+    return f"{name} ({code})" if name else code
 
 
 def sample_files() -> list[str]:

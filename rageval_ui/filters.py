@@ -126,7 +126,8 @@ def _fact_controls(options: Options) -> None:
                        format_func=lambda code: t_opt(f"language.{code}", code), placeholder=t("filter.any"))
     if options.metadata:
         e3.selectbox(t("filter.meta_field"), [None, *options.metadata], key=META_FIELD, on_change=_field_changed,
-                     format_func=lambda f: t("filter.meta_none") if f is None else f, help=t("filter.meta_help"))
+                     format_func=lambda f: t("filter.meta_none") if f is None else f, help=t("filter.meta_help"),
+                     placeholder=t("filter.meta_none"))  # a None value is no selection to the browser: it shows this
         chosen = st.session_state.get(META_FIELD)
         if chosen in options.metadata:
             e4.multiselect(t("filter.meta_values", field=md_escape(chosen)), options.metadata[chosen], key=META_VALUES,

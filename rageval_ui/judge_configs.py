@@ -44,7 +44,7 @@ def pick(config: ProviderConfig, *, economy: bool = False) -> list[Any]:
     if st.session_state.get(PICKED):
         st.session_state[PICKED] = [i for i in st.session_state[PICKED] if i in by_id]
     chosen = st.multiselect(t("evaluate.judge_configs"), list(by_id), format_func=lambda i: _label(by_id[i]), key=PICKED,
-                            help=t("evaluate.judge_configs_help"))
+                            help=t("evaluate.judge_configs_help"), placeholder=t("evaluate.judge_configs_placeholder"))
     _editor(by_id)
     if not chosen:
         return []

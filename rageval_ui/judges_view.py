@@ -75,7 +75,8 @@ def _jury_form(view: RunView, store: Store, methods: list[str]) -> None:
     with st.form("compare.jury", border=True):
         st.markdown(t("judges.jury"))
         rule = st.selectbox(t("judges.rule"), list(RULES), key="compare.jury.rule")
-        members = st.multiselect(t("judges.members"), members_all, default=default_members(members_all), key="compare.jury.members")
+        members = st.multiselect(t("judges.members"), members_all, default=default_members(members_all), key="compare.jury.members",
+                                 placeholder=t("common.choose"))
         if st.form_submit_button(t("judges.add_jury")):
             try:
                 add_jury(store, view.run_id, rule, members)

@@ -147,10 +147,11 @@ def render_bulk(store: Store, dataset_hash: str, sample_ids: Sequence[str], crit
     with st.expander(t("labels.bulk")):
         st.session_state[BULK_ROWS] = [r for r in st.session_state.get(BULK_ROWS, []) if r in sample_ids]
         rows = st.multiselect(t("labels.bulk_rows"), list(sample_ids), format_func={s: row_label(s) for s in sample_ids}.get,
-                              key=BULK_ROWS)
+                              key=BULK_ROWS, placeholder=t("common.choose"))
         st.button(t("labels.bulk_all", n=len(sample_ids)), key="labels.bulk_all", on_click=_select_all, args=(list(sample_ids),))
         names = {c: metric_label(c) for c in criteria}
-        chosen = st.multiselect(t("labels.bulk_criteria"), list(criteria), format_func=names.get, key=BULK_CRITERIA)
+        chosen = st.multiselect(t("labels.bulk_criteria"), list(criteria), format_func=names.get, key=BULK_CRITERIA,
+                                placeholder=t("common.choose"))
         note = st.text_input(t("labels.note"), key=BULK_NOTE, placeholder=t("labels.note_placeholder"))
         good, bad, clear = st.columns(3)
         disabled = not rows or not chosen

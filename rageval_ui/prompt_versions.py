@@ -102,7 +102,7 @@ def grid_panel(ws: data.Workset, pinned: set[str], store: RubricStore, language:
     kept = [k for k in st.session_state.get(PICKED) or [] if k in options]
     st.session_state[PICK] = kept or _default_pick(options)  # until a pick of the user's: the newest saved version
     picked = st.multiselect(t("grid.versions"), list(options), format_func=lambda k: options[k].label, key=PICK,
-                            on_change=_picked)
+                            on_change=_picked, placeholder=t("common.choose"))
     names = {"pinned": t("grid.rows_pinned", n=len(pinned & set(ws.by_id()))), "all": t("grid.rows_all", n=len(ws.samples))}
     which = st.radio(t("grid.rows"), list(names), format_func=names.get, horizontal=True, key=ROWS)
     rows = [s for s in ws.samples if which == "all" or s.id in pinned]

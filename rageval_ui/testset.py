@@ -110,6 +110,7 @@ def sections_frame(doc: Document, chunk_size: int | None = None, chunk_overlap: 
 
 def report_frame(ts: TestSet) -> pd.DataFrame:
     """Per-section outcome of the generation: status, pairs generated / kept / duplicates, reason."""
+    names = type_labels()
     return pd.DataFrame(
         [
             {
@@ -119,7 +120,7 @@ def report_frame(ts: TestSet) -> pd.DataFrame:
                 "generated": s.generated,
                 "kept": s.kept,
                 "duplicates": s.duplicates,
-                "types (kept/asked)": ", ".join(f"{t} {s.by_type.get(t, 0)}/{n}" for t, n in s.asked.items()),
+                "types (kept/asked)": ", ".join(f"{names.get(q, q)} {s.by_type.get(q, 0)}/{n}" for q, n in s.asked.items()),
                 "reason": core(s.reason),
             }
             for s in ts.sections

@@ -152,9 +152,10 @@ def fmt_ci(stat: Any) -> str:
 
 
 def coverage_frame(rep: TrustReport) -> pd.DataFrame:
+    sources = {"dataset": t("label_source.dataset"), "file": t("label_source.file"), "inspector": t("label_source.inspector")}
     return pd.DataFrame(
         [{"criterion": metric_label(c.criterion), "labelled": f"{c.labelled} / {c.rows}", "pass": c.positive,
-          "fail": c.labelled - c.positive, "sources": ", ".join(f"{k} {v}" for k, v in c.sources.items()),
+          "fail": c.labelled - c.positive, "sources": ", ".join(f"{sources.get(k, k)} {v}" for k, v in c.sources.items()),
           "conflicts": c.conflicts} for c in rep.coverage],
         columns=["criterion", "labelled", "pass", "fail", "sources", "conflicts"],
     )
@@ -207,10 +208,15 @@ def calibration_frame(rep: TrustReport) -> pd.DataFrame:
     return pd.DataFrame(
         [{"criterion": metric_label(c.metric), "method": c.method, "threshold": round(c.threshold, 3),
           "dev balanced accuracy": f"{fmt_ci(c.dev)} n={c.dev.n}",
-          f"dev at {rep.threshold:g}": fmt_ci(c.dev_at_default),
+          "dev at the default": fmt_ci(c.dev_at_default),
           "test balanced accuracy": t("trust.test_hidden_cell") if c.test is None else f"{fmt_ci(c.test)} n={c.test.n}"}
          for c in rep.calibration or []],
     )
+
+
+def calibration_headings(rep: TrustReport) -> dict[str, str]:
+    """``column_config`` of ``calibration_frame``: the default threshold named in its column's heading."""
+    return {"dev at the default": t("trust.dev_at_default", threshold=f"{rep.threshold:g}")}
 
 
 def bias_frame(rep: TrustReport) -> pd.DataFrame:

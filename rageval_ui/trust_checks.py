@@ -190,7 +190,7 @@ def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
     rows = []
     for probe in report.get("probes", []):
         for s in probe.get("shifts", []):
-            bound = f"> +{s['tolerance']:g}" if s["upward_only"] else f"|shift| > {s['tolerance']:g}"
+            bound = f"> +{s['tolerance']:g}" if s["upward_only"] else t("probes.abs_shift_over", tolerance=f"{s['tolerance']:g}")
             rows.append({
                 "probe": probe["probe"], "criterion": metric_label(s["metric"]), "method": s["method"], "pairs": s["n"],
                 "mean shift [95% CI]": _interval(s["mean_shift"], s["low"], s["high"], signed=True),
@@ -243,7 +243,8 @@ def probes_panel(view: RunView, run_store: Store) -> None:
 
 def _probe_controls(view: RunView, run_store: Store, *, rerun: bool) -> None:
     scorers, left_out = scorers_of_run(view.info.scorers, (view.info.settings or {}).get("options"))
-    chosen = st.multiselect(t("probes.heading"), list(PROBES), default=list(PROBES), key="trust.probes")
+    chosen = st.multiselect(t("probes.heading"), list(PROBES), default=list(PROBES), key="trust.probes",
+                            placeholder=t("common.choose"))
     if left_out:
         st.caption(t("probes.left_out", names=md_escape(", ".join(left_out))))
     problems = sidebar.config_problems()

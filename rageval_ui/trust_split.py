@@ -22,7 +22,7 @@ from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
 from rageval_ui.safe_text import md_escape
-from rageval_ui.trust import agreement_frame, calibration_frame, run_samples
+from rageval_ui.trust import agreement_frame, calibration_frame, calibration_headings, run_samples
 from rageval_ui.widgets import metric_label, table
 
 OPEN_KEY = "trust.test_open"  # {dataset_hash: True} while test figures are open in this session
@@ -102,6 +102,6 @@ def split_tables(rep: TrustReport) -> None:
     if rep.calibration:
         st.markdown(t("split.calibration"))
         st.caption(t("split.calibration_help", default=f"{rep.threshold:g}"))
-        table(calibration_frame(rep), hide_index=True, width="stretch")
+        table(calibration_frame(rep), hide_index=True, width="stretch", column_config=calibration_headings(rep))
     elif rep.calibration is not None:
         st.caption(t("split.no_calibration", default=f"{rep.threshold:g}"))

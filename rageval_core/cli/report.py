@@ -25,7 +25,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         samples = load_rows(args.data, column_map=column_map_of(args))[0].samples
     rows = [r.strip() for r in (args.rows or "").split(",") if r.strip()] or None
     path = write_report(store, ids, args.out, samples=samples, sample_ids=rows, top=args.top,
-                        threshold=args.threshold, title=args.title)
+                        threshold=args.threshold, title=args.title, language=args.lang)
     echo(f"report of {len(ids)} run(s) → {path} ({path.stat().st_size:,} bytes)")
     return EXIT_OK
 
@@ -43,5 +43,8 @@ def add_command(sub: Any) -> None:
     rp.add_argument("--rows", metavar="ID,ID", help="rows to show in full (default: the most disagreeing)")
     rp.add_argument("--top", type=int, default=3, help="how many of the most disagreeing rows to show (default 3)")
     rp.add_argument("--threshold", type=float, default=0.5, help="pass threshold for kappa (default 0.5)")
-    rp.add_argument("--title", default="RAG evaluation report", help="the report's title")
+    rp.add_argument("--title", help="the report's title (default: 'RAG evaluation report' in the report's language)")
+    rp.add_argument("--lang", choices=["auto", "ja", "en"], default="auto",
+                    help="the report's language: headings, labels and explanations (default auto: the data's language, "
+                    "else English)")
     rp.set_defaults(func=cmd_report)

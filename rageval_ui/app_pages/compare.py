@@ -138,7 +138,8 @@ def run_a_vs_b(full: runs.RunView, infos: list[RunInfo], store: Store) -> None:
     changed = diff.changed
     st.caption(t("compare.changed", n=len(changed), a=widgets.md_escape(full.run_id), b=widgets.md_escape(other)))
     if not changed.empty:
-        changed = changed.assign(metric=widgets.metric_labels(changed["metric"]))
+        changed = changed.assign(metric=widgets.metric_labels(changed["metric"]),
+                                 present=changed["present"].map({"both": t("compare.present_both")}).fillna(changed["present"]))
         shown = changed[["sample_id", "category", "metric", "method", "method_b", "value_a", "value_b", "delta",
                          "present", "unscored_reason_a", "unscored_reason_b"]]
         scores = {c: f for c, f in widgets.score_columns(shown).items() if c in ("value_a", "value_b", "delta")}

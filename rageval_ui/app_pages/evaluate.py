@@ -32,7 +32,8 @@ left, right = st.columns(2)
 with left:
     state.restore(METRICS, evaluation.default_metrics(), evaluation.metric_choices())
     chips = {m: widgets.metric_short(m) for m in evaluation.metric_choices()}  # short: a chip cuts what does not fit
-    metric_ids = st.multiselect(t("evaluate.metrics"), evaluation.metric_choices(), format_func=chips.get, key=METRICS)
+    metric_ids = st.multiselect(t("evaluate.metrics"), evaluation.metric_choices(), format_func=chips.get, key=METRICS,
+                                placeholder=t("common.choose"))
     for metric_id in metric_ids:
         offline_note = " " + t("evaluate.offline_relevancy") if metric_id == ANSWER_RELEVANCY and sidebar.is_offline() else ""
         st.caption(f"**{widgets.md_escape(widgets.metric_label(metric_id))}** — {widgets.md_escape(describe(metric_id, lang()))}{offline_note}")
@@ -41,7 +42,8 @@ with right:
     choices = evaluation.judge_choices(edited_rubric)
     labels = {c.key: c.label for c in choices}
     state.restore(JUDGES, ["preset:rubric5"] if "preset:rubric5" in labels else [], labels)
-    judge_keys = st.multiselect(t("evaluate.judges"), list(labels), format_func=labels.get, key=JUDGES)
+    judge_keys = st.multiselect(t("evaluate.judges"), list(labels), format_func=labels.get, key=JUDGES,
+                                placeholder=t("common.choose"))
     state.restore(ECONOMY, False)
     state.restore(AR_N, 3)
     state.restore(state.EVALUATE_REPEATS, 1)

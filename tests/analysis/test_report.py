@@ -142,7 +142,11 @@ def test_cli_report_writes_the_file_and_says_its_size(built, tmp_path, capsys, m
     store, _ds, result = built
     assert cli.main(["--db", store.path, "report", result.run_id, "--out", str(tmp_path / "r.html"), "--top", "2"]) == 0
     assert re.search(r"→ .*r\.html \([\d,]+ bytes\)", capsys.readouterr().out)
-    assert "Chosen rows (2)" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    written = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "選んだ行（2 行）" in written and '<html lang="ja">' in written  # --lang auto: the data's language (ja)
+    assert cli.main(["--db", store.path, "report", result.run_id, "--out", str(tmp_path / "e.html"), "--top", "2",
+                     "--lang", "en"]) == 0
+    assert "Chosen rows (2)" in (tmp_path / "e.html").read_text(encoding="utf-8")
     assert cli.main(["--db", store.path, "report", result.run_id, "--out", str(tmp_path / "r.txt")]) == 2
     assert cli.main(["--db", store.path, "report", "nope", "--out", str(tmp_path / "r.html")]) == 2
 

@@ -4,6 +4,7 @@ judge's kappa with every person, and the sentence on the people's range (escaped
 from __future__ import annotations
 
 from rageval_core.analysis.report.html import _trust
+from rageval_core.analysis.report.words import Words
 
 
 def test_report_shows_people_beside_the_judge() -> None:
@@ -13,8 +14,8 @@ def test_report_shows_people_beside_the_judge() -> None:
         "judges": [{"method": "judge:rubric5", "mean": 0.3, "verdict": "below",
                     "per_annotator": {"aiko": {"kappa": 0.44, "n": 24}, "ben<": {"kappa": 0.17, "n": 24}},
                     "sentence": "faithfulness, judge:rubric5: below the people's range"}]}]}}
-    html = _trust(trust)
+    html = _trust(trust, Words())
     assert "Agreement between people</b> (aiko, ben&lt;; 3 disagreement(s) to settle)" in html
     assert "0.750 [0.490, 1.000]" in html and "aiko 0.440, ben&lt; 0.170" in html
     assert "<td>below</td>" in html and "below the people&#x27;s range" in html
-    assert "Agreement between people" not in _trust({"agreement": []})
+    assert "Agreement between people" not in _trust({"agreement": []}, Words())

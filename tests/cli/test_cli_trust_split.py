@@ -56,7 +56,7 @@ def test_split_block_hides_test_until_asked_and_counts_each_look(home, capsys):
     # the run's HTML report renders the saved trust report: thresholds in use, calibration, split, bias
     html = report_html(Store(), [run_id], iterations=50)
     for text in ("(calibrated on dev)", "Pass thresholds calibrated on dev", "Label split (seed 5)", "test opened 2 times",
-                 "Bias in the labelled rows", "Rogan-Gladen [95%]"):
+                 "Bias in the labelled rows", "Rogan–Gladen [95%]"):
         assert text in html, text
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from rageval_core.analysis.report import svg
 from rageval_core.analysis.report.build import ChosenRow, RunReport
+from rageval_core.analysis.report.words import Words
 
 if TYPE_CHECKING:
     from rageval_core.analysis.external_scores import TheirsVsOurs
@@ -41,7 +42,7 @@ td.reason {{ text-align: left; font-size: .85rem; max-width: 560px; }}
 """
 
 
-_VERDICTS: dict[Any, str] = {1: "supported", 0: "not supported"}  # a claim's verdict as stored (any JSON value)
+_VERDICTS: dict[Any, str] = {1: "supported", 0: "not_supported"}  # a claim's verdict as stored (any JSON value): its word
 
 def _fmt(value: Any, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -62,10 +63,6 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, cls: str = 
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _metric(m: str) -> str:
-    return m.replace("_", " ").title()
-
-
 def _interval(v: Any, lo: Any, hi: Any) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
@@ -74,8 +71,8 @@ def _interval(v: Any, lo: Any, hi: Any) -> str:
     return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _category_charts(rep: RunReport) -> str:
-    return svg.category_charts(rep.category_tables, [c for c, _ in rep.categories], criterion_label=_metric)
+def _category_charts(rep: RunReport, w: Words) -> str:
+    return svg.category_charts(rep.category_tables, [c for c, _ in rep.categories], criterion_label=w.metric)
 
 
 def _highlighted_answer(answer: str, claims: Sequence[dict[str, Any]]) -> str:
@@ -99,114 +96,111 @@ def _highlighted_answer(answer: str, claims: Sequence[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def _chosen(row: ChosenRow) -> str:
+def _chosen(row: ChosenRow, w: Words) -> str:
     parts = [f'<div class="sample"><h3>#{escape(row.sample_id)} {escape(row.category or "")}</h3>',
-             f'<p class="muted">largest disagreement between methods on one criterion: {row.spread:.3f}</p>']
+             f'<p class="muted">{escape(w("spread", spread=f"{row.spread:.3f}"))}</p>']
     if row.sample is not None:
         s = row.sample
-        parts.append(f"<p><b>Question</b>: {escape(s.question)}</p>")
-        parts.append(f'<p class="answer"><b>Answer</b>: {_highlighted_answer(s.answer, row.claims)}</p>')
+        parts.append(f"<p><b>{w('question')}</b>: {escape(s.question)}</p>")
+        parts.append(f'<p class="answer"><b>{w("answer")}</b>: {_highlighted_answer(s.answer, row.claims)}</p>')
         if row.claims:
-            parts.append('<p class="muted">Claims: <mark class="ok" style="background:#dafbe1">supported</mark> · '
-                         '<mark style="background:#ffd8d3">not supported</mark> (decomposed faithfulness verdicts)</p>')
+            parts.append('<p class="muted">' + w("claims_legend", ok=f'<mark class="ok" style="background:#dafbe1">{w("supported")}</mark>',
+                                                   bad=f'<mark style="background:#ffd8d3">{w("not_supported")}</mark>') + "</p>")
         if s.ground_truth:
-            parts.append(f"<p><b>Ground truth</b>: {escape(s.ground_truth)}</p>")
+            parts.append(f"<p><b>{w('ground_truth')}</b>: {escape(s.ground_truth)}</p>")
         for i, c in enumerate(s.contexts):
-            parts.append(f'<div class="context"><b>Context {i + 1}</b>: {escape(c)}</div>')
+            parts.append(f'<div class="context"><b>{w("context", i=i + 1)}</b>: {escape(c)}</div>')
     else:
-        parts.append('<p class="muted">Row texts not available (the dataset file was not found).</p>')
+        parts.append(f'<p class="muted">{w("no_texts")}</p>')
     if row.claims:
-        parts.append(_table(["claim", "verdict", "reason"],
-                            [[c.get("claim"), _VERDICTS.get(c.get("verdict"), "-"), c.get("reason")]
-                             for c in row.claims], cls="claims"))
+        parts.append(_table(w.headings(["claim", "verdict", "reason"]),
+                            [[c.get("claim"), w(_VERDICTS[c.get("verdict")]) if c.get("verdict") in _VERDICTS else "-",
+                              c.get("reason")] for c in row.claims], cls="claims"))
     from rageval_core.core.method_labels import result_method
 
     lines: list[tuple[str, str, float | str, str]] = [
         (r.metric, result_method(r), r.value if r.value is not None else (r.unscored_reason or "-"), r.reason or "")
         for r in sorted(row.results, key=lambda r: (r.metric, result_method(r)))]
-    head = "".join(f"<th>{h}</th>" for h in ("criterion", "method", "score", "reason"))
-    body = "".join(f"<tr><td>{escape(_metric(m))}</td><td>{escape(me)}</td><td class='num'>{_fmt(v)}</td>"
+    head = "".join(f"<th>{escape(h)}</th>" for h in w.headings(["criterion", "method", "score", "reason"]))
+    body = "".join(f"<tr><td>{escape(w.metric(m))}</td><td>{escape(me)}</td><td class='num'>{_fmt(v)}</td>"
                    f'<td class="reason">{escape(str(why))}</td></tr>' for m, me, v, why in lines)
     parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
     return "".join(parts)
 
 
-def _trust(trust: dict[str, Any] | None) -> str:
+def _trust(trust: dict[str, Any] | None, w: Words) -> str:
     if not trust:
-        return '<p class="muted">Not computed for this run (Trust page or <code>trust</code> CLI with human labels).</p>'
+        return f'<p class="muted">{w("trust_none")}</p>'
     def cell(a: dict[str, Any], key: str) -> str:
         stat = a.get(key) or {}
         return _interval(stat.get("value"), stat.get("low"), stat.get("high"))
 
-    rows = [[_metric(a.get("metric", "")), a.get("method"), a.get("n_labelled"), _threshold(a), cell(a, "auroc"),
-             cell(a, "balanced_accuracy"), cell(a, "kappa"), " ".join(a.get("notes") or [])]
+    rows = [[w.metric(a.get("metric", "")), a.get("method"), a.get("n_labelled"), _threshold(a, w), cell(a, "auroc"),
+             cell(a, "balanced_accuracy"), cell(a, "kappa"), " ".join(w.message(n) for n in a.get("notes") or [])]
             for a in trust.get("agreement", [])]
-    out = _table(["criterion", "method", "labelled rows", "pass threshold", "AUROC [95%]", "balanced accuracy [95%]",
-                  "kappa [95%]", "note"], rows)
-    return out + _trust_extras(trust, cell) + _annotators(trust.get("annotators"))
+    out = _table(w.headings(["criterion", "method", "labelled rows", "pass threshold", "AUROC [95%]", "balanced accuracy [95%]",
+                             "kappa [95%]", "note"]), rows)
+    return out + _trust_extras(trust, cell, w) + _annotators(trust.get("annotators"), w)
 
 
-def _threshold(a: dict[str, Any]) -> str:
+def _threshold(a: dict[str, Any], w: Words) -> str:
     source = a.get("threshold_source") or "default"
     detail = a.get("threshold_detail") or {}
     if detail.get("by_language"):  # the offline judge's shipped calibrated verdict, one per language
         shown = " / ".join(f"{_fmt(v)} ({escape(str(k))})" for k, v in detail["by_language"].items())
-        return f"{shown} (shipped offline calibration, fitted on the benchmarks' dev halves)"
-    return f"{_fmt(a.get('threshold'))} ({'calibrated on dev' if source != 'default' else 'default'})"
+        return w("threshold_shipped", shown=shown)
+    return f"{_fmt(a.get('threshold'))} ({w('threshold_dev') if source != 'default' else w('threshold_default')})"
 
 
-def _trust_extras(trust: dict[str, Any], cell: Any) -> str:
+def _trust_extras(trust: dict[str, Any], cell: Any, w: Words) -> str:
     """The split, the thresholds calibrated on dev, the Rogan-Gladen share and the bias flags of a saved report."""
     out = []
     split = trust.get("split")
     if split:
-        out.append(f"<p>Label split (seed {escape(str(split.get('seed')))}): "
-                   + ", ".join(f"{escape(k)} {v} rows" for k, v in (split.get("rows") or {}).items())
-                   + ("; test figures shown" if split.get("test_shown") else "; test figures hidden")
-                   + f", test opened {split.get('test_looks', 0)} times.</p>")
+        rows = ", ".join(w("split_rows", name=escape(k), n=v) for k, v in (split.get("rows") or {}).items())
+        out.append("<p>" + w("split", seed=escape(str(split.get("seed"))), rows=rows, looks=split.get("test_looks", 0),
+                             shown=w("test_shown") if split.get("test_shown") else w("test_hidden")) + "</p>")
     cal = trust.get("calibration") or []
     if cal:
-        out.append("<p><b>Pass thresholds calibrated on dev</b> (best balanced accuracy; dev figures are optimistic)</p>")
-        out.append(_table(["criterion", "method", "threshold", "dev balanced accuracy", "at the default", "test"],
-                          [[_metric(c["metric"]), c["method"], c["threshold"], cell(c, "dev"), cell(c, "dev_at_default"),
-                            "hidden" if c.get("test") is None else cell(c, "test")] for c in cal]))
+        out.append(f"<p>{w('calibrated')}</p>")
+        out.append(_table(w.headings(["criterion", "method", "threshold", "dev balanced accuracy", "at the default", "test"]),
+                          [[w.metric(c["metric"]), c["method"], c["threshold"], cell(c, "dev"), cell(c, "dev_at_default"),
+                            w("hidden") if c.get("test") is None else cell(c, "test")] for c in cal]))
     estimates = [e for e in trust.get("estimates", []) if e.get("rogan_gladen")]
     if estimates:
-        out.append("<p><b>Share that passes</b>: corrected by the labels (prediction-powered) and by the verdict's "
-                   "sensitivity and specificity (Rogan-Gladen)</p>")
-        out.append(_table(["criterion", "method", "corrected [95%]", "Rogan-Gladen [95%]", "note"],
-                          [[_metric(e["metric"]), e["method"], cell(e, "corrected"), cell(e, "rogan_gladen"),
-                            " ".join([*(e.get("notes") or []), e["rogan_gladen"].get("note") or ""]).strip()]
+        out.append(f"<p>{w('share')}</p>")
+        out.append(_table(w.headings(["criterion", "method", "corrected [95%]", "Rogan–Gladen [95%]", "note"]),
+                          [[w.metric(e["metric"]), e["method"], cell(e, "corrected"), cell(e, "rogan_gladen"),
+                            " ".join(w.message(n) for n in [*(e.get("notes") or []), e["rogan_gladen"].get("note") or ""]).strip()]
                            for e in estimates]))
     bias = [b for b in trust.get("bias") or [] if b.get("flagged")]
     if trust.get("bias") is not None:
-        out.append(f"<p><b>Bias in the labelled rows</b>: {len(bias)} of {len(trust['bias'])} tests flagged "
-                   "(judge error against row features, Holm-adjusted p &lt; 0.05)</p>")
+        out.append(f"<p>{w('bias', flagged=len(bias), n=len(trust['bias']))}</p>")
         if bias:
-            out.append(_table(["criterion", "method", "feature", "effect", "adjusted p"],
-                              [[_metric(b["metric"]), b["method"], b["feature"],
-                                f"{'rho' if b['kind'] == 'spearman' else 'eta2'} {b['effect']:+.3f}", b["p_adjusted"]]
+            out.append(_table(w.headings(["criterion", "method", "feature", "effect", "adjusted p"]),
+                              [[w.metric(b["metric"]), b["method"], b["feature"],
+                                f"{'ρ' if b['kind'] == 'spearman' else 'η²'} {b['effect']:+.3f}", b["p_adjusted"]]
                                for b in bias]))
     return "".join(out)
 
 
-def _annotators(block: dict[str, Any] | None) -> str:
+def _annotators(block: dict[str, Any] | None, w: Words) -> str:
     """People against each other beside each judge against each person, and whether the judge is within their range."""
     if not block:
         return ""
     rows, sentences = [], []
     for c in block.get("criteria", []):
         people = c.get("people") or {}
-        rows.append([_metric(c.get("criterion", "")), f"people ({c.get('statistic')})", c.get("n_shared"),
+        rows.append([w.metric(c.get("criterion", "")), w("people_row", statistic=c.get("statistic")), c.get("n_shared"),
                      _interval(people.get("value"), people.get("low"), people.get("high")), ", ".join(c.get("labelled", {})), ""])
         for j in c.get("judges", []):
             each = ", ".join(f"{a} {_fmt(v.get('kappa'))}" for a, v in (j.get("per_annotator") or {}).items())
-            rows.append(["", j.get("method"), "", _fmt(j.get("mean")), each, j.get("verdict")])
-            sentences.append(j.get("sentence") or "")
-    head = (f"<p><b>Agreement between people</b> ({escape(', '.join(block.get('annotators', [])))}; "
-            f"{_fmt(block.get('to_settle'))} disagreement(s) to settle)</p>")
+            rows.append(["", j.get("method"), "", _fmt(j.get("mean")), each, w.verdict(j.get("verdict"))])
+            sentences.append(w.message(j.get("sentence")))
+    head = "<p>" + w("people", names=escape(", ".join(block.get("annotators", []))), n=_fmt(block.get("to_settle"))) + "</p>"
     notes = "".join(f'<p class="muted">{escape(s)}</p>' for s in sentences if s)
-    return head + _table(["criterion", "people / judge", "rows", "kappa or alpha [95%]", "annotators / kappa with each", "judge is"], rows) + notes
+    return head + _table(w.headings(["criterion", "people / judge", "rows", "kappa or alpha [95%]", "annotators / kappa with each",
+                                     "judge is"]), rows) + notes
 
 
 def _offline_only(info: RunInfo) -> bool:
@@ -215,124 +209,122 @@ def _offline_only(info: RunInfo) -> bool:
     return info.provider == "offline" and all(c.get("provider") in (None, "offline") for c in configs)
 
 
-def _offline_note(info: RunInfo) -> str:
+def _offline_note(info: RunInfo, w: Words) -> str:
     """An offline run's report says where its scores come from and what the offline judge catches and misses
     (the sealed suite's frozen figures, ``offline.limits``)."""
     if not _offline_only(info):
         return ""
     from rageval_core.offline.limits import heuristic_note, limits_text
 
-    return (f'<div class="note"><p><b>Offline heuristic.</b> {escape(heuristic_note("en"))}</p>'
-            f"<p>{escape(limits_text('en'))}</p></div>")
+    return (f'<div class="note"><p><b>{w("offline_heading")}</b> {escape(heuristic_note(w.language))}</p>'
+            f"<p>{escape(limits_text(w.language))}</p></div>")
 
 
-def _theirs(view: TheirsVsOurs, top: int = 5) -> str:
+def _theirs(view: TheirsVsOurs, w: Words, top: int = 5) -> str:
     """Their scores vs ours: which columns were compared and which not, the agreement, the rows that differ most."""
     from rageval_core.analysis.external_scores import NOT_IN_RUN, default_method, unmatched_reason
 
-    out = ["<h3>Their scores vs ours</h3>",
-           '<p class="muted">The rows came with another tool\'s scores. Those come from the file, named by tool and '
-           "column; they are never one of our methods and enter none of our figures.</p>"]
-    lines = [f"compared: {escape(c.source)} <code>{escape(c.column)}</code> → {escape(_metric(str(c.metric)))} ({c.scored} of "
-             f"{c.rows} rows scored by {escape(c.source)})" for c in view.matched]
+    out = [f"<h3>{w('theirs')}</h3>", f'<p class="muted">{escape(w("theirs_note"))}</p>']
+    lines = [w("theirs_compared", source=escape(c.source), column=f"<code>{escape(c.column)}</code>",
+               metric=escape(w.metric(str(c.metric))), scored=c.scored, rows=c.rows) for c in view.matched]
     for c in view.unmatched:
         kind, metric = unmatched_reason(c)
-        why = f"this run did not compute {_metric(metric or '')}" if kind == NOT_IN_RUN else "no metric of ours measures it"
-        lines.append(f"not compared: {escape(c.source)} <code>{escape(c.column)}</code> ({escape(why)})")
+        why = w("theirs_not_in_run", metric=w.metric(metric or "")) if kind == NOT_IN_RUN else w("theirs_no_metric")
+        lines.append(w("theirs_not_compared", source=escape(c.source), column=f"<code>{escape(c.column)}</code>", why=escape(why)))
     out.append("<ul>" + "".join(f"<li>{line}</li>" for line in lines) + "</ul>")
     if view.agreement.empty:
         return "".join(out)
-    out.append(f"<p>Agreement (rows scored by both; mean diff = ours − theirs; same side and kappa at {view.threshold:g})</p>")
-    out.append(_table(["their column", "metric", "our method", "n", "pearson", "spearman", "mad", "mean diff", "same side",
-                       "kappa", "note"],
-                      [[f"{r.source}:{r.column}", _metric(r.metric), r.method, r.n, r.pearson, r.spearman, r.mad,
-                        r.mean_diff, r.agree, r.kappa, r.note if isinstance(r.note, str) else ""]
+    out.append(f"<p>{escape(w('theirs_agreement', threshold=f'{view.threshold:g}'))}</p>")
+    out.append(_table(w.headings(["their column", "metric", "our method", "n", "pearson", "spearman", "mad", "mean diff",
+                                  "same side", "kappa", "note"]),
+                      [[f"{r.source}:{r.column}", w.metric(r.metric), r.method, r.n, r.pearson, r.spearman, r.mad,
+                        r.mean_diff, r.agree, r.kappa, w.message(r.note) if isinstance(r.note, str) else ""]
                        for r in view.agreement.itertuples()]))
     for c in view.matched:
         method = default_method(view.methods_for(c))
         if method is None:
             continue
         rows = view.rows(c, method).head(top)
-        out.append(f"<p><b>{escape(c.source)}: {escape(c.column)}</b> (from the file) vs ours by {escape(method)}, "
-                   "the largest disagreement first</p>")
-        out.append(_table(["row", "theirs", "ours", "ours − theirs"],
+        out.append(f"<p><b>{escape(w('theirs_rows', source=c.source, column=c.column, method=method))}</b></p>")
+        out.append(_table(w.headings(["row", "theirs", "ours", "ours − theirs"]),
                           [[r.sample_id, r.theirs, r.ours, r.diff] for r in rows.itertuples()]))
     return "".join(out)
 
 
-def render_run(rep: RunReport) -> str:
-    """One run's sections."""
+def render_run(rep: RunReport, w: Words | None = None) -> str:
+    """One run's sections, in ``w``'s language (English by default)."""
+    w = w or Words()
     i = rep.info
     when = datetime.fromtimestamp(i.created_at, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
     judges = ", ".join(f"{c.get('id')}: {c.get('provider')}/{c.get('model') or '-'} ({c.get('method')})"
                        for c in i.settings.get("judge_configs") or []) or f"{i.provider}/{i.model}"
-    out = [f'<section class="run" id="run-{escape(i.id)}"><h2>Run {escape(i.name or i.id)}</h2>',
-           f'<p class="muted">{escape(i.id)} · {when} · status {escape(i.status)} · judged by {escape(judges)}'
-           + (f"<br>Note: {escape(i.note)}" if i.note else "") + "</p>",
-           _offline_note(i),
-           "<h3>Dataset</h3>",
-           _table(["dataset", "hash", "rows", "language", "texts from"],
-                  [[i.dataset_name, (i.dataset_hash or "")[:12], rep.n_rows, rep.language or "-", rep.texts_source or "-"]]),
-           _table(["category", "rows"], rep.categories),
-           "<h3>Per category (the source article's layout: mean over scored rows, - when none scored)</h3>",
-           _category_charts(rep)]
+    out = [f'<section class="run" id="run-{escape(i.id)}"><h2>{escape(w("run", name=i.name or i.id))}</h2>',
+           f'<p class="muted">{escape(w("run_line", id=i.id, when=when, status=i.status, judges=judges))}'
+           + (f"<br>{escape(w('note', note=i.note))}" if i.note else "") + "</p>",
+           _offline_note(i, w),
+           f"<h3>{w('dataset')}</h3>",
+           _table(w.headings(["dataset", "hash", "rows", "language", "texts from"]),
+                  [[i.dataset_name, (i.dataset_hash or "")[:12], rep.n_rows, rep.language or "-", w.texts_from(rep.texts_source)]]),
+           _table(w.headings(["category", "rows"]), [(w("none_category") if c == "(none)" else c, n) for c, n in rep.categories]),
+           f"<h3>{w('per_category')}</h3>",
+           _category_charts(rep, w)]
     for m, t in rep.category_tables.items():
         out.append(f"<p><b>{escape(m)}</b></p>")
-        out.append(_table(["category"] + [_metric(c) for c in t.columns],
+        out.append(_table([w.heading("category")] + [w.metric(c) for c in t.columns],
                           [[cat] + [None if pd.isna(v) else float(v) for v in t.loc[cat]] for cat in t.index]))
-    out.append("<h3>Decomposed vs single-prompt judge</h3>")
+    out.append(f"<h3>{w('versus')}</h3>")
     if _offline_only(i) and rep.decomposed_vs_judge:
-        from rageval_core.analysis.tallies import HEURISTIC_ONLY_NOTE
-
-        out.append(f'<p class="muted"><b>Note:</b> {escape(HEURISTIC_ONLY_NOTE)}</p>')
+        out.append(f'<p class="muted"><b>{w("heuristic_only")}</b> {escape(w("heuristic_only_note"))}</p>')
     if not rep.decomposed_vs_judge:
-        out.append('<p class="muted">This run has no decomposed metric beside a judge.</p>')
+        out.append(f'<p class="muted">{w("versus_none")}</p>')
     for m, stats in rep.decomposed_vs_judge.items():
-        out.append(f"<p><b>decomposed vs {escape(m)}</b> (rows scored by both; kappa at {stats['threshold'].iloc[0]:g})</p>")
-        out.append(_table(["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"],
-                          [[_metric(r.criterion), r.n, r.pearson, r.spearman, r.mad, r.kappa, r.note if isinstance(r.note, str) else ""]
+        kappa_at = f"{stats['threshold'].iloc[0]:g}"
+        out.append(f"<p><b>{escape(w('versus_one', method=m, threshold=kappa_at))}</b></p>")
+        out.append(_table(w.headings(["criterion", "n", "pearson", "spearman", "mad", "kappa", "note"]),
+                          [[w.metric(r.criterion), r.n, r.pearson, r.spearman, r.mad, r.kappa, w.message(r.note) if isinstance(r.note, str) else ""]
                            for r in stats.itertuples()]))
     if rep.theirs is not None:
-        out.append(_theirs(rep.theirs))
-    out.append("<h3>Judge vs judge</h3>")
+        out.append(_theirs(rep.theirs, w))
+    out.append(f"<h3>{w('judge_vs_judge')}</h3>")
     pairs = rep.judge_pairs
     if pairs.empty:
-        out.append('<p class="muted">One judge only: nothing to pair.</p>')
+        out.append(f'<p class="muted">{w("one_judge")}</p>')
     else:
-        out.append(_table(["criterion", "judge A", "judge B", "n", "Spearman [95%]", "kappa [95%]", "note"],
-                          [[_metric(r.criterion), r.judge_a, r.judge_b, r.n, _interval(r.spearman, r.spearman_lo, r.spearman_hi),
-                            _interval(r.kappa, r.kappa_lo, r.kappa_hi), r.note if isinstance(r.note, str) else ""]
+        out.append(_table(w.headings(["criterion", "judge A", "judge B", "n", "Spearman [95%]", "kappa [95%]", "note"]),
+                          [[w.metric(r.criterion), r.judge_a, r.judge_b, r.n, _interval(r.spearman, r.spearman_lo, r.spearman_hi),
+                            _interval(r.kappa, r.kappa_lo, r.kappa_hi), w.message(r.note) if isinstance(r.note, str) else ""]
                            for r in pairs.itertuples()]))
-        rows = [(f"{_metric(r.criterion)}: {r.judge_a} vs {r.judge_b}",
+        rows = [(f"{w.metric(r.criterion)}: {r.judge_a} vs {r.judge_b}",
                  None if math.isnan(r.spearman) else r.spearman,
                  None if math.isnan(r.spearman_lo) else r.spearman_lo, None if math.isnan(r.spearman_hi) else r.spearman_hi)
                 for r in pairs.itertuples()]
-        out.append(svg.intervals("Spearman between judges, with 95% bootstrap intervals", rows))
-    out.append("<h3>Agreement with human labels (trust)</h3>")
-    out.append(_trust(rep.trust))
-    out.append("<h3>Cost</h3>")
+        out.append(svg.intervals(w("spearman_chart"), rows, undefined=w("undefined")))
+    out.append(f"<h3>{w('trust')}</h3>")
+    out.append(_trust(rep.trust, w))
+    out.append(f"<h3>{w('cost')}</h3>")
     c = rep.cost
-    out.append(_table(["method", "calls", "cache hits", "errors", "tokens", "cached input", "cost ($)", "seconds", "calls/row",
-                       "seconds/row"],
+    out.append(_table(w.headings(["method", "calls", "cache hits", "errors", "tokens", "cached input", "cost ($)", "seconds",
+                                  "calls/row", "seconds/row"]),
                       [[r.judge, r.calls, r.cached_calls, r.errors, r.tokens,
                         "–" if math.isnan(r.cached_share) else f"{r.cached_share:.0%}", f"{r.cost_usd:.4f}", r.seconds,
                         r.calls_per_row, r.seconds_per_row] for r in c.itertuples()]))
-    out.append(f"<h3>Chosen rows ({len(rep.chosen)})</h3>")
-    out.extend(_chosen(r) for r in rep.chosen)
+    out.append(f"<h3>{w('chosen', n=len(rep.chosen))}</h3>")
+    out.extend(_chosen(r, w) for r in rep.chosen)
     out.append("</section>")
     return "".join(out)
 
 
-def render(reports: Sequence[RunReport], *, title: str = "RAG evaluation report") -> str:
-    """The whole document."""
+def render(reports: Sequence[RunReport], *, title: str | None = None, words: Words | None = None) -> str:
+    """The whole document in ``words``' language (English by default); ``title`` defaults to the language's."""
+    w = words or Words()
+    title = title or w("title")
     made = datetime.now(tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
     summary = ""
     if len(reports) > 1:
-        summary = "<h2>Runs</h2>" + _table(
-            ["run", "dataset", "rows", "methods"],
+        summary = f"<h2>{w('runs')}</h2>" + _table(
+            w.headings(["run", "dataset", "rows", "methods"]),
             [[r.info.name or r.info.id, r.info.dataset_name, r.n_rows, ", ".join(r.methods)] for r in reports])
-    body = summary + "".join(render_run(r) for r in reports)
-    return (f'<!DOCTYPE html><html lang="ja"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+    body = summary + "".join(render_run(r, w) for r in reports)
+    return (f'<!DOCTYPE html><html lang="{w.language}"><head><meta charset="utf-8"><title>{escape(title)}</title>'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head><body>'
-            f'<h1>{escape(title)}</h1><p class="muted">Made {made} by the RAG Eval Workbench. Self-contained: '
-            f"no script, no network; charts are inline SVG.</p>{body}</body></html>\n")
+            f'<h1>{escape(title)}</h1><p class="muted">{escape(w("made", when=made))}</p>{body}</body></html>\n')

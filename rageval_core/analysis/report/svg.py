@@ -73,8 +73,10 @@ def grouped_bars(title: str, categories: Sequence[str], methods: Sequence[str],
 
 
 def intervals(title: str, rows: Sequence[tuple[str, float | None, float | None, float | None]], *,
-              lo: float = -1.0, hi: float = 1.0, label_width: int = 470, plot_width: int = 300) -> str:
-    """A dot per ``(label, value, low, high)`` with its interval as whiskers; undefined values say so."""
+              lo: float = -1.0, hi: float = 1.0, label_width: int = 470, plot_width: int = 300,
+              undefined: str = "undefined") -> str:
+    """A dot per ``(label, value, low, high)`` with its interval as whiskers; undefined values say so (``undefined``,
+    in the report's language)."""
     row_h, top = 20, 26
     height = top + len(rows) * row_h + 24
     width = label_width + plot_width + 60
@@ -90,7 +92,7 @@ def intervals(title: str, rows: Sequence[tuple[str, float | None, float | None, 
         y = top + i * row_h + row_h / 2
         out.append(f'<text x="{label_width - 6}" y="{y + 4:.1f}" {_LABEL} text-anchor="end">{escape(label)}</text>')
         if value is None:
-            out.append(f'<text x="{label_width + 4}" y="{y + 4:.1f}" {_TICK}>undefined</text>')
+            out.append(f'<text x="{label_width + 4}" y="{y + 4:.1f}" {_TICK}>{escape(undefined)}</text>')
             continue
         if low is not None and high is not None:
             out.append(f'<line class="whisker" stroke="{color(0)}" stroke-width="2" x1="{x(low):.1f}" y1="{y:.1f}" x2="{x(high):.1f}" y2="{y:.1f}"/>')
