@@ -38,11 +38,11 @@ def page_fault(exc: BaseException) -> bool:
     """Show a store fault a page met (a damaged page found by a query, a write to a read-only store) as the
     store's message; False when ``exc`` is not one (the caller shows it as unexpected)."""
     from rageval_core.core import paths
-    from rageval_core.store.db import corrupt, is_corrupt
+    from rageval_core.store.db import store_fault
 
-    if is_corrupt(exc) and not isinstance(exc, StoreError):
+    if not isinstance(exc, StoreError):
         try:
-            exc = corrupt(paths.database_path(), exc)
+            exc = store_fault(exc, paths.database_path()) or exc
         except RagevalError as home:  # no state folder either: say that
             exc = home
     if not isinstance(exc, StoreError):

@@ -100,19 +100,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _store_fault(exc: BaseException, args: argparse.Namespace) -> str | None:
-    """A store whose pages turned out damaged after it opened (SQLite's "database disk image is malformed" from a
-    query): the store's message naming the file and what to do, not an internal error; else None."""
-    from rageval_core.store.db import corrupt, is_corrupt
+    """SQLite's own error for a store whose pages turned out damaged after it opened ("database disk image is
+    malformed" from a query) or for a write to a read-only one outside the store's ``write``: the store's message
+    naming the file and what to do, not an internal error; else None."""
+    import sqlite3
 
-    if not is_corrupt(exc):
+    if not isinstance(exc, sqlite3.Error):
         return None
     from rageval_core.core.paths import database_path
+    from rageval_core.store.db import store_fault
 
     try:
         path = getattr(args, "db", None) or database_path()
     except RagevalError:
-        path = "(the store)"
-    return str(corrupt(path, exc))
+        return None
+    fault = store_fault(exc, path)
+    return None if fault is None else str(fault)
 
 
 def _unwritable(exc: BaseException) -> str | None:

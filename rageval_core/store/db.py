@@ -40,6 +40,7 @@ from rageval_core.store.engine import (  # noqa: F401 - the store's one import f
     is_unwritable,
     limit_heap,
     read_only_reason,
+    store_fault,
     warn,
     write,
 )
@@ -67,6 +68,7 @@ __all__ = [  # the engine's names re-exported, so a caller imports one module
     "is_unwritable",
     "limit_heap",
     "read_only_reason",
+    "store_fault",
     "warn",
     "write",
     "connect",

@@ -75,6 +75,18 @@ def corrupt(path: str | Path, exc: BaseException) -> StoreCorrupt:
     return StoreCorrupt(say("store.corrupt", path=str(path), error=str(exc)))
 
 
+def store_fault(exc: BaseException, path: str | Path) -> StoreError | None:
+    """SQLite's own error for a damaged store or a write to a read-only one, met outside ``write`` (a page's query,
+    a bare ``execute``), as the store's error naming ``path`` and what to do; None for any other error."""
+    if isinstance(exc, StoreError) or not isinstance(exc, sqlite3.Error):
+        return None
+    if is_corrupt(exc):
+        return corrupt(path, exc)
+    if "readonly database" in str(exc).lower():
+        return read_only(path, str(exc))
+    return None
+
+
 def check_intact(conn: sqlite3.Connection, path: str | Path) -> None:
     """``StoreCorrupt`` unless SQLite's quick check finds every page of the store at ``path`` sound: what a command
     about to keep results (evaluate) runs once before it computes anything, so a damaged store is said up front,
@@ -213,12 +225,15 @@ def _writable(target: Path) -> bool:
 
 
 def _read_only_uri(target: Path) -> str:
-    """The URI that opens ``target`` read-only. In a folder nobody can write, with no journal or WAL beside the
-    file, no other process can be writing it either: then it is opened ``immutable`` (SQLite cannot make the
-    shared-memory file a WAL store needs to be read there, and there is nothing it would hold)."""
+    """The URI that opens ``target`` read-only. A file whose mode lets no one write it, or in a folder nobody can
+    write, with no journal or WAL beside it, is not being written by anyone either: then it is opened
+    ``immutable`` (SQLite cannot make the shared-memory file a WAL store needs to be read in such a folder, and
+    would otherwise leave -wal and -shm files beside a store the user made read-only; there is nothing they would
+    hold)."""
     uri = f"file:{urllib.parse.quote(str(target.resolve()))}?mode=ro"
     side = [Path(f"{target}{end}") for end in ("-wal", "-journal", "-shm")]
-    if not _writable(target.parent) and not any(p.exists() for p in side):
+    no_writer = not target.stat().st_mode & 0o222 or not _writable(target.parent)
+    if no_writer and not any(p.exists() for p in side):
         uri += "&immutable=1"
     return uri
 
