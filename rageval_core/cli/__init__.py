@@ -103,12 +103,11 @@ def _store_fault(exc: BaseException, args: argparse.Namespace) -> str | None:
     """SQLite's own error for a store whose pages turned out damaged after it opened ("database disk image is
     malformed" from a query) or for a write to a read-only one outside the store's ``write``: the store's message
     naming the file and what to do, not an internal error; else None."""
-    import sqlite3
-
-    if not isinstance(exc, sqlite3.Error):
-        return None
     from rageval_core.core.paths import database_path
-    from rageval_core.store.db import store_fault
+    from rageval_core.store.db import STORE_ERRORS, store_fault
+
+    if not isinstance(exc, STORE_ERRORS):  # SQLite's errors (the store's own are RagevalErrors, said already)
+        return None
 
     try:
         path = getattr(args, "db", None) or database_path()
