@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rageval_ui import charts  # noqa: F401 - altair (about 0.5 s to import) once per process on the first page, not on Compare
-from rageval_ui import i18n, nav, read_ahead, sidebar, state, widgets
+from rageval_ui import i18n, nav, read_ahead, sidebar, state, store_check, widgets
 
 
 def main() -> None:
@@ -25,6 +25,8 @@ def main() -> None:
     ]
     i18n.render_switch(state.bind(i18n.LANG))  # a click reruns the script with the new language already in session state
     current = st.navigation(pages)
+    if not store_check.check():  # a corrupted store, a RAGEVAL_HOME that is a file: said once, no page run on it
+        return
     sidebar.render()
     widgets.run_page(current)
     read_ahead.after_page()  # the run Compare would open next, read while this page is looked at

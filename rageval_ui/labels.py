@@ -4,7 +4,8 @@ given to several rows at once (e.g. every row the filters left).
 
 Labels live in the store keyed by dataset hash, row and criterion (``Store.set_label``); the note is saved with
 its label. The feedback widgets' keys carry a version bumped by bulk labelling, so a widget never writes back
-the value it showed before the bulk change.
+the value it showed before the bulk change. On a store that cannot be written (read-only) the labels are shown and
+the widgets are disabled, with a line saying why; a save the store refused anyway is said where the labels are.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from rageval_core.analysis.trust.label_edits import LabelChange, save_label
+from rageval_core.core.errors import StoreError
 from rageval_core.store.runs import Store
 from rageval_ui import state
-from rageval_ui.i18n import t
+from rageval_ui.i18n import core, t
 from rageval_ui.widgets import metric_label
 from rageval_ui.safe_text import md_escape
 
@@ -26,6 +28,7 @@ BULK_CRITERIA = "labels.bulk_criteria"
 BULK_NOTE = "labels.bulk_note"
 
 
+REFUSED = "labels.refused"  # the store's message for a save it refused (read-only), shown once by render_row
 SAVED = "labels.saved_now"  # (dataset hash, row, criterion) saved on this or the previous run: the "saved" sign
 ADVANCE = "labels.advance"  # after 👍 / 👎 on the whole row, go to the next unlabelled row
 GOOD_KEY, BAD_KEY, NEXT_KEY = "G", "B", "N"  # keyboard shortcuts (ignored while typing in a field)
@@ -70,8 +73,12 @@ def label_whole_row(store: Store, dataset_hash: str, sample_id: str, criteria: S
     """👍 or 👎 on every criterion of the row at once (notes kept), as a button's callback; with ``then`` and the
     "go on" toggle set, the row it returns is shown next (the next unlabelled one)."""
     notes = store.label_notes(dataset_hash).get(sample_id, {})
-    for criterion in criteria:
-        save_label(store, dataset_hash, sample_id, criterion, value, notes.get(criterion) or None, annotator=annotator or None)
+    try:
+        for criterion in criteria:
+            save_label(store, dataset_hash, sample_id, criterion, value, notes.get(criterion) or None, annotator=annotator or None)
+    except StoreError as exc:  # a callback: the page shows it on the rerun that follows
+        st.session_state[REFUSED] = str(exc)
+        return
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     st.session_state[SAVED] = {(dataset_hash, sample_id, c) for c in criteria}
     st.toast(t("labels.row_saved", label=_label_word(value), n=len(criteria), row=md_escape(sample_id)))
@@ -89,12 +96,19 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
     notes = store.label_notes(dataset_hash).get(sample_id, {})
     st.html(THUMB_CSS)
     st.caption(t("labels.help"))
+    read_only = store.read_only_reason() is not None
+    refused = st.session_state.pop(REFUSED, None)
+    if refused:
+        st.error(md_escape(core(refused)), icon="🔒")
+    elif read_only:
+        st.caption(t("labels.read_only"))
     saved_now: set = st.session_state.pop(SAVED, set())
     with st.container(horizontal=True, vertical_alignment="center"):
         for value, key, label, shortcut in ((1.0, "labels.row_good", t("labels.row_good"), GOOD_KEY),
                                             (0.0, "labels.row_bad", t("labels.row_bad"), BAD_KEY)):
             st.button(label, key=key, on_click=label_whole_row, shortcut=shortcut, help=t("labels.row_help"),
-                      args=(store, dataset_hash, sample_id, list(criteria), value, annotator, then), disabled=not criteria)
+                      args=(store, dataset_hash, sample_id, list(criteria), value, annotator, then),
+                      disabled=not criteria or read_only)
         if then is not None:
             st.toggle(t("labels.advance"), value=st.session_state.get(ADVANCE, True), key=ADVANCE)
     stored = _stored(store, dataset_hash, sample_id, criteria, annotator)
@@ -106,9 +120,10 @@ def render_row(store: Store, dataset_hash: str, sample_id: str, criteria: Sequen
             badge = st.empty()
             current = stored.get(criterion)
             base = f"{dataset_hash[:12]}.{sample_id}.{criterion}.{version}.{annotator}"
-            value = st.feedback("thumbs", key=f"label.{base}", default=None if current is None else int(current))
+            value = st.feedback("thumbs", key=f"label.{base}", default=None if current is None else int(current),
+                                disabled=read_only)
             note = st.text_input(t("labels.note"), value=notes.get(criterion, ""), key=f"note.{base}",
-                                 placeholder=t("labels.note_placeholder"))
+                                 placeholder=t("labels.note_placeholder"), disabled=read_only)
             new_label = None if value is None else float(value)
             old_label = None if current is None else float(current)
             new_note, old_note = note.strip() or None, notes.get(criterion) or None
@@ -154,7 +169,7 @@ def render_bulk(store: Store, dataset_hash: str, sample_ids: Sequence[str], crit
                                 placeholder=t("common.choose"))
         note = st.text_input(t("labels.note"), key=BULK_NOTE, placeholder=t("labels.note_placeholder"))
         good, bad, clear = st.columns(3)
-        disabled = not rows or not chosen
+        disabled = not rows or not chosen or store.read_only_reason() is not None
         action: float | None | str = "none"
         if good.button(t("labels.bulk_good"), key="labels.bulk_good", disabled=disabled, width="stretch"):
             action = 1.0

@@ -123,9 +123,13 @@ def run_page(page: Any) -> None:
 
     The last resort of every page: a page catches ``RagevalError`` (a user's error, shown where it happened) and
     anything else, a bug, ends here, so the router and the sidebar still render."""
+    from rageval_ui import store_check
+
     try:
         page.run()
     except Exception as exc:  # noqa: BLE001 - last resort; Streamlit's rerun/stop signals are BaseException and pass through
+        if store_check.page_fault(exc):  # the store's own fault (damaged, read-only), said with the file and what to do
+            return
         _log.exception("page %s failed", getattr(page, "title", "?"))
         show_error(t("common.page_error", english=PAGE_ERROR, log=t("common.see_log")), exc)
 

@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         err("aborted" if code == EXIT_INTERRUPTED else f"error: {_unwritable(exc) or exc}")
         return code
     except Exception as exc:  # noqa: BLE001 - the contract: exit 3 and a log file, never a traceback
-        message = _unwritable(exc)
+        message = _store_fault(exc, args) or _unwritable(exc)
         if message is None:
             return _internal_error(exc, argv)
         err(f"error: {message}")  # a full disk or a read-only folder is the machine's state, not a bug
@@ -99,12 +99,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         restore()
 
 
+def _store_fault(exc: BaseException, args: argparse.Namespace) -> str | None:
+    """SQLite's own error for a store whose pages turned out damaged after it opened ("database disk image is
+    malformed" from a query) or for a write to a read-only one outside the store's ``write``: the store's message
+    naming the file and what to do, not an internal error; else None."""
+    from rageval_core.core.paths import database_path
+    from rageval_core.store.db import STORE_ERRORS, store_fault
+
+    if not isinstance(exc, STORE_ERRORS):  # SQLite's errors (the store's own are RagevalErrors, said already)
+        return None
+
+    try:
+        path = getattr(args, "db", None) or database_path()
+    except RagevalError:
+        return None
+    fault = store_fault(exc, path)
+    return None if fault is None else str(fault)
+
+
 def _unwritable(exc: BaseException) -> str | None:
     """A full disk or a read-only folder said as such (not an internal error), else None."""
     import errno
 
-    from rageval_core.store.db import StoreBusy, is_unwritable
+    from rageval_core.store.db import StoreBusy, StoreReadOnly, is_unwritable
 
+    if isinstance(exc, StoreReadOnly):  # says which store, why and what to do already
+        return None
     cause = exc.__cause__ if isinstance(exc, StoreBusy) and exc.__cause__ is not None else exc
     if is_unwritable(cause):  # an SQLite error (or a lock given up on) saying so
         return f"the store cannot be written ({cause}): a full disk or a read-only folder; nothing already stored is lost"
@@ -148,6 +168,8 @@ def _internal_error(exc: BaseException, argv: Sequence[str] | None) -> int:
         where = f"traceback in {log}"
     except OSError as write_exc:
         where = f"and the log could not be written ({write_exc.strerror or write_exc})"
+    except RagevalError as write_exc:  # no state folder to write it in (RAGEVAL_HOME is a file)
+        where = f"and the log could not be written ({write_exc})"
     err(f"internal error ({type(exc).__name__}); {where} — please report it")
     return EXIT_INTERNAL
 

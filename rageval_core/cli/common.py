@@ -70,10 +70,19 @@ class ProgressBar:
         self.stream.flush()
 
 
-def open_store(args: argparse.Namespace):
+def open_store(args: argparse.Namespace, *, writes: str | None = None):
+    """The store of ``--db`` (default: the state folder's). A read-only one is read with a note on stderr; with
+    ``writes`` (the command, when it must keep results there) it is refused up front (exit 2) instead."""
+    from rageval_core.core.messages import say
     from rageval_core.store.runs import Store
 
-    return Store(args.db) if getattr(args, "db", None) else Store()
+    store = Store(args.db) if getattr(args, "db", None) else Store()
+    if writes is not None:
+        store.require_writable(writes)
+    why = store.read_only_reason()
+    if why is not None:
+        err(f"note: {say('store.read_only_note', path=store.path, why=why)}")
+    return store
 
 
 def echo(msg: Any = "") -> None:

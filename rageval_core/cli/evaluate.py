@@ -83,7 +83,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     spec = spec_from_args(args, dataset, invalid, scorers)
     cfg = spec.provider
     assert cfg is not None  # spec_from_args always records the flags' configuration
-    store = open_store(args)
+    store = open_store(args, writes="evaluate")  # a read-only store is refused before anything is computed
     calibrated = _calibration(args, store, thresholds, cfg)
 
     counter = token_counter(cfg)  # OpenAI's encodings, or Claude's / Gemini's counting endpoint, else approximate

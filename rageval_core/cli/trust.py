@@ -354,6 +354,7 @@ def _evaluate(args: argparse.Namespace, store: Store) -> tuple[str, list[Any]]:
 def cmd_trust(args: argparse.Namespace) -> int:
     """Report on a run (or evaluate a dataset file first); exit 0, or what a section raised."""
     from rageval_core.analysis.trust.run_report import run_report
+    from rageval_core.store.db import StoreReadOnly
     from rageval_core.store.trust_reports import save_report
     from rageval_core.analysis.trust.splits import parse_split
     from rageval_core.analysis.thresholds import parse_threshold
@@ -386,7 +387,10 @@ def cmd_trust(args: argparse.Namespace) -> int:
     echo(f"trust report of run {run_id}")
     for section in SECTIONS:
         section(ctx)
-    save_report(store, run_id, report.to_dict())
+    try:
+        save_report(store, run_id, report.to_dict())
+    except StoreReadOnly as exc:  # a read-only store: the report is printed (and --out written), not kept
+        err(f"note: {exc}")
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,8 @@ The classes beside the code that raises them subclass a branch (they import it f
   ``MappingError``, ``SharesError``, ``SynthError``, ``RagError``, ``RunError`` (and its ``SpecError``),
   ``HeaderError`` (``RAGEVAL_EXTRA_HEADERS``), the UI's ``SetupError``;
 - ``ProviderError``: ``BatchError`` (kind ``batch``) and ``BatchCancelled`` (kind ``cancelled``);
-- ``StoreError``: ``StoreBusy`` (still locked after the bounded retries);
+- ``StoreError``: ``StoreBusy`` (still locked after the bounded retries), ``StoreCorrupt`` (not a readable SQLite
+  file), ``StoreReadOnly`` (a write to a store that cannot be written), ``StateDirError`` (RAGEVAL_HOME is a file);
 - the root itself: ``ScoreThresholdError`` (the pytest plugin's verdict, also an ``AssertionError``).
 
 ``DataError`` and ``ConfigError`` are ``ValueError`` too, so callers that caught ``ValueError`` still do.

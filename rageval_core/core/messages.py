@@ -233,6 +233,15 @@ ENGLISH: dict[str, str] = {
     "labels.refused_values": "{n} value(s) are not labels (listed above); nothing imported: fix them, or skip those rows",
     "labels.skipped_values": "{n} value(s) that are not labels skipped (listed above)",
     "labels.refused_mixed": "nothing imported: a label column is neither 0/1 nor 1–5 throughout (above)",
+    # the state folder and the store: faults a user fixes outside the program (exit 2 on the CLI)
+    "home.not_folder": "the state folder {path} (RAGEVAL_HOME, or ./.rageval when it is unset) is a file, not a folder: point RAGEVAL_HOME at a folder (made if missing), or move the file away",
+    "home.cannot_create": "cannot make the state folder {path} (RAGEVAL_HOME, or ./.rageval when it is unset): {error}. Point RAGEVAL_HOME at a folder you can write",
+    "store.corrupt": "the store {path} is not a readable SQLite database ({error}); rageval does not repair or overwrite it. Move it aside or restore it from a backup (a new store is made in its place on the next run), or point RAGEVAL_HOME (or --db) at another folder",
+    "store.read_only": "the store {path} is read-only ({why}), so this could not be saved ({what}). Make the file and its folder writable (chmod u+w), or point RAGEVAL_HOME (or --db) at a writable folder",
+    "store.cannot_run": "the store {path} is read-only ({why}): {command} keeps its results there, so nothing was run. Make the file and its folder writable (chmod u+w), or point RAGEVAL_HOME (or --db) at a writable folder",
+    "store.read_only_note": "the store {path} is read-only ({why}): runs and labels are shown, nothing can be saved",
+    "store.why_file": "the file is not writable",
+    "store.why_folder": "its folder is not writable",
     # JSON words for a value's type
     "kind.boolean": "a boolean",
     "kind.number": "a number",

@@ -1,9 +1,11 @@
 """Private files: everything the workbench writes holds the user's questions, answers and documents.
 
 The state folder is 0700 and every file the product writes (store, caches, logs, spill, exports, reports,
-crash log) 0600 whatever the umask: files are created with ``os.open(..., 0o600)`` and then ``fchmod``-ed,
-so an existing file written earlier with a looser mode is tightened too. A folder found looser than 0700 is
-tightened once, with a warning on stderr naming it (anyone else on the machine could have read it).
+crash log) 0600 whatever the umask: files are created with ``os.open(..., 0o600)`` and then ``fchmod``-ed.
+An existing file or folder is only ever tightened, never widened: its group and other bits are cleared (an
+older version's 0644 store becomes 0600, a looser folder 0700, with a warning on stderr naming it: anyone else
+on the machine could have read it), its owner bits are kept as the user set them (a 0400 store stays 0400:
+the store then opens read-only, ``store.engine``).
 """
 
 from __future__ import annotations
@@ -34,13 +36,18 @@ def private_dir(folder: str | Path, *, tighten: bool = True) -> Path:
         mode = stat.S_IMODE(target.stat().st_mode)
         if mode & 0o077:
             try:
-                os.chmod(target, DIR_MODE)
+                os.chmod(target, tightened(mode))
             except OSError as exc:
                 _warn_once(target, f"warning: {target} is readable by others (mode {mode:o}) and could not be "
                                    f"made private: {exc.strerror or exc}")
                 return target
-            _warn_once(target, f"warning: {target} was readable by others (mode {mode:o}); now 0700")
+            _warn_once(target, f"warning: {target} was readable by others (mode {mode:o}); now {tightened(mode):04o}")
     return target
+
+
+def tightened(mode: int) -> int:
+    """``mode`` with the group and other bits cleared and the owner's kept: never wider than it was."""
+    return stat.S_IMODE(mode) & ~0o077
 
 
 def _warn_once(target: Path, line: str) -> None:
@@ -51,7 +58,8 @@ def _warn_once(target: Path, line: str) -> None:
 
 
 def open_private(path: str | Path, mode: str = "w", *, encoding: str = "utf-8") -> IO[Any]:
-    """``open(path, mode)`` for ``w``/``a``/``x`` (text or ``b``), the file 0600 whatever the umask."""
+    """``open(path, mode)`` for ``w``/``a``/``x`` (text or ``b``): a new file 0600 whatever the umask, an existing
+    one tightened (``tightened``), never widened."""
     flags = os.O_WRONLY | os.O_CREAT
     if "a" in mode:
         flags |= os.O_APPEND
@@ -59,10 +67,21 @@ def open_private(path: str | Path, mode: str = "w", *, encoding: str = "utf-8") 
         flags |= os.O_EXCL
     else:
         flags |= os.O_TRUNC
-    fd = os.open(str(path), flags | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    cloexec = getattr(os, "O_CLOEXEC", 0)
+    try:  # made here: 0600 whatever the umask
+        fd = os.open(str(path), flags | os.O_EXCL | cloexec, FILE_MODE)
+        created = True
+    except FileExistsError:
+        if "x" in mode:
+            raise
+        fd = os.open(str(path), flags | cloexec, FILE_MODE)
+        created = False
     try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):  # never a device or pipe (--out /dev/stdout is the terminal's)
-            os.fchmod(fd, FILE_MODE)
+        found = os.fstat(fd)
+        if stat.S_ISREG(found.st_mode):  # never a device or pipe (--out /dev/stdout is the terminal's)
+            wanted = FILE_MODE if created else tightened(found.st_mode)
+            if wanted != stat.S_IMODE(found.st_mode):
+                os.fchmod(fd, wanted)
     except OSError:
         os.close(fd)
         raise
@@ -87,10 +106,15 @@ def write_private_bytes(path: str | Path, data: bytes) -> Path:
 
 
 def touch_private(path: str | Path) -> Path:
-    """Create ``path`` empty (or keep it) and make it 0600: SQLite gives its -wal and -shm files the mode of the
-    database file, so creating the database this way keeps all three private. Never on a database this
-    process has open: closing the descriptor would drop SQLite's locks on it (``tighten_file`` is by path)."""
-    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    """Create ``path`` empty and 0600 (an existing one is kept, and only tightened): SQLite gives its -wal and -shm
+    files the mode of the database file, so creating the database this way keeps all three private. Never on a
+    database this process has open: closing the descriptor would drop SQLite's locks on it (``tighten_file`` is by
+    path)."""
+    try:
+        fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), FILE_MODE)
+    except FileExistsError:
+        tighten_file(path)
+        return Path(path)
     try:
         os.fchmod(fd, FILE_MODE)
     finally:
@@ -99,8 +123,11 @@ def touch_private(path: str | Path) -> Path:
 
 
 def tighten_file(path: str | Path) -> None:
-    """Make an existing file 0600 (SQLite's -wal / -shm made before this version, for instance)."""
+    """Clear an existing file's group and other bits (SQLite's -wal / -shm made before this version, for
+    instance); its owner bits stay as they are (a 0400 file is never made 0600)."""
     try:
-        os.chmod(path, FILE_MODE)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode & 0o077:
+            os.chmod(path, tightened(mode))
     except FileNotFoundError:
         pass

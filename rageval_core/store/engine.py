@@ -4,7 +4,10 @@ This module opens connections configured for many threads and processes (WAL, a 
 every writer the same answer to a database locked by someone else: ``write`` retries a bounded number of
 times with backoff through the injectable clock, then raises ``StoreBusy``. Writes whose loss must never
 change a result (call log, caches) report it through ``warn`` instead, which the runner counts and shows.
-A database file that cannot be written (the file or its folder read-only) is opened read-only. Everything
+A database file that cannot be written (the file or its folder read-only, for this process or by its mode: a
+0400 file is read-only even to root) is opened read-only, and a write to it is a ``StoreReadOnly`` naming the
+file and what to do. A file that is not an SQLite database, or one whose pages are damaged, is a ``StoreCorrupt``
+naming the file and what to do, and is never written, let alone "repaired". Everything
 above the store opens connections through ``store.db.connect``, which checks and migrates the schema
 (``store.migrations``) the first time a connection is opened; this module knows nothing of tables.
 """
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from rageval_core.core import paths
+from rageval_core.core.messages import say
 from rageval_core.core.private import private_dir, tighten_file, touch_private
 from rageval_core.core.clock import SYSTEM_CLOCK, Clock as Clock  # re-exported: the store's clock type
 from rageval_core.core.errors import StoreError as StoreError  # re-exported: the store's error root
@@ -46,6 +50,80 @@ class StoreNeedsMigration(StoreError):
 
 class StoreBusy(StoreError):
     """A write that still found the database locked (or failing) after the bounded retries."""
+
+
+class StoreCorrupt(StoreError):
+    """The store file is not an SQLite database, or its pages are damaged: never written, the user moves it aside."""
+
+
+class StoreReadOnly(StoreError, sqlite3.OperationalError):
+    """A write to a store opened read-only. Also an ``sqlite3.OperationalError``, as SQLite's own "attempt to write a
+    readonly database" was, so code that keeps going past a lost cache write still does."""
+
+
+# SQLite's words for a file it cannot read as a database (SQLITE_NOTADB, SQLITE_CORRUPT).
+_CORRUPT = ("file is not a database", "malformed", "file is encrypted", "database corrupt")
+
+
+def is_corrupt(exc: BaseException) -> bool:
+    """Whether an SQLite error means the file is not a database or is damaged (not worth retrying, not a bug)."""
+    return isinstance(exc, sqlite3.DatabaseError) and any(s in str(exc).lower() for s in _CORRUPT)
+
+
+def corrupt(path: str | Path, exc: BaseException) -> StoreCorrupt:
+    """The ``StoreCorrupt`` that says ``path`` cannot be read as a database and what to do."""
+    return StoreCorrupt(say("store.corrupt", path=str(path), error=str(exc)))
+
+
+def store_fault(exc: BaseException, path: str | Path) -> StoreError | None:
+    """SQLite's own error for a damaged store or a write to a read-only one, met outside ``write`` (a page's query,
+    a bare ``execute``), as the store's error naming ``path`` and what to do; None for any other error."""
+    if isinstance(exc, StoreError) or not isinstance(exc, sqlite3.Error):
+        return None
+    if is_corrupt(exc):
+        return corrupt(path, exc)
+    if "readonly database" in str(exc).lower():
+        return read_only(path, str(exc))
+    return None
+
+
+def check_intact(conn: sqlite3.Connection, path: str | Path) -> None:
+    """``StoreCorrupt`` unless SQLite's quick check finds every page of the store at ``path`` sound: what a command
+    about to keep results (evaluate) runs once before it computes anything, so a damaged store is said up front,
+    not after the run (about 0.6 s for a 220 MB store; every open reads the schema, not every page)."""
+    try:
+        found = [str(r[0]) for r in conn.execute("PRAGMA quick_check(3)").fetchall()]
+    except sqlite3.DatabaseError as exc:
+        if is_locked(exc):
+            return  # another writer's lock: its own problem, and the run's writes wait for it as usual
+        raise corrupt(path, exc) from exc
+    if found != ["ok"]:
+        raise corrupt(path, sqlite3.DatabaseError("database disk image is malformed: " + "; ".join(found)))
+
+
+def read_only_reason(path: str | Path) -> str | None:
+    """Why an existing store cannot be written (the file's or its folder's mode, or this process's rights), or
+    None when it can (or does not exist yet)."""
+    target = Path(path)
+    if str(path) == ":memory:" or not target.exists():
+        return None
+    if not _writable(target):
+        return say("store.why_file")
+    if not _writable(target.parent):
+        return say("store.why_folder")
+    return None
+
+
+def cannot_run(path: str | Path, command: str) -> StoreReadOnly:
+    """The ``StoreReadOnly`` that refuses ``command`` up front: it keeps its results in the store at ``path``."""
+    why = read_only_reason(path) or say("store.why_file")
+    return StoreReadOnly(say("store.cannot_run", path=str(path), why=why, command=command))
+
+
+def read_only(path: str | Path, what: str) -> StoreReadOnly:
+    """The ``StoreReadOnly`` that says ``what`` cannot be saved in the store at ``path`` and how to fix it."""
+    why = read_only_reason(path) or say("store.why_file")
+    return StoreReadOnly(say("store.read_only", path=str(path), why=why, what=what))
 
 
 # What a caller outside the store catches for "the store refused this" (locked past the retries, a full disk,
@@ -81,6 +159,9 @@ def connect(
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={int(wanted * 1000)}")
         try:
+            # The schema read first, before anything could be written: a file that is not a database, or whose
+            # schema pages are damaged, stops here untouched.
+            conn.execute("SELECT COUNT(*) FROM main.sqlite_master").fetchone()
             if on_open is not None:
                 on_open(conn, target, read_only)
             if not read_only:
@@ -88,6 +169,12 @@ def connect(
                 conn.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error as exc:
             conn.close()
+            if is_corrupt(exc):
+                raise corrupt(target, exc) from exc
+            if is_locked(exc):
+                raise StoreBusy(f"the store {target} is locked by another process (waited {wanted:g} s to open it): "
+                                "try again when that process is done, or point RAGEVAL_HOME (or --db) at another "
+                                "folder") from exc
             if not read_only:
                 raise
             raise StoreError(
@@ -125,16 +212,28 @@ def _read_only_paths(target: str, read_only: bool) -> None:
 
 def _read_only_file(target: Path) -> bool:
     """An existing database this process may not write (the file, or the folder its journal goes in)."""
-    return target.exists() and not (os.access(target, os.W_OK) and os.access(target.parent, os.W_OK))
+    return target.exists() and not (_writable(target) and _writable(target.parent))
+
+
+def _writable(target: Path) -> bool:
+    """Whether this process may write ``target`` and its mode lets anyone write it: a file the user made 0400 is
+    read-only to root too (root's writes would ignore the mode; the user's intent is to keep it as it is)."""
+    try:
+        return os.access(target, os.W_OK) and bool(target.stat().st_mode & 0o222)
+    except OSError:
+        return False
 
 
 def _read_only_uri(target: Path) -> str:
-    """The URI that opens ``target`` read-only. In a folder nobody can write, with no journal or WAL beside the
-    file, no other process can be writing it either: then it is opened ``immutable`` (SQLite cannot make the
-    shared-memory file a WAL store needs to be read there, and there is nothing it would hold)."""
+    """The URI that opens ``target`` read-only. A file whose mode lets no one write it, or in a folder nobody can
+    write, with no journal or WAL beside it, is not being written by anyone either: then it is opened
+    ``immutable`` (SQLite cannot make the shared-memory file a WAL store needs to be read in such a folder, and
+    would otherwise leave -wal and -shm files beside a store the user made read-only; there is nothing they would
+    hold)."""
     uri = f"file:{urllib.parse.quote(str(target.resolve()))}?mode=ro"
     side = [Path(f"{target}{end}") for end in ("-wal", "-journal", "-shm")]
-    if not os.access(target.parent, os.W_OK) and not any(p.exists() for p in side):
+    no_writer = not target.stat().st_mode & 0o222 or not _writable(target.parent)
+    if no_writer and not any(p.exists() for p in side):
         uri += "&immutable=1"
     return uri
 
@@ -203,18 +302,22 @@ def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 
 def write(
-    fn: Callable[[], T], *, clock: Clock | None = None, attempts: int = DEFAULT_ATTEMPTS, what: str = "write"
+    fn: Callable[[], T], *, clock: Clock | None = None, attempts: int = DEFAULT_ATTEMPTS, what: str = "write",
+    path: str | Path | None = None,
 ) -> T:
     """Run ``fn`` (one whole write transaction), retrying while the database is locked.
 
     Each attempt already waited the busy timeout inside SQLite; between attempts the wait grows through
-    ``BACKOFF_S`` on ``clock`` (tests pass a ``FakeClock``). Other SQLite errors are not retried.
+    ``BACKOFF_S`` on ``clock`` (tests pass a ``FakeClock``). Other SQLite errors are not retried. With ``path``
+    (the store written), a store opened read-only gives ``StoreReadOnly`` saying ``what`` was not saved.
     """
     clock = clock or SYSTEM_CLOCK
     for attempt in range(max(1, attempts)):
         try:
             return fn()
-        except sqlite3.OperationalError as exc:
+        except sqlite3.Error as exc:
+            if path is not None and "readonly database" in str(exc).lower() and not isinstance(exc, StoreReadOnly):
+                raise read_only(path, what) from exc
             if not is_locked(exc):
                 raise
             if attempt + 1 >= max(1, attempts):

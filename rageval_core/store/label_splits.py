@@ -69,7 +69,7 @@ def save_split(
                 [(dataset_hash, str(rid), s, int(seed), key, now) for rid, s in assignment.items()],
             )
 
-    db.write(write, clock=store.clock, what="save label split")
+    db.write(write, clock=store.clock, what="save label split", path=store.path)
 
 
 def record_test_look(store: Store, dataset_hash: str, what: str | None = None) -> int:
@@ -78,7 +78,7 @@ def record_test_look(store: Store, dataset_hash: str, what: str | None = None) -
     conn = _conn(store)
     db.write(lambda: conn.execute(
         "INSERT INTO split_test_looks (dataset_hash, what, ts) VALUES (?,?,?)", (dataset_hash, what, time.time())
-    ), clock=store.clock, what="count test look")
+    ), clock=store.clock, what="count test look", path=store.path)
     return count_test_looks(store, dataset_hash)
 
 

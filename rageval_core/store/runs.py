@@ -106,6 +106,21 @@ class Store(HumanLabels):
     def _conn(self) -> sqlite3.Connection:
         return db.connect(self.path, busy_timeout_s=self.busy_timeout_s)
 
+    def read_only_reason(self) -> str | None:
+        """Why this store cannot be written (it was opened read-only: reading works, saving does not), or None."""
+        if not db.is_read_only(self.path):
+            return None
+        return db.read_only_reason(self.path) or "read-only"
+
+    def require_writable(self, command: str) -> None:
+        """Refuse ``command`` up front (exit 2) when the store cannot be written (``StoreReadOnly``) or has damaged
+        pages (``StoreCorrupt``): a command that keeps results here (evaluate) must not compute them first and
+        lose them at the end."""
+        conn = self._conn()  # this thread's connection, which knows whether the file was opened read-only
+        if db.is_read_only(self.path):
+            raise db.cannot_run(self.path, command)
+        db.check_intact(conn, self.path)
+
     def _write(self, fn: Callable[[sqlite3.Connection], T], what: str) -> T:
         """One write transaction (BEGIN IMMEDIATE … COMMIT), one thread at a time, retried while locked."""
 
@@ -122,7 +137,7 @@ class Store(HumanLabels):
                         conn.execute("ROLLBACK")
                     raise
 
-        return db.write(attempt, clock=self.clock, attempts=self.attempts, what=what)
+        return db.write(attempt, clock=self.clock, attempts=self.attempts, what=what, path=self.path)
 
     # ---- runs -------------------------------------------------------------------------------------
     def create_run(

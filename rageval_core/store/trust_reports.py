@@ -19,7 +19,7 @@ def save_report(store: Store, run_id: str, report: Mapping[str, Any]) -> None:
         "INSERT INTO trust_reports (run_id, created_at, report) VALUES (?,?,?) ON CONFLICT (run_id) DO UPDATE SET"
         " created_at = excluded.created_at, report = excluded.report",
         (run_id, time.time(), json.dumps(report, ensure_ascii=False, default=str)),
-    ), clock=store.clock, what="save trust report")
+    ), clock=store.clock, what="save trust report", path=store.path)
 
 
 def saved_report(store: Store, run_id: str) -> dict[str, Any] | None:
