@@ -26,9 +26,9 @@ from rageval_core.core.types import Sample
 from rageval_core.offline.limits import limits_text
 from rageval_ui import nav, state
 from rageval_ui.safe_text import md_escape
-from rageval_ui.i18n import core, lang, t
+from rageval_ui.i18n import core, header, lang, t
 from rageval_ui.runs import RunView
-from rageval_ui.widgets import UNSCORED, fmt_score, metric_label
+from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, table
 
 LABEL_FIELDS = (*LABEL_COLUMNS, "human_labels")
 SUBSET_SEED = 0  # the seeded subset of rows that keep their labels when "only k rows labelled" is on
@@ -163,8 +163,8 @@ def coverage_frame(rep: TrustReport) -> pd.DataFrame:
 def threshold_cell(a: Any) -> str:
     """``0.63 · calibrated on dev``, ``0.780 (en) / 0.724 (ja) · shipped offline calibration``, ``0.5 · default``."""
     text = getattr(a.threshold, "text", None)
-    if text is not None:
-        return f"{text()} · {t('trust.threshold_shipped')}"
+    if text is not None:  # the long "shipped offline calibration (...)" is the column's tooltip
+        return f"{text()} · {t('trust.threshold_shipped_short')}"
     return f"{a.threshold:.3g} · " + (t("trust.threshold_default") if a.threshold_source == "default"
                                      else t("trust.threshold_dev"))
 
@@ -182,6 +182,51 @@ def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
           "interval": ", ".join(dict.fromkeys(st_.interval for st_ in (a.auroc, a.balanced_accuracy, a.kappa))),
           "notes": " · ".join(core(n) for n in a.notes)} for a in rows],
     )
+
+
+def _config(frame: pd.DataFrame, widths: Mapping[str, int], helps: Mapping[str, str]) -> dict[str, Any]:
+    """``column_config`` of the columns ``frame`` shows: each heading in the UI language, a fixed width in pixels
+    (so the table fits the page at 1,400 px instead of growing a horizontal scrollbar) and a tooltip where given."""
+    return {c: st.column_config.Column(header(c), width=widths.get(c), help=helps.get(c)) for c in frame.columns}
+
+
+AGREEMENT_WIDTHS = {"criterion": 105, "method": 110, "n": 40, "threshold": 150, "people pass": 60, "AUROC": 140,
+                    "balanced accuracy": 140, "kappa": 140, "best threshold": 70, "pairs": 150,
+                    "unscored labelled": 70, "notes": 120}
+
+
+def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
+    """The agreement table, fitted to the page: the best threshold without its interval, the pairs and unscored
+    columns only when some row has them, the interval kinds in the notes' tooltip (every figure is a 95% interval)."""
+    frame = agreement_frame(rep)
+    if frame.empty:
+        return
+    frame["best threshold"] = [UNSCORED if a.best_threshold.value is None else fmt_score(a.best_threshold.value)
+                               for a in (rep.agreement if isinstance(rep, TrustReport) else rep)]
+    drop = ["interval"]
+    if (frame["pairs"] == UNSCORED).all():
+        drop.append("pairs")
+    if (frame["unscored labelled"] == 0).all():
+        drop.append("unscored labelled")
+    kinds = ", ".join(dict.fromkeys(k for cell in frame["interval"] for k in str(cell).split(", ") if k))
+    frame = frame.drop(columns=drop)
+    shipped = f"{t('trust.threshold_shipped_short')}: {t('trust.threshold_shipped')}"
+    helps = {"threshold": f"{t('trust.threshold_help')} ({shipped})", "AUROC": t("trust.auroc_help"),
+             "balanced accuracy": t("trust.bacc_help"), "best threshold": t("trust.best_threshold_help"),
+             "notes": t("trust.intervals_help", kinds=kinds)}
+    table(frame, hide_index=True, width="stretch", column_config=_config(frame, AGREEMENT_WIDTHS, helps))
+
+
+ESTIMATE_WIDTHS = {"criterion": 105, "method": 110, "score mean (all rows)": 170, "labels only": 170, "corrected": 140,
+                   "Rogan–Gladen": 140, "score − people": 70, "as tight as k labels": 70, "notes": 110}
+
+
+def estimate_table(rep: TrustReport) -> None:
+    """The corrected estimate's table, fitted to the page, with what Rogan–Gladen and the corrected interval are."""
+    frame = estimate_frame(rep)
+    helps = {"corrected": t("trust.corrected_help"), "Rogan–Gladen": t("trust.rogan_gladen_help"),
+             "labels only": t("trust.labels_only_help"), "as tight as k labels": t("trust.tight_help")}
+    table(frame, hide_index=True, width="stretch", column_config=_config(frame, ESTIMATE_WIDTHS, helps))
 
 
 def estimate_frame(rep: TrustReport) -> pd.DataFrame:
