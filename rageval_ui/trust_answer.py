@@ -41,20 +41,20 @@ def answer_block(answer: TrustAnswer) -> None:
     """The answer, under its heading; a line saying how to get one when no labelled row is scored."""
     language = lang()
     w = words(language)
-    st.subheader(t("trust.answer.heading"))
     if not answer.lines:
+        st.subheader(t("trust.answer.heading"))
         st.info(w["no_labels"])
         return
     n = max(line.n_labelled for line in answer.lines)
-    st.caption(md_escape(w["caption"].format(n=n, bar=f"{answer.bar:g}")))
+    st.subheader(t("trust.answer.heading"), help=w["caption"].format(n=n, bar=f"{answer.bar:g}"))
     _header()
     for line in answer.lines:
         x = texts(line, language, bar=answer.bar)
         with st.container(border=True, key=_key(line.metric, line.method)):
             cols = st.columns(WIDTHS)
-            cols[0].markdown(f"**{md_escape(metric_label(line.metric))}** · {md_escape(line.method)}")
-            cols[0].badge(x.verdict, color=COLOURS[line.verdict])
+            cols[0].markdown(f"**{md_escape(metric_label(line.metric))}** · {md_escape(line.method)}  \n"
+                             f":{COLOURS[line.verdict]}[**{md_escape(x.verdict)}**]")
             for col, sentence in zip(cols[1:], (x.ranks, x.pass_fail, x.share, x.settle)):
-                col.markdown(md_escape(sentence))
+                col.markdown(f":small[{md_escape(sentence)}]")
     if any(line.more_labels for line in answer.lines):
         st.caption(w["settle.estimate"])

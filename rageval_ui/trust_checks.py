@@ -193,8 +193,8 @@ def _largest(shift: Mapping[str, Any]) -> Any:
 
 
 SHIFT_COLUMNS = ("mean shift [95% CI]", "largest row shift", "moved most")
-PROBE_WIDTHS = {"probe": 120, "criterion": 105, "method": 110, "pairs": 50, "mean shift [95% CI]": 170,
-                "largest row shift": 80, "flagged when": 100, "flag": 90, "moved most": 160}
+PROBE_WIDTHS = {"probe": 110, "criterion": 120, "method": 100, "pairs": 45, "mean shift [95% CI]": 160,
+                "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 895 px: fits at 1,400
 
 
 def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:

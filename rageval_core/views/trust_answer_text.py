@@ -23,8 +23,8 @@ COLOURS = {USABLE: "green", CALIBRATE: "orange", NOT_YET: "gray", NOT_USABLE: "r
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "heading": "Can I trust this score?",
-        "caption": "Per criterion × method, against {n} labelled rows at most. A figure counts as good when its whole "
-                   "95% interval is at or above {bar}, as weak when it is all below.",
+        "caption": "Each criterion × method against people's labels (up to {n} labelled rows). A figure is good when its "
+                   "whole 95% interval is at or above {bar}, weak when all of it is below, not clear yet when it straddles {bar}.",
         "no_labels": "Not known yet: no scored row has a human label. Label rows (👍 / 👎 in Inspect, or label columns "
                      "in the dataset) to get an answer.",
         "verdict.usable": "usable as is",
@@ -32,23 +32,23 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict.not_yet": "not yet known: label {n} more rows",
         "verdict.not_yet_open": "not yet known: label more rows",
         "verdict.not_usable": "does not rank answers as people do",
-        "rank.good": "Ranks answers as people do: AUROC {fig}.",
-        "rank.weak": "Does not rank answers as people do: AUROC {fig} (0.5 = chance).",
-        "rank.open": "Ranking not clear yet: AUROC {fig}.",
-        "rank.one_class": "Ranking unknown: people {verdict} all {n} labelled rows, so there is nothing to rank.",
-        "rank.none": "Ranking unknown: no labelled row was scored by this method.",
-        "pf.good": "Its pass / fail can be used as is: balanced accuracy {fig} at {threshold}.",
-        "pf.weak": "Its pass / fail misses people: balanced accuracy {fig} at {threshold}.",
-        "pf.open": "Pass / fail not clear yet: balanced accuracy {fig} at {threshold}.",
-        "pf.unknown": "Pass / fail unknown on these labels (one class or none).",
-        "threshold.default": "the default threshold {t}",
-        "threshold.dev": "the threshold {t} calibrated on dev",
-        "threshold.shipped": "the shipped offline calibration {t}",
-        "share.corrected": "Share that passes, corrected for the verdict's errors: {fig} (the score passes {apparent}).",
-        "share.labels": "Share that passes: {fig} by people's labels (every row labelled; the score passes {apparent}).",
-        "share.undefined": "The share cannot be corrected (the verdict is no better than a coin on the labelled rows); "
-                           "people pass {fig}.",
-        "share.none": "Share that passes: unknown.",
+        "rank.good": "Yes: AUROC {fig}.",
+        "rank.weak": "No: AUROC {fig} (0.5 = chance).",
+        "rank.open": "Not clear yet: AUROC {fig}.",
+        "rank.one_class": "Unknown: people {verdict} all {n} labelled rows, so there is nothing to rank.",
+        "rank.none": "Unknown: no labelled row was scored by this method.",
+        "pf.good": "Yes: balanced accuracy {fig} at {threshold}.",
+        "pf.weak": "No, it misses people: balanced accuracy {fig} at {threshold}.",
+        "pf.open": "Not clear yet: balanced accuracy {fig} at {threshold}.",
+        "pf.unknown": "Unknown on these labels (one class, or none).",
+        "threshold.default": "{t} (default)",
+        "threshold.dev": "{t} (calibrated on dev)",
+        "threshold.shipped": "{t} (shipped offline calibration)",
+        "share.corrected": "{fig}, corrected for the verdict's errors (the score passes {apparent}).",
+        "share.labels": "{fig} by people's labels, every row labelled (the score passes {apparent}).",
+        "share.undefined": "Cannot be corrected: the verdict is no better than a coin on the labelled rows. "
+                           "People pass {fig}.",
+        "share.none": "Unknown.",
         "settle.usable": "Settled by these {n} labels; more only narrow the intervals.",
         "settle.calibrate_default": "Calibrate the threshold: deal a label split (the best threshold on these rows is {best}).",
         "settle.calibrate_dev": "The threshold calibrated on dev does not carry over: use the score to rank, or label more rows.",
@@ -63,41 +63,41 @@ WORDS: dict[str, dict[str, str]] = {
         "people.fail": "failed",
         "report.verdict": "verdict",
         "report.criterion": "criterion · method",
-        "report.ranks": "ranks like people? (AUROC)",
-        "report.pass_fail": "pass / fail as is? (balanced accuracy)",
+        "report.ranks": "ranks answers as people do? (AUROC)",
+        "report.pass_fail": "pass / fail usable as is? (balanced accuracy)",
         "report.share": "share that passes",
         "report.settle": "what would settle it",
     },
     "ja": {
         "heading": "このスコアは信頼できるか",
-        "caption": "評価基準 × 手法ごと、最大 {n} 件のラベル付き行との比較です。95%区間全体が {bar} 以上なら良い、"
-                   "すべて {bar} 未満なら弱いとみなします。",
+        "caption": "評価基準 × 手法ごとに人のラベル（最大 {n} 行）と比べます。95%区間全体が {bar} 以上なら良い、"
+                   "すべて {bar} 未満なら弱い、{bar} をまたぐならまだはっきりしない、とみなします。",
         "no_labels": "まだ分かりません：スコアの付いた行に人のラベルがありません。行にラベルを付けると（Inspect の 👍 / 👎、"
                      "またはデータセットのラベル列）答えが出ます。",
         "verdict.usable": "そのまま使える",
-        "verdict.calibrate": "順位付けは良い・しきい値の較正が必要",
+        "verdict.calibrate": "順位付けは良い・しきい値の調整が必要",
         "verdict.not_yet": "まだ分からない：あと {n} 行ラベル付け",
         "verdict.not_yet_open": "まだ分からない：もっとラベル付けが必要",
         "verdict.not_usable": "人と同じ順位付けになっていない",
-        "rank.good": "人と同じように回答を順位付けしています：AUROC {fig}。",
-        "rank.weak": "人と同じようには順位付けしていません：AUROC {fig}（0.5 = 偶然）。",
-        "rank.open": "順位付けはまだはっきりしません：AUROC {fig}。",
-        "rank.one_class": "順位付けは不明です：ラベル付きの {n} 行すべてを人が{verdict}としたため、比べる相手がありません。",
-        "rank.none": "順位付けは不明です：この手法はラベル付きの行にスコアを付けていません。",
-        "pf.good": "合否はそのまま使えます：{threshold}でのバランス精度 {fig}。",
-        "pf.weak": "合否が人とずれています：{threshold}でのバランス精度 {fig}。",
-        "pf.open": "合否はまだはっきりしません：{threshold}でのバランス精度 {fig}。",
-        "pf.unknown": "このラベルでは合否の精度は不明です（一種類のみ、またはなし）。",
-        "threshold.default": "既定のしきい値 {t} ",
-        "threshold.dev": "dev で較正したしきい値 {t} ",
-        "threshold.shipped": "同梱のオフライン較正値 {t} ",
-        "share.corrected": "判定の誤りを補正した合格率：{fig}（スコア上の合格率 {apparent}）。",
-        "share.labels": "合格率：人のラベルで {fig}（全行にラベルあり。スコア上の合格率 {apparent}）。",
-        "share.undefined": "合格率を補正できません（ラベル付きの行で判定が偶然と変わりません）。人の合格率は {fig}。",
-        "share.none": "合格率：不明。",
+        "rank.good": "はい：AUROC {fig}。",
+        "rank.weak": "いいえ：AUROC {fig}（0.5 = 偶然）。",
+        "rank.open": "まだはっきりしません：AUROC {fig}。",
+        "rank.one_class": "不明：ラベル付きの {n} 行すべてを人が{verdict}としたため、比べる相手がありません。",
+        "rank.none": "不明：この手法はラベル付きの行にスコアを付けていません。",
+        "pf.good": "はい：{threshold}でのバランス精度 {fig}。",
+        "pf.weak": "いいえ、人とずれています：{threshold}でのバランス精度 {fig}。",
+        "pf.open": "まだはっきりしません：{threshold}でのバランス精度 {fig}。",
+        "pf.unknown": "このラベルでは不明です（一種類のみ、またはなし）。",
+        "threshold.default": "しきい値 {t}（既定）",
+        "threshold.dev": "しきい値 {t}（dev で調整）",
+        "threshold.shipped": "しきい値 {t}（同梱のオフライン較正）",
+        "share.corrected": "{fig}（判定の誤りを補正。スコア上は {apparent}）。",
+        "share.labels": "人のラベルで {fig}（全行にラベルあり。スコア上は {apparent}）。",
+        "share.undefined": "補正できません：ラベル付きの行で判定が偶然と変わりません。人の合格率は {fig}。",
+        "share.none": "不明。",
         "settle.usable": "この {n} 件のラベルで決着しています。ラベルを増やすと区間が狭まるだけです。",
-        "settle.calibrate_default": "しきい値を較正してください：ラベルを分割します（この行での最良のしきい値は {best}）。",
-        "settle.calibrate_dev": "dev で較正したしきい値が通用しません：スコアは順位付けに使うか、さらにラベル付けしてください。",
+        "settle.calibrate_default": "しきい値を調整してください：ラベルを分割します（この行での最良のしきい値は {best}）。",
+        "settle.calibrate_dev": "dev で調整したしきい値が通用しません：スコアは順位付けに使うか、さらにラベル付けしてください。",
         "settle.more": "この評価基準であと {n} 行ラベル付けしてください{next}。",
         "settle.more_than_left": "あと {n} 行のラベルが必要です。未ラベルの {left} 行より多いので、評価する行も増やしてください{next}。",
         "settle.more_none_left": "全行にラベルがあります：ラベル付きの行をおよそ {n} 行増やして評価してください。",
@@ -109,7 +109,7 @@ WORDS: dict[str, dict[str, str]] = {
         "people.fail": "不合格",
         "report.verdict": "判定",
         "report.criterion": "評価基準 · 手法",
-        "report.ranks": "人と同じ順位付けか（AUROC）",
+        "report.ranks": "人と同じように順位付けするか（AUROC）",
         "report.pass_fail": "合否をそのまま使えるか（バランス精度）",
         "report.share": "合格率",
         "report.settle": "決着に必要なもの",
@@ -156,13 +156,13 @@ def threshold_text(line: AnswerLine, lang: str) -> str:
     if by_language:
         return w["threshold.shipped"].format(t=" / ".join(f"{v:.3f} ({k})" for k, v in by_language.items()))
     key = "threshold.default" if line.threshold_source == "default" else "threshold.dev"
-    return w[key].format(t=f"{line.threshold:g}")
+    return w[key].format(t=f"{line.threshold:.3g}")
 
 
 def verdict_word(line: AnswerLine, lang: str) -> str:
     w = words(lang)
     if line.verdict == NOT_YET:
-        return w["verdict.not_yet_open"] if line.more_labels is None else w["verdict.not_yet"].format(n=line.more_labels)
+        return w["verdict.not_yet_open"] if line.more_labels is None else w["verdict.not_yet"].format(n=f"{line.more_labels:,}")
     return w[f"verdict.{line.verdict}"]
 
 
@@ -203,11 +203,12 @@ def _settle(line: AnswerLine, w: Mapping[str, str], bar: float, row_name: Callab
         return w["settle.not_usable"].format(bar=f"{bar:g}")
     if line.more_labels is None:
         return w["settle.unknown"].format(next=nxt)
+    n = f"{line.more_labels:,}"
     if line.unlabelled == 0:
-        return w["settle.more_none_left"].format(n=line.more_labels)
+        return w["settle.more_none_left"].format(n=n)
     if line.more_labels > line.unlabelled:
-        return w["settle.more_than_left"].format(n=line.more_labels, left=line.unlabelled, next=nxt)
-    return w["settle.more"].format(n=line.more_labels, next=nxt)
+        return w["settle.more_than_left"].format(n=n, left=line.unlabelled, next=nxt)
+    return w["settle.more"].format(n=n, next=nxt)
 
 
 def texts(line: AnswerLine, lang: str, *, bar: float = 0.7, row_name: Callable[[str], str] = lambda r: f"#{r}") -> LineText:

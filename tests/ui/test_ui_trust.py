@@ -78,12 +78,15 @@ def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.Mo
 
 
 def _answer(at: AppTest) -> dict[str, list[str]]:
-    """The one-screen answer as shown: per "criterion · method", its verdict word and its four sentences."""
+    """The one-screen answer as shown: per "criterion · method", its verdict word and its four sentences (each
+    sentence a ``:small[…]`` markdown after the line's name and verdict)."""
     out: dict[str, list[str]] = {}
     texts = [plain(m.value) for m in at.main.markdown]
     for i, text in enumerate(texts):
-        if " · " in text and i + 5 < len(texts) and texts[i + 2].startswith(("Ranks", "Does not", "Ranking")):
-            out[text.replace("**", "")] = texts[i + 1:i + 6]
+        sentences = texts[i + 1:i + 5]
+        if " · " in text and len(sentences) == 4 and all(x.startswith(":small[") for x in sentences):
+            name, _, verdict = text.replace("**", "").partition("\n")
+            out[name.strip()] = [verdict, *(x.removeprefix(":small[").removesuffix("]") for x in sentences)]
     return out
 
 
@@ -100,9 +103,9 @@ def test_the_answer_opens_the_page_with_the_reports_figures(monkeypatch: pytest.
     faith = answer["Faithfulness · decomposed"]
     # The offline judge's faithfulness on the labelled set: AUROC 0.914 [0.829, 0.975], balanced accuracy 0.825
     # [0.708, 0.922] at the shipped per-language thresholds, 22 of 48 passed by people.
-    assert "usable as is" in faith[0] and faith[1] == "Ranks answers as people do: AUROC 0.914 [0.829, 0.975]."
-    assert faith[2].startswith("Its pass / fail can be used as is: balanced accuracy 0.825 [0.708, 0.922]")
-    assert faith[3].startswith("Share that passes: 46% [33%, 60%] by people's labels")
+    assert "usable as is" in faith[0] and faith[1] == "Yes: AUROC 0.914 [0.829, 0.975]."
+    assert faith[2].startswith("Yes: balanced accuracy 0.825 [0.708, 0.922] at 0.780 (en) / 0.720 (ja)")
+    assert faith[3].startswith("46% [33%, 60%] by people's labels, every row labelled")
     assert faith[4] == "Settled by these 48 labels; more only narrow the intervals."
     next(x for x in at.toggle if x.key != "runs.show_side").set_value(True).run()  # 16 rows keep their labels
     assert_ok(at)
@@ -111,7 +114,7 @@ def test_the_answer_opens_the_page_with_the_reports_figures(monkeypatch: pytest.
     for _, row in estimates.iterrows():
         share = answer[f"{row['criterion']} · {row['method']}"][3]
         table_figures = [float(x) for x in re.findall(r"\d\.\d+", row["Rogan–Gladen"])]
-        shown = re.search(r"corrected for the verdict's errors: (\d+)% \[(\d+)%, (\d+)%\]", share)
+        shown = re.search(r"^(\d+)% \[(\d+)%, (\d+)%\], corrected for the verdict's errors", share)
         assert shown is not None and len(table_figures) == 3, share
         # the table's three decimals, in whole percent (each side rounded once from the same figure)
         assert all(abs(int(p) / 100 - f) <= 0.0051 for p, f in zip(shown.groups(), table_figures))

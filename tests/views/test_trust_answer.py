@@ -61,10 +61,10 @@ def test_the_answer_in_words_carries_the_figures(report: dict) -> None:
     n = line.more_labels
     assert en.verdict == f"not yet known: label {n} more rows" and ja.verdict == f"まだ分からない：あと {n} 行ラベル付け"
     assert f"AUROC {22 / 24:.3f} [{line.ranking.low:.3f}, {line.ranking.high:.3f}]" in en.ranks
-    assert "balanced accuracy 0.833 [" in en.pass_fail and "the default threshold 0.5" in en.pass_fail
-    assert en.share.startswith("Share that passes, corrected for the verdict's errors: 36% [") and "passes 57%" in en.share
+    assert en.pass_fail.startswith("Not clear yet: balanced accuracy 0.833 [") and en.pass_fail.endswith("at 0.5 (default).")
+    assert en.share.startswith("36% [") and "corrected for the verdict's errors (the score passes 57%)" in en.share
     assert en.settle == f"Label {n} more rows: more than the 4 unlabelled rows here, so evaluate more rows too (next: #r13, #r12, #r11)."
-    assert "AUROC 0.917 [" in ja.ranks and "既定のしきい値 0.5 でのバランス精度 0.833 [" in ja.pass_fail
+    assert "AUROC 0.917 [" in ja.ranks and "しきい値 0.5（既定）でのバランス精度 0.833 [" in ja.pass_fail
     assert "未ラベルの 4 行" in ja.settle
     page = html(ta.trust_answer(report), "ja", metric_label=lambda m: "忠実性")
     assert "このスコアは信頼できるか" in page and "忠実性 · decomposed" in page and ja.verdict in page
@@ -108,11 +108,11 @@ def test_states_and_shares_of_edge_entries() -> None:
     line = ta.answer_line(one_class, None, None)
     assert (line.verdict, line.ranking_state) == (ta.USABLE, ta.UNKNOWN)  # pass / fail clears the bar on its own
     text = texts(ta.answer_line({**one_class, "balanced_accuracy": {"value": None}}, None, None), "en")
-    assert text.ranks == "Ranking unknown: people passed all 40 labelled rows, so there is nothing to rank."
+    assert text.ranks == "Unknown: people passed all 40 labelled rows, so there is nothing to rank."
     assert text.verdict == "not yet known: label more rows"
     undefined = {"n_labelled": 10, "n_judged": 20, "labels_only": {"value": 0.5, "low": 0.2, "high": 0.8},
                  "rogan_gladen": {"value": None, "apparent": 0.6, "note": "undefined"}}
     line = ta.answer_line(_entry((0.6, 0.4, 0.8), (0.6, 0.4, 0.8)), undefined, {"rows": 20, "labelled": 10})
-    assert line.share_kind == ta.SHARE_UNDEFINED and "people pass 50% [20%, 80%]" in texts(line, "en").share
+    assert line.share_kind == ta.SHARE_UNDEFINED and "People pass 50% [20%, 80%]" in texts(line, "en").share
     assert ta.trust_answer({"agreement": [], "n_rows": 3}).lines == []
     assert "no scored row has a human label" in html(ta.trust_answer({}), "en")
