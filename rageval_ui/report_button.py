@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core.analysis.report import report_html
 from rageval_core.analysis.report.build import choose_rows
 from rageval_core.store.runs import Store
-from rageval_ui.i18n import t
+from rageval_core.views.report import report_html
+from rageval_ui.i18n import lang, t
 from rageval_ui.runs import RunView
 
 BUILT = "compare.report"  # (run id, html) of the last report built on this page
@@ -21,7 +21,8 @@ def show(view: RunView, store: Store) -> None:
                             key=f"compare.report.rows.{view.run_id}")
     if st.button(t("report.build"), key="compare.report.build"):
         with st.spinner(t("report.building")):
-            html = report_html(store, [view.run_id], samples=list(view.samples.values()) or None, sample_ids=picked or None)
+            html = report_html(store, [view.run_id], samples=list(view.samples.values()) or None, sample_ids=picked or None,
+                               lang=lang())  # opened by the trust answer in the UI's language
         st.session_state[BUILT] = (view.run_id, html)
     built = st.session_state.get(BUILT)
     if built and built[0] == view.run_id:

@@ -11,7 +11,7 @@ from rageval_core.cli.dataset_flags import add_map_args
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from rageval_core.analysis.report import write_report
+    from rageval_core.views.report import write_report
 
     if not str(args.out).lower().endswith((".html", ".htm")):
         raise UsageError(f"--out {args.out!r}: use an .html file")
@@ -25,7 +25,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         samples = load_rows(args.data, column_map=column_map_of(args))[0].samples
     rows = [r.strip() for r in (args.rows or "").split(",") if r.strip()] or None
     path = write_report(store, ids, args.out, samples=samples, sample_ids=rows, top=args.top,
-                        threshold=args.threshold, title=args.title)
+                        threshold=args.threshold, title=args.title, lang=args.lang)
     echo(f"report of {len(ids)} run(s) → {path} ({path.stat().st_size:,} bytes)")
     return EXIT_OK
 
@@ -33,7 +33,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def add_command(sub: Any) -> None:
     """Register ``report``."""
     rp = sub.add_parser("report", help="write a self-contained HTML report of one or more runs",
-                        description="Dataset summary, per-category tables, decomposed vs judge and judge vs judge agreement, "
+                        description="Opens with the trust answer per metric × method (from human labels), then the dataset summary, per-category tables, decomposed vs judge and judge vs judge agreement, "
                         "trust figures where computed, cost, and chosen rows with claims and reasons, in one HTML file "
                         "that opens with no network.")
     rp.add_argument("runs", nargs="+", metavar="RUN", help="run ids (a unique prefix is enough)")
@@ -44,4 +44,6 @@ def add_command(sub: Any) -> None:
     rp.add_argument("--top", type=int, default=3, help="how many of the most disagreeing rows to show (default 3)")
     rp.add_argument("--threshold", type=float, default=0.5, help="pass threshold for kappa (default 0.5)")
     rp.add_argument("--title", default="RAG evaluation report", help="the report's title")
+    rp.add_argument("--lang", choices=("en", "ja"), default="en",
+                    help="the language of the trust answer that opens the report (default en)")
     rp.set_defaults(func=cmd_report)

@@ -37,6 +37,10 @@ td.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-
 .answer mark.ok {{ background: #dafbe1; }} .answer mark.bad {{ background: #ffd8d3; }} .answer mark.unknown {{ background: #fff1b3; }}
 .context {{ background: #f6f8fa; padding: .4rem .6rem; margin: .3rem 0; font-size: .88rem; white-space: pre-wrap; }}
 td.reason {{ text-align: left; font-size: .85rem; max-width: 560px; }}
+section.answer table {{ width: 100%; }} section.answer td {{ vertical-align: top; font-size: .88rem; }}
+.badge {{ padding: .05rem .45rem; border-radius: .6rem; font-weight: 600; }} .badge.green {{ background: #dafbe1; color: #1a7f37; }}
+.badge.orange {{ background: #fff1e5; color: #bc4c00; }} .badge.gray {{ background: #eaeef2; color: #57606a; }}
+.badge.red {{ background: #ffebe9; color: #cf222e; }}
 .note {{ border-left: 4px solid #bf8700; background: #fff8c5; padding: .4rem .8rem; margin: .8rem 0; font-size: .9rem; }}
 """
 
@@ -323,16 +327,18 @@ def render_run(rep: RunReport) -> str:
     return "".join(out)
 
 
-def render(reports: Sequence[RunReport], *, title: str = "RAG evaluation report") -> str:
-    """The whole document."""
+def render(reports: Sequence[RunReport], *, title: str = "RAG evaluation report", opening: str = "",
+           lang: str = "en") -> str:
+    """The whole document. ``opening``: HTML put first, under the title (the views' one-screen trust answer, already
+    escaped); ``lang``: the document's language attribute."""
     made = datetime.now(tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
     summary = ""
     if len(reports) > 1:
         summary = "<h2>Runs</h2>" + _table(
             ["run", "dataset", "rows", "methods"],
             [[r.info.name or r.info.id, r.info.dataset_name, r.n_rows, ", ".join(r.methods)] for r in reports])
-    body = summary + "".join(render_run(r) for r in reports)
-    return (f'<!DOCTYPE html><html lang="ja"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+    body = opening + summary + "".join(render_run(r) for r in reports)
+    return (f'<!DOCTYPE html><html lang="{escape(lang)}"><head><meta charset="utf-8"><title>{escape(title)}</title>'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head><body>'
             f'<h1>{escape(title)}</h1><p class="muted">Made {made} by the RAG Eval Workbench. Self-contained: '
             f"no script, no network; charts are inline SVG.</p>{body}</body></html>\n")
