@@ -220,10 +220,12 @@ def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> Non
     expect(page.get_by_text("Agreement with people")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     page.get_by_test_id("stCheckbox").get_by_text("Use the label columns of only some rows").click()
     label_top = page.get_by_role("button", name=re.compile(r"^Label row #"))  # only with unlabelled rows
-    expect(label_top).to_be_visible()
-    page.locator(".vega-embed").first.wait_for()
+    expect(label_top).to_be_visible()  # under the one-screen answer
     _shot(page, "trust.png")
-    _shot(page, "trust-estimate.png", scroll_to=page.get_by_text("Corrected estimate", exact=True))
+    estimate = page.get_by_text("Corrected estimate", exact=True)  # a folded section: opened to see its chart
+    estimate.click()
+    page.locator(".vega-embed").first.wait_for()
+    _shot(page, "trust-estimate.png", scroll_to=estimate)
     label_top.click()
     expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()  # not the sidebar link
     page.get_by_role("button", name="Next row to label").click()
