@@ -196,7 +196,8 @@ def _config(frame: pd.DataFrame, widths: Mapping[str, int], helps: Mapping[str, 
 # Pixel widths that add up to less than an expander's inner width at a 1,400-px window (906 px with the sidebar open).
 AGREEMENT_WIDTHS = {"criterion": 122, "method": 100, "n": 32, "threshold": 138, "people pass": 80, "AUROC": 124,
                     "balanced accuracy": 124, "kappa": 124, "best threshold": 50, "unscored labelled": 40}
-MOVED_OUT = ("interval", "pairs", "notes")  # said under the table, not in columns that would push it past the page
+MOVED_OUT = ("interval", "pairs", "notes")
+BEST = "best threshold"  # shown as "best" (trust.best_short), its full heading in the tooltip  # said under the table, not in columns that would push it past the page
 
 
 def _lines_below(frame: pd.DataFrame, column: str, line: Callable[[str, str], str]) -> list[str]:
@@ -228,8 +229,8 @@ def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
     helps = {"threshold": f"{t('trust.threshold_help')} ({shipped})",
              "AUROC": f"{t('trust.auroc_help')} {t('trust.intervals_help', kinds=kinds)}",
              "balanced accuracy": t("trust.bacc_help"),
-             "best threshold": f"{header('best threshold')}: {t('trust.best_threshold_help')}"}
-    labels = {"best threshold": t("trust.best_short")}
+             BEST: f"{header(BEST)}: {t('trust.best_threshold_help')}"}  # the full heading, shortened above it
+    labels = {BEST: t("trust.best_short")}
     table(shown, hide_index=True, width="stretch", column_config=_config(shown, AGREEMENT_WIDTHS, helps, labels))
     for line in below:
         st.caption(line)
