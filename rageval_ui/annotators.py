@@ -174,8 +174,8 @@ def _queue(rep: Any, view: RunView, store: Store) -> None:
 
 
 def panel(rep: Any, view: RunView, store: Store) -> None:
-    """The Trust page's annotators block: people beside the judges, the sentences, settling, import, the queue."""
-    st.subheader(t("annotators.heading"))
+    """The Trust page's annotators block: people beside the judges, the sentences, settling, import, the queue (under
+    the page's own heading, ``annotators.heading``)."""
     block = rep.annotators
     if block is None:
         st.info(t("annotators.none"))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rageval_core.analysis.report import report_html
 from rageval_core.analysis.report.build import choose_rows
 from rageval_core.store.runs import Store
+from rageval_core.views.report import report_html
 from rageval_ui.i18n import core_in, lang, t
 from rageval_ui.runs import RunView
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -26,9 +26,9 @@ from rageval_core.core.types import Sample
 from rageval_core.offline.limits import limits_text
 from rageval_ui import nav, state
 from rageval_ui.safe_text import md_escape
-from rageval_ui.i18n import core, lang, t
+from rageval_ui.i18n import core, header, lang, t
 from rageval_ui.runs import RunView
-from rageval_ui.widgets import UNSCORED, fmt_score, metric_label
+from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, table
 
 LABEL_FIELDS = (*LABEL_COLUMNS, "human_labels")
 SUBSET_SEED = 0  # the seeded subset of rows that keep their labels when "only k rows labelled" is on
@@ -164,8 +164,8 @@ def coverage_frame(rep: TrustReport) -> pd.DataFrame:
 def threshold_cell(a: Any) -> str:
     """``0.63 · calibrated on dev``, ``0.780 (en) / 0.724 (ja) · shipped offline calibration``, ``0.5 · default``."""
     text = getattr(a.threshold, "text", None)
-    if text is not None:
-        return f"{text()} · {t('trust.threshold_shipped')}"
+    if text is not None:  # the long "shipped offline calibration (...)" is the column's tooltip
+        return f"{text()} · {t('trust.threshold_shipped_short')}"
     return f"{a.threshold:.3g} · " + (t("trust.threshold_default") if a.threshold_source == "default"
                                      else t("trust.threshold_dev"))
 
@@ -185,13 +185,85 @@ def agreement_frame(rep: TrustReport | Sequence[Any]) -> pd.DataFrame:
     )
 
 
+def _config(frame: pd.DataFrame, widths: Mapping[str, int], helps: Mapping[str, str],
+            labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``column_config`` of the columns ``frame`` shows: each heading in the UI language (or ``labels``' short one), a
+    fixed width in pixels (so the table fits the page at 1,400 px instead of growing a horizontal scrollbar) and a
+    tooltip where given."""
+    return {c: st.column_config.Column((labels or {}).get(c) or header(c), width=widths.get(c), help=helps.get(c))
+            for c in frame.columns}
+
+
+# Pixel widths that add up to less than an expander's inner width at a 1,400-px window (906 px with the sidebar open).
+AGREEMENT_WIDTHS = {"criterion": 122, "method": 100, "n": 32, "threshold": 138, "people pass": 80, "AUROC": 124,
+                    "balanced accuracy": 124, "kappa": 124, "best threshold": 50, "unscored labelled": 40}
+MOVED_OUT = ("interval", "pairs", "notes")
+BEST = "best threshold"  # shown as "best" (trust.best_short), its full heading in the tooltip  # said under the table, not in columns that would push it past the page
+
+
+def _lines_below(frame: pd.DataFrame, column: str, line: Callable[[str, str], str]) -> list[str]:
+    """One line per row whose ``column`` says something: ``line(scorer, text)``, "Faithfulness · decomposed: …"."""
+    return [line(md_escape(f"{r['criterion']} · {r['method']}"), md_escape(r[column]))
+            for _, r in frame.iterrows() if r[column] not in ("", UNSCORED)]
+
+
+def _pairs_line(scorer: str, text: str) -> str:
+    return t("trust.pairs_line", scorer=scorer, text=text)
+
+
+def _note_line(scorer: str, text: str) -> str:
+    return t("trust.note_line", scorer=scorer, text=text)
+
+
+def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
+    """The agreement table, fitted to the page: the best threshold without its interval, the unscored column only
+    when some row has one; the pairs and the notes as lines under it, the kinds of interval in AUROC's tooltip."""
+    frame = agreement_frame(rep)
+    if frame.empty:
+        return
+    frame["best threshold"] = [UNSCORED if a.best_threshold.value is None else fmt_score(a.best_threshold.value)
+                               for a in (rep.agreement if isinstance(rep, TrustReport) else rep)]
+    kinds = ", ".join(dict.fromkeys(k for cell in frame["interval"] for k in str(cell).split(", ") if k))
+    below = [*_lines_below(frame, "pairs", _pairs_line), *_lines_below(frame, "notes", _note_line)]
+    shown = frame.drop(columns=[*MOVED_OUT, *(["unscored labelled"] if (frame["unscored labelled"] == 0).all() else [])])
+    shipped = f"{t('trust.threshold_shipped_short')}: {t('trust.threshold_shipped')}"
+    helps = {"threshold": f"{t('trust.threshold_help')} ({shipped})",
+             "AUROC": f"{t('trust.auroc_help')} {t('trust.intervals_help', kinds=kinds)}",
+             "balanced accuracy": t("trust.bacc_help"),
+             BEST: f"{header(BEST)}: {t('trust.best_threshold_help')}"}  # the full heading, shortened above it
+    labels = {BEST: t("trust.best_short")}
+    table(shown, hide_index=True, width="stretch", column_config=_config(shown, AGREEMENT_WIDTHS, helps, labels))
+    for line in below:
+        st.caption(line)
+
+
+ESTIMATE_WIDTHS = {"criterion": 125, "method": 105, "score mean (all rows)": 128, "labels only": 165, "corrected": 128,
+                   "Rogan–Gladen": 128, "score − people": 55, "as tight as k labels": 55}
+
+
+def estimate_table(rep: TrustReport) -> None:
+    """The corrected estimate's table, fitted to the page (its notes as lines under it), with what Rogan–Gladen and
+    the corrected interval are in the column tooltips."""
+    frame = estimate_frame(rep)
+    if frame.empty:
+        return
+    below = _lines_below(frame, "notes", _note_line)
+    shown = frame.drop(columns=["notes"])
+    helps = {"corrected": t("trust.corrected_help"), "Rogan–Gladen": t("trust.rogan_gladen_help"),
+             "labels only": t("trust.labels_only_help"), "as tight as k labels": t("trust.tight_help"),
+             "score mean (all rows)": t("trust.score_mean_help", n=rep.n_rows)}
+    table(shown, hide_index=True, width="stretch", column_config=_config(shown, ESTIMATE_WIDTHS, helps))
+    for line in below:
+        st.caption(line)
+
+
 def estimate_frame(rep: TrustReport) -> pd.DataFrame:
     rows = []
     for e in rep.estimates:
         est = e.estimate
         rows.append({
             "criterion": metric_label(e.metric), "method": e.method,
-            "score mean (all rows)": f"{fmt_ci(est.judge_only)} n={est.judge_only.n}",
+            "score mean (all rows)": fmt_ci(est.judge_only),  # over every scored row: n in the column's tooltip
             "labels only": f"{fmt_ci(est.labels_only)} n={est.labels_only.n}",
             "corrected": fmt_ci(est.corrected),
             "Rogan–Gladen": UNSCORED if e.rogan_gladen is None or e.rogan_gladen.value is None else fmt_ci(e.rogan_gladen),

@@ -31,7 +31,7 @@ from rageval_core.core.types import Sample
 from rageval_ui import nav, sidebar, state
 from rageval_ui.runs import RunView
 from rageval_ui.trust import run_samples
-from rageval_ui.i18n import core, t
+from rageval_ui.i18n import core, header, t
 from rageval_ui.errors import unexpected_error
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
 from rageval_ui.safe_text import md_code, md_escape
@@ -85,7 +85,7 @@ def _stability(store_path: str, run_id: str, n_results: int) -> dict[str, Any]:
 
 
 def stability_panel(view: RunView, run_store: Store) -> None:
-    st.subheader(t("stability.heading"))
+    """Repeat stability (under the page's heading, ``stability.heading``)."""
     repeats = int((view.info.settings or {}).get("repeats", 1))
     if repeats < 2:
         st.info(t("stability.once", cli=md_code(REPEATS_CLI)))
@@ -185,6 +185,18 @@ def start_probes(view: RunView, probes: Sequence[str], config: ProviderConfig, s
     return job
 
 
+def _largest(shift: Mapping[str, Any]) -> Any:
+    """The largest row shift with its sign (probe − original): the row that moved most, whose shift a report saved
+    before ``max_shift`` kept its sign still carries; else ``max_shift``."""
+    top = shift.get("top") or []
+    return top[0].get("shift", shift.get("max_shift")) if top else shift.get("max_shift")
+
+
+SHIFT_COLUMNS = ("mean shift [95% CI]", "largest row shift", "moved most")
+PROBE_WIDTHS = {"probe": 110, "criterion": 120, "method": 100, "pairs": 45, "mean shift [95% CI]": 160,
+                "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 895 px: fits at 1,400
+
+
 def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
     """One line per probe × metric × method: mean shift with its interval, the flag and its tolerance."""
     rows = []
@@ -194,7 +206,7 @@ def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
             rows.append({
                 "probe": probe["probe"], "criterion": metric_label(s["metric"]), "method": s["method"], "pairs": s["n"],
                 "mean shift [95% CI]": _interval(s["mean_shift"], s["low"], s["high"], signed=True),
-                "largest row shift": _signed(s["max_shift"]), "flagged when": bound,
+                "largest row shift": _signed(_largest(s)), "flagged when": bound,
                 "flag": "⚠️ " + t("probes.flag") if s["flagged"] else "ok",
                 "moved most": ", ".join(f"{r['row_id']} {r['shift']:+.2f}" for r in s.get("top", [])),
             })
@@ -217,8 +229,9 @@ def saved_probes(run_store: Store, run_id: str) -> dict[str, Any] | None:
 
 
 def probes_panel(view: RunView, run_store: Store) -> None:
-    st.subheader(t("probes.heading"))
+    """Probes (under the page's heading, ``probes.heading``): the saved shifts, or the controls that run them."""
     st.caption(t("probes.help"))
+    st.caption(t("probes.shift_help"))
     job: ProbeJob | None = st.session_state.get(state.PROBE_JOB)
     if job is not None and job.run_id == view.run_id and job.running:
         _probe_progress()
@@ -232,7 +245,11 @@ def probes_panel(view: RunView, run_store: Store) -> None:
             t("probes.flagged", names=md_escape(", ".join(flagged))) if flagged else t("probes.none_flagged"))
         if report.get("note"):
             st.caption(md_escape(core(report["note"])))
-        table(probes_frame(report), hide_index=True, width="stretch")
+        frame = probes_frame(report)
+        shift_help = t("probes.shift_help")
+        table(frame, hide_index=True, width="stretch", column_config={
+            c: st.column_config.Column(header(c), help=shift_help if c in SHIFT_COLUMNS else None, width=PROBE_WIDTHS.get(c))
+            for c in frame.columns})
         with st.expander(t("probes.notes")):
             for note in probe_notes(report):
                 st.markdown(md_escape(note))

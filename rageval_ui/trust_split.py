@@ -22,7 +22,7 @@ from rageval_core.store.runs import Store
 from rageval_ui.i18n import core, t
 from rageval_ui.runs import RunView
 from rageval_ui.safe_text import md_escape
-from rageval_ui.trust import agreement_frame, calibration_frame, calibration_headings, run_samples
+from rageval_ui.trust import agreement_table, calibration_frame, calibration_headings, run_samples
 from rageval_ui.widgets import metric_label, table
 
 OPEN_KEY = "trust.test_open"  # {dataset_hash: True} while test figures are open in this session
@@ -49,9 +49,9 @@ def _deal_form(view: RunView, store: Store, redeal: bool) -> None:
 
 
 def split_panel(view: RunView, store: Store) -> bool:
-    """The split's controls; returns whether test figures are open for this run's dataset."""
+    """The split's controls (under the page's heading, ``split.heading``); returns whether test figures are open for
+    this run's dataset."""
     digest = view.info.dataset_hash or ""
-    st.subheader(t("split.heading"))
     if not digest:
         st.caption(t("split.no_hash"))
         return False
@@ -79,6 +79,11 @@ def split_panel(view: RunView, store: Store) -> bool:
     return False
 
 
+def test_open(view: RunView) -> bool:
+    """Whether test figures are open for this run's dataset in this session (the split's section opens with them)."""
+    return bool(_opened().get(view.info.dataset_hash or ""))
+
+
 def sizes_frame(rep: TrustReport) -> pd.DataFrame:
     """Rows per split, then labelled rows of each criterion per split."""
     split = rep.split
@@ -95,7 +100,7 @@ def split_tables(rep: TrustReport) -> None:
     shown: Sequence[str] = [s for s in SPLITS if s in rep.split.agreement]
     for name in shown:
         st.markdown(t("split.agreement_on", split=name))
-        table(agreement_frame(rep.split.agreement[name]), hide_index=True, width="stretch")
+        agreement_table(rep.split.agreement[name])
     if TEST not in shown:
         for note in rep.split.notes:
             st.caption(md_escape(core(note)))

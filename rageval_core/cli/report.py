@@ -11,7 +11,7 @@ from rageval_core.cli.dataset_flags import add_map_args
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from rageval_core.analysis.report import write_report
+    from rageval_core.views.report import write_report
 
     if not str(args.out).lower().endswith((".html", ".htm")):
         raise UsageError(f"--out {args.out!r}: use an .html file")
@@ -33,7 +33,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def add_command(sub: Any) -> None:
     """Register ``report``."""
     rp = sub.add_parser("report", help="write a self-contained HTML report of one or more runs",
-                        description="Dataset summary, per-category tables, decomposed vs judge and judge vs judge agreement, "
+                        description="Opens with the trust answer per metric × method (from human labels), then the dataset summary, per-category tables, decomposed vs judge and judge vs judge agreement, "
                         "trust figures where computed, cost, and chosen rows with claims and reasons, in one HTML file "
                         "that opens with no network.")
     rp.add_argument("runs", nargs="+", metavar="RUN", help="run ids (a unique prefix is enough)")

@@ -110,7 +110,7 @@ def print_probe_report(report: ProbeReport) -> None:
         echo(table(
             ["metric", "method", "pairs", "mean shift [95% CI]", "largest row shift", "unscored pairs", "flag"],
             [[s.metric, s.method, s.n, interval(s.mean_shift, s.low, s.high, signed=True),
-              "-" if s.max_shift is None else f"{s.max_shift:.3f}", s.unscored_pairs, "FLAG" if s.flagged else ""]
+              "-" if s.max_shift is None else f"{s.max_shift:+.3f}", s.unscored_pairs, "FLAG" if s.flagged else ""]
              for s in r.shifts],
         ))
         moved = [s for s in r.shifts if s.top]

@@ -1,12 +1,13 @@
-"""Trust: can I trust this score? Human labels against every metric × method, with intervals, confusion
-cells that open their rows, the corrected estimate, repeat stability, probes and what to label next."""
+"""Trust: can I trust this score? First the one-screen answer per metric × method (``rageval_ui.trust_answer``), then
+every section behind it folded: the label split, coverage, agreement with intervals, people against each other,
+confusion cells that open their rows, the corrected estimate, bias, repeat stability, probes and what to label next."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from rageval_ui import annotators as annotators_ui
-from rageval_ui import charts, data, nav, run_picker, runs, state, trust_checks, trust_split, widgets
+from rageval_ui import charts, data, nav, run_picker, runs, state, trust_answer, trust_checks, trust_split, widgets
 from rageval_ui import trust as trust_ui
 from rageval_ui.i18n import t
 
@@ -42,6 +43,7 @@ if view is None or view.frame.empty:
 if (note := runs.rows_note(view.samples_source)) is not None:  # a run stored before runs kept their rows
     st.caption(widgets.md_escape(note))
 
+answer_box = st.container(key="trust-answer")  # the one-screen answer: filled once the report is computed
 few, k_col = st.columns([3, 1], vertical_alignment="bottom")
 kept = trust_ui.label_keep()
 labelled_rows = sum(trust_ui.has_label_columns(s) for s in trust_ui.run_samples(view))
@@ -52,64 +54,77 @@ k = int(k_col.number_input(t("trust.k"), 1, max(1, labelled_rows), min(16, max(1
                            disabled=not simulate, key="trust.k"))
 st.session_state[state.LABEL_KEEP] = k if simulate else None
 keep = trust_ui.label_keep()
+details = st.container()  # the run's caption and the offline judge's limits, under the controls
 
-show_test = trust_split.split_panel(view, store)
+# Every detailed section below, folded: the answer above says what they add up to.
+split_box = st.expander(t("split.heading"), expanded=trust_split.test_open(view))
+with split_box:
+    show_test = trust_split.split_panel(view, store)
 with st.spinner(t("trust.computing")):
     rep = trust_ui.report(view, store, keep, show_test)
-trust_split.split_tables(rep)
-st.caption(t("trust.run_caption", run=widgets.md_escape(view.run_id), provider=widgets.md_escape(view.info.provider), model=widgets.md_escape(view.info.model), n=rep.n_rows,
-             threshold=f"{rep.threshold:g}", iterations=rep.iterations, seed=rep.seed))
+with split_box:
+    trust_split.split_tables(rep)
 
-if view.info.provider == "offline":
-    st.caption(widgets.md_escape(trust_ui.offline_limits()))
-st.subheader(t("trust.coverage"))
-if not rep.coverage:
-    st.info(t("trust.no_labels", cli=widgets.md_code(f"python -m rageval_core trust {view.run_id} --labels FILE")))
-    offer_labelled_sample("nolabels")
-else:
-    widgets.table(trust_ui.coverage_frame(rep), hide_index=True, width="stretch")
-    if rep.conflicts:
-        st.warning(t("trust.conflicts", conflicts=widgets.counted(len(rep.conflicts), t("unit.conflict"), t("unit.conflicts"))))
+with answer_box:
+    trust_answer.answer_block(trust_answer.answer_of(rep))
+    if rep.label_next:
+        top = rep.label_next[0]
+        if st.button(t("trust.label_top", row=widgets.md_escape(top.row_id),
+                       criterion=widgets.md_escape(widgets.metric_label(top.criterion))), type="primary",
+                     key="trust.label_top"):
+            trust_ui.open_in_inspect(view.run_id, top.row_id)
+with details:
+    st.caption(t("trust.run_caption", run=widgets.md_escape(view.run_id), provider=widgets.md_escape(view.info.provider),
+                 model=widgets.md_escape(view.info.model), n=rep.n_rows, threshold=f"{rep.threshold:g}",
+                 iterations=rep.iterations, seed=rep.seed))
+    if view.info.provider == "offline":
+        st.caption(widgets.md_escape(trust_ui.offline_limits()))
+
+with st.expander(t("trust.coverage")):
+    if not rep.coverage:
+        st.info(t("trust.no_labels", cli=widgets.md_code(f"python -m rageval_core trust {view.run_id} --labels FILE")))
+        offer_labelled_sample("nolabels")
+    else:
+        widgets.table(trust_ui.coverage_frame(rep), hide_index=True, width="stretch")
+        if rep.conflicts:
+            st.warning(t("trust.conflicts", conflicts=widgets.counted(len(rep.conflicts), t("unit.conflict"), t("unit.conflicts"))))
 
 if rep.agreement:
-    st.subheader(t("trust.agreement"))
-    st.caption(t("trust.agreement_help"))
-    widgets.table(trust_ui.agreement_frame(rep), hide_index=True, width="stretch")
-
-    annotators_ui.panel(rep, view, store)
-
-    st.subheader(t("trust.confusion"))
-    criteria = list(dict.fromkeys(a.metric for a in rep.agreement))
-    criterion = st.selectbox(t("filter.criterion"), criteria, format_func={c: widgets.metric_label(c) for c in criteria}.get,
-                             key="trust.confusion")
-    shown = [a for a in rep.agreement if a.metric == criterion]
-    for col, agreement in zip(st.columns(len(shown)), shown):
-        with col:
-            trust_ui.confusion_grid(agreement, view.run_id, key=f"trust.cm.{agreement.method}")
+    with st.expander(t("trust.agreement")):
+        st.caption(t("trust.agreement_help"))
+        trust_ui.agreement_table(rep)
+    with st.expander(t("annotators.heading")):
+        annotators_ui.panel(rep, view, store)
+    with st.expander(t("trust.confusion")):
+        criteria = list(dict.fromkeys(a.metric for a in rep.agreement))
+        criterion = st.selectbox(t("filter.criterion"), criteria,
+                                 format_func={c: widgets.metric_label(c) for c in criteria}.get, key="trust.confusion")
+        shown = [a for a in rep.agreement if a.metric == criterion]
+        for col, agreement in zip(st.columns(len(shown)), shown):
+            with col:
+                trust_ui.confusion_grid(agreement, view.run_id, key=f"trust.cm.{agreement.method}")
 
 if rep.estimates:
-    st.subheader(t("trust.estimate"))
-    st.caption(t("trust.estimate_help"))
-    st.altair_chart(charts.estimates(trust_ui.estimate_points(rep)))
-    widgets.table(trust_ui.estimate_frame(rep), hide_index=True, width="stretch")
+    with st.expander(t("trust.estimate")):
+        st.caption(t("trust.estimate_help"))
+        st.caption(t("trust.estimate_wider"))
+        st.altair_chart(charts.estimates(trust_ui.estimate_points(rep)))
+        trust_ui.estimate_table(rep)
 
 if rep.bias is not None:
-    st.subheader(t("trust.bias"))
-    st.caption(t("trust.bias_help", flagged=sum(b.flagged for b in rep.bias), n=len(rep.bias)))
-    if rep.bias:
-        widgets.table(trust_ui.bias_frame(rep), hide_index=True, width="stretch")
+    with st.expander(t("trust.bias")):
+        st.caption(t("trust.bias_help", flagged=sum(b.flagged for b in rep.bias), n=len(rep.bias)))
+        if rep.bias:
+            widgets.table(trust_ui.bias_frame(rep), hide_index=True, width="stretch")
 
-trust_checks.stability_panel(view, store)
-trust_checks.probes_panel(view, store)
+with st.expander(t("stability.heading")):
+    trust_checks.stability_panel(view, store)
+with st.expander(t("probes.heading")):
+    trust_checks.probes_panel(view, store)
 
-st.subheader(t("trust.label_next"))
-if not rep.label_next:
-    st.info(t("trust.all_labelled"))
-else:
-    st.caption(t("trust.label_next_help"))
-    widgets.table(trust_ui.label_next_frame(rep.label_next[:10], view), hide_index=True, width="stretch")
-    top = rep.label_next[0]
-    if st.button(t("trust.label_top", row=widgets.md_escape(top.row_id),
-                   criterion=widgets.md_escape(widgets.metric_label(top.criterion))), type="primary",
-                 key="trust.label_top"):
-        trust_ui.open_in_inspect(view.run_id, top.row_id)
+with st.expander(t("trust.label_next")):
+    if not rep.label_next:
+        st.info(t("trust.all_labelled"))
+    else:
+        st.caption(t("trust.label_next_help"))
+        widgets.table(trust_ui.label_next_frame(rep.label_next[:10], view), hide_index=True, width="stretch")

@@ -15,7 +15,7 @@ from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.base import EvalContext
 from rageval_core.scoring.metrics.judge import JudgeScorer
 from rageval_core.scoring.metrics.registry import build_scorers
-from rageval_core.analysis.report import report_html, write_report
+from rageval_core.views.report import report_html, write_report
 from tests.support.runs import run_rows
 from rageval_core.store.runs import Store
 from tests.support.apptest import ROOT

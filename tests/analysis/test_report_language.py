@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from rageval_core.analysis.report import report_html
+from rageval_core.views.report import report_html
 from rageval_core.analysis.trust import run_report as trust_report
 from rageval_core.analysis.trust.labels import FILE, dataset_labels
 from rageval_core.analysis.trust.run_report import read_label_rows

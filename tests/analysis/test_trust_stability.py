@@ -92,6 +92,9 @@ def test_shift_stat_by_hand():
     assert (two.mean_shift, two.low, two.high) == (pytest.approx(0.2), pytest.approx(-0.1), pytest.approx(0.5))
     assert [r.row_id for r in s.top] == ["a", "c"]  # unmoved rows are never listed
     assert s.max_shift == pytest.approx(0.5) and s.flagged  # |0.133| > 0.1
+    fell = shift_stat("faithfulness", "decomposed", [RowShift("x", "x", 0.9, 0.12), PAIRS[0]], tolerance=0.1,
+                      upward_only=False, seed=0)
+    assert fell.max_shift == pytest.approx(-0.78)  # the largest move keeps its sign (probe − original), not +0.78
     up = shift_stat("faithfulness", "decomposed", PAIRS, tolerance=0.05, upward_only=True, seed=0)
     assert [r.row_id for r in up.top] == ["a"] and up.flagged
 

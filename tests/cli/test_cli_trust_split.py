@@ -6,7 +6,7 @@ import json
 import pytest
 
 from rageval_core import cli
-from rageval_core.analysis.report import report_html
+from rageval_core.views.report import report_html
 from rageval_core.analysis.trust.split_run import current_split
 from rageval_core.store.runs import Store
 from tests.support.trust_cli import MINI, run_id_of as _run_id

@@ -220,10 +220,12 @@ def test_trust_page_in_a_real_browser(server: str, page: Any, home: Path) -> Non
     expect(page.get_by_text("Agreement with people")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     page.get_by_test_id("stCheckbox").get_by_text("Use the label columns of only some rows").click()
     label_top = page.get_by_role("button", name=re.compile(r"^Label row #"))  # only with unlabelled rows
-    expect(label_top).to_be_visible()
-    page.locator(".vega-embed").first.wait_for()
+    expect(label_top).to_be_visible()  # under the one-screen answer
     _shot(page, "trust.png")
-    _shot(page, "trust-estimate.png", scroll_to=page.get_by_text("Corrected estimate", exact=True))
+    estimate = page.get_by_text("Corrected estimate", exact=True)  # a folded section: opened to see its chart
+    estimate.click()
+    page.locator(".vega-embed").first.wait_for()
+    _shot(page, "trust-estimate.png", scroll_to=estimate)
     label_top.click()
     expect(page.get_by_role("heading", name="Inspect a sample")).to_be_visible()  # not the sidebar link
     page.get_by_role("button", name="Next row to label").click()
@@ -287,7 +289,7 @@ def test_report_opens_offline_with_its_charts_in_a_real_browser(page: Any, tmp_p
     """The HTML report of the two-judge run (offline + a scripted second model, jury) opens from a file with every
     network request blocked, and its SVG charts are drawn (bars with a width on screen). A fresh, offline context
     of the module's browser (one Playwright per thread)."""
-    from rageval_core.analysis.report import write_report
+    from rageval_core.views.report import write_report
     from rageval_core.store.runs import Store
     from tests.analysis.test_report import two_judge_run
 

@@ -67,10 +67,11 @@ def test_trust_page_annotators_block_in_a_real_browser(page: tuple[str, Any], st
     tab.get_by_role("option").filter(has_text=stored["run"]).click()
     heading = tab.get_by_text("People against each other, beside the judges", exact=True)
     expect(heading).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    heading.click()  # a folded section under the page's one-screen answer
     expect(tab.get_by_text("faithfulness, judge:binary:", exact=False).first).to_be_visible()
     expect(tab.get_by_text("disagreement(s) to settle", exact=False)).to_be_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    tab.locator(".vega-embed").first.wait_for()  # the page below the block has drawn
+    tab.get_by_test_id("stMain").locator("[data-testid=stExpander]").last.wait_for()  # the page below the block has drawn
     heading.evaluate("e => e.scrollIntoView({block: 'start'})")
     tab.locator("[data-testid=stDataFrame] canvas").first.wait_for()
     tab.wait_for_timeout(2500)  # the grids paint their canvases after they scroll into view

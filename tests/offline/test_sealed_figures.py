@@ -75,7 +75,7 @@ def test_blind_forms_are_those_right_on_fewer_than_half():
 
 def test_the_trust_command_and_the_report_of_an_offline_run_show_them(home, capsys):
     from rageval_core import cli
-    from rageval_core.analysis.report import report_html
+    from rageval_core.views.report import report_html
     from rageval_core.store.runs import Store
     from tests.support.trust_cli import MINI, run_id_of
 

@@ -50,7 +50,7 @@ def _page(monkeypatch: pytest.MonkeyPatch, home: dict[str, str], page: str) -> A
 
 def test_trust_page_shows_people_beside_the_judges(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
     at = _page(monkeypatch, home, "rageval_ui/app_pages/trust.py")
-    assert "People against each other, beside the judges" in [h.value for h in at.subheader]
+    assert "People against each other, beside the judges" in [e.label for e in at.expander]
     table = next(d.value for d in at.dataframe if "judge is" in d.value.columns)
     people = table[table["who"] == "people (kappa)"].set_index("criterion")
     assert people.loc["Faithfulness", "agreement"].startswith("0.750 [") and people.loc["Faithfulness", "rows"] == 24

@@ -3,6 +3,7 @@ and Inspect's "next row to label"."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -49,10 +50,11 @@ def _frame(at: AppTest, column: str):
 
 def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
     at = _trust(monkeypatch, home)
-    headers = [h.value for h in at.subheader]
+    assert at.subheader[0].value == "The answer"  # the one-screen answer first, every section below it folded
+    sections = {e.label: e for e in at.expander}
     for expected in ("Labels coverage", "Agreement with people", "Confusion matrices", "Corrected estimate",
-                     "Repeat stability", "Probes", "Label next"):
-        assert expected in headers
+                     "Repeat stability", "Probes", "Label next", "Label split: train · dev · test"):
+        assert expected in sections and not sections[expected].proto.expanded
     coverage = _frame(at, "labelled")
     faith = coverage[coverage["criterion"] == "Faithfulness"].iloc[0]
     assert faith["labelled"] == "48 / 48" and faith["pass"] == 22 and faith["sources"] == "dataset 48"
@@ -73,6 +75,50 @@ def test_trust_page_shows_every_panel_on_the_labelled_set(monkeypatch: pytest.Mo
     from rageval_core.offline.limits import limits_text  # offline run: the sealed suite's frozen figures
 
     assert any(plain(c.value) == limits_text("en") and "sealed suite" in c.value for c in at.caption)
+
+
+def _answer(at: AppTest) -> dict[str, list[str]]:
+    """The one-screen answer as shown: per "criterion · method", its verdict word and its four sentences (each
+    sentence a ``:small[…]`` markdown after the line's name and verdict)."""
+    out: dict[str, list[str]] = {}
+    texts = [plain(m.value) for m in at.main.markdown]
+    for i, text in enumerate(texts):
+        sentences = texts[i + 1:i + 5]
+        if " · " in text and len(sentences) == 4 and all(x.startswith(":small[") for x in sentences):
+            name, _, verdict = text.replace("**", "").partition("\n")
+            out[name.strip()] = [verdict, *(x.removeprefix(":small[").removesuffix("]") for x in sentences)]
+    return out
+
+
+def test_the_answer_opens_the_page_with_the_reports_figures(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
+    """The answer's figures are the agreement and estimate tables' own (every row labelled, then 16 of 48)."""
+    at = _trust(monkeypatch, home)
+    answer = _answer(at)
+    agreement = _frame(at, "AUROC")
+    assert set(answer) == {f"{r['criterion']} · {r['method']}" for _, r in agreement.iterrows()}
+    for _, row in agreement.iterrows():
+        verdict, ranks, pass_fail, share, settle = answer[f"{row['criterion']} · {row['method']}"]
+        assert f"AUROC {row['AUROC']}" in ranks and f"balanced accuracy {row['balanced accuracy']}" in pass_fail
+        assert "every row labelled" in share  # 48 of 48: people's own share, not a correction of it
+    faith = answer["Faithfulness · decomposed"]
+    # The offline judge's faithfulness on the labelled set: AUROC 0.914 [0.829, 0.975], balanced accuracy 0.825
+    # [0.708, 0.922] at the shipped per-language thresholds, 22 of 48 passed by people.
+    assert "usable as is" in faith[0] and faith[1] == "Yes: AUROC 0.914 [0.829, 0.975]."
+    assert faith[2].startswith("Yes: balanced accuracy 0.825 [0.708, 0.922] at 0.780 (en) / 0.720 (ja)")
+    assert faith[3].startswith("46% [33%, 60%] by people's labels, every row labelled")
+    assert faith[4] == "Settled by these 48 labels; more only narrow the intervals."
+    next(x for x in at.toggle if x.key != "runs.show_side").set_value(True).run()  # 16 rows keep their labels
+    assert_ok(at)
+    estimates = _frame(at, "Rogan–Gladen")
+    answer = _answer(at)
+    for _, row in estimates.iterrows():
+        share = answer[f"{row['criterion']} · {row['method']}"][3]
+        table_figures = [float(x) for x in re.findall(r"\d\.\d+", row["Rogan–Gladen"])]
+        shown = re.search(r"^(\d+)% \[(\d+)%, (\d+)%\], corrected for the verdict's errors", share)
+        assert shown is not None and len(table_figures) == 3, share
+        # the table's three decimals, in whole percent (each side rounded once from the same figure)
+        assert all(abs(int(p) / 100 - f) <= 0.0051 for p, f in zip(shown.groups(), table_figures))
+    assert any("not yet known: label " in v[0] for v in answer.values()), answer
 
 
 def test_stability_and_probes_of_a_run_with_repeats(monkeypatch: pytest.MonkeyPatch, home: dict[str, str]) -> None:
@@ -112,6 +158,7 @@ def test_fewer_labels_fill_label_next_and_confusion_cells_open_inspect(monkeypat
     ranking = _frame(at, "priority")
     assert len(ranking) == 10 and ranking["priority"].is_monotonic_decreasing
     top = ranking.iloc[0]["row"]
+    assert plain(next(b for b in at.button if b.key == "trust.label_top").label).startswith(f"Label row #{top} in Inspect")
     # A confusion cell lists its rows; each opens Inspect on that row.
     cell = next(b for b in at.button if b.label.startswith("Inspect #"))
     row_id = cell.label.removeprefix("Inspect #")

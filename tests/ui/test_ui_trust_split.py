@@ -27,7 +27,7 @@ def test_split_panel_deals_hides_test_and_counts_looks(monkeypatch: pytest.Monke
     at.session_state["selected_run"] = result.run_id
     at.switch_page("rageval_ui/app_pages/trust.py").run()
     assert_ok(at)
-    assert {"Label split: train · dev · test", "Bias in your labelled rows"} <= {h.value for h in at.subheader}
+    assert {"Label split: train · dev · test", "Bias in your labelled rows"} <= {e.label for e in at.expander}
     assert any("feature" in d.value.columns and "Holm p" in d.value.columns for d in at.dataframe)
     button(at, "Split the labels").click().run()
     assert_ok(at)

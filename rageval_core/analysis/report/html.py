@@ -38,6 +38,10 @@ td.num {{ text-align: right; white-space: nowrap; font-variant-numeric: tabular-
 .answer mark.ok {{ background: #dafbe1; }} .answer mark.bad {{ background: #ffd8d3; }} .answer mark.unknown {{ background: #fff1b3; }}
 .context {{ background: #f6f8fa; padding: .4rem .6rem; margin: .3rem 0; font-size: .88rem; white-space: pre-wrap; }}
 td.reason {{ text-align: left; font-size: .85rem; max-width: 560px; }}
+section.answer table {{ width: 100%; }} section.answer td {{ vertical-align: top; font-size: .88rem; }}
+.badge {{ padding: .05rem .45rem; border-radius: .6rem; font-weight: 600; }} .badge.green {{ background: #dafbe1; color: #1a7f37; }}
+.badge.orange {{ background: #fff1e5; color: #bc4c00; }} .badge.gray {{ background: #eaeef2; color: #57606a; }}
+.badge.red {{ background: #ffebe9; color: #cf222e; }}
 .note {{ border-left: 4px solid #bf8700; background: #fff8c5; padding: .4rem .8rem; margin: .8rem 0; font-size: .9rem; }}
 """
 
@@ -314,8 +318,9 @@ def render_run(rep: RunReport, w: Words | None = None) -> str:
     return "".join(out)
 
 
-def render(reports: Sequence[RunReport], *, title: str | None = None, words: Words | None = None) -> str:
-    """The whole document in ``words``' language (English by default); ``title`` defaults to the language's."""
+def render(reports: Sequence[RunReport], *, title: str | None = None, words: Words | None = None, opening: str = "") -> str:
+    """The whole document in ``words``' language (English by default); ``title`` defaults to the language's.
+    ``opening``: HTML put first, under the title (the views' one-screen trust answer, already escaped)."""
     w = words or Words()
     title = title or w("title")
     made = datetime.now(tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -324,7 +329,7 @@ def render(reports: Sequence[RunReport], *, title: str | None = None, words: Wor
         summary = f"<h2>{w('runs')}</h2>" + _table(
             w.headings(["run", "dataset", "rows", "methods"]),
             [[r.info.name or r.info.id, r.info.dataset_name, r.n_rows, ", ".join(r.methods)] for r in reports])
-    body = summary + "".join(render_run(r, w) for r in reports)
+    body = opening + summary + "".join(render_run(r, w) for r in reports)
     return (f'<!DOCTYPE html><html lang="{w.language}"><head><meta charset="utf-8"><title>{escape(title)}</title>'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}</style></head><body>'
             f'<h1>{escape(title)}</h1><p class="muted">{escape(w("made", when=made))}</p>{body}</body></html>\n')

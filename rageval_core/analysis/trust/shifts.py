@@ -51,7 +51,7 @@ class ShiftStat:
     mean_shift: float | None
     low: float | None
     high: float | None
-    max_shift: float | None  # the largest single-row shift upwards (injections) or in size (others)
+    max_shift: float | None  # the largest single-row shift upwards (injections) or in size (others), signed: probe − original
     top: list[RowShift]
     unscored_pairs: int  # cases with the original or the probe row unscored
     tolerance: float
@@ -126,7 +126,8 @@ def shift_stat(
 ) -> ShiftStat:
     """The mean shift of ``pairs`` with its seeded bootstrap 95% interval (cases resampled) and the rows
     that moved most (upwards for upward-only probes, in size otherwise; rows moved by less than ``MOVED``
-    are never listed)."""
+    are never listed). ``max_shift`` is the shift of the row that moved most, with its sign (probe − original,
+    the B − A of Compare and ``trust --against``)."""
     shifts = [p.shift for p in pairs]
     mean = sum(shifts) / len(shifts) if shifts else None
     interval = (
@@ -139,7 +140,7 @@ def shift_stat(
     return ShiftStat(
         metric=metric, method=method, n=len(pairs), mean_shift=mean,
         low=interval[0] if interval else None, high=interval[1] if interval else None,
-        max_shift=max((size(p) for p in pairs), default=None),
+        max_shift=max(pairs, key=size).shift if pairs else None,  # signed: a fall of 0.78 is -0.78, never +0.78
         top=moved[:top], unscored_pairs=unscored_pairs, tolerance=tolerance, upward_only=upward_only,
         flagged=is_flagged(mean, tolerance, upward_only),
     )
