@@ -7,7 +7,10 @@ heading, so they are not measured here.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +21,8 @@ from tests.support.browser import chromium, new_tab
 pytestmark = pytest.mark.e2e
 
 PAGES = ("dataset", "testset", "prompts", "evaluate", "compare", "trust", "inspect", "history")
+SHOWN = ("prompts", "compare", "trust")  # screenshotted per locale (docs/img with RAGEVAL_SCREENSHOTS=docs/img)
+SHOTS = Path(os.environ.get("RAGEVAL_SCREENSHOTS") or Path(tempfile.gettempdir()) / "rageval-e2e-screenshots")
 
 # Leaf elements holding text that a reader must see whole. Select values, button and tab labels, metric values.
 CUT = """() => {
@@ -100,6 +105,9 @@ def test_nothing_is_cut_off_at_1400_px(browser: tuple[str, Any], locale: str) ->
                 seen[kind] = seen.get(kind, 0) + n
             if found["cut"]:
                 cut[path] = found["cut"]
+            if path in SHOWN:
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"{path}-{locale}.png"))
         assert {"select", "button", "tab"} <= set(seen), f"the measure found no {seen}: has the DOM changed?"
         assert cut == {}, f"text cut off at 1,400 px in {locale}: {cut}"
     finally:
