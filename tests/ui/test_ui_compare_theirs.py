@@ -100,3 +100,23 @@ def test_no_tab_for_rows_without_other_tools_scores(monkeypatch: pytest.MonkeyPa
                      "--quiet"]) == 0
     at = start_app(monkeypatch, tmp_path, "rageval_ui/app_pages/compare.py")
     assert "Their scores vs ours" not in [tab.label for tab in at.tabs]
+
+
+def test_the_view_in_japanese_has_no_english_ui_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The tab read by the Japanese-UI rule of test_i18n_figures: their column names, tool and metric ids are data."""
+    from rageval_ui import i18n
+    from tests.support.ui_text import english_texts
+    from tests.ui.test_i18n_figures import DATA_COLUMNS, KEPT
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["evaluate", str(RESULTS), "--provider", "offline", "--metrics", "faithfulness,context_precision",
+                     "--out", "out.json", "--quiet"]) == 0
+    at = start_app(monkeypatch, tmp_path, check=False, timeout=120, locale="ja-JP")
+    at.session_state["selected_run"] = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["run_id"]
+    at.switch_page("rageval_ui/app_pages/compare.py").run()
+    at.sidebar.radio(key=i18n.LANG).set_value("ja").run()
+    compare_tab(at, i18n.catalogue("ja")["compare.tab.theirs"])
+    assert_ok(at)
+    assert any("ファイル" in c.value for c in at.caption)  # the view is on the page, in Japanese
+    assert english_texts(at, data_columns=DATA_COLUMNS | {"column", "sample_id"}, kept=KEPT) == []
