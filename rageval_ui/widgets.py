@@ -362,6 +362,8 @@ def run_outcome(result: Run) -> str:
     """One line on a finished ``run.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
     verdicts = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}
     verdict = verdicts[result.status] if result.status in verdicts else md_escape(result.status)
+    if not getattr(result, "kept_whole", True):  # a full store: never "finished" as if complete
+        verdict = t("outcome.not_kept")
     return t("outcome.line", run=md_escape(result.run_id), verdict=verdict, done=int(result.done_tasks),
              total=int(result.total_tasks), calls=int(result.provider_calls), cached=int(result.cache_hits), cost=fmt_cost(result.cost_usd), wall=f"{result.wall_s:.1f}")
 

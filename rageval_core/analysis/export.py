@@ -158,11 +158,12 @@ def _head(store: Store, run_id: str, not_kept: NotKept | None = None,
     return info, redact_data(before), redact_data(after)
 
 
-def run_to_dict(store: Store, run_id: str, *, include_details: bool = False) -> dict[str, Any]:
+def run_to_dict(store: Store, run_id: str, *, include_details: bool = False, not_kept: NotKept | None = None,
+                lost: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The export JSON of one run as a dict (rows in dataset order, results in a fixed order; invalid rows
     listed separately). For large runs write it with ``export_json``, which streams."""
-    info, before, after = _head(store, run_id)
-    return {**before, "rows": list(_rows(store, info, include_details)), **after}
+    info, before, after = _head(store, run_id, not_kept, lost)
+    return {**before, "rows": list(_rows(store, info, include_details, not_kept)), **after}
 
 
 def _stability_block(store: Store, info: RunInfo) -> dict[str, Any]:
@@ -251,8 +252,8 @@ def csv_lines(store: Store, run_id: str, samples: Mapping[str, Sample] | None = 
     unkept: dict[str, int] = {}
     if not_kept is not None:  # a partial run says so on every row: how many of its results the store lacks
         header.append(NOT_KEPT_COLUMN)
-        for r in not_kept.results():
-            unkept[r.sample_id] = unkept.get(r.sample_id, 0) + 1
+        for res in not_kept.results():
+            unkept[res.sample_id] = unkept.get(res.sample_id, 0) + 1
     yield dumps_csv([], header)
     for row in _rows(store, info, False, not_kept):
         cells = {(display_method(r["method"], r.get("judge")), r["metric"]): r for r in row["results"]}
