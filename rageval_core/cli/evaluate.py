@@ -49,7 +49,6 @@ def _calibration(args: argparse.Namespace, store: Store, thresholds: list[Any], 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
-    from rageval_core.analysis.export import export_calls_jsonl, export_run, export_run_named
     from rageval_core.core.method_labels import display_method
     from rageval_core.run import estimate
     from rageval_core.run.persist import stream_cost_by_scorer
@@ -130,14 +129,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         # the CSV's question and answer columns, or the rows of a named export
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
-    unkept = result.not_kept
-    if naming:
-        _written(lambda: export_run_named(store, result.run_id, out, texts, naming, unkept), out, result)
-    else:
-        _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts,
-                                    not_kept=unkept, lost=result.warnings), out, result)
-    if args.calls_out:
-        _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result)
+    _export(args, store, result, out, texts)
     output.print_summary(result)
     echo(output.actual_table(est, stream_cost_by_scorer(store, result.run_id)))
     output.print_analysis(store, result.run_id, dataset.categories if live else _categories(dataset.samples))
@@ -172,6 +164,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 
+def _export(args: argparse.Namespace, store: Store, result: Run, out: Path, texts: Any) -> None:
+    """``--out`` (every computed result, those the store did not keep too) and ``--calls-out``."""
+    from rageval_core.analysis.export import export_calls_jsonl, export_run, export_run_named
+
+    naming, unkept = getattr(args, "naming", None), result.not_kept
+    if naming:
+        _written(lambda: export_run_named(store, result.run_id, out, texts, naming, unkept), out, result)
+    else:
+        _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts,
+                                    not_kept=unkept, lost=result.warnings), out, result)
+    if args.calls_out:
+        _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result)
+
+
 def _judge(store: Store, result: Run, thresholds: list[Any], calibrated: dict[Any, Any]) -> bool:
     """Print each ``--fail-under`` check on every computed result of the run (``Run.summary`` and ``Run.results``
     include those the store did not keep); True when all pass."""
@@ -199,11 +205,11 @@ def _with_spill_room(spec: RunSpec, store: Store, out: Path) -> RunSpec:
     has room, said before the run."""
     import dataclasses
 
-    from rageval_core.run.spill import reserve_for
+    from rageval_core.run.spill import reserve
 
     folder = out.resolve().parent
     spec = dataclasses.replace(spec, spill_beside=(str(folder),) if folder.is_dir() and folder != Path("/dev") else ())
-    room = reserve_for(spec, store)
+    room = reserve(store, str(spec.run_id), spec.planned_tasks, spec.spill_beside)
     if room.shortfall:
         err(f"warning: {room.shortfall}")
     return dataclasses.replace(spec, spill=room)

@@ -117,7 +117,7 @@ def print_store_warnings(result: Run, out: Any = None, db_path: str | None = Non
         err("error: results not kept: the store could not keep the run's own record (every result is stored)")
     if lost:
         err(f"  also lost: {lost}")
-    err(f"  to resume: free space" + (f" on the store's disk ({db_path})" if db_path else "") + ", then run the same "
+    err("  to resume: free space" + (f" on the store's disk ({db_path})" if db_path else "") + ", then run the same "
         f"command with --resume {result.run_id}" + (f": it writes the {spilled} spilled task(s) back first and pays for "
                                                    "none of their calls again, then scores only what is missing" if spilled
                                                    else ": it scores only what is missing"))

@@ -181,7 +181,7 @@ def run(
     freeze_imported()
     if spec.run_id is None:
         spec = dataclasses.replace(spec, run_id=new_run_id())
-    room = spec.spill or spilling.reserve_for(spec, store)
+    room = spec.spill or spilling.reserve(store, str(spec.run_id), spec.planned_tasks, spec.spill_beside)
     try:
         opened = _open_run(spec, store, llm, embedder, embedding, room)
     except BaseException:

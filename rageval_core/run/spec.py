@@ -96,6 +96,12 @@ class RunSpec:
         return bool(getattr(self.samples, "streamed", False))
 
     @property
+    def planned_tasks(self) -> int:
+        """How many (row, scorer, repeat) tasks this asks for (a file read as the run goes: its expected rows)."""
+        rows = int(getattr(self.samples, "expected_rows", 0) or 0) if self.streamed else len(self.plan_rows())
+        return rows * len(self.scorers) * (self.repeats or 1)
+
+    @property
     def scorer_names(self) -> list[str]:
         return [s.name for s in self.scorers]
 

@@ -19,15 +19,12 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from rageval_core.core.private import private_dir
 from rageval_core.core.redact import redact_data
 from rageval_core.core.types import MetricResult
 from rageval_core.store.runs import Store
-
-if TYPE_CHECKING:
-    from rageval_core.run.spec import RunSpec
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
 
@@ -118,7 +115,10 @@ class Reserve:
 
 
 def reserve(store: Store, run_id: str, tasks: int, beside: Sequence[str | Path] = ()) -> Reserve:
-    """Set aside room for ``tasks`` finished tasks in the first of ``folders`` that has it (or the most any had)."""
+    """Set aside room for ``tasks`` finished tasks in the first of ``folders`` that has it (or the most any had);
+    none for a database in memory (it cannot be resumed)."""
+    if store.path == ":memory:":
+        return Reserve(run_id, None, 0)
     want = wanted_bytes(tasks)
     res = Reserve(run_id, None, want)
     best: tuple[int, Path] | None = None
@@ -140,20 +140,6 @@ def reserve(store: Store, run_id: str, tasks: int, beside: Sequence[str | Path] 
         if _allocate(best[1], run_id, size):
             res.folder, res.held = best[1], size
     return res
-
-
-def planned_tasks(spec: RunSpec) -> int:
-    """How many (row, scorer, repeat) tasks ``spec`` asks for (a file read as the run goes: its expected rows)."""
-    rows = int(getattr(spec.samples, "expected_rows", 0) or 0) if spec.streamed else len(spec.plan_rows())
-    return rows * len(spec.scorers) * (spec.repeats or 1)
-
-
-def reserve_for(spec: RunSpec, store: Store) -> Reserve:
-    """``reserve`` for the run ``spec`` asks for, trying ``spec.spill_beside`` first; no room for a database in
-    memory (it cannot be resumed)."""
-    if store.path == ":memory:":
-        return Reserve(str(spec.run_id), None, 0)
-    return reserve(store, str(spec.run_id), planned_tasks(spec), spec.spill_beside)
 
 
 @dataclass
