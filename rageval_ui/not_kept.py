@@ -21,13 +21,15 @@ from rageval_ui import jobs, state
 from rageval_ui.i18n import t
 from rageval_ui.safe_text import md_code, md_escape
 
-LOST_KINDS = ("cache", "embedding_cache", "call_log", "run_rows", "run_dataset", "run_status")
+LOST_KINDS = {  # ``store.engine.warn`` kinds → what each lost write costs, in the page's language
+    "cache": "lost.cache", "embedding_cache": "lost.embedding_cache", "call_log": "lost.call_log",
+    "run_rows": "lost.run_rows", "run_dataset": "lost.run_dataset", "run_status": "lost.run_status",
+}
 
 
 def lost_text(warnings: dict[str, int]) -> str:
-    """The store's own lost writes, each with what it costs (``lost.<kind>`` strings), or "" when none."""
-    return "; ".join(t(f"lost.{kind}" if kind in LOST_KINDS else "lost.other", n=n, kind=kind)
-                     for kind, n in sorted(warnings.items()) if n)
+    """The store's own lost writes, each with what it costs, or "" when none."""
+    return "; ".join(t(LOST_KINDS.get(kind, "lost.other"), n=n, kind=kind) for kind, n in sorted(warnings.items()) if n)
 
 
 def show(result: Run, job: jobs.Job) -> None:

@@ -321,6 +321,8 @@ def progress_metrics(snap: Progress | None) -> None:
         st.caption(t("progress.elapsed_eta", elapsed=f"{snap.elapsed_s:.1f}", eta=f"{snap.eta_s:.0f}"))
     else:
         st.caption(t("progress.elapsed", elapsed=f"{snap.elapsed_s:.1f}"))
+    if snap.unsaved:  # the store refuses writes (locked, or its disk is full): said while the run goes
+        st.warning(t("progress.unsaved", n=int(snap.unsaved)), icon="💾")
 
 
 def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:

@@ -78,7 +78,7 @@ class Progress:
     last_sample_id: str | None = None
     skipped: int = 0
     unsaved: int = 0  # finished tasks waiting for a locked store
-    warnings: int = 0  # call-log / cache writes lost (results unaffected)
+    warnings: int = 0  # store writes lost beside results (call log, cache, the run's record)
     total_known: bool = True  # False while a file read as the run goes is not read to its end (total from its rows)
 
     calls = UsageAlias("calls")

@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 from rageval_core.core.private import private_dir
 from rageval_core.core.redact import redact_data
 from rageval_core.core.types import MetricResult
+from rageval_core.store import db
 from rageval_core.store.runs import Store
 
 Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, repeat
@@ -191,7 +192,14 @@ def restore(store: Store, run_id: str, beside: Sequence[str | Path] = (), record
     for path in spill_files(store, run_id, beside, recorded):
         tasks = read(path)
         if tasks:
-            store.save_tasks(run_id, tasks)
+            try:
+                store.save_tasks(run_id, tasks)
+            except db.STORE_ERRORS as exc:
+                cause = exc.__cause__ if isinstance(exc, db.StoreBusy) and exc.__cause__ is not None else exc
+                raise db.StoreError(
+                    f"cannot write the {len(tasks)} task(s) of run {run_id} kept in {path} back into the store {store.path} "
+                    f"({cause}); they stay in that file: free space (or let the other writer finish), then --resume "
+                    f"{run_id} again") from exc
         path.unlink()
         _remove_if_empty(path.parent)
         n += len(tasks)

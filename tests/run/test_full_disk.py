@@ -104,6 +104,12 @@ def test_a_full_disk_ends_in_exit_4_with_every_result_kept_and_the_resume_comple
     assert "(12 scored, 0 unscored) ok" in full.stdout
     assert f"judged on all {RESULTS} computed results" in err
 
+    # Still full: the resume cannot write them back, says so, and the spill file stays.
+    still = _cli(tmp_path, home, "evaluate", str(DATA), *FLAGS, "--out", str(out), "--resume", run_id, room=0)
+    assert still.returncode == 2, still.stderr
+    assert f"kept in {spilled_file} back into the store" in still.stderr and "they stay in that file" in still.stderr
+    assert spilled_file.exists() and "Traceback" not in still.stderr
+
     # Space freed: the resume writes the spilled tasks back, scores only what is missing, and the run is complete.
     again = _cli(tmp_path, home, "evaluate", str(DATA), *FLAGS, "--out", str(out), *gate, "--resume", run_id)
     assert again.returncode == 0, again.stderr
