@@ -85,11 +85,14 @@ def lost_writes(warnings: Mapping[str, int]) -> str:
 
 
 def not_kept_line(result: Run) -> str:
-    """Where the results the store did not keep are, and how to resume (one sentence)."""
+    """Where the results the store did not keep are, what is lost outright, and how to resume (one sentence)."""
     n, spilled = result.unsaved_tasks, result.spilled_tasks
     where = f"{spilled} of them are in the spill file {result.spill_file}" if spilled else "none could be written to a spill file"
-    return (f"{n} finished task(s) of run {result.run_id} were not kept by the store; {where}; free space, then run the "
-            f"same command with --resume {result.run_id}")
+    gone = (f"; the other {n - spilled} are lost (a resume scores them again, paying for their calls unless the "
+            "response cache kept them)") if n - spilled else ""
+    lost = lost_writes(result.warnings)
+    return (f"{n} finished task(s) of run {result.run_id} were not kept by the store; {where}{gone}"
+            + (f"; also lost: {lost}" if lost else "") + f"; free space, then run the same command with --resume {result.run_id}")
 
 
 def print_store_warnings(result: Run, out: Any = None, db_path: str | None = None) -> None:

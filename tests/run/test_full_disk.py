@@ -200,3 +200,25 @@ def test_a_store_that_cannot_take_the_run_says_so_in_one_line(tmp_path, monkeypa
     assert "error: the store cannot be written (database or disk is full): a full disk or a read-only folder" in err
     assert "internal error" not in err
     assert not list(tmp_path.rglob("*.reserve"))  # the room set aside for the run is given back
+
+
+def test_an_export_the_full_disk_refuses_still_ends_in_exit_4_naming_the_spill_and_what_is_lost(tmp_path, monkeypatch,
+                                                                                               capsys, room):
+    from rageval_core.analysis import export
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("RAGEVAL_HOME", str(home))
+    monkeypatch.setenv(ROOM_PAGES_ENV, str(room))
+
+    def full(*_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "out.json"))
+
+    monkeypatch.setattr(export, "export_json", full)
+    code = cli.main(["evaluate", str(DATA), *FLAGS, "--out", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err
+    assert code == 4, err
+    line = err.split("error: cannot write ", 1)[1]
+    assert "No space left on device" in line and "were not kept by the store; " in line
+    spilled = Path(line.split("in the spill file ", 1)[1].split(";")[0])
+    assert spilled.is_file() and spilled.parent == tmp_path / spill.FOLDER
+    assert "--resume " in line and not (tmp_path / "out.json").exists()
