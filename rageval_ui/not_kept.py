@@ -36,21 +36,21 @@ def show(result: Run, job: jobs.Job) -> None:
     """The error, the counts, the spill file, a download of every computed result and the resume button."""
     n, spilled = result.unsaved_tasks, result.spilled_tasks
     results = sum(len(task[2]) for task in result.not_kept.tasks) if result.not_kept is not None else 0
-    lines = []
-    if n:
-        lines.append(t("not_kept.head", n=n, computed=int(result.done_tasks - result.skipped_tasks), results=results))
-        if spilled:
-            lines.append(t("not_kept.spilled", n=spilled, file=md_code(result.spill_file)))
-        if n - spilled:
-            lines.append(t("not_kept.nowhere", n=n - spilled))
-    else:
-        lines.append(t("not_kept.record"))
-    lost = lost_text(result.warnings)
-    if lost:
-        lines.append(t("not_kept.lost", lost=md_escape(lost)))
     store_path = result.store.path if result.store is not None else ""
-    lines.append(t("not_kept.resume", db=md_code(store_path), n=spilled))
-    st.error("\n\n".join(lines), icon="💾")
+    with st.container(border=True):
+        if n:
+            st.error(t("not_kept.head", n=int(n), computed=int(result.done_tasks - result.skipped_tasks),
+                       results=int(results)), icon="💾")
+            if spilled:
+                st.markdown(t("not_kept.spilled", n=int(spilled), file=md_code(result.spill_file)))
+            if n - spilled:
+                st.markdown(t("not_kept.nowhere", n=int(n - spilled)))
+        else:
+            st.error(t("not_kept.record"), icon="💾")
+        lost = lost_text(result.warnings)
+        if lost:
+            st.markdown(t("not_kept.lost", lost=md_escape(lost)))
+        st.markdown(t("not_kept.resume", db=md_code(store_path), n=int(spilled)))
     data = _export(result)
     if data is not None:
         st.download_button(t("not_kept.download"), data, file_name=f"results-{result.run_id}-incomplete.json",

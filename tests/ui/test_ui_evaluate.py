@@ -260,7 +260,7 @@ def test_a_run_the_store_cannot_keep_is_an_error_naming_counts_spill_file_and_re
     result = job.result
     assert result is not None and not result.kept_whole and result.unsaved_tasks > 0
     assert not app.success
-    shown = " ".join(plain(e.value) for e in app.error)
+    shown = " ".join(plain(e.value) for e in [*app.error, *app.markdown])
     assert "Results not kept" in shown and "is not complete" in shown
     assert f"could not keep {result.unsaved_tasks} of the 15 tasks" in shown
     assert f"{result.spilled_tasks} of those tasks are kept in the spill file" in shown
