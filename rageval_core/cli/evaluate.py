@@ -118,7 +118,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if est.embedding_calls:
         print_embedding_fallback(cfg)
     spec = _with_spill_room(spec, store, out)
-    result = run_scorers(spec, store, quiet=args.quiet, batch=batch_flags(args))
+    try:
+        result = run_scorers(spec, store, quiet=args.quiet, batch=batch_flags(args))
+    finally:  # the room goes back if the run never started (a spill, once written, stays)
+        if spec.spill is not None:
+            spec.spill.release()
     if live:
         invalid = _report_live(dataset)
     _add_juries(args, store, result)
