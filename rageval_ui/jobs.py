@@ -8,6 +8,7 @@ runner's cancel event. Failures become a message on the job, never a traceback o
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ class Job:
     progress: runner.Progress | None = None
     result: runner.Run | None = None
     error: str | None = None
+    spec: RunSpec | None = None  # what was asked (a run the store did not keep whole is resumed from it)
     started_at: float = field(default_factory=time.time)
     finished_at: float | None = None
     _thread: threading.Thread | None = None
@@ -107,7 +109,7 @@ def run_now(spec: RunSpec, store: Store, *, progress: Callable[[runner.Progress]
 def start(spec: RunSpec, *, store_path: str | None = None) -> Job:
     """Start ``spec`` on a helper thread; returns at once (the page polls the job)."""
     job = Job(run_id=str(spec.run_id), n_samples=len(spec.samples), scorers=spec.scorer_names,
-              repeats=spec.repeats or 1)
+              repeats=spec.repeats or 1, spec=spec)
     tune_for_http_run(spec.provider.provider if spec.provider is not None else "offline")
 
     def work() -> None:
@@ -123,3 +125,11 @@ def start(spec: RunSpec, *, store_path: str | None = None) -> Job:
     job._thread = threading.Thread(target=work, name=f"rageval-ui-{job.run_id}", daemon=True)
     job._thread.start()
     return job
+
+
+def resume(job: Job, *, store_path: str | None = None) -> Job:
+    """The same run again as a resume (a run the store did not keep whole, once there is room): the spilled
+    results are written back first, and only what is missing is scored."""
+    if job.spec is None:
+        raise ValueError("this job has no spec to resume")
+    return start(dataclasses.replace(job.spec, resume=True, spill=None), store_path=store_path)

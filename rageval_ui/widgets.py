@@ -321,6 +321,8 @@ def progress_metrics(snap: Progress | None) -> None:
         st.caption(t("progress.elapsed_eta", elapsed=f"{snap.elapsed_s:.1f}", eta=f"{snap.eta_s:.0f}"))
     else:
         st.caption(t("progress.elapsed", elapsed=f"{snap.elapsed_s:.1f}"))
+    if snap.unsaved:  # the store refuses writes (locked, or its disk is full): said while the run goes
+        st.warning(t("progress.unsaved", n=int(snap.unsaved)), icon="💾")
 
 
 def readable_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -362,6 +364,8 @@ def run_outcome(result: Run) -> str:
     """One line on a finished ``run.Run``: how it ended, tasks done, calls (cached), cost and wall time."""
     verdicts = {"done": t("outcome.finished"), "cancelled": t("outcome.cancelled")}
     verdict = verdicts[result.status] if result.status in verdicts else md_escape(result.status)
+    if not getattr(result, "kept_whole", True):  # a full store: never "finished" as if complete
+        verdict = t("outcome.not_kept")
     return t("outcome.line", run=md_escape(result.run_id), verdict=verdict, done=int(result.done_tasks),
              total=int(result.total_tasks), calls=int(result.provider_calls), cached=int(result.cache_hits), cost=fmt_cost(result.cost_usd), wall=f"{result.wall_s:.1f}")
 

@@ -4,7 +4,9 @@ test sets, report how far scores can be trusted. One module per command group; t
 Exit codes (the contract in docs/cli.md): 0 done; 1 a ``--fail-under`` threshold missed (a threshold whose every
 row is unscored counts as missed); 2 nothing could be evaluated (no valid rows, bad configuration, or
 ``--strict`` with bad rows); 3 an internal error (one line on stderr naming the log file under the state
-directory that holds the traceback; never a traceback on the terminal); 130 interrupted. API keys come
+directory that holds the traceback; never a traceback on the terminal); 4 results not kept (computed, but the
+store could not keep them all, e.g. a full disk mid-run: what was lost, where it is kept and how to resume are
+said); 130 interrupted. API keys come
 from the environment only and are never printed. An error that escapes a command takes its code from its branch
 of the error tree (``core.errors``, ``EXIT_CODES`` below); anything outside the tree is an internal error.
 """
@@ -17,9 +19,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from rageval_core.cli import prefetch
-from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, ProgressBar, UsageError, err
+from rageval_core.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NOT_KEPT, ProgressBar, UsageError, err
 from rageval_core.analysis.thresholds import Threshold, ThresholdCheck, check_thresholds, parse_threshold
-from rageval_core.core.errors import ConfigError, DataError, ProviderError, RagevalError, StoreError
+from rageval_core.core.errors import ConfigError, DataError, ProviderError, RagevalError, ResultsNotKept, StoreError
 
 __all__ = [
     "EXIT_CODES", "ProgressBar", "Threshold", "ThresholdCheck", "UsageError", "build_parser", "check_thresholds", "exit_code",
@@ -28,8 +30,9 @@ __all__ = [
 
 # The error tree's branches and their exit codes (docs/cli.md), most specific first: an error that escapes a command
 # takes the code of the first class it is an instance of. Exit 4 (results computed but not kept) goes first, as the
-# StoreError subclass that says so, when it lands; exit 1 is never an error (a command returns it).
+# StoreError subclass that says so; exit 1 is never an error (a command returns it).
 EXIT_CODES: tuple[tuple[type[RagevalError], int], ...] = (
+    (ResultsNotKept, EXIT_NOT_KEPT),  # results computed but not all kept by the store (a full disk mid-run)
     (DataError, EXIT_BAD_INPUT),  # a dataset, trace or document that cannot be read as given
     (ConfigError, EXIT_BAD_INPUT),  # flags, a spec, a rubric, a template, a judges file, a mapping (UsageError too)
     (StoreError, EXIT_BAD_INPUT),  # the store cannot be opened, read or written as asked
@@ -53,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     parser = argparse.ArgumentParser(
         prog=invoked if invoked.startswith("rageval") else "python -m rageval_core",
-        description="RAG Eval Workbench CLI: evaluate datasets (exit 0 ok, 1 threshold missed, 2 bad input, "
-        "3 internal error, 130 interrupted), compare and export runs.",
+        description="RAG Eval Workbench CLI: evaluate datasets (exit 0 done, 1 threshold missed, 2 bad input, "
+        "3 internal error, 4 results not kept, 130 interrupted), compare and export runs.",
     )
     parser.add_argument("--db", help="SQLite store (default: .rageval/rageval.sqlite or $RAGEVAL_HOME)")
     sub = parser.add_subparsers(dest="command", required=True)

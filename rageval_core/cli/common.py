@@ -20,6 +20,7 @@ EXIT_OK = 0
 EXIT_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+EXIT_NOT_KEPT = 4  # results computed but not kept by the store (a full disk mid-run): never success
 EXIT_INTERRUPTED = 130
 
 

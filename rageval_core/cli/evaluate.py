@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from rageval_core.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
+    EXIT_NOT_KEPT,
     EXIT_OK,
     EXIT_THRESHOLD,
     UsageError,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from rageval_core.data.datasets.live import LiveDataset
     from rageval_core.providers.config import ProviderConfig
     from rageval_core.run.persist import Run
+    from rageval_core.run.spec import RunSpec
     from rageval_core.store.runs import Store
 
 
@@ -47,7 +49,6 @@ def _calibration(args: argparse.Namespace, store: Store, thresholds: list[Any], 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score a dataset, export the results and print the summary; the exit code follows the module docstring."""
-    from rageval_core.analysis.export import export_calls_jsonl, export_run, export_run_named
     from rageval_core.core.method_labels import display_method
     from rageval_core.run import estimate
     from rageval_core.run.persist import stream_cost_by_scorer
@@ -116,7 +117,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         err(output.estimate_table(est))
     if est.embedding_calls:
         print_embedding_fallback(cfg)
-    result = run_scorers(spec, store, quiet=args.quiet, batch=batch_flags(args))
+    spec = _with_spill_room(spec, store, out)
+    try:
+        result = run_scorers(spec, store, quiet=args.quiet, batch=batch_flags(args))
+    finally:  # the room goes back if the run never started (a spill, once written, stays)
+        if spec.spill is not None:
+            spec.spill.release()
     if live:
         invalid = _report_live(dataset)
     _add_juries(args, store, result)
@@ -127,26 +133,25 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         # the CSV's question and answer columns, or the rows of a named export
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
-    if naming:
-        _written(lambda: export_run_named(store, result.run_id, out, texts, naming), out, result.run_id)
-    else:
-        _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts), out, result.run_id)
-    if args.calls_out:
-        _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result.run_id)
+    _export(args, store, result, out, texts)
     output.print_summary(result)
     echo(output.actual_table(est, stream_cost_by_scorer(store, result.run_id)))
     output.print_analysis(store, result.run_id, dataset.categories if live else _categories(dataset.samples))
     output.print_call_totals(result)
     if args.batch:
         output.print_batch(store.get_run(result.run_id))
-    output.print_store_warnings(result)
     output.print_failures(store, result.run_id)
     if result.repeats > 1:
         from rageval_core.cli.trust_checks import print_stability_report
         from rageval_core.analysis.trust.checks import stability_for_run
 
         print_stability_report(stability_for_run(store, result.run_id, aggregate=args.aggregate))
-    echo(f"run {result.run_id} ({result.status}) → {out}")
+    output.print_store_warnings(result, out, store.path)
+    echo(f"run {result.run_id} ({result.status}{'' if result.kept_whole else ', results not kept'}) → {out}")
+    if not result.kept_whole:  # exit 4 wins: a partial run never passes a gate, nor ends as done
+        _judge_partial(args, store, result, thresholds, calibrated)
+        err(f"exit 4: results not kept; free space, then resume with: --resume {result.run_id}")
+        return EXIT_NOT_KEPT
     if result.status == "cancelled":
         err(f"run cancelled; resume with: --resume {result.run_id}")
         return EXIT_INTERRUPTED
@@ -154,12 +159,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if result.scored_results == 0:
         err("nothing could be evaluated: every result is unscored (the reasons are listed above)")
         return EXIT_BAD_INPUT
-    if calibrated:
-        from rageval_core.analysis.thresholds import check_pass_rates
-
-        ok = output.print_pass_rates(check_pass_rates(store.results(result.run_id), calibrated))
-    else:
-        ok = output.print_thresholds(check_thresholds(result.summary, thresholds))
+    ok = _judge(store, result, thresholds, calibrated)
     code = EXIT_OK if ok else EXIT_THRESHOLD
     if args.strict and invalid:
         err(f"--strict: {len(invalid)} bad row(s) in the dataset")
@@ -168,16 +168,74 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 
-def _written(write: Callable[[], Any], target: Path, run_id: str) -> None:
-    """An export that a full disk or a read-only folder refuses ends the command with one clear line (exit 2),
-    the half-written file removed; the run and every result already scored stay in the store."""
+def _export(args: argparse.Namespace, store: Store, result: Run, out: Path, texts: Any) -> None:
+    """``--out`` (every computed result, those the store did not keep too) and ``--calls-out``."""
+    from rageval_core.analysis.export import export_calls_jsonl, export_run, export_run_named
+
+    naming, unkept = getattr(args, "naming", None), result.not_kept
+    if naming:
+        _written(lambda: export_run_named(store, result.run_id, out, texts, naming, unkept), out, result)
+    else:
+        _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts,
+                                    not_kept=unkept, lost=result.warnings), out, result)
+    if args.calls_out:
+        _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result)
+
+
+def _judge(store: Store, result: Run, thresholds: list[Any], calibrated: dict[Any, Any]) -> bool:
+    """Print each ``--fail-under`` check on every computed result of the run (``Run.summary`` and ``Run.results``
+    include those the store did not keep); True when all pass."""
+    if calibrated:
+        from rageval_core.analysis.thresholds import check_pass_rates
+
+        return output.print_pass_rates(check_pass_rates(result.results, calibrated))
+    return output.print_thresholds(check_thresholds(result.summary, thresholds))
+
+
+def _judge_partial(args: argparse.Namespace, store: Store, result: Run, thresholds: list[Any],
+                   calibrated: dict[Any, Any]) -> None:
+    """A run the store did not keep whole: its thresholds judged on every computed result, said to be only
+    information (the exit is 4 whatever they say)."""
+    if not thresholds or result.scored_results == 0:
+        return
+    n = sum(s["scored"] + s["unscored"] for metrics in result.summary.values() for s in metrics.values())
+    err(f"fail-under: judged on all {n} computed results ({sum(len(t[2]) for t in result.not_kept.tasks) if result.not_kept else 0} "
+        "of them not in the store), not on the stored part alone; the exit is 4 (results not kept) whatever they say")
+    _judge(store, result, thresholds, calibrated)
+
+
+def _with_spill_room(spec: RunSpec, store: Store, out: Path) -> RunSpec:
+    """The spec with room set aside for results a full store could not keep (beside ``out`` first); when no folder
+    has room, said before the run."""
+    import dataclasses
+
+    from rageval_core.run.spill import reserve
+
+    folder = out.resolve().parent
+    spec = dataclasses.replace(spec, spill_beside=(str(folder),) if folder.is_dir() and folder != Path("/dev") else ())
+    room = reserve(store, str(spec.run_id), spec.planned_tasks, spec.spill_beside)
+    if room.shortfall:
+        err(f"warning: {room.shortfall}")
+    return dataclasses.replace(spec, spill=room)
+
+
+def _written(write: Callable[[], Any], target: Path, result: Run) -> None:
+    """An export that a full disk or a read-only folder refuses ends the command with one clear line (exit 2,
+    or 4 when the run's results were not all kept by the store), the half-written file removed; the run and every
+    result already scored stay in the store (and the spill file)."""
     try:
         write()
     except OSError as exc:
         if target.is_file():  # a truncated export is worse than none (never a device: --out /dev/stdout)
             target.unlink(missing_ok=True)
-        raise UsageError(f"cannot write {exc.filename or target}: {exc.strerror or exc}; run {run_id} is stored with "
-                         f"every result scored: `runs export {run_id} --out FILE` once there is room") from None
+        said = f"cannot write {exc.filename or target}: {exc.strerror or exc}"
+        if not result.kept_whole:
+            from rageval_core.core.errors import ResultsNotKept
+
+            raise ResultsNotKept(f"{said}; {output.not_kept_line(result)}") from None
+        raise UsageError(f"{said}; run {result.run_id} is stored with every result scored: "
+                         f"`runs export {result.run_id} --out FILE` once there is room") from None
+
 
 def _add_juries(args: argparse.Namespace, store: Store, result: Run) -> None:
     """``--jury RULE``: store each jury over the run's judges (``--jury-members`` picks them) and refresh the
@@ -277,9 +335,13 @@ def add_command(sub: Any) -> None:
         "evaluate",
         help="score a dataset with decomposed metrics and/or one-call judges",
         description="Score every valid row with the decomposed metrics and one-call judges. The estimate and a "
-        "progress bar go to stderr, the summary to stdout. Exit 0 done, 1 a --fail-under threshold missed, "
-        "2 nothing could be evaluated (no valid rows, bad configuration), 130 interrupted (resume with --resume). "
-        "Bad rows are skipped and listed (exit 2 only with --strict). Keys come from the environment only.",
+        "progress bar go to stderr, the summary to stdout. Bad rows are skipped and listed (exit 2 only with "
+        "--strict). Keys come from the environment only.",
+        epilog="exit codes: 0 done; 1 a --fail-under threshold missed; 2 bad input (no valid rows, bad configuration, "
+        "a store that cannot be used); 3 internal error (the log file is named); 4 results not kept (the store's disk "
+        "filled mid-run: every computed result is in the spill file and the --out export, said on stderr; free "
+        "space, then --resume RUN writes them back without paying their calls again); 130 interrupted (resume with "
+        "--resume RUN).",
     )
     ev.add_argument("data", nargs="?", help="dataset file (.json, .jsonl, .csv)")
     add_provider_args(ev)

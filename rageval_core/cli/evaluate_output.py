@@ -69,21 +69,64 @@ def print_batch(info: RunInfo | None) -> None:
         )
 
 
-def print_store_warnings(result: Run) -> None:
-    """Writes the store could not make: lost call-log / cache entries (no result changed) and results kept
-    in the spill file for the resume because the database stayed locked."""
-    if result.warnings:
-        lost = ", ".join(f"{kind} {n}" for kind, n in sorted(result.warnings.items()))
-        err(f"warning: store writes lost (results unaffected): {lost}")
-    if result.unsaved_tasks and result.spill_file:
-        err(
-            f"warning: the database refused them (locked, full or read-only); {result.unsaved_tasks} finished task(s) "
-            f"kept in {result.spill_file}, written back by: --resume {result.run_id}"
-        )
-    elif result.unsaved_tasks:
-        err(f"error: the store and its folder cannot be written (a full disk or a read-only folder?): "
-            f"{result.unsaved_tasks} finished task(s) could not be kept; what was stored before stays; "
-            f"--resume {result.run_id} once there is room scores only what is missing")
+LOST_KINDS = {  # the store's own writes a run can lose, as the messages name them (``store.engine.warn`` kinds)
+    "cache": "response-cache entries (a rerun of those calls pays for them again)",
+    "embedding_cache": "embedding-cache entries (a rerun embeds those texts again)",
+    "call_log": "call-log entries (the run's call and cost figures miss those calls)",
+    "run_rows": "row-table writes (rows read but not listed with the run)",
+    "run_dataset": "dataset record writes (the file's hash and bad rows)",
+    "run_status": "status writes (the run stays marked running in the store)",
+}
+
+
+def lost_writes(warnings: Mapping[str, int]) -> str:
+    """``270 call-log entries (...), 12 response-cache entries (...)``: what the store lost beside results."""
+    return "; ".join(f"{n} {LOST_KINDS.get(kind, kind + ' writes')}" for kind, n in sorted(warnings.items()) if n)
+
+
+def not_kept_line(result: Run) -> str:
+    """Where the results the store did not keep are, what is lost outright, and how to resume (one sentence)."""
+    n, spilled = result.unsaved_tasks, result.spilled_tasks
+    where = f"{spilled} of them are in the spill file {result.spill_file}" if spilled else "none could be written to a spill file"
+    gone = (f"; the other {n - spilled} are lost (a resume scores them again, paying for their calls unless the "
+            "response cache kept them)") if n - spilled else ""
+    lost = lost_writes(result.warnings)
+    return (f"{n} finished task(s) of run {result.run_id} were not kept by the store; {where}{gone}"
+            + (f"; also lost: {lost}" if lost else "") + f"; free space, then run the same command with --resume {result.run_id}")
+
+
+def print_store_warnings(result: Run, out: Any = None, db_path: str | None = None) -> None:
+    """What the store could not keep, on stderr: results (an error: exit 4, never success) with where each is kept,
+    its own lost writes (cache, call log, the run's record) with what each costs, and exactly how to resume."""
+    lost = lost_writes(result.warnings)
+    if result.kept_whole:
+        if lost:
+            err(f"warning: the store could not write {lost}; every result is stored")
+        return
+    results = sum(len(t[2]) for t in result.not_kept.tasks) if result.not_kept is not None else 0
+    n, spilled = result.unsaved_tasks, result.spilled_tasks
+    computed = result.done_tasks - result.skipped_tasks
+    if n:
+        err(f"error: results not kept: the store could not keep {n} of the {computed} task(s) this run finished "
+            f"({results} results) — a full disk or a store that refused writes" + (f" ({db_path})" if db_path else ""))
+        if spilled:
+            err(f"  kept: {spilled} task(s) in the spill file {result.spill_file} (room set aside before the run)")
+        if n - spilled:
+            err(f"  {n - spilled} task(s) could not be written to any spill file: they are only in {out or 'the export'}; "
+                "--resume scores them again (their calls are paid again unless the response cache kept them)")
+        if out is not None:
+            err(f"  every computed result is in {out} (marked incomplete: \"complete\": false / {NOT_KEPT_CSV_NOTE})")
+    else:
+        err("error: results not kept: the store could not keep the run's own record (every result is stored)")
+    if lost:
+        err(f"  also lost: {lost}")
+    err("  to resume: free space" + (f" on the store's disk ({db_path})" if db_path else "") + ", then run the same "
+        f"command with --resume {result.run_id}" + (f": it writes the {spilled} spilled task(s) back first and pays for "
+                                                   "none of their calls again, then scores only what is missing" if spilled
+                                                   else ": it scores only what is missing"))
+
+
+NOT_KEPT_CSV_NOTE = "a CSV's not_kept_in_store column"
 
 
 def estimate_table(est: Estimate) -> str:

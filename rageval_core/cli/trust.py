@@ -348,6 +348,12 @@ def _evaluate(args: argparse.Namespace, store: Store) -> tuple[str, list[Any]]:
     scorers = scorers_from_args(args)
     result = run_scorers(spec_from_args(args, dataset, invalid, scorers), store, quiet=args.quiet)
     err(f"evaluated {len(dataset.samples)} rows: run {result.run_id} ({result.status})")
+    if not result.kept_whole:  # a trust report on the stored part of a run would read as the whole: refused
+        from rageval_core.cli.evaluate_output import not_kept_line, print_store_warnings
+        from rageval_core.core.errors import ResultsNotKept
+
+        print_store_warnings(result, None, store.path)
+        raise ResultsNotKept(f"no trust report on a partial run: {not_kept_line(result)}")
     return result.run_id, list(dataset.samples)
 
 

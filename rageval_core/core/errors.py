@@ -19,7 +19,8 @@ The classes beside the code that raises them subclass a branch (they import it f
   ``HeaderError`` (``RAGEVAL_EXTRA_HEADERS``), the UI's ``SetupError``;
 - ``ProviderError``: ``BatchError`` (kind ``batch``) and ``BatchCancelled`` (kind ``cancelled``);
 - ``StoreError``: ``StoreBusy`` (still locked after the bounded retries), ``StoreCorrupt`` (not a readable SQLite
-  file), ``StoreReadOnly`` (a write to a store that cannot be written), ``StateDirError`` (RAGEVAL_HOME is a file);
+  file), ``StoreReadOnly`` (a write to a store that cannot be written), ``StateDirError`` (RAGEVAL_HOME is a file),
+  ``ResultsNotKept`` (results computed but not all kept: exit 4);
 - the root itself: ``ScoreThresholdError`` (the pytest plugin's verdict, also an ``AssertionError``).
 
 ``DataError`` and ``ConfigError`` are ``ValueError`` too, so callers that caught ``ValueError`` still do.
@@ -52,6 +53,11 @@ class UsageError(ConfigError):
 
 class StoreError(RagevalError):
     """The store cannot be opened, read or written as asked; the message names the file and what to do."""
+
+
+class ResultsNotKept(StoreError):
+    """Results were computed but the store could not keep them all (a full disk mid-run): exit 4. The message says
+    what was lost, where the results are kept and how to resume."""
 
 
 class ProviderError(RagevalError):

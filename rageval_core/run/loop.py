@@ -16,6 +16,7 @@ provider cache. Providers stay synchronous; there is no event loop anywhere.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import gc
 import queue
 import threading
@@ -42,7 +43,9 @@ from rageval_core.run.execute import (
     failed_results,
     judge_stacks,
 )
+from rageval_core.run import spill as spilling
 from rageval_core.run.persist import ResultSink, Run, load_run, restore_spilled
+from rageval_core.run.spill import NotKept, Reserve
 from rageval_core.run.spec import RunSpec
 from rageval_core.run.plan import (
     RunError,
@@ -55,7 +58,7 @@ from rageval_core.run.plan import (
     task_order,
 )
 from rageval_core.run.feed import StreamFeed, check_same_file, comparable_versions
-from rageval_core.store.runs import CANCELLED, DONE, FAILED, RowInfo, Store
+from rageval_core.store.runs import CANCELLED, DONE, FAILED, RowInfo, Store, new_run_id
 from rageval_core.core.types import Sample, Usage, UsageAlias
 
 if TYPE_CHECKING:
@@ -75,7 +78,7 @@ class Progress:
     last_sample_id: str | None = None
     skipped: int = 0
     unsaved: int = 0  # finished tasks waiting for a locked store
-    warnings: int = 0  # call-log / cache writes lost (results unaffected)
+    warnings: int = 0  # store writes lost beside results (call log, cache, the run's record)
     total_known: bool = True  # False while a file read as the run goes is not read to its end (total from its rows)
 
     calls = UsageAlias("calls")
@@ -176,8 +179,15 @@ def run(
     embedder = embedder or default_embedder()
     stacks = judge_stacks(spec.scorers, llm, not logs_calls, judges or {})
     freeze_imported()
-    opened = _open_run(spec, store, llm, embedder, embedding)
-    return _Execution(spec, store, opened, stacks, embedder, cancel, clock, progress, on_read).execute()
+    if spec.run_id is None:
+        spec = dataclasses.replace(spec, run_id=new_run_id())
+    room = spec.spill or spilling.reserve(store, str(spec.run_id), spec.planned_tasks, spec.spill_beside)
+    try:
+        opened = _open_run(spec, store, llm, embedder, embedding, room)
+    except BaseException:
+        room.release()
+        raise
+    return _Execution(spec, store, opened, stacks, embedder, cancel, clock, progress, on_read, room).execute()
 
 
 @dataclass
@@ -191,7 +201,8 @@ class _Opened:
     finished: set[tuple[str, str, int]]
 
 
-def _open_run(spec: RunSpec, store: Store, llm: LLM, embedder: Embedder, embedding: Mapping[str, Any] | None) -> _Opened:
+def _open_run(spec: RunSpec, store: Store, llm: LLM, embedder: Embedder, embedding: Mapping[str, Any] | None,
+              room: Reserve) -> _Opened:
     """Reopen the run a resume names (checked against this dataset and these scorers) or create a new one."""
     live = cast("LiveDataset", spec.samples) if spec.streamed else None
     plan_rows = spec.plan_rows()
@@ -211,6 +222,7 @@ def _open_run(spec: RunSpec, store: Store, llm: LLM, embedder: Embedder, embeddi
         **({"repeats": repeats, "repeat_temperature": spec.repeat_temperature}
            if repeats > 1 or spec.repeat_temperature is not None else {}),
         "embeddings": dict(embedding) if embedding is not None else embedding_settings(embedder),
+        **({"spill_file": str(room.target)} if room.target is not None else {}),
     }
     run_id = store.create_run(
         scorers=spec.scorer_names, run_id=spec.run_id, dataset_name=spec.dataset_name, dataset_hash=digest,
@@ -236,7 +248,7 @@ def _resume(spec: RunSpec, store: Store, llm: LLM, digest: str | None, versions:
     stored_repeats = int(info.settings.get("repeats", 1))
     if spec.repeats is not None and spec.repeats != stored_repeats:
         raise RunError(f"run {info.id} was made with {stored_repeats} repeat(s), not {spec.repeats}; resume it as it was")
-    restore_spilled(store, info.id)
+    restore_spilled(store, info.id, spec.spill_beside, [str(info.settings.get("spill_file") or "")])
     if not spec.streamed and not store.keeps_samples(info.id):
         store.attach_samples(info.id, spec.plan_rows())  # a run stored before runs kept their rows: the same data, checked
     store.set_status(info.id, "running")
@@ -250,10 +262,10 @@ class _Execution:
     def __init__(
         self, spec: RunSpec, store: Store, opened: _Opened, stacks: dict[str, tuple[LLM, bool]], embedder: Embedder,
         cancel: threading.Event, clock: Callable[[], float], progress: Callable[[Progress], None] | None,
-        on_read: Callable[[int], None] | None,
+        on_read: Callable[[int], None] | None, room: Reserve,
     ) -> None:
         self.spec, self.store, self.opened, self.stacks, self.cancel, self.clock = spec, store, opened, stacks, cancel, clock
-        self.progress, self.on_read = progress, on_read
+        self.progress, self.on_read, self.room = progress, on_read, room
         self.live = cast("LiveDataset", spec.samples) if spec.streamed else None
         self.counters = Counters()
         self.gate = PriorityGate(spec.concurrency, cancel)
@@ -365,13 +377,15 @@ class _Execution:
             raise
         finally:
             pool.shutdown(wait=not abandon, cancel_futures=True)
-            spill = self._settle(interrupted)
+            not_kept = self._settle(interrupted)
             stop_listening()
+            if not_kept is not None and status == DONE:
+                status = FAILED  # finished, but not kept whole: never "done" until a resume writes the rest back
             self._set_status(status)
         return load_run(
             self.store, self.opened.run_id, status=status, counters=self.counters, wall_s=self.clock() - self.started,
             total=self.total, done=self.done + self.skipped, skipped=self.skipped, resumed=self.opened.resumed,
-            unsaved=spill,
+            not_kept=not_kept,
         )
 
     def _stop(self) -> None:
@@ -450,11 +464,11 @@ class _Execution:
             except db.STORE_ERRORS:
                 self.counters.warn("run_dataset")  # hash and bad rows not written; every result is
 
-    def _settle(self, interrupted: bool) -> tuple[int, str | None]:
+    def _settle(self, interrupted: bool) -> NotKept | None:
         """After the pool: the streamed rows' table, then the results the store refused (waited for, or spilled)."""
         if self.feed is not None and not self.feed.flush_rows():
             self.counters.warn("run_rows")  # rows read but not listed in the run's table (their results are stored)
-        return _settle(self.sink, self.spec.store_patience_s, interrupted, lambda: self.report(None))
+        return self.sink.settle(self.spec.store_patience_s, interrupted, lambda: self.report(None), self.room)
 
     def _set_status(self, status: str) -> None:
         try:
@@ -475,17 +489,6 @@ def freeze_imported() -> None:
     if not _frozen.is_set():
         _frozen.set()
         gc.freeze()
-
-
-def _settle(sink: ResultSink, patience_s: float, interrupted: bool, on_wait: Callable[[], None]) -> tuple[int, str | None]:
-    """Results the store refused: wait for it (not when interrupted), else keep them in the spill file."""
-    if not sink.unsaved:
-        return 0, None
-    if not interrupted and sink.drain(patience_s, on_wait=lambda _n: on_wait()):
-        return 0, None
-    kept = sink.unsaved
-    path = sink.spill()
-    return kept, None if path is None else str(path)
 
 
 def _rows_of(invalid_rows: Sequence[RowInfo] | Callable[[], Sequence[RowInfo]]) -> Sequence[RowInfo]:

@@ -4,8 +4,10 @@ Nothing of a finished task stays in memory: ``ResultSink.save`` writes it at onc
 transaction for the tasks that finished while the previous one was written). When the store stays
 locked past its retries (another process holding a write lock), the results are kept and written later
 by the run loop (``retry_due``); the run pauses only when too many wait (``max_kept``) or at the end
-(``drain``). If they still cannot be written, they go to a JSON Lines file beside the database that the
-next resume of the run writes back first: a finished result is never lost.
+(``drain``). If they still cannot be written, they go to the spill file whose room was set aside before the
+run (``run.spill``), which the next resume of the run writes back first, and stay with the ``Run``
+(``not_kept``) so its summary, thresholds and export cover every computed result: a finished result is never
+lost, and a run the store did not keep whole is never shown as complete.
 
 ``Run`` reads its summary and costs from the store by streaming rows (no list of every result), and its
 ``results`` only when someone asks for them.
@@ -13,7 +15,7 @@ next resume of the run writes back first: a finished result is never lost.
 
 from __future__ import annotations
 
-import json
+import itertools
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -23,11 +25,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from rageval_core.store import db, run_tallies
 from rageval_core.core.clock import SYSTEM_CLOCK, Clock
-from rageval_core.core.redact import redact_data
 from rageval_core.run.group_commit import GroupCommit
 from rageval_core.store.runs import RowInfo, Store
 from rageval_core.core.types import DECOMPOSED, MetricResult, Usage, UsageAlias
-from rageval_core.core.private import open_private, private_dir
+from rageval_core.run import spill as spilling
+from rageval_core.run.spill import NotKept
 
 if TYPE_CHECKING:
     from rageval_core.run.execute import Counters
@@ -36,10 +38,10 @@ Task = tuple[str, str, list[MetricResult], int]  # sample id, scorer, results, r
 
 
 def spill_path(store: Store, run_id: str) -> Path | None:
-    """Where results the store refused are kept for the next resume (None for an in-memory database)."""
-    if store.path == ":memory:":
-        return None
-    return Path(store.path).parent / "unsaved" / f"{run_id}.jsonl"
+    """Where results the store refused are kept when no other folder is asked for first (the store's own
+    ``unsaved/`` folder; None for an in-memory database)."""
+    folder = spilling.store_folder(store)
+    return None if folder is None else folder / f"{run_id}.jsonl"
 
 
 MAX_QUEUED = 256  # finished tasks waiting for the group commit before a worker waits for the writer (so at most
@@ -130,23 +132,26 @@ class ResultSink:
             waited += self._delay
         return True
 
-    def spill(self) -> Path | None:
-        """Write the kept tasks to the spill file (appending) and forget them; returns the file, or None."""
+    def settle(self, patience_s: float, interrupted: bool, on_wait: Callable[[], None], room: spilling.Reserve) -> NotKept | None:
+        """At the run's end, the tasks the store refused: waited for (not when interrupted), else written into the
+        room set aside before the run (the spill file) and all handed to the ``Run``; the room is given back when
+        nothing is refused."""
+        try:
+            if not self.unsaved or (not interrupted and self.drain(patience_s, on_wait=lambda _n: on_wait())):
+                room.release()
+                return None
+            tasks = self.take_kept()
+            written, path = room.write(tasks)
+            return NotKept(tasks, written, None if path is None else str(path))
+        except BaseException:
+            room.release()
+            raise
+
+    def take_kept(self) -> list[Task]:
+        """Every task still kept (or queued), handed over and forgotten: the run spills them (``run.spill``)."""
         with self._lock:
             kept, self._kept, self._commit.queued = list(self._kept) + self._commit.queued, deque(), []
-        target = spill_path(self.store, self.run_id)
-        if not kept or target is None:
-            return None
-        try:
-            private_dir(target.parent)
-            with open_private(target, "a") as fh:
-                for sample_id, scorer, results, repeat in kept:
-                    line = {"sample_id": sample_id, "scorer": scorer, "repeat": repeat, "results": [r.to_dict() for r in results]}
-                    fh.write(json.dumps(redact_data(line), ensure_ascii=False, default=str) + "\n")
-        except OSError as exc:  # the same full disk: the run still ends, saying what could not be kept
-            self.unwritable = self.unwritable or f"{target}: {exc.strerror or exc}"
-            return None
-        return target
+        return kept
 
     def _flush_once(self) -> bool:
         """One attempt at writing every kept task in one transaction (one flusher at a time)."""
@@ -170,21 +175,10 @@ class ResultSink:
                 return not self._kept
 
 
-def restore_spilled(store: Store, run_id: str) -> int:
-    """Write back the results an earlier session of the run had to keep in its spill file; returns how many
-    tasks. The file is removed only after the store took them."""
-    target = spill_path(store, run_id)
-    if target is None or not target.exists():
-        return 0
-    batch: list[Task] = []
-    for line in target.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            data = json.loads(line)
-            results = [MetricResult.from_dict(r) for r in data["results"]]
-            batch.append((data["sample_id"], data["scorer"], results, int(data.get("repeat", 0))))
-    store.save_tasks(run_id, batch)
-    target.unlink()
-    return len(batch)
+def restore_spilled(store: Store, run_id: str, beside: Sequence[str | Path] = (), recorded: Sequence[str] = ()) -> int:
+    """Write back the results earlier sessions of the run kept in spill files (``run.spill.restore``); returns
+    how many tasks. A file is removed only after the store took its tasks."""
+    return spilling.restore(store, run_id, beside, recorded)
 
 
 # ---- the Run read back from the store ------------------------------------------------------------------
@@ -211,9 +205,11 @@ class Run:
     wall_s: float = 0.0
     resumed: bool = False
     repeats: int = 1
-    warnings: dict[str, int] = field(default_factory=dict)  # lost call-log / cache writes by kind; results unaffected
-    unsaved_tasks: int = 0  # finished tasks the store refused to the end, kept in ``spill_file`` for the resume
-    spill_file: str | None = None
+    warnings: dict[str, int] = field(default_factory=dict)  # lost store writes by kind (call log, cache, run rows)
+    unsaved_tasks: int = 0  # finished tasks the store refused to the end (``not_kept``)
+    spill_file: str | None = None  # where the first ``spilled_tasks`` of them are kept for the resume
+    spilled_tasks: int = 0
+    not_kept: NotKept | None = field(default=None, repr=False, compare=False)
     store: Store | None = field(default=None, repr=False, compare=False)
 
     provider_calls = UsageAlias("calls")
@@ -226,8 +222,24 @@ class Run:
 
     @cached_property
     def results(self) -> list[MetricResult]:
-        """Every stored result of the run, repeat 0 (read from the store the first time it is asked for)."""
-        return [] if self.store is None else self.store.results(self.run_id)
+        """Every computed result of the run, repeat 0: those stored (read from the store the first time it is asked
+        for) and those the store did not keep."""
+        stored = [] if self.store is None else self.store.results(self.run_id)
+        if self.not_kept is None:
+            return stored
+        superseded = self.not_kept.keys()
+        pairs = [] if self.store is None else self.store.results_with_scorer(self.run_id)
+        return [r for scorer, r in pairs if (r.sample_id, scorer) not in superseded] + self.not_kept.results()
+
+    @property
+    def lost_rows(self) -> dict[str, int]:
+        """Writes of the run's own record the store refused (its rows, dataset hash, status), by kind."""
+        return {k: n for k, n in self.warnings.items() if k in RUN_RECORD_WRITES and n}
+
+    @property
+    def kept_whole(self) -> bool:
+        """Whether the store keeps every computed result and the run's record: False means exit 4, never success."""
+        return not self.unsaved_tasks and not self.lost_rows
 
     @property
     def scored_results(self) -> int:
@@ -240,11 +252,24 @@ class Run:
         return self.usage.calls == 0 and self.usage.errors == 0
 
 
+RUN_RECORD_WRITES = ("run_rows", "run_dataset", "run_status")  # ``warn`` kinds of the run's own record
+
+
 def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, Any]]]:
     """``tallies.summarize`` over the stored results of repeat 0, read row by row (method, metric, value, reason)."""
     from rageval_core.run.tallies import summarize
 
     return summarize(_result_heads(store, run_id))
+
+
+def merged_summary(store: Store, run_id: str, not_kept: NotKept) -> dict[str, dict[str, dict[str, Any]]]:
+    """``tallies.summarize`` over every computed result of repeat 0: the stored ones (less those a result the store
+    did not keep replaces) and the ones it did not keep."""
+    from rageval_core.run.tallies import summarize
+
+    superseded = not_kept.keys()
+    stored = (r for scorer, r in store.iter_results(run_id) if (r.sample_id, scorer) not in superseded)
+    return summarize(itertools.chain(stored, not_kept.results()))
 
 
 def stream_cost(store: Store, run_id: str) -> dict[str, Usage]:
@@ -288,7 +313,7 @@ def load_run(
     done: int | None = None,
     skipped: int = 0,
     resumed: bool = False,
-    unsaved: tuple[int, str | None] = (0, None),
+    not_kept: NotKept | None = None,
 ) -> Run:
     """A ``Run`` from the store (all sessions of a resumed run). Live counters, when given, describe this invocation.
 
@@ -316,7 +341,7 @@ def load_run(
         status=status or info.status,
         provider=info.provider,
         model=info.model,
-        summary=stream_summary(store, info.id),
+        summary=stream_summary(store, info.id) if not_kept is None else merged_summary(store, info.id, not_kept),
         cost=cost,
         invalid_rows=invalid,
         total_tasks=total if total is not None else n_valid * len(info.scorers) * repeats,
@@ -327,7 +352,9 @@ def load_run(
         resumed=resumed,
         repeats=repeats,
         warnings=warnings,
-        unsaved_tasks=unsaved[0],
-        spill_file=unsaved[1],
+        unsaved_tasks=len(not_kept.tasks) if not_kept is not None else 0,
+        spill_file=not_kept.spill_file if not_kept is not None else None,
+        spilled_tasks=not_kept.spilled if not_kept is not None else 0,
+        not_kept=not_kept,
         store=store,
     )

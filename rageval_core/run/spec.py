@@ -22,6 +22,7 @@ from rageval_core.store.runs import RowInfo
 
 if TYPE_CHECKING:
     from rageval_core.data.datasets.live import LiveDataset
+    from rageval_core.run.spill import Reserve
 
 __all__ = ["RunProviders", "RunSpec", "SpecError"]
 
@@ -39,7 +40,8 @@ class RunSpec:
     providers were built from (recorded with the run: base URL, embeddings); None for a ready LLM.
     ``run_id`` with ``resume`` continues that run (its repeats and temperature are the stored ones).
     ``invalid_rows`` may be a callable for a streamed file (answered once the reader is at the end), and
-    ``late_settings()`` is merged into the settings then."""
+    ``late_settings()`` is merged into the settings then. ``spill`` is the room set aside for results a full store
+    cannot keep (``run.spill.reserve``; the runner sets it aside itself, trying ``spill_beside`` first, without one)."""
 
     samples: Sequence[Sample] | LiveDataset
     scorers: Sequence[Scorer]
@@ -59,6 +61,8 @@ class RunSpec:
     repeat_temperature: float | None = None
     gate_embeddings: bool | None = None
     store_patience_s: float = 600.0
+    spill_beside: tuple[str, ...] = ()  # folders tried first for the room of results a full store cannot keep
+    spill: Reserve | None = None  # that room, when the caller set it aside (and said what it could not)
 
     def __post_init__(self) -> None:
         if not self.streamed:
@@ -90,6 +94,12 @@ class RunSpec:
     def streamed(self) -> bool:
         """Whether the rows are a file read while the run goes."""
         return bool(getattr(self.samples, "streamed", False))
+
+    @property
+    def planned_tasks(self) -> int:
+        """How many (row, scorer, repeat) tasks this asks for (a file read as the run goes: its expected rows)."""
+        rows = int(getattr(self.samples, "expected_rows", 0) or 0) if self.streamed else len(self.plan_rows())
+        return rows * len(self.scorers) * (self.repeats or 1)
 
     @property
     def scorer_names(self) -> list[str]:

@@ -12,7 +12,9 @@ call-log writes, the store's errors), here so a caller imports one module.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 from pathlib import Path
 
 from rageval_core.core import paths
@@ -79,7 +81,24 @@ __all__ = [  # the engine's names re-exported, so a caller imports one module
 
 def connect(path: str | Path | None = None, *, busy_timeout_s: float | None = None) -> sqlite3.Connection:
     """This thread's connection to the store at ``path`` (default: the workbench's), migrated when first opened."""
-    return engine.connect(path, busy_timeout_s=busy_timeout_s, on_open=migrations.ensure)
+    return engine.connect(path, busy_timeout_s=busy_timeout_s, on_open=_on_open)
+
+
+# A full disk without root, for tests and demos: RAGEVAL_TEST_STORE_ROOM_PAGES=N lets the store grow by N pages
+# past its size when this process first opened it (SQLite's ``max_page_count`` on every connection, the same cap
+# for all), after which every write fails with SQLite's own "database or disk is full".
+ROOM_PAGES_ENV = "RAGEVAL_TEST_STORE_ROOM_PAGES"
+_caps: dict[str, int] = {}
+_caps_lock = threading.Lock()
+
+
+def _on_open(conn: sqlite3.Connection, path: str, read_only: bool) -> None:
+    migrations.ensure(conn, path, read_only)
+    room = os.environ.get(ROOM_PAGES_ENV, "").strip()
+    if room and not read_only:
+        with _caps_lock:
+            cap = _caps.setdefault(path, int(conn.execute("PRAGMA page_count").fetchone()[0]) + int(room))
+        conn.execute(f"PRAGMA max_page_count={cap}")
 
 
 def open_store(path: str | Path | None = None, *, busy_timeout_s: float | None = None) -> sqlite3.Connection:

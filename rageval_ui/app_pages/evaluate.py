@@ -8,7 +8,7 @@ from rageval_core.scoring.metrics.registry import describe
 from rageval_core.run.repeats import repeat_note
 from rageval_core.core.types import ANSWER_RELEVANCY
 from rageval_core.core.errors import RagevalError
-from rageval_ui import data, demo, evaluation, jobs, judge_configs, nav, sidebar, state, step_edit, token_counts, widgets
+from rageval_ui import data, demo, evaluation, jobs, judge_configs, nav, not_kept, sidebar, state, step_edit, token_counts, widgets
 from rageval_ui.i18n import core, lang, t
 
 st.title(nav.EVALUATE.heading)
@@ -139,7 +139,11 @@ if job is not None and job.done:
     elif job.result is not None:
         result = job.result
         note = widgets.unscored_note(result.results)
-        (st.success if result.status == "done" and note is None else st.warning)(widgets.run_outcome(result))
+        if not result.kept_whole:  # never a success: what was lost, where it is kept, how to finish
+            st.error(widgets.run_outcome(result), icon="🛑")
+            not_kept.show(result, job)
+        else:
+            (st.success if result.status == "done" and note is None else st.warning)(widgets.run_outcome(result))
         if note is not None:
             (st.error if note[0] == "error" else st.warning)(widgets.md_escape(note[1]), icon="⚠️")
         st.session_state[state.SELECTED_RUN] = result.run_id

@@ -10,7 +10,7 @@ import pytest
 
 from rageval_core import cli
 from rageval_core.cli import EXIT_CODES, exit_code
-from rageval_core.core.errors import ConfigError, DataError, ProviderError, RagevalError, StoreError, UsageError
+from rageval_core.core.errors import ConfigError, DataError, ProviderError, RagevalError, ResultsNotKept, StoreError, UsageError
 from rageval_core.data.datasets import DatasetError
 from rageval_core.run.batch import BatchCancelled, BatchError
 from rageval_core.run.plan import RunError
@@ -86,7 +86,8 @@ def test_a_store_error_from_a_full_disk_says_so(home: Path, monkeypatch: pytest.
 
 def test_the_table_covers_every_branch_most_specific_first() -> None:
     classes = [cls for cls, _code in EXIT_CODES]
-    assert set(classes) == {DataError, ConfigError, StoreError, ProviderError, RagevalError}
+    assert set(classes) == {ResultsNotKept, DataError, ConfigError, StoreError, ProviderError, RagevalError}
     for i, cls in enumerate(classes):  # a class listed after one of its bases would never be reached
         assert not any(issubclass(cls, earlier) for earlier in classes[:i]), cls
     assert exit_code(ValueError("not ours")) == 3 and exit_code(KeyboardInterrupt()) == 130
+    assert exit_code(ResultsNotKept("a full disk")) == 4 and exit_code(StoreError("locked")) == 2

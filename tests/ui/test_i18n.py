@@ -24,7 +24,7 @@ CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
 # Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
 # core.* (rageval_core.core.messages codes), unscored.*, status.* and severity.* are checked against the core below.
 DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.", "core.", "unscored.", "status.", "severity.", "runs.side.",
-                    "language.")
+                    "language.", "lost.")
 
 
 def load(language: str) -> dict[str, str]:

@@ -241,3 +241,41 @@ def test_the_estimate_says_what_the_providers_prompt_cache_could_save(tmp_path: 
     assert "3,072" in said  # 3 pinned rows x 1,024 tokens of rubric5's lead
     app.sidebar.selectbox(key=state.PROVIDER).set_value("offline").run()
     assert not [plain(c.value) for c in app.caption if plain(c.value) == said]  # the offline provider has no such cache
+
+
+def test_a_run_the_store_cannot_keep_is_an_error_naming_counts_spill_file_and_resume(tmp_path: Path,
+                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36 item 2: the store's disk fills mid-run (SQLite's page cap through the test hook): the page shows an
+    error with the counts, the spill file and the resume step, never a success; once there is room the resume button
+    writes the spilled tasks back and the run completes."""
+    from rageval_core.store.db import ROOM_PAGES_ENV
+
+    monkeypatch.setenv(ROOM_PAGES_ENV, "4")  # the store's disk fills a few pages into the run
+    app = start_app(monkeypatch, tmp_path / "home", "rageval_ui/app_pages/evaluate.py")
+    button(app, "Start evaluation").click().run()
+    job = app.session_state["job"]
+    assert job.wait(120), "the offline run did not finish"
+    app.run()
+    assert job.error is None, job.error
+    result = job.result
+    assert result is not None and not result.kept_whole and result.unsaved_tasks > 0
+    assert not app.success
+    shown = " ".join(plain(e.value) for e in [*app.error, *app.markdown])
+    assert "Results not kept" in shown and "is not complete" in shown
+    assert f"could not keep {result.unsaved_tasks} of the 15 tasks" in shown
+    assert f"{result.spilled_tasks} of those tasks are kept in the spill file" in shown
+    assert Path(result.spill_file).name in shown and Path(result.spill_file).is_file()
+    assert "free space on the store's disk" in shown and "Write back and finish" in shown
+    assert any(b.label.startswith("Download every computed result") for b in app.get("download_button"))
+
+    monkeypatch.delenv(ROOM_PAGES_ENV)  # space freed
+    button(app, "Write back and finish").click().run()
+    resumed = app.session_state["job"]
+    assert resumed is not job and resumed.run_id == job.run_id and resumed.wait(120)
+    app.run()
+    assert_ok(app)
+    assert resumed.error is None and resumed.result is not None and resumed.result.kept_whole
+    assert f"Run {job.run_id} finished: 15 of 15 tasks" in " ".join(plain(s.value) for s in app.success)
+    assert resumed.result.skipped_tasks == 15  # stored or written back from the spill file: none scored again
+    assert not Path(result.spill_file).exists()
+    assert Store().get_run(job.run_id).status == "done"
