@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -201,18 +201,11 @@ MOVED_OUT = ("interval", "pairs", "notes")
 BEST = "best threshold"  # shown as "best" (trust.best_short), its full heading in the tooltip  # said under the table, not in columns that would push it past the page
 
 
-def _lines_below(frame: pd.DataFrame, column: str, line: Callable[[str, str], str]) -> list[str]:
-    """One line per row whose ``column`` says something: ``line(scorer, text)``, "Faithfulness · decomposed: …"."""
-    return [line(md_escape(f"{r['criterion']} · {r['method']}"), md_escape(r[column]))
-            for _, r in frame.iterrows() if r[column] not in ("", UNSCORED)]
-
-
-def _pairs_line(scorer: str, text: str) -> str:
-    return t("trust.pairs_line", scorer=scorer, text=text)
-
-
-def _note_line(scorer: str, text: str) -> str:
-    return t("trust.note_line", scorer=scorer, text=text)
+def _lines_below(frame: pd.DataFrame, column: str, key: str) -> None:
+    """A caption per row whose ``column`` says something: the catalogue's ``key`` line, "Faithfulness · decomposed: …"."""
+    for _, r in frame.iterrows():
+        if r[column] not in ("", UNSCORED):
+            st.caption(t(key, scorer=md_escape(f"{r['criterion']} · {r['method']}"), text=md_escape(r[column])))
 
 
 def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
@@ -224,7 +217,6 @@ def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
     frame["best threshold"] = [UNSCORED if a.best_threshold.value is None else fmt_score(a.best_threshold.value)
                                for a in (rep.agreement if isinstance(rep, TrustReport) else rep)]
     kinds = ", ".join(dict.fromkeys(k for cell in frame["interval"] for k in str(cell).split(", ") if k))
-    below = [*_lines_below(frame, "pairs", _pairs_line), *_lines_below(frame, "notes", _note_line)]
     shown = frame.drop(columns=[*MOVED_OUT, *(["unscored labelled"] if (frame["unscored labelled"] == 0).all() else [])])
     shipped = f"{t('trust.threshold_shipped_short')}: {t('trust.threshold_shipped')}"
     helps = {"threshold": f"{t('trust.threshold_help')} ({shipped})",
@@ -233,8 +225,8 @@ def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
              BEST: f"{header(BEST)}: {t('trust.best_threshold_help')}"}  # the full heading, shortened above it
     labels = {BEST: t("trust.best_short")}
     table(shown, hide_index=True, width="stretch", column_config=_config(shown, AGREEMENT_WIDTHS, helps, labels))
-    for line in below:
-        st.caption(line)
+    _lines_below(frame, "pairs", "trust.pairs_line")
+    _lines_below(frame, "notes", "trust.note_line")
 
 
 ESTIMATE_WIDTHS = {"criterion": 125, "method": 105, "score mean (all rows)": 128, "labels only": 165, "corrected": 128,
@@ -247,14 +239,12 @@ def estimate_table(rep: TrustReport) -> None:
     frame = estimate_frame(rep)
     if frame.empty:
         return
-    below = _lines_below(frame, "notes", _note_line)
     shown = frame.drop(columns=["notes"])
     helps = {"corrected": t("trust.corrected_help"), "Rogan–Gladen": t("trust.rogan_gladen_help"),
              "labels only": t("trust.labels_only_help"), "as tight as k labels": t("trust.tight_help"),
              "score mean (all rows)": t("trust.score_mean_help", n=rep.n_rows)}
     table(shown, hide_index=True, width="stretch", column_config=_config(shown, ESTIMATE_WIDTHS, helps))
-    for line in below:
-        st.caption(line)
+    _lines_below(frame, "notes", "trust.note_line")
 
 
 def estimate_frame(rep: TrustReport) -> pd.DataFrame:

@@ -43,10 +43,10 @@ def answer_block(answer: TrustAnswer) -> None:
     w = words(language)
     if not answer.lines:
         st.subheader(t("trust.answer.heading"))
-        st.info(w["no_labels"])
+        st.info(md_escape(w["no_labels"]))
         return
     n = max(line.n_labelled for line in answer.lines)
-    st.subheader(t("trust.answer.heading"), help=w["caption"].format(n=n, bar=f"{answer.bar:g}"))
+    st.subheader(t("trust.answer.heading"), help=md_escape(w["caption"].format(n=n, bar=f"{answer.bar:g}")))
     _header()
     for line in answer.lines:
         x = texts(line, language, bar=answer.bar)
@@ -57,4 +57,4 @@ def answer_block(answer: TrustAnswer) -> None:
             for col, sentence in zip(cols[1:], (x.ranks, x.pass_fail, x.share, x.settle)):
                 col.markdown(f":small[{md_escape(sentence)}]")
     if any(line.more_labels for line in answer.lines):
-        st.caption(w["settle.estimate"])
+        st.caption(md_escape(w["settle.estimate"]))
