@@ -60,11 +60,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError("give the dataset file, e.g. evaluate sample_data/ml_qa_ja.json --provider offline ...")
         args.data = stray[0]
         args.fail_under = [t for t in args.fail_under if t != stray[0]]
-    out = Path(args.out)
+    out = Path(args.out) if args.out else None
     naming = getattr(args, "naming", None)
-    if naming and out.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
+    if naming and out is None:
+        raise UsageError("--naming writes the rows in that tool's shape: give --out FILE (.json, .jsonl or .csv)")
+    if out is not None and naming and out.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
         raise UsageError(f"--out {args.out!r}: with --naming use a .json, .jsonl or .csv file")
-    if not naming and out.suffix.lower() not in (".json", ".csv"):
+    if out is not None and not naming and out.suffix.lower() not in (".json", ".csv"):
         raise UsageError(f"--out {args.out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
     adopt_resumed_map(args, open_store)  # a bad --map is a usage error first; --resume RUN takes RUN's own map
     if args.batch and getattr(args, "judges", None):
@@ -122,12 +124,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     _add_juries(args, store, result)
 
     texts: Any = None
-    if out.suffix.lower() == ".csv" or naming:
+    if out is not None and (out.suffix.lower() == ".csv" or naming):
         from rageval_core.data.datasets.live import SequentialSamples
 
         # the CSV's question and answer columns, or the rows of a named export
         texts = SequentialSamples(dataset.reopen()) if live else {s.id: s for s in dataset.samples}
-    if naming:
+    if out is None:
+        pass  # no export asked for: the summary below and the stored run (`runs export RUN --out FILE` later)
+    elif naming:
         _written(lambda: export_run_named(store, result.run_id, out, texts, naming), out, result.run_id)
     else:
         _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts), out, result.run_id)
@@ -146,7 +150,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         from rageval_core.analysis.trust.checks import stability_for_run
 
         print_stability_report(stability_for_run(store, result.run_id, aggregate=args.aggregate))
-    echo(f"run {result.run_id} ({result.status}) → {out}")
+    echo(f"run {result.run_id} ({result.status}) → {out}" if out is not None else
+         f"run {result.run_id} ({result.status}) stored; export it with: runs export {result.run_id} --out results.json")
     if result.status == "cancelled":
         err(f"run cancelled; resume with: --resume {result.run_id}")
         return EXIT_INTERRUPTED
@@ -282,7 +287,7 @@ def add_command(sub: Any) -> None:
         "Bad rows are skipped and listed (exit 2 only with --strict). Keys come from the environment only.",
     )
     ev.add_argument("data", nargs="?", help="dataset file (.json, .jsonl, .csv)")
-    add_provider_args(ev)
+    add_provider_args(ev, default_provider="offline")
     ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids: faithfulness, answer_relevancy, "
                     "context_precision, context_recall, context_relevance, answer_correctness")
     ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
@@ -294,8 +299,9 @@ def add_command(sub: Any) -> None:
     ev.add_argument("--jury-members", metavar="M1,M2",
                     help="the jury's members by method label, e.g. judge:rubric5@gpt-4o-mini (default: every judge configuration)")
     ev.add_argument("--jury-threshold", type=float, default=0.5, help="pass threshold of a majority jury's votes (default 0.5)")
-    ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv; with --naming, .json, "
-                    ".jsonl or .csv rows in that tool's shape with a score column per method and metric")
+    ev.add_argument("--out", help="results file: .json (documented format) or .csv; with --naming, .json, .jsonl or .csv "
+                    "rows in that tool's shape with a score column per method and metric (default: no file; the summary "
+                    "goes to stdout and the run is stored, `runs export RUN --out FILE` writes it later)")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
     ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone; the file is read through the --map the run was started with)")
     ev.add_argument("--fail-under", action="extend", nargs="+", metavar="METRIC=VALUE",
