@@ -136,6 +136,29 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {"docs/cli.md": ("GEMINI_API_KEY", "OPEN
                                          "docs/synth.md": ("GEMINI_API_KEY", "OPENAI_API_KEY")}
 
 
+# Figures a page quotes in prose or a comment about an example's output: (page, how the example starts, the
+# figures as the page writes them, the same figures in the example's real output); the groups must be equal.
+QUOTED_FIGURES: list[tuple[str, str, str, str]] = [
+    (doc, "python -m rageval_core evaluate sample_data/ml_qa_ja.json --provider offline --metrics faithfulness,answer_",
+     r"faithfulness averages (\d\.\d{3})[\s#]*\(decomposed\)[\s#]*and[\s#]*(\d\.\d{3})[\s#]*\(rubric5\)",
+     r"fail-under faithfulness >= 0\.8: mean (\d\.\d{3}).*\n.*judge:rubric5:faithfulness >= 0\.8: mean (\d\.\d{3})")
+    for doc in ("README.md", "docs/cli.md")
+]
+
+
+def normalized(text: str) -> str:
+    """Run ids as RUN and every run of spaces as one: a quoted line is compared with the real output this way."""
+    return re.sub(r"\s+", " ", RUN_ID.sub("RUN", text)).strip()
+
+
+def unquoted_lines(example: Example, output: str) -> list[str]:
+    """The lines the page quotes under ``example`` that its real output does not contain (``…`` marks a cut:
+    each piece around it must be there)."""
+    real = normalized(output)
+    return [line for line in example.output
+            if any(piece and piece not in real for piece in (normalized(p) for p in line.split("…")))]
+
+
 def skip_reason(example: Example) -> str | None:
     return next((why for (doc, start), why in SKIPPED.items() if doc == example.doc and example.command.startswith(start)),
                 None)
@@ -274,11 +297,28 @@ def test_every_example_is_run_or_skipped_with_a_reason() -> None:
         assert doc in pages_with_examples(), doc
 
 
+def test_the_docs_name_no_file_a_plain_clone_lacks() -> None:
+    """The benchmarks and design notes beside a checkout are not in a clone: the docs say so in words, never by a
+    path into them (``../shared/...``)."""
+    named = [f"{path.relative_to(ROOT)}:{n}" for path in doc_files()
+             for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1)
+             if "../shared" in line or re.search(r"(?<![\w.])shared/", line)]
+    assert named == []
+
+
+def test_the_readme_starts_with_a_virtual_environment_then_its_two_commands() -> None:
+    first = [e.command for e in examples(ROOT / "README.md")][:3]
+    assert first == ["python -m venv .venv && . .venv/bin/activate",
+                     "python -m pip install -r requirements.txt && streamlit run app.py",
+                     "python -m pip install -r requirements-dev.txt && python -m pytest"]
+
+
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("doc", pages_with_examples())
 def test_every_example_on_the_page_runs_as_written(doc: str, tmp_path: Path, servers: dict[str, str]) -> None:
     page = Page(doc, tmp_path, servers)
     setup(page)
+    figures_checked: list[str] = []
     for example in examples(ROOT / doc):
         if skip_reason(example):
             continue
@@ -287,3 +327,14 @@ def test_every_example_on_the_page_runs_as_written(doc: str, tmp_path: Path, ser
         assert done.returncode == example.expected_exit, (
             f"{example}\nran: {command}\nexit {done.returncode}, the page says {example.expected_exit}\n"
             f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}")
+        missing = unquoted_lines(example, done.stdout + done.stderr)
+        assert missing == [], f"{example}\nquoted lines the output does not have:\n" + "\n".join(missing) + (
+            f"\nthe real output:\n{done.stdout}")
+        for doc_, start, in_doc, in_output in QUOTED_FIGURES:
+            if doc_ == doc and example.command.startswith(start) and example.expected_exit == 1:
+                quoted = re.search(in_doc, (ROOT / doc).read_text(encoding="utf-8"))
+                real = re.search(in_output, done.stdout)
+                assert quoted and real and quoted.groups() == real.groups(), (
+                    f"{doc} quotes {quoted and quoted.groups()} for {example}; a run gives {real and real.groups()}")
+                figures_checked.append(doc)
+    assert len(figures_checked) == sum(1 for entry in QUOTED_FIGURES if entry[0] == doc)

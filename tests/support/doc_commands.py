@@ -10,6 +10,8 @@ The rule:
 - In a ``console`` block, or a block with no language or ``text``, a line starting with ``$ `` is a command, and so
   is one starting with a command word (``python ``, ``rageval ``, ``streamlit ``, ``pip ``, ``export ``); the lines
   after a command, up to the next command, are its quoted output.
+- A ``console`` / plain block with no command right under a block of commands (nothing but blank lines between)
+  is the quoted output of that block's last command.
 - Other languages (python, json, yaml) are not commands (docs/python-api.md's python blocks run in
   tests/project/test_docs_python_api.py).
 """
@@ -111,10 +113,17 @@ def examples(path: Path, root: Path = ROOT) -> list[Example]:
     text = path.read_text(encoding="utf-8")
     doc = path.relative_to(root).as_posix()
     found: list[Example] = []
+    last_end = -1  # where the last block with commands ended
     for block in FENCE.finditer(text):
         lang = block.group(2).lower()
         if lang not in SHELL_LANGS + QUOTED_LANGS:
             continue
         first = text.count("\n", 0, block.start(3)) + 1
-        found.extend(_commands(block.group(3).split("\n"), first, doc, quoted=lang in QUOTED_LANGS))
+        lines = block.group(3).split("\n")
+        commands = _commands(lines, first, doc, quoted=lang in QUOTED_LANGS)
+        if commands:
+            found.extend(commands)
+            last_end = block.end()
+        elif lang in QUOTED_LANGS and found and last_end >= 0 and not text[last_end:block.start()].strip():
+            found[-1].output.extend(line for line in lines if line.strip())  # output right under a command block
     return found
