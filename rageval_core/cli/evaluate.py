@@ -60,14 +60,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError("give the dataset file, e.g. evaluate sample_data/ml_qa_ja.json --provider offline ...")
         args.data = stray[0]
         args.fail_under = [t for t in args.fail_under if t != stray[0]]
-    out = Path(args.out) if args.out else None
     naming = getattr(args, "naming", None)
-    if naming and out is None:
-        raise UsageError("--naming writes the rows in that tool's shape: give --out FILE (.json, .jsonl or .csv)")
-    if out is not None and naming and out.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
-        raise UsageError(f"--out {args.out!r}: with --naming use a .json, .jsonl or .csv file")
-    if out is not None and not naming and out.suffix.lower() not in (".json", ".csv"):
-        raise UsageError(f"--out {args.out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
+    out = _out_file(args.out, naming)
     adopt_resumed_map(args, open_store)  # a bad --map is a usage error first; --resume RUN takes RUN's own map
     if args.batch and getattr(args, "judges", None):
         raise UsageError("--batch sends the run's provider through its batch API; judges from --judges call their own "
@@ -171,6 +165,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     return code
 
+
+
+def _out_file(out: str | None, naming: str | None) -> Path | None:
+    """The export file ``--out`` names (checked before anything runs), or None: without ``--out`` the summary goes
+    to stdout and the run is stored, as the README's offline-by-default first run expects."""
+    if out is None:
+        if naming:
+            raise UsageError("--naming writes the rows in that tool's shape: give --out FILE (.json, .jsonl or .csv)")
+        return None
+    path = Path(out)
+    if naming and path.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
+        raise UsageError(f"--out {out!r}: with --naming use a .json, .jsonl or .csv file")
+    if not naming and path.suffix.lower() not in (".json", ".csv"):
+        raise UsageError(f"--out {out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
+    return path
 
 
 def _written(write: Callable[[], Any], target: Path, run_id: str) -> None:

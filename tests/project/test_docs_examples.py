@@ -258,7 +258,7 @@ def write_fixture(page: Page, name: str) -> None:
         block = re.search(r"```yaml\n(# judges\.yaml.*?)```", text, re.S)
         assert block, f"{page.doc} has no ```yaml block starting with '# judges.yaml'"
         yaml_text = block.group(1)
-        for doc, old, new in SUBSTITUTIONS[:3]:
+        for _doc, old, new in SUBSTITUTIONS[:3]:
             yaml_text = yaml_text.replace(old, fill(new, page.servers))
         target.write_text(yaml_text, encoding="utf-8")
     elif name == "my.csv":
