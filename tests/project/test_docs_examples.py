@@ -84,7 +84,7 @@ SETUP: dict[str, list[tuple[str, str]]] = {
         ("", "copy sample_data/ml_qa_en.json data.json"),
         ("", "python -m rageval_core dataset convert data.json --out data.csv"),
         ("", "python -m rageval_core dataset convert sample_data/ml_qa_ja.json --out new.jsonl"),
-        ("", "python -m rageval_core dataset convert data.json --out ragas_results.csv --naming ragas"),
+        ("", "copy tests/data/external/ragas_results.csv ragas_results.csv"),  # written by ragas, with its scores
         ("", "write my.csv"),
         ("recorded", "python -m rageval_core evaluate data.json --provider openai --judge binary "
                      "--record-log calls.jsonl --out setup.json"),
@@ -113,7 +113,7 @@ SUBSTITUTIONS: list[tuple[str, str, str]] = [
     ("docs/synth.md", "docs/policy.md", "sample_data/company_policy_ja.md"),  # "a document change"
     ("docs/cli.md", "--resume <RUN>", "--resume {gemini_run}"),  # an interrupted run of that same command
     ("docs/cli.md", "20261204-191346-d9f843", "{calibrated}"),  # a run calibrated by trust --split
-    ("docs/cli.md", "[--data FILE]", "--data data.json"),
+    ("docs/cli.md", "[--data FILE]", "--data ragas_results.csv"),  # the file the run above was made on
     ("docs/judges.md", "[--data FILE]", "--data sample_data/ml_qa_ja.json"),
     ("docs/trust.md", "[--labels FILE]", "--labels sample_data/trust_labelled.jsonl"),
     ("docs/trust.md", "DATA|RUN", "sample_data/trust_labelled.jsonl"),
