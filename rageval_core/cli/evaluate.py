@@ -61,12 +61,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError("give the dataset file, e.g. evaluate sample_data/ml_qa_ja.json --provider offline ...")
         args.data = stray[0]
         args.fail_under = [t for t in args.fail_under if t != stray[0]]
-    out = Path(args.out)
     naming = getattr(args, "naming", None)
-    if naming and out.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
-        raise UsageError(f"--out {args.out!r}: with --naming use a .json, .jsonl or .csv file")
-    if not naming and out.suffix.lower() not in (".json", ".csv"):
-        raise UsageError(f"--out {args.out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
+    out = _out_file(args.out, naming)
     adopt_resumed_map(args, open_store)  # a bad --map is a usage error first; --resume RUN takes RUN's own map
     if args.batch and getattr(args, "judges", None):
         raise UsageError("--batch sends the run's provider through its batch API; judges from --judges call their own "
@@ -128,7 +124,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     _add_juries(args, store, result)
 
     texts: Any = None
-    if out.suffix.lower() == ".csv" or naming:
+    if out is not None and (out.suffix.lower() == ".csv" or naming):
         from rageval_core.data.datasets.live import SequentialSamples
 
         # the CSV's question and answer columns, or the rows of a named export
@@ -147,7 +143,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         print_stability_report(stability_for_run(store, result.run_id, aggregate=args.aggregate))
     output.print_store_warnings(result, out, store.path)
-    echo(f"run {result.run_id} ({result.status}{'' if result.kept_whole else ', results not kept'}) → {out}")
+    said = f"{result.status}{'' if result.kept_whole else ', results not kept'}"
+    echo(f"run {result.run_id} ({said}) → {out}" if out is not None else
+         f"run {result.run_id} ({said}) stored; export it with: runs export {result.run_id} --out results.json")
     if not result.kept_whole:  # exit 4 wins: a partial run never passes a gate, nor ends as done
         _judge_partial(args, store, result, thresholds, calibrated)
         err(f"exit 4: results not kept; free space, then resume with: --resume {result.run_id}")
@@ -168,12 +166,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 
-def _export(args: argparse.Namespace, store: Store, result: Run, out: Path, texts: Any) -> None:
-    """``--out`` (every computed result, those the store did not keep too) and ``--calls-out``."""
+def _export(args: argparse.Namespace, store: Store, result: Run, out: Path | None, texts: Any) -> None:
+    """``--out`` (every computed result, those the store did not keep too) and ``--calls-out``; without ``--out``
+    the summary and the stored run (`runs export RUN --out FILE` later)."""
     from rageval_core.analysis.export import export_calls_jsonl, export_run, export_run_named
 
     naming, unkept = getattr(args, "naming", None), result.not_kept
-    if naming:
+    if out is None:
+        pass
+    elif naming:
         _written(lambda: export_run_named(store, result.run_id, out, texts, naming, unkept), out, result)
     else:
         _written(lambda: export_run(store, result.run_id, out, include_details=args.details, samples=texts,
@@ -204,19 +205,35 @@ def _judge_partial(args: argparse.Namespace, store: Store, result: Run, threshol
     _judge(store, result, thresholds, calibrated)
 
 
-def _with_spill_room(spec: RunSpec, store: Store, out: Path) -> RunSpec:
+def _with_spill_room(spec: RunSpec, store: Store, out: Path | None) -> RunSpec:
     """The spec with room set aside for results a full store could not keep (beside ``out`` first); when no folder
     has room, said before the run."""
     import dataclasses
 
     from rageval_core.run.spill import reserve
 
-    folder = out.resolve().parent
-    spec = dataclasses.replace(spec, spill_beside=(str(folder),) if folder.is_dir() and folder != Path("/dev") else ())
+    folder = None if out is None else out.resolve().parent
+    beside = (str(folder),) if folder is not None and folder.is_dir() and folder != Path("/dev") else ()
+    spec = dataclasses.replace(spec, spill_beside=beside)
     room = reserve(store, str(spec.run_id), spec.planned_tasks, spec.spill_beside)
     if room.shortfall:
         err(f"warning: {room.shortfall}")
     return dataclasses.replace(spec, spill=room)
+
+
+def _out_file(out: str | None, naming: str | None) -> Path | None:
+    """The export file ``--out`` names (checked before anything runs), or None: without ``--out`` the summary goes
+    to stdout and the run is stored, as the README's offline-by-default first run expects."""
+    if out is None:
+        if naming:
+            raise UsageError("--naming writes the rows in that tool's shape: give --out FILE (.json, .jsonl or .csv)")
+        return None
+    path = Path(out)
+    if naming and path.suffix.lower() not in (".json", ".jsonl", ".ndjson", ".csv"):
+        raise UsageError(f"--out {out!r}: with --naming use a .json, .jsonl or .csv file")
+    if not naming and path.suffix.lower() not in (".json", ".csv"):
+        raise UsageError(f"--out {out!r}: use a .json or .csv file (or --naming ragas|deepeval for rows in that tool's shape)")
+    return path
 
 
 def _written(write: Callable[[], Any], target: Path, result: Run) -> None:
@@ -344,7 +361,7 @@ def add_command(sub: Any) -> None:
         "--resume RUN).",
     )
     ev.add_argument("data", nargs="?", help="dataset file (.json, .jsonl, .csv)")
-    add_provider_args(ev)
+    add_provider_args(ev, default_provider="offline")
     ev.add_argument("--metrics", default="", help="comma-separated decomposed metric ids: faithfulness, answer_relevancy, "
                     "context_precision, context_recall, context_relevance, answer_correctness")
     ev.add_argument("--judge", action="append", help="rubric5, binary, binary-strict or a rubric JSON file (repeatable)")
@@ -356,8 +373,9 @@ def add_command(sub: Any) -> None:
     ev.add_argument("--jury-members", metavar="M1,M2",
                     help="the jury's members by method label, e.g. judge:rubric5@gpt-4o-mini (default: every judge configuration)")
     ev.add_argument("--jury-threshold", type=float, default=0.5, help="pass threshold of a majority jury's votes (default 0.5)")
-    ev.add_argument("--out", required=True, help="results file: .json (documented format) or .csv; with --naming, .json, "
-                    ".jsonl or .csv rows in that tool's shape with a score column per method and metric")
+    ev.add_argument("--out", help="results file: .json (documented format) or .csv; with --naming, .json, .jsonl or .csv "
+                    "rows in that tool's shape with a score column per method and metric (default: no file; the summary "
+                    "goes to stdout and the run is stored, `runs export RUN --out FILE` writes it later)")
     ev.add_argument("--calls-out", help="also write the call log as JSON Lines")
     ev.add_argument("--resume", metavar="RUN", help="continue an interrupted run (finished rows are not redone; the file is read through the --map the run was started with)")
     ev.add_argument("--fail-under", action="extend", nargs="+", metavar="METRIC=VALUE",

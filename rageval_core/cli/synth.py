@@ -28,12 +28,12 @@ def _err(msg: str) -> None:
     err(msg)
 
 
-def _add_options(p: argparse.ArgumentParser, *, provider_required: bool = True) -> None:
-    """``evaluate``'s provider options (so the same configuration works for all three commands), then
-    chunking, ``--strict`` and ``--template``."""
+def _add_options(p: argparse.ArgumentParser, *, default_provider: str | None = "offline") -> None:
+    """``evaluate``'s provider options (so the same configuration works for all three commands; offline unless
+    said, as everywhere), then chunking, ``--strict`` and ``--template``."""
     from rageval_core.cli.common import add_provider_args
 
-    add_provider_args(p, provider_required=provider_required)
+    add_provider_args(p, provider_required=False, default_provider=default_provider)
     p.add_argument("--concurrency", type=int, default=1, help="calls in flight (default 1; 4 for --endpoint / --callable)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the response cache")
     p.add_argument("--chunk-size", type=int, help="characters per chunk (default ja 300, en 800)")
@@ -173,9 +173,10 @@ def cmd_rag(args: argparse.Namespace) -> int:
         return _rag_with_system(args, testset.items, out)
     if args.header or args.map:
         raise UsageError("--header and --map go with --endpoint (or --map with --callable)")
-    if not args.provider or not args.docs:
-        raise UsageError("give --endpoint URL or --callable MOD:FN (your RAG system), or --docs DOC --provider P "
-                         "(the built-in pipeline)")
+    if not args.docs:
+        raise UsageError("give --endpoint URL or --callable MOD:FN (your RAG system), or --docs DOC [--provider P] "
+                         "(the built-in pipeline; offline unless --provider says otherwise)")
+    args.provider = args.provider or "offline"
     docs = _documents(args.docs)
     try:
         cfg, llm = _llm(args)
@@ -292,5 +293,5 @@ def add_commands(sub: Any) -> None:
     rg.add_argument("--no-heading", action="store_true", help="embed chunks without their section heading")
     rg.add_argument("--out", required=True, help="RAG outputs as a dataset (.json, .jsonl, .csv) for 'evaluate'")
     rg.add_argument("--quiet", action="store_true", help="no progress lines")
-    _add_options(rg, provider_required=False)
+    _add_options(rg, default_provider=None)  # None: --provider is for the built-in pipeline only (offline there by default)
     rg.set_defaults(func=cmd_rag)
