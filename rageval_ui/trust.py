@@ -201,11 +201,15 @@ MOVED_OUT = ("interval", "pairs", "notes")
 BEST = "best threshold"  # shown as "best" (trust.best_short), its full heading in the tooltip  # said under the table, not in columns that would push it past the page
 
 
-def _lines_below(frame: pd.DataFrame, column: str, key: str) -> None:
-    """A caption per row whose ``column`` says something: the catalogue's ``key`` line, "Faithfulness · decomposed: …"."""
+def _lines_below(frame: pd.DataFrame, column: str) -> None:
+    """A caption per row whose ``column`` ("pairs" or "notes") says something: "Faithfulness · decomposed: …"."""
     for _, r in frame.iterrows():
-        if r[column] not in ("", UNSCORED):
-            st.caption(t(key, scorer=md_escape(f"{r['criterion']} · {r['method']}"), text=md_escape(r[column])))
+        if r[column] in ("", UNSCORED):
+            continue
+        scorer = md_escape(f"{r['criterion']} · {r['method']}")
+        text = md_escape(r[column])
+        st.caption(t("trust.pairs_line", scorer=scorer, text=text) if column == "pairs" else
+                   t("trust.note_line", scorer=scorer, text=text))
 
 
 def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
@@ -225,8 +229,8 @@ def agreement_table(rep: TrustReport | Sequence[Any]) -> None:
              BEST: f"{header(BEST)}: {t('trust.best_threshold_help')}"}  # the full heading, shortened above it
     labels = {BEST: t("trust.best_short")}
     table(shown, hide_index=True, width="stretch", column_config=_config(shown, AGREEMENT_WIDTHS, helps, labels))
-    _lines_below(frame, "pairs", "trust.pairs_line")
-    _lines_below(frame, "notes", "trust.note_line")
+    _lines_below(frame, "pairs")
+    _lines_below(frame, "notes")
 
 
 ESTIMATE_WIDTHS = {"criterion": 125, "method": 105, "score mean (all rows)": 128, "labels only": 165, "corrected": 128,
@@ -244,7 +248,7 @@ def estimate_table(rep: TrustReport) -> None:
              "labels only": t("trust.labels_only_help"), "as tight as k labels": t("trust.tight_help"),
              "score mean (all rows)": t("trust.score_mean_help", n=rep.n_rows)}
     table(shown, hide_index=True, width="stretch", column_config=_config(shown, ESTIMATE_WIDTHS, helps))
-    _lines_below(frame, "notes", "trust.note_line")
+    _lines_below(frame, "notes")
 
 
 def estimate_frame(rep: TrustReport) -> pd.DataFrame:
