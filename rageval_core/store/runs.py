@@ -27,7 +27,7 @@ from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
 from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
 from rageval_core.core.clock import Clock
-from rageval_core.core.redact import redact_data, redact_optional, redact_url
+from rageval_core.core.redact import redact_data, redact_optional, redact_url, redactor
 from rageval_core.core.types import MetricResult, Sample
 
 RUNNING = "running"
@@ -278,6 +278,7 @@ class Store(HumanLabels):
 
         def replace(conn: sqlite3.Connection) -> None:
             memo: dict[bytes, int] = {}
+            text = redactor()
             for sample_id, scorer, results, repeat in tasks:
                 conn.execute(
                     "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
@@ -285,7 +286,7 @@ class Store(HumanLabels):
                 )
                 conn.executemany(
                     packing.RESULT_INSERT,
-                    [packing.result_row(conn, run_id, sample_id, scorer, r, now, memo) + (int(repeat),) for r in results],
+                    [packing.result_row(conn, run_id, sample_id, scorer, r, now, memo, text) + (int(repeat),) for r in results],
                 )
 
         self._write(replace, "save results")
@@ -360,8 +361,9 @@ class Store(HumanLabels):
 
         def insert(conn: sqlite3.Connection) -> None:
             memo: dict[bytes, int] = {}
+            text = redactor()
             for entry in entries:
-                conn.execute(*call_insert(conn, entry, memo))
+                conn.execute(*call_insert(conn, entry, memo, text))
 
         self._write(insert, "log call")
 
