@@ -94,7 +94,7 @@ class ResponseRows:
         redacted = [redact(t) for t in answers]
         with db.immediate(conn):
             # the answers by reference to ``texts``, where the call log's copy of the same response already is
-            memo: dict[bytes, int] = {}
+            memo = text_store.Memo()
             ids = [text_store.put(conn, t, memo) for t in redacted]
             conn.execute(
                 f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens,"
