@@ -15,7 +15,6 @@ from rageval_core.core.redact import redact_optional, redactor
 from rageval_core.core.types import Usage
 
 from rageval_core.store.packing import Reader, call_texts, pack_call_texts
-from rageval_core.store.texts import Memo
 
 
 @dataclass
@@ -48,7 +47,7 @@ class CallEntry:
 
 
 
-def call_insert(conn: sqlite3.Connection, entry: CallEntry, memo: Memo,
+def call_insert(conn: sqlite3.Connection, entry: CallEntry, memo: dict[str, int],
                 text: Callable[[str], str] | None = None) -> tuple[str, tuple[Any, ...]]:
     """The INSERT of one call-log entry and its parameters; its prompt and response go to ``store.texts``
     (inside the caller's transaction) and the row holds their ids (``store.packing``). ``text``: a ``redactor()``

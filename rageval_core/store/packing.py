@@ -33,7 +33,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def pack_details(conn: sqlite3.Connection, details: Mapping[str, Any], memo: texts.Memo,
+def pack_details(conn: sqlite3.Connection, details: Mapping[str, Any], memo: dict[str, int],
                  text: Callable[[str], str] | None = None) -> tuple[str, bytes]:
     """``(details, details_pack)`` column values of a result's details (redacted, by ``text`` when given: a
     ``redactor()`` shared by a transaction's results), its texts stored."""
@@ -44,7 +44,7 @@ def pack_details(conn: sqlite3.Connection, details: Mapping[str, Any], memo: tex
 
 
 def result_row(conn: sqlite3.Connection, run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float,
-               memo: texts.Memo, text: Callable[[str], str] | None = None) -> tuple[Any, ...]:
+               memo: dict[str, int], text: Callable[[str], str] | None = None) -> tuple[Any, ...]:
     """The ``results`` columns of one result in ``RESULT_INSERT``'s order (repeat index appended by the caller);
     ``text`` a ``redactor()`` to share (the environment read once a transaction, not twice a result)."""
     u = r.usage
@@ -96,7 +96,7 @@ def metric_result(row: sqlite3.Row, read: Reader | None = None) -> MetricResult:
 
 # ---- the call log's texts ------------------------------------------------------------------------------
 def pack_call_texts(conn: sqlite3.Connection, prompt: str | None, response: str | None,
-                    memo: texts.Memo) -> tuple[str | None, int | None]:
+                    memo: dict[str, int]) -> tuple[str | None, int | None]:
     """``(prompt_parts, response_id)`` of a call's (redacted) prompt and response, the texts stored."""
     parts = None if prompt is None else json.dumps(texts.put_segments(conn, prompt, memo), separators=(",", ":"))
     return parts, (None if response is None else texts.put(conn, response, memo))

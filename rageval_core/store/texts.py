@@ -160,17 +160,18 @@ def _insert(conn: sqlite3.Connection, key: bytes, body: str | bytes) -> int:
     return int(conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()[0])
 
 
-def put(conn: sqlite3.Connection, text: str, memo: Memo | None = None) -> int:
+def put(conn: sqlite3.Connection, text: str, memo: dict[str, int] | None = None) -> int:
     """The id of ``text`` in ``texts``, inserting it if new. ``memo`` (one per write transaction: ids of a
     rolled-back transaction must not outlive it) skips the lookup of a text repeated within it or known before."""
     return _put_many(conn, [text], memo)[0]
 
 
-def _put_many(conn: sqlite3.Connection, pieces: Sequence[str], memo: Memo | None) -> list[int]:
+def _put_many(conn: sqlite3.Connection, pieces: Sequence[str], memo: dict[str, int] | None) -> list[int]:
     """The ids of ``pieces``, the new ones inserted. One fixed statement a lookup: an ``IN`` list of each
     length would be one more prepared statement in every connection's cache (5 MB more at 1,200 rows)."""
-    memo = Memo() if memo is None else memo
-    known = _NONE_KNOWN if memo.known is None else memo.known.ids
+    memo = {} if memo is None else memo
+    seen = getattr(memo, "known", None)  # a plain dict (a caller's own memo) knows nothing before
+    known = _NONE_KNOWN if seen is None else seen.ids
     out = []
     for piece in pieces:
         found = memo.get(piece)
@@ -185,16 +186,17 @@ def _put_many(conn: sqlite3.Connection, pieces: Sequence[str], memo: Memo | None
     return out
 
 
-def put_segments(conn: sqlite3.Connection, text: str, memo: Memo | None = None) -> list[int]:
+def put_segments(conn: sqlite3.Connection, text: str, memo: dict[str, int] | None = None) -> list[int]:
     """The ids that name ``text``: none for ``""``, one row for a text of one segment, else one composite of
     its segments (``segments``, each stored once). A prompt the store holds already (the call log's, when a
     result's details name it again) is found by its digest without cutting it."""
     if not text:
         return []
-    memo = Memo() if memo is None else memo
+    memo = {} if memo is None else memo
     found = memo.get(text)
-    if found is None and memo.known is not None:
-        found = memo.known.ids.get(text)
+    seen = getattr(memo, "known", None)
+    if found is None and seen is not None:
+        found = seen.ids.get(text)
     if found is None:
         key = digest(text)
         row = conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
