@@ -42,11 +42,12 @@ def pack(details: Mapping[str, Any], text: Callable[[str], str] | None = None) -
     taken: list[tuple[Path, str, str]] = []
     if text is None:
         return _walk(details, (), taken), taken
-    try:
-        return _Redacting(text, taken).walk(details, ()), taken
-    except _KeysMerged:  # two keys redacted to one (a secret in a key): redact the whole value first, as that does
+    walker = _Redacting(text, taken)
+    skeleton = walker.walk(details, ())
+    if walker.merged:  # two keys redacted to one (a secret in a key): redact the whole value first, as that does
         taken.clear()
         return _walk(redact_data(details, redactor=text), (), taken), taken
+    return skeleton, taken
 
 
 def _walk(value: Any, path: Path, taken: list[tuple[Path, str, str]]) -> Any:
@@ -78,17 +79,15 @@ def _walk(value: Any, path: Path, taken: list[tuple[Path, str, str]]) -> Any:
 _SCALARS = frozenset({int, float, bool, type(None)})
 
 
-class _KeysMerged(Exception):
-    """Two keys of one mapping are equal once redacted (``pack`` then redacts first and walks after)."""
-
-
 class _Redacting:
     """``_walk`` over a value not yet redacted, redacting each string as ``core.redact.redact_data`` does (the
-    same types kept, tuples made lists, other objects left as they are)."""
+    same types kept, tuples made lists, other objects left as they are). ``merged``: two keys of one mapping were
+    equal once redacted (``pack`` then redacts first and walks after, to keep what ``redact_data`` keeps)."""
 
     def __init__(self, text: Callable[[str], str], taken: list[tuple[Path, str, str]]) -> None:
         self.text = text
         self.taken = taken
+        self.merged = False
 
     def walk(self, value: Any, path: Path) -> Any:
         kind = type(value)
@@ -103,7 +102,7 @@ class _Redacting:
                 if type(key) is str or isinstance(key, str):
                     key = text(key)
                 if key in out:
-                    raise _KeysMerged
+                    self.merged = True
                 kv = type(item)
                 if kv in _SCALARS:
                     out[key] = item
