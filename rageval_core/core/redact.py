@@ -33,7 +33,7 @@ import hmac
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeGuard
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
@@ -117,6 +117,13 @@ def _basic(match: re.Match[str]) -> str:
     return match.group(1) + REDACTED if ":" in decoded else match.group(0)
 
 
+def redactor() -> Callable[[str], str]:
+    """``redact`` of one string (no ``extra``) under the secrets known now, for a caller with many strings at once
+    (a batch of call-log entries, a result and its details): the environment is read once for all of them
+    (``known_secrets`` read it for every string: most of redaction's CPU in a run)."""
+    return _memos(_values_pattern(frozenset(known_secrets()))).redact
+
+
 def redact(text: Any, extra: Iterable[str | None] = ()) -> str:
     """``text`` with known secrets, ``extra`` and anything secret-shaped replaced by ``***``. ``extra`` are
     values the caller knows to be secrets right here (a header value it just sent), searched for from
@@ -161,17 +168,20 @@ def _values_pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
 
 
-def redact_optional(text: str | None) -> str | None:
-    """``redact`` that keeps None as None (nullable store columns)."""
-    return None if text is None else redact(text)
+def redact_optional(text: str | None, redactor: Callable[[str], str] | None = None) -> str | None:
+    """``redact`` that keeps None as None (nullable store columns); ``redactor`` one from ``redactor()`` to reuse."""
+    if text is None:
+        return None
+    return redact(text) if redactor is None else redactor(str(text))
 
 
-def redact_data(value: Any, *, drop_secret_fields: bool = False) -> Any:
+def redact_data(value: Any, *, drop_secret_fields: bool = False, redactor: Callable[[str], str] | None = None) -> Any:
     """A JSON-like value with every string (keys included) redacted; tuples become lists. With
     ``drop_secret_fields`` (run settings and versions, where a field named ``api_key`` can only be a
     mistake) credential-named entries are dropped; not elsewhere, where such a name may be data. The known
-    secrets are read once for the whole value (a stored result's details hold hundreds of strings)."""
-    text = _memos(_values_pattern(frozenset(known_secrets()))).redact
+    secrets are read once for the whole value (a stored result's details hold hundreds of strings), or not at all
+    with ``redactor`` (one from ``redactor()``, shared by the caller's other strings)."""
+    text = redactor or _memos(_values_pattern(frozenset(known_secrets()))).redact
 
     def walk(item: Any) -> Any:
         kind = type(item)
@@ -282,10 +292,17 @@ def redact_url(url: str | None) -> str | None:
     """The URL without credentials: userinfo becomes ``***`` and secret query values ``***``."""
     if not url:
         return url
+    return redact(_url_without_credentials(str(url)))
+
+
+@functools.lru_cache(maxsize=64)
+def _url_without_credentials(url: str) -> str:
+    """``url`` with its userinfo and secret query values replaced (the same for the same URL: memoised, a run
+    redacts its base URL at every cache write); an unparsable URL as it is."""
     try:
-        parts = urlsplit(str(url))
+        parts = urlsplit(url)
     except ValueError:
-        return redact(url)
+        return url
     netloc = parts.netloc
     if "@" in netloc:
         netloc = REDACTED + "@" + netloc.rsplit("@", 1)[1]
@@ -293,7 +310,7 @@ def redact_url(url: str | None) -> str | None:
     for pair in (p for p in parts.query.split("&") if p):
         name, sep, value = pair.partition("=")
         pairs.append(f"{name}={REDACTED}" if sep and unquote(name).lower() in SECRET_QUERY_PARAMS else pair)
-    return redact(urlunsplit((parts.scheme, netloc, parts.path, "&".join(pairs), parts.fragment)))
+    return urlunsplit((parts.scheme, netloc, parts.path, "&".join(pairs), parts.fragment))
 
 
 def url_identity(url: str | None, salt: bytes, extra: Iterable[str] = ()) -> str:

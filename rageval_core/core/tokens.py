@@ -41,7 +41,7 @@ __all__ = [
 
 def approx_tokens(text: str) -> int:
     """A provider-independent token guess: ~4 ASCII chars or ~1 Japanese char per token."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    ascii_chars = len(text.encode("ascii", "ignore"))  # the characters below 128, counted in C
     return int(ascii_chars / 4 + (len(text) - ascii_chars) * 0.9) + 1
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from rageval_core.llm.base import LLM, Completion, LLMRequest, ProviderError
-from rageval_core.core.redact import redact, redact_data
+from rageval_core.core.redact import redact, redact_data, redactor
 
 
 class RedactingLLM:
@@ -34,8 +34,9 @@ class RedactingLLM:
             if clean == str(err):
                 raise
             raise with_message(err, clean) from None
-        texts = [redact(t) for t in completion.texts]
-        raw = redact_data(completion.raw)
+        text = redactor()  # the environment read once for the texts and ``raw``
+        texts = [text(str(t)) for t in completion.texts]
+        raw = redact_data(completion.raw, redactor=text)
         if texts == completion.texts and raw == completion.raw:
             return completion
         return dataclasses.replace(completion, texts=texts, raw=raw)

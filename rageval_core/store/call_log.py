@@ -9,9 +9,9 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from rageval_core.core.redact import redact_optional
+from rageval_core.core.redact import redact_optional, redactor
 from rageval_core.core.types import Usage
 
 from rageval_core.store.packing import Reader, call_texts, pack_call_texts
@@ -47,20 +47,24 @@ class CallEntry:
 
 
 
-def call_insert(conn: sqlite3.Connection, entry: CallEntry, memo: dict[bytes, int]) -> tuple[str, tuple[Any, ...]]:
+def call_insert(conn: sqlite3.Connection, entry: CallEntry, memo: dict[str, int],
+                text: Callable[[str], str] | None = None) -> tuple[str, tuple[Any, ...]]:
     """The INSERT of one call-log entry and its parameters; its prompt and response go to ``store.texts``
-    (inside the caller's transaction) and the row holds their ids (``store.packing``)."""
+    (inside the caller's transaction) and the row holds their ids (``store.packing``). ``text``: a ``redactor()``
+    shared by the caller's batch (the environment read once, not three times an entry)."""
     sql = (
         "INSERT INTO call_log (run_id, sample_id, scorer, method, task, request_key, provider, model, prompt_parts,"
         " response_id, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_s, cached, error, ts,"
         " reask, structured_output) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
     )
     u = entry.usage
-    parts, response_id = pack_call_texts(conn, redact_optional(entry.prompt), redact_optional(entry.response), memo)
+    text = text or redactor()
+    parts, response_id = pack_call_texts(conn, redact_optional(entry.prompt, text), redact_optional(entry.response, text),
+                                         memo)
     return sql, (
         entry.run_id, entry.sample_id, entry.scorer, entry.method, entry.task, entry.request_key, entry.provider,
         entry.model, parts, response_id, u.input_tokens, u.output_tokens, u.cached_input_tokens,
-        entry.cost_usd, entry.latency_s, int(entry.cached), redact_optional(entry.error), entry.ts, int(entry.reask),
+        entry.cost_usd, entry.latency_s, int(entry.cached), redact_optional(entry.error, text), entry.ts, int(entry.reask),
         entry.structured_output,
     )
 

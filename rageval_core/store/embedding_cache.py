@@ -55,9 +55,12 @@ class VectorRows:
         conn = db.connect(self.db_path)
 
         def insert() -> None:
+            # the origin outside the transaction (its id is remembered only there); the rows in one transaction:
+            # in autocommit each row of an executemany was a commit of its own
             origin = cache_tables.origin_id(conn, self._path, provider, model, base_url, "")
-            conn.executemany(f"INSERT OR REPLACE INTO {_TABLE} (key, origin, vector) VALUES (?, ?, ?)",
-                             [(cache_tables.stored_key(k), origin, v) for k, v in zip(keys, vectors)])
+            rows = [(cache_tables.stored_key(k), origin, v) for k, v in zip(keys, vectors)]
+            with db.immediate(conn):
+                conn.executemany(f"INSERT OR REPLACE INTO {_TABLE} (key, origin, vector) VALUES (?, ?, ?)", rows)
 
         try:
             db.write(insert, what="embedding cache write")

@@ -17,7 +17,7 @@ import json
 import sqlite3
 from typing import Callable
 
-from rageval_core.store import engine, packing
+from rageval_core.store import engine, packing, texts
 
 BATCH = 200
 _RESULTS = "texts_results"
@@ -34,7 +34,7 @@ def _record(conn: sqlite3.Connection, name: str, upto: int, finished: bool) -> N
                  (name, upto, int(finished)))
 
 
-def _results_batch(conn: sqlite3.Connection, after: int, memo: dict[bytes, int]) -> int | None:
+def _results_batch(conn: sqlite3.Connection, after: int, memo: dict[str, int]) -> int | None:
     """Convert the next results after id ``after``; the last id converted, None when none is left."""
     rows = conn.execute("SELECT id, details, details_pack FROM results WHERE id > ? ORDER BY id LIMIT ?",
                         (after, BATCH)).fetchall()
@@ -45,7 +45,7 @@ def _results_batch(conn: sqlite3.Connection, after: int, memo: dict[bytes, int])
     return int(rows[-1][0]) if rows else None
 
 
-def _calls_batch(conn: sqlite3.Connection, after: int, memo: dict[bytes, int]) -> int | None:
+def _calls_batch(conn: sqlite3.Connection, after: int, memo: dict[str, int]) -> int | None:
     rows = conn.execute("SELECT id, prompt, response, prompt_parts, response_id FROM call_log WHERE id > ? ORDER BY id"
                         " LIMIT ?", (after, BATCH)).fetchall()
     for cid, prompt, response, parts, response_id in rows:
@@ -57,7 +57,7 @@ def _calls_batch(conn: sqlite3.Connection, after: int, memo: dict[bytes, int]) -
     return int(rows[-1][0]) if rows else None
 
 
-def _run(conn: sqlite3.Connection, name: str, step: Callable[[sqlite3.Connection, int, dict[bytes, int]], int | None],
+def _run(conn: sqlite3.Connection, name: str, step: Callable[[sqlite3.Connection, int, dict[str, int]], int | None],
          max_batches: int | None) -> bool:
     """Batches of one table until done (True) or ``max_batches`` ran (False: the rest on a later open)."""
     batches = 0
@@ -65,7 +65,7 @@ def _run(conn: sqlite3.Connection, name: str, step: Callable[[sqlite3.Connection
         def one() -> bool:
             with engine.immediate(conn):
                 upto, finished = _state(conn, name)
-                last = None if finished else step(conn, upto, {})
+                last = None if finished else step(conn, upto, texts.Memo())
                 _record(conn, name, upto if last is None else last, last is None)
             return last is None
 

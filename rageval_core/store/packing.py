@@ -17,7 +17,7 @@ import json
 import sqlite3
 from typing import Any, Callable, Mapping, Sequence
 
-from rageval_core.core.redact import redact_data, redact_optional
+from rageval_core.core.redact import redact_optional, redactor
 from rageval_core.core.types import MetricResult, Usage
 from rageval_core.store import details_codec, texts
 
@@ -33,21 +33,25 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def pack_details(conn: sqlite3.Connection, details: Mapping[str, Any], memo: dict[bytes, int]) -> tuple[str, bytes]:
-    """``(details, details_pack)`` column values of a result's details (redacted), its texts stored."""
-    skeleton, taken = details_codec.pack(redact_data(details))
+def pack_details(conn: sqlite3.Connection, details: Mapping[str, Any], memo: dict[str, int],
+                 text: Callable[[str], str] | None = None) -> tuple[str, bytes]:
+    """``(details, details_pack)`` column values of a result's details (redacted, by ``text`` when given: a
+    ``redactor()`` shared by a transaction's results), its texts stored."""
+    skeleton, taken = details_codec.pack(details, text or redactor())
     refs = [(path, kind, texts.put_segments(conn, text, memo) if kind == "s" else [texts.put(conn, text, memo)])
             for path, kind, text in taken]
     return details_codec.projection(skeleton), details_codec.encode_pack(skeleton, refs)
 
 
 def result_row(conn: sqlite3.Connection, run_id: str, sample_id: str, scorer: str, r: MetricResult, now: float,
-               memo: dict[bytes, int]) -> tuple[Any, ...]:
-    """The ``results`` columns of one result in ``RESULT_INSERT``'s order (repeat index appended by the caller)."""
+               memo: dict[str, int], text: Callable[[str], str] | None = None) -> tuple[Any, ...]:
+    """The ``results`` columns of one result in ``RESULT_INSERT``'s order (repeat index appended by the caller);
+    ``text`` a ``redactor()`` to share (the environment read once a transaction, not twice a result)."""
     u = r.usage
-    details, refs = pack_details(conn, r.details, memo)
+    text = text or redactor()
+    details, refs = pack_details(conn, r.details, memo, text)
     return (
-        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, redact_optional(r.reason), r.raw_score,
+        run_id, sample_id, scorer, r.metric, r.method, r.value, r.unscored_reason, redact_optional(r.reason, text), r.raw_score,
         details, refs, r.provider, r.model, r.calls, r.cached_calls, u.input_tokens, u.output_tokens,
         u.cached_input_tokens, r.cost_usd, r.latency_s, now,
     )
@@ -92,7 +96,7 @@ def metric_result(row: sqlite3.Row, read: Reader | None = None) -> MetricResult:
 
 # ---- the call log's texts ------------------------------------------------------------------------------
 def pack_call_texts(conn: sqlite3.Connection, prompt: str | None, response: str | None,
-                    memo: dict[bytes, int]) -> tuple[str | None, int | None]:
+                    memo: dict[str, int]) -> tuple[str | None, int | None]:
     """``(prompt_parts, response_id)`` of a call's (redacted) prompt and response, the texts stored."""
     parts = None if prompt is None else json.dumps(texts.put_segments(conn, prompt, memo), separators=(",", ":"))
     return parts, (None if response is None else texts.put(conn, response, memo))

@@ -88,15 +88,20 @@ class ResponseRows:
     def _insert(self, key: str, answers: Sequence[str], u: Usage, provider: str, model: str, base_url: str | None,
                 task: str) -> None:
         conn = self._conn()
-        # the answers by reference to ``texts``, where the call log's copy of the same response already is
-        ids = [text_store.put(conn, redact(t)) for t in answers]
+        # the origin first, outside the transaction (its id is remembered only there), then one transaction for
+        # the texts and the row: one commit a completion, not one a statement
         origin = cache_tables.origin_id(conn, self._path, provider, model, base_url, task)
-        conn.execute(
-            f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens, cached_input_tokens,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (cache_tables.stored_key(key), origin, json.dumps(ids, separators=(",", ":")), u.input_tokens,
-             u.output_tokens, u.cached_input_tokens, time.time()),
-        )
+        redacted = [redact(t) for t in answers]
+        with db.immediate(conn):
+            # the answers by reference to ``texts``, where the call log's copy of the same response already is
+            memo = text_store.Memo()
+            ids = [text_store.put(conn, t, memo) for t in redacted]
+            conn.execute(
+                f"INSERT OR REPLACE INTO {_TABLE} (key, origin, text_ids, input_tokens, output_tokens,"
+                " cached_input_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (cache_tables.stored_key(key), origin, json.dumps(ids, separators=(",", ":")), u.input_tokens,
+                 u.output_tokens, u.cached_input_tokens, time.time()),
+            )
 
     def count(self) -> int:
         conn = self._conn()

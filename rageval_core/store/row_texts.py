@@ -42,7 +42,7 @@ def _other_fields(sample: Sample) -> dict[str, Any]:
             if f.name not in _TEXT_FIELDS and (v := getattr(sample, f.name)) not in (None, {}, (), [])}
 
 
-def encode(conn: sqlite3.Connection, sample: Sample, memo: dict[bytes, int]) -> bytes:
+def encode(conn: sqlite3.Connection, sample: Sample, memo: dict[str, int]) -> bytes:
     """What ``run_rows.sample`` holds for ``sample``: its texts' ids (each text put once; ``memo`` per write
     transaction). Order: question, answer, ground truth, the other fields as JSON, then every context."""
     others = redact_data(_other_fields(sample))
@@ -56,7 +56,7 @@ def encode(conn: sqlite3.Connection, sample: Sample, memo: dict[bytes, int]) -> 
     return texts.encode_composite(ids)[1:]
 
 
-def _put_line(conn: sqlite3.Connection, text: str, memo: dict[bytes, int]) -> int:
+def _put_line(conn: sqlite3.Connection, text: str, memo: dict[str, int]) -> int:
     """A row's text as the prompts hold it: its lines with their line ends (``texts.segments`` of a prompt cut a
     context, an answer, a question out of its tags so), cut into segments like a prompt. A text a prompt already
     sent is then no new row at all, and one split by blank lines shares its pieces."""
@@ -88,7 +88,7 @@ def decode_many(conn: sqlite3.Connection, rows: Iterable[tuple[str, bytes | None
 def attach_rows(conn: sqlite3.Connection, run_id: str, samples: Sequence[Sample]) -> int:
     """Give the run's rows that have no stored sample the texts of ``samples`` (a run stored before this column,
     resumed on the same data); how many rows got one. Inside the caller's write transaction."""
-    memo: dict[bytes, int] = {}
+    memo = texts.Memo()
     have = {r[0] for r in conn.execute("SELECT sample_id FROM run_rows WHERE run_id = ? AND sample IS NULL", (run_id,))}
     todo = [(encode(conn, s, memo), run_id, s.id) for s in samples if s.id in have]
     conn.executemany("UPDATE run_rows SET sample = ? WHERE sample IS NULL AND run_id = ? AND sample_id = ?", todo)
@@ -96,7 +96,7 @@ def attach_rows(conn: sqlite3.Connection, run_id: str, samples: Sequence[Sample]
 
 
 def row_values(conn: sqlite3.Connection, run_id: str, sample_id: str, position: int, category: str | None, valid: bool,
-               error: str | None, sample: Sample | None, memo: dict[bytes, int]) -> tuple[Any, ...]:
+               error: str | None, sample: Sample | None, memo: dict[str, int]) -> tuple[Any, ...]:
     """One ``run_rows`` row's values (``INSERT_ROW``'s order), its sample's texts put in ``texts`` first."""
     blob = None if sample is None else encode(conn, sample, memo)
     return run_id, sample_id, position, category, int(valid), error, blob

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rageval_core.core.redact import redact_optional
-from rageval_core.store import row_texts
+from rageval_core.store import row_texts, texts
 from rageval_core.store.runs import RowInfo, Store, _dumps, stored_settings
 
 
@@ -24,8 +24,7 @@ def add_run_rows(store: Store, run_id: str, rows: Sequence[RowInfo]) -> None:
     """Add rows to a run's row table, each with the sample it scores (a row already there is kept: a resume reads
     the file again) and set the run's row count to its valid rows so far, in one transaction."""
 
-    def insert(conn: sqlite3.Connection) -> None:
-        memo: dict[bytes, int] = {}
+    def insert(conn: sqlite3.Connection, memo: texts.Memo) -> None:
         conn.executemany("INSERT " + row_texts.INSERT_ROW + _KEEP_ROW, [
             row_texts.row_values(conn, run_id, r.sample_id, r.position, r.category, r.valid, redact_optional(r.error),
                                  r.sample, memo) for r in rows])
@@ -34,7 +33,7 @@ def add_run_rows(store: Store, run_id: str, rows: Sequence[RowInfo]) -> None:
             (run_id, run_id),
         )
 
-    store._write(insert, "add run rows")
+    store._write_texts(insert, "add run rows")
 
 
 def finish_run_dataset(

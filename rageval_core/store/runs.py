@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-from rageval_core.store import db, packing, row_texts
+from rageval_core.store import db, packing, row_texts, texts
 from rageval_core.core import paths
 from rageval_core.store.call_log import CallEntry, call_entry, call_insert
 from rageval_core.store.human_labels import HumanLabels
 from rageval_core.store.human_labels import rows_with_labels as rows_with_labels  # re-exported
 from rageval_core.core.clock import Clock
-from rageval_core.core.redact import redact_data, redact_optional, redact_url
+from rageval_core.core.redact import redact_data, redact_optional, redact_url, redactor
 from rageval_core.core.types import MetricResult, Sample
 
 RUNNING = "running"
@@ -100,6 +100,7 @@ class Store(HumanLabels):
         self.busy_timeout_s = busy_timeout_s
         self.attempts = attempts
         self._lock = threading.Lock()
+        self._known = texts.Known()  # ids of the texts this store has committed (``_write_texts``)
         # the schema checked and an older store migrated (store.migrations), a move an earlier open cut short too
         db.open_store(self.path, busy_timeout_s=busy_timeout_s)
 
@@ -139,6 +140,19 @@ class Store(HumanLabels):
 
         return db.write(attempt, clock=self.clock, attempts=self.attempts, what=what, path=self.path)
 
+    def _write_texts(self, fn: Callable[[sqlite3.Connection, texts.Memo], T], what: str) -> T:
+        """``_write`` for a transaction that puts texts: ``fn`` gets the transaction's memo over the ids this store
+        has committed before (``texts.Known``), and the ids it put are known to later transactions once committed."""
+        memos: list[texts.Memo] = []
+
+        def run(conn: sqlite3.Connection) -> T:
+            memos[:] = [texts.Memo(self._known)]  # a fresh one each attempt: a retried attempt's ids were rolled back
+            return fn(conn, memos[0])
+
+        out = self._write(run, what)
+        self._known.add(memos[0])  # committed: _write returned
+        return out
+
     # ---- runs -------------------------------------------------------------------------------------
     def create_run(
         self,
@@ -158,7 +172,7 @@ class Store(HumanLabels):
         rid = run_id or new_run_id()
         rows = list(rows)
 
-        def insert(conn: sqlite3.Connection) -> None:
+        def insert(conn: sqlite3.Connection, memo: texts.Memo) -> None:
             conn.execute(
                 "INSERT INTO runs (id, created_at, status, dataset_name, dataset_hash, scorers, versions, provider,"
                 " model, base_url, settings, n_rows) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -177,12 +191,11 @@ class Store(HumanLabels):
                     sum(1 for r in rows if r.valid),
                 ),
             )
-            memo: dict[bytes, int] = {}
             conn.executemany("INSERT " + row_texts.INSERT_ROW, [
                 row_texts.row_values(conn, rid, r.sample_id, r.position, r.category, r.valid, redact_optional(r.error),
                                      r.sample, memo) for r in rows])
 
-        self._write(insert, "create run")
+        self._write_texts(insert, "create run")
         return rid
 
     def get_run(self, run_id: str) -> RunInfo | None:
@@ -276,8 +289,8 @@ class Store(HumanLabels):
         earlier results; retried while the database is locked, then ``db.StoreBusy`` with nothing written."""
         now = time.time()
 
-        def replace(conn: sqlite3.Connection) -> None:
-            memo: dict[bytes, int] = {}
+        def replace(conn: sqlite3.Connection, memo: texts.Memo) -> None:
+            text = redactor()
             for sample_id, scorer, results, repeat in tasks:
                 conn.execute(
                     "DELETE FROM results WHERE run_id = ? AND sample_id = ? AND scorer = ? AND repeat_index = ?",
@@ -285,10 +298,10 @@ class Store(HumanLabels):
                 )
                 conn.executemany(
                     packing.RESULT_INSERT,
-                    [packing.result_row(conn, run_id, sample_id, scorer, r, now, memo) + (int(repeat),) for r in results],
+                    [packing.result_row(conn, run_id, sample_id, scorer, r, now, memo, text) + (int(repeat),) for r in results],
                 )
 
-        self._write(replace, "save results")
+        self._write_texts(replace, "save results")
 
     def results(self, run_id: str, repeat: int = 0) -> list[MetricResult]:
         """Stored results of a run for one repeat (0: the run itself), in the order they were written."""
@@ -358,12 +371,12 @@ class Store(HumanLabels):
     def log_calls(self, entries: Sequence[CallEntry]) -> None:
         """Append several calls in one transaction (the runner's group commit: ``run.calllog``)."""
 
-        def insert(conn: sqlite3.Connection) -> None:
-            memo: dict[bytes, int] = {}
+        def insert(conn: sqlite3.Connection, memo: texts.Memo) -> None:
+            text = redactor()
             for entry in entries:
-                conn.execute(*call_insert(conn, entry, memo))
+                conn.execute(*call_insert(conn, entry, memo, text))
 
-        self._write(insert, "log call")
+        self._write_texts(insert, "log call")
 
     def calls(self, run_id: str) -> list[CallEntry]:
         rows = self._conn().execute("SELECT * FROM call_log WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 import zlib
 from typing import Iterable, Mapping, Sequence
 
@@ -109,6 +110,47 @@ def composite_ids(body: str | bytes) -> list[int] | None:
     return ids
 
 
+# ---- ids already known --------------------------------------------------------------------------------------
+class Known:
+    """Ids of texts one store has committed, by text, up to a budget of characters (then started over).
+
+    Why: a run's prompts repeat their frame (instructions, headings, tags) in every call, and a result's details
+    name the prompts and responses the call log stored a moment before; each was a digest and a ``SELECT`` in
+    every transaction (about 150 a row at 1,200 rows). A text's id never changes once committed (``texts`` rows
+    are never deleted or renumbered), so a later transaction of the same store may use it without asking.
+    Filled only after a commit (``add``): an id of a rolled-back transaction never gets here."""
+
+    def __init__(self, chars: int = 1_000_000) -> None:
+        self.ids: dict[str, int] = {}
+        self.chars = chars
+        self._used = 0
+        self._lock = threading.Lock()
+
+    def add(self, ids: Mapping[str, int]) -> None:
+        """Remember the ids of a committed transaction's texts."""
+        with self._lock:
+            for text, tid in ids.items():
+                if text in self.ids:
+                    continue
+                if self._used + len(text) > self.chars:
+                    self.ids = {}  # readers holding the old dict keep reading it: ids stay true
+                    self._used = 0
+                self.ids[text] = tid
+                self._used += len(text)
+
+
+class Memo(dict[str, int]):
+    """The ids of the texts one write transaction has put, by text (``put`` and ``put_segments`` skip the lookup
+    of a text repeated within it), over ``known``: the ids its store has committed before."""
+
+    def __init__(self, known: Known | None = None) -> None:
+        super().__init__()
+        self.known = known
+
+
+_NONE_KNOWN: dict[str, int] = {}
+
+
 # ---- SQL (the table is made by the ``texts`` step of ``store.migrations``) ---------------------------------
 def _insert(conn: sqlite3.Connection, key: bytes, body: str | bytes) -> int:
     """Insert a body under ``key``; OR IGNORE: outside a transaction another writer may have added it meanwhile."""
@@ -118,37 +160,45 @@ def _insert(conn: sqlite3.Connection, key: bytes, body: str | bytes) -> int:
     return int(conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()[0])
 
 
-def put(conn: sqlite3.Connection, text: str, memo: dict[bytes, int] | None = None) -> int:
+def put(conn: sqlite3.Connection, text: str, memo: dict[str, int] | None = None) -> int:
     """The id of ``text`` in ``texts``, inserting it if new. ``memo`` (one per write transaction: ids of a
-    rolled-back transaction must not outlive it) skips the lookup of a text repeated within it."""
+    rolled-back transaction must not outlive it) skips the lookup of a text repeated within it or known before."""
     return _put_many(conn, [text], memo)[0]
 
 
-def _put_many(conn: sqlite3.Connection, pieces: Sequence[str], memo: dict[bytes, int] | None) -> list[int]:
+def _put_many(conn: sqlite3.Connection, pieces: Sequence[str], memo: dict[str, int] | None) -> list[int]:
     """The ids of ``pieces``, the new ones inserted. One fixed statement a lookup: an ``IN`` list of each
     length would be one more prepared statement in every connection's cache (5 MB more at 1,200 rows)."""
     memo = {} if memo is None else memo
+    seen = getattr(memo, "known", None)  # a plain dict (a caller's own memo) knows nothing before
+    known = _NONE_KNOWN if seen is None else seen.ids
     out = []
     for piece in pieces:
-        key = digest(piece)
-        found = memo.get(key)
+        found = memo.get(piece)
         if found is None:
-            row = conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
-            found = memo[key] = int(row[0]) if row is not None else _insert(conn, key, encode_body(piece))
+            found = known.get(piece)
+            if found is None:
+                key = digest(piece)
+                row = conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
+                found = int(row[0]) if row is not None else _insert(conn, key, encode_body(piece))
+            memo[piece] = found
         out.append(found)
     return out
 
 
-def put_segments(conn: sqlite3.Connection, text: str, memo: dict[bytes, int] | None = None) -> list[int]:
+def put_segments(conn: sqlite3.Connection, text: str, memo: dict[str, int] | None = None) -> list[int]:
     """The ids that name ``text``: none for ``""``, one row for a text of one segment, else one composite of
     its segments (``segments``, each stored once). A prompt the store holds already (the call log's, when a
     result's details name it again) is found by its digest without cutting it."""
     if not text:
         return []
     memo = {} if memo is None else memo
-    key = digest(text)
-    found = memo.get(key)
+    found = memo.get(text)
+    seen = getattr(memo, "known", None)
+    if found is None and seen is not None:
+        found = seen.ids.get(text)
     if found is None:
+        key = digest(text)
         row = conn.execute("SELECT id FROM texts WHERE digest = ?", (key,)).fetchone()
         if row is not None:
             found = int(row[0])
@@ -156,7 +206,7 @@ def put_segments(conn: sqlite3.Connection, text: str, memo: dict[bytes, int] | N
             pieces = segments(text)
             body = encode_body(text) if len(pieces) == 1 else encode_composite(_put_many(conn, pieces, memo))
             found = _insert(conn, key, body)
-        memo[key] = found
+    memo[text] = found
     return [found]
 
 

@@ -78,3 +78,21 @@ def test_pack_takes_out_prompts_responses_and_parsed_answers_and_unpack_puts_the
     restored = details_codec.restore(projection, blob, packing.reader(conn))
     assert restored == details and list(restored) == list(details)
     assert details_codec.restore('{"a": 1}', None, {}) == {"a": 1}  # a result stored before packing
+
+
+def test_pack_with_a_redactor_is_pack_of_the_redacted_details() -> None:
+    """The one-walk redaction (what the store writes) keeps exactly what ``redact_data`` then ``pack`` kept: values,
+    keys, tuples made lists, parsed answers, and two keys that redact to one."""
+    from rageval_core.core import redact
+
+    secret = "sk-test-pack-0123456789abcdef"
+    redact.remember(secret)
+    try:
+        for details in (
+            {"prompt": "p" * 60 + secret, "calls": [{"response": "r" * 70, "parsed": {"k": secret * 2}}],
+             "t": ("a", 1, None, 2.5, True), "n": {"raw_text": "short " + secret}, "parsed": [secret]},
+            {secret: "a", "***": "b", "reason": secret},
+        ):
+            assert details_codec.pack(details, redact.redactor()) == details_codec.pack(redact.redact_data(details))
+    finally:
+        redact.forget_all()
