@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from bench.browser import SHOWN, streamlit_app
+from bench.browser import SHOWN
 from rageval_ui.inspector import anchor_prefix
-from tests.support.browser import chromium, new_tab, require_browser, unavailable
+from tests.support.browser import chromium, new_tab, unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -37,13 +37,6 @@ RUN_TIMEOUT_MS = 400_000
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The server's RAGEVAL_HOME (tests may store runs there for the server to show)."""
     return tmp_path_factory.mktemp("e2e-home")
-
-
-@pytest.fixture(scope="module")
-def server(home: Path) -> Iterator[str]:
-    require_browser()
-    with streamlit_app(home) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench.browser import streamlit_app
-from tests.support.browser import chromium, require_browser
 from tests.support.browser import new_tab as support_tab
 
 pytestmark = pytest.mark.e2e
@@ -31,19 +28,6 @@ SHOTS = Path(os.environ.get("RAGEVAL_SCREENSHOTS") or Path(tempfile.gettempdir()
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("e2e-daily")
-
-
-@pytest.fixture(scope="module")
-def server(home: Path) -> Iterator[str]:
-    require_browser()
-    with streamlit_app(home) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str) -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def new_tab(browser: Any, locale: str = "en-US") -> Any:

@@ -6,14 +6,12 @@ RAGEVAL_REQUIRE_E2E=1."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench.browser import streamlit_app
-from tests.support.browser import TEXT_TIMEOUT_MS, chromium, new_tab, require_browser
+from tests.support.browser import TEXT_TIMEOUT_MS, new_tab
 
 pytestmark = pytest.mark.e2e
 
@@ -33,19 +31,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          "--out", str(out), "--quiet"]) == 0
     assert json.loads(out.read_text(encoding="utf-8"))["run_id"]
     return home
-
-
-@pytest.fixture(scope="module")
-def server(home: Path) -> Iterator[str]:
-    require_browser()
-    with streamlit_app(home) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(server: str) -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.mark.timeout(600)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_app
-from tests.support.browser import require_browser
+from bench.browser import streamlit_app
+from tests.support.browser import chromium, require_browser
 
 pytestmark = pytest.mark.e2e
 
@@ -59,14 +59,9 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def browser(stored: dict[str, str]) -> Iterator[tuple[str, Any]]:
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_app(Path(stored["home"])) as url, sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield url, chromium
-        finally:
-            chromium.close()
+    require_browser()
+    with streamlit_app(Path(stored["home"])) as url, chromium() as launched:
+        yield url, launched
 
 
 OVERFLOW = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')].map(frame => {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -26,29 +25,10 @@ from rageval_core.core.types import SEED_METRICS
 from tests.support.apptest import ROOT, assert_ok, button, compare_tab, plain, start_app
 from tests.support.html_tables import page_tables
 from tests.support.html_tables import text as html_text
+from tests.support.ui_text import ALLOWED, CJK, WORD, english
 from rageval_ui import i18n, nav
 
 pytestmark = pytest.mark.timeout(600)  # a deadline for the module's page runs on a loaded machine, not a timing assertion
-
-CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uff00-\uffef]")
-WORD = re.compile(r"[A-Za-z]{3,}")
-CAPITALISED = re.compile(r"^[A-Z][a-z]{2,}")
-# Text that is English in every language: identifiers, file names and formats, product and model names.
-ALLOWED = re.compile(
-    r"`[^`]*`|https?://\S+|\b(?:rubric5|binary(?:-strict)?|judge:[\w@:-]+|decomposed|offline|openai(?:-compatible)?|gemini|"
-    r"replay|JSON|JSONL|CSV|HTML|Markdown|RAGAS|LLM|API|URL|AUROC|Gemini|OpenAI|Ollama|vLLM|llama\.cpp|LM Studio|"
-    r"heuristic-v\d+|[\w.-]+\.(?:json|jsonl|csv|md|txt|html|yaml)|[a-z0-9]+(?:_[a-z0-9]+)+)\b"
-)
-
-
-def english(text: str) -> bool:
-    """UI text left in English: no kana / kanji, and English words once identifiers and names are set aside."""
-    if not text or CJK.search(text):
-        return False
-    rest = ALLOWED.sub(" ", text)
-    words = WORD.findall(rest)
-    return len(words) >= 2 or bool(words and CAPITALISED.match(words[0]))
-
 
 def shown_texts(at: AppTest) -> list[tuple[str, str]]:
     """(kind, text) of everything a page shows as UI text: headings, messages, captions, labels and help."""
