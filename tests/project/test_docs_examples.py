@@ -306,11 +306,11 @@ def test_the_docs_name_no_file_a_plain_clone_lacks() -> None:
     assert named == []
 
 
-def test_the_readme_starts_with_a_virtual_environment_then_its_two_commands() -> None:
+def test_the_readme_opens_with_its_two_commands_then_a_virtual_environment() -> None:
     first = [e.command for e in examples(ROOT / "README.md")][:3]
-    assert first == ["python -m venv .venv && . .venv/bin/activate",
-                     "python -m pip install -r requirements.txt && streamlit run app.py",
-                     "python -m pip install -r requirements-dev.txt && python -m pytest"]
+    assert first == ["python -m pip install -r requirements.txt && streamlit run app.py",
+                     "python -m pip install -r requirements-dev.txt && python -m pytest",
+                     "python -m venv .venv && . .venv/bin/activate"]
 
 
 @pytest.mark.timeout(900)
