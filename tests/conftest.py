@@ -37,6 +37,15 @@ def _forget_remembered_secrets() -> Iterator[None]:
     redact.forget_all()
 
 
+@pytest.fixture(autouse=True)
+def _forget_structured_output_levels() -> None:
+    """Each test starts with no remembered structured-output drops: the memory is process-wide and keyed by endpoint,
+    and a local server on a reused port would inherit an earlier test's drop (a gemini run then sent 48 calls, not 36)."""
+    from rageval_core.llm.structured import LADDER
+
+    LADDER.forget()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
     """Under RAGEVAL_STRICT_SKIPS=1 (CI) a skipped test that is not in tests/support/skips.py's

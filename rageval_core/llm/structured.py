@@ -86,5 +86,11 @@ class FormatLadder:
                 state.calls_since = 0
             return state.level
 
+    def forget(self) -> None:
+        """Drop every remembered level: a test's local server may reuse a port another test's server taught a lower
+        level on, and a remembered drop would change what the next run sends."""
+        with self._lock:
+            self._states.clear()
+
 
 LADDER = FormatLadder()  # the process-wide memory (providers take another one in tests)

@@ -265,6 +265,15 @@ def test_a_level_rejected_again_on_the_probe_drops_back_after_probe_calls(server
     assert kinds.count("json_schema") == 2 and len(kinds) == 8
 
 
+
+def test_forget_drops_every_remembered_level_so_a_reused_endpoint_starts_at_the_best():
+    ladder = FormatLadder(clock=FakeClock())
+    key = ("gemini", "http://127.0.0.1:8123", "gemini-2.5-flash")
+    assert ladder.reject(key, 0, 3) == 1 and ladder.level(key) == 1
+    ladder.forget()
+    assert ladder.level(key) == 0 and ladder.current(key) == 0
+
+
 # ---- fail fast -----------------------------------------------------------------------------------------
 def _dead_url() -> str:
     sock = socket.socket()

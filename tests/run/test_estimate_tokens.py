@@ -5,6 +5,7 @@ where none applies (offline, a local server) or the endpoint fails."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,7 +95,8 @@ def test_claude_and_gemini_count_through_their_endpoints_and_match_the_run(provi
     assert est.input_tokens != estimate(samples, used, provider=provider).input_tokens  # not the guess
     done = run_rows(samples, used, config=cfg, concurrency=4)
     calls = [c for c in Store().iter_calls(done.run_id) if c.task != "embed" and not c.cached]
-    assert len(calls) == est.llm_calls
+    by_step = Counter((c.scorer, c.task, c.reask, c.error is not None) for c in calls)
+    assert len(calls) == est.llm_calls, (sorted(by_step.items()), [r.scorer for r in est.rows])
     used_tokens = sum(c.usage.input_tokens for c in calls)
     # The local server counts ~4 characters a token for both the endpoint and the usage it reports, so the two
     # meet as a real endpoint and real usage would (within the pieces-vs-prompt gap measured for OpenAI).
