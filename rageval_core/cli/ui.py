@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
 import tomllib
@@ -83,7 +84,14 @@ def cmd_ui(args: argparse.Namespace) -> int:
     if ui_dir is None or not (ui_dir / "app.py").is_file() or importlib.util.find_spec("streamlit") is None:
         err(INSTALL_HINT)
         return EXIT_BAD_INPUT
+    command = streamlit_command(ui_dir, args.streamlit_args)
+    if os.name == "posix":
+        # Streamlit takes this process's place, so a signal meant for `rageval ui` (a supervisor's SIGTERM, a
+        # `kill`) reaches the server: a child started with subprocess outlived it and kept the port.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(command[0], command)
     try:
-        return subprocess.call(streamlit_command(ui_dir, args.streamlit_args))
+        return subprocess.call(command)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

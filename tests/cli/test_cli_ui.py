@@ -101,6 +101,13 @@ def test_pip_install_then_rageval_ui_serves_the_workbench_on_loopback(tmp_path):
         shown = subprocess.run([str(venv / "bin" / "python"), "-c", "import rageval_ui, sys; print(rageval_ui.__file__)"],
                                cwd=empty, env=env, capture_output=True, text=True, check=True).stdout
         assert str(venv) in shown, "the UI must come from the installed package, not the checkout"
-    finally:
-        proc.terminate()
+        proc.terminate()  # SIGTERM to `rageval ui` itself stops the server (a child it started outlived it)
         proc.wait(timeout=20)
+        deadline = time.monotonic() + 10
+        while _listening_on(port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _listening_on(port), "the workbench kept serving after `rageval ui` was terminated"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=20)
