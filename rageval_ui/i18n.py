@@ -126,18 +126,11 @@ def headers(table: Any) -> dict[str, str]:
 
 
 def core(text: Any) -> str:
-    """A message from rageval_core (``messages.say``, or the plain string it became on disk) in the UI language:
-    the catalogue's ``core.<code>`` filled with its parameters, each of them shown the same way; any other text,
-    and a code no catalogue has, as it is (the core's English)."""
+    """A message from rageval_core (``messages.say``, or the plain string it became on disk) in the UI language
+    (``messages.render``: the core keeps its messages' Japanese beside their English)."""
     return core_in(text, lang())
 
 
 def core_in(text: Any, language: str) -> str:
     """``core`` in a given language (for text built outside a page run, such as the HTML report)."""
-    if not isinstance(text, str):
-        return "" if text is None else str(text)
-    found = messages.parse(text)
-    template = None if found is None else catalogue(language).get(f"core.{found[0]}")
-    if template is None:
-        return str(text)
-    return template.format(**{k: core_in(v, language) if isinstance(v, str) else v for k, v in found[1].items()})
+    return messages.render(text, language)

@@ -7,7 +7,7 @@ import streamlit as st
 from rageval_core.analysis.report.build import choose_rows
 from rageval_core.store.runs import Store
 from rageval_core.views.report import report_html
-from rageval_ui.i18n import core_in, lang, t
+from rageval_ui.i18n import lang, t
 from rageval_ui.runs import RunView
 
 BUILT = "compare.report"  # (run id, html) of the last report built on this page
@@ -20,10 +20,9 @@ def show(view: RunView, store: Store) -> None:
     picked = st.multiselect(t("report.rows"), ranked, default=ranked[:3],
                             key=f"compare.report.rows.{view.run_id}", placeholder=t("report.rows_placeholder"))
     if st.button(t("report.build"), key="compare.report.build"):
-        language = lang()  # the report in the UI's language, the core's notes too (translated off the page run)
-        with st.spinner(t("report.building")):
+        with st.spinner(t("report.building")):  # in the UI's language, the core's notes too
             html = report_html(store, [view.run_id], samples=list(view.samples.values()) or None, sample_ids=picked or None,
-                               language=language, translate=lambda m: core_in(m, language))
+                               language=lang())
         st.session_state[BUILT] = (view.run_id, html)
     built = st.session_state.get(BUILT)
     if built and built[0] == view.run_id:

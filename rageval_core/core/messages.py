@@ -1,22 +1,25 @@
 """Messages the core shows people (validation issues, trust notes), each with a stable code and parameters.
 
 The core speaks English: ``say(code, **params)`` returns the English text, a ``str`` (so the CLI prints it,
-JSON stores it and old callers compare it as before) that also carries ``code`` and ``params``. A UI in another
-language looks the code up in its own catalogue and fills in the same parameters; a message read back from
-disk (a plain string again) is recognised by ``parse``, which matches it against the English templates. No
-UI code lives here: the UI keeps its catalogue (rageval_ui/locales), the core only the English and the codes.
+JSON stores it and old callers compare it as before) that also carries ``code`` and ``params``. Its Japanese lives
+beside it (``messages_ja.json``, code → template with the same placeholders), so every surface says the same thing:
+``render(text, "ja")`` puts a message (a ``Text``, or the plain string it became on disk, recognised by ``parse``)
+in Japanese for the UI, the HTML report written from the CLI and anything else. The UI's own words stay in its
+catalogue (rageval_ui/locales).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 # code → English template (``str.format``: placeholders in braces). A code, once shipped, keeps its meaning
-# and placeholders: UI catalogues translate it under "core.<code>".
+# and placeholders: messages_ja.json translates it under the same code.
 ENGLISH: dict[str, str] = {
     # datasets: whole-file problems
     "file.not_text": "not a text dataset: this is {what}",
@@ -306,3 +309,30 @@ def parse(text: str) -> tuple[str, dict[str, str]] | None:
         if match:
             return code, match.groupdict()
     return None
+
+
+_TRANSLATIONS = Path(__file__).resolve().parent
+
+
+@cache
+def templates(language: str) -> Mapping[str, str]:
+    """Code → template in ``language``: "ja" from ``messages_ja.json``, the English for any other language."""
+    if language == "ja":
+        return dict(json.loads((_TRANSLATIONS / "messages_ja.json").read_text(encoding="utf-8")))
+    return ENGLISH
+
+
+def render(text: Any, language: str) -> str:
+    """A message the core wrote, in ``language``: its template there filled with its parameters, each of them
+    rendered the same way (a parameter may be a message too); any other text, and a code with no template, as it
+    is (the core's English). None is ""."""
+    if not isinstance(text, str):
+        return "" if text is None else str(text)
+    found = parse(text)
+    if found is None:
+        return str(text)
+    code, params = found
+    template = templates(language).get(code)
+    if template is None:
+        return str(text)
+    return template.format(**{k: render(v, language) if isinstance(v, str) else v for k, v in params.items()})

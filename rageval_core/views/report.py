@@ -8,7 +8,7 @@ report's own trust section, so the answer and the figures under it agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -49,15 +49,14 @@ def opening(store: Store, reports: Sequence[RunReport], w: Words, *, samples: Se
 
 def report_html(store: Store, run_ids: Sequence[str], *, samples: Sequence[Sample] | None = None,
                 sample_ids: Sequence[str] | None = None, top: int = 3, threshold: float = 0.5, iterations: int = 1000,
-                title: str | None = None, language: str | None = None, translate: Callable[[str], str] | None = None) -> str:
+                title: str | None = None, language: str | None = None) -> str:
     """The report of ``run_ids`` as one HTML string (chosen rows: ``sample_ids``, else the ``top`` most disagreeing),
     opened by each run's trust answer and written in ``language``: "ja", "en" (the default), or "auto" for the data's
-    language (English when unknown); ``translate`` puts the core's coded messages (trust notes) in that language (the
-    UI passes its catalogue's)."""
+    language (English when unknown), the core's coded messages (trust notes) included."""
     reports = [build_run(store, rid, samples=samples, sample_ids=sample_ids, top=top, threshold=threshold,
                          iterations=iterations) for rid in run_ids]
     data_language = next((r.language for r in reports if r.language), None) if language == "auto" else None
-    w = Words(language_of(None if language == "auto" else language, data_language), translate)
+    w = Words(language_of(None if language == "auto" else language, data_language))
     first = opening(store, reports, w, samples=samples, threshold=threshold, iterations=iterations)
     return render(reports, title=title, words=w, opening=first)
 

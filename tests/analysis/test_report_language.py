@@ -63,11 +63,19 @@ def _paragraphs(html: str) -> list[str]:
     return [html_text(p) for _, p in parts]
 
 
-def test_a_japanese_report_has_no_english_ui_text(stored: tuple[Store, str]) -> None:
-    from rageval_ui.i18n import core_in
+@pytest.mark.parametrize("made_by", ["api", "cli"])
+def test_a_japanese_report_has_no_english_ui_text(stored: tuple[Store, str], made_by: str, tmp_path) -> None:
+    """From the page's call and from `report --lang ja` alike: the core's trust notes come in Japanese from the core
+    itself (before, only the UI could translate them, and the CLI's Japanese report kept them English)."""
+    from rageval_core import cli
 
     store, run_id = stored
-    html = report_html(store, [run_id], iterations=50, language="ja", translate=lambda m: core_in(m, "ja"))
+    if made_by == "api":
+        html = report_html(store, [run_id], iterations=50, language="ja")
+    else:
+        out = tmp_path / "ja.html"
+        assert cli.main(["--db", str(store.path), "report", run_id, "--out", str(out), "--lang", "ja"]) == 0
+        html = out.read_text(encoding="utf-8")
     for section in ("人のラベルとの一致（信頼性）", "dev で校正した合格しきい値", "合格する割合", "人どうしの一致", "選んだ行"):
         assert section in html, f"{section} missing: the run should fill every section"
     assert '<html lang="ja">' in html and "<title>RAG 評価レポート</title>" in html

@@ -15,6 +15,7 @@ from rageval_core.core import messages
 from rageval_core.store.runs import STATUSES
 from rageval_core.core.types import Unscored
 from tests.support.apptest import assert_ok, start_app
+from tests.support.ui_text import english
 from rageval_ui import i18n, nav
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,8 +23,8 @@ CODE = [ROOT / "app.py", *sorted((ROOT / "rageval_ui" / "app_pages").glob("*.py"
 # t("key", ...) and t('key'): the literal keys the code asks for.
 CALL = re.compile(r"""\bt\(\s*(?:\n\s*)?["']([a-z0-9_.\-]+)["']""")
 # Keys built at run time go through t_opt(f"<prefix>{id}", default): these prefixes may stay unused.
-# core.* (rageval_core.core.messages codes), unscored.*, status.* and severity.* are checked against the core below.
-DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.", "core.", "unscored.", "status.", "severity.", "runs.side.",
+# unscored.*, status.* and severity.* are checked against the core below.
+DYNAMIC_PREFIXES = ("provider.", "metric.", "method.", "th.", "unscored.", "status.", "severity.", "runs.side.",
                     "language.", "lost.")
 
 
@@ -68,13 +69,16 @@ def test_every_key_used_in_code_exists_and_none_is_dead() -> None:
     assert dead == [], "catalogue keys no code uses"
 
 
-def test_every_core_message_code_has_its_english_and_a_translation() -> None:
-    """core.<code> for exactly the core's codes: English word for word as the core says it, Japanese with the same
-    placeholders; every unscored reason and run status has a label too."""
+def test_every_core_message_code_has_a_translation_and_every_reason_a_label() -> None:
+    """The core's messages in Japanese (rageval_core/core/messages_ja.json): exactly the core's codes, each with the
+    same placeholders, none left in English; the UI catalogues hold none of them (one place for each message). Every
+    unscored reason and run status has a label too."""
     ja, en = load("ja"), load("en")
-    assert {k.removeprefix("core.") for k in en if k.startswith("core.")} == set(messages.ENGLISH)
-    assert {k: en[f"core.{k}"] for k in messages.ENGLISH} == messages.ENGLISH
-    assert {k: placeholders(ja[f"core.{k}"]) for k in messages.ENGLISH} == {k: messages.placeholders(v) for k, v in messages.ENGLISH.items()}
+    core_ja = messages.templates("ja")
+    assert set(core_ja) == set(messages.ENGLISH)
+    assert {k: placeholders(v) for k, v in core_ja.items()} == {k: messages.placeholders(v) for k, v in messages.ENGLISH.items()}
+    assert [k for k, v in core_ja.items() if v == messages.ENGLISH[k] and english(v)] == []
+    assert [k for k in (*ja, *en) if k.startswith("core.")] == []
     assert {k.removeprefix("unscored.") for k in en if k.startswith("unscored.")} == {
         v for k, v in vars(Unscored).items() if k.isupper()}
     assert {k.removeprefix("status.") for k in en if k.startswith("status.")} == set(STATUSES)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rageval_core.core import messages as core_messages
 from rageval_core.data.datasets import load_dataset
 from rageval_core.providers.config import ProviderConfig
 from rageval_core.scoring.metrics.judge import JudgeScorer
@@ -184,8 +185,9 @@ def test_validation_messages_from_the_core_show_in_japanese(monkeypatch: pytest.
     assert set(report["severity"]) <= {ja["severity.error"], ja["severity.warning"]}
     assert sorted(report["row"].dropna().astype(int)) == [2, 3, 4]
     messages = list(report["message"])
-    assert ja["core.row.not_object"].format(kind=ja["core.kind.list"]) in messages
-    assert ja["core.row.missing_question"] in messages and ja["core.row.contexts_string"] in messages
+    core_ja = core_messages.templates("ja")
+    assert core_ja["row.not_object"].format(kind=core_ja["kind.list"]) in messages
+    assert core_ja["row.missing_question"] in messages and core_ja["row.contexts_string"] in messages
     assert all(CJK.search(m) for m in messages), messages
 
 
@@ -200,6 +202,7 @@ def test_provider_setting_problems_from_the_core_show_in_japanese(monkeypatch: p
     assert_ok(at)
     ja = i18n.catalogue("ja")
     warnings = [plain(w.value) for w in at.sidebar.warning]  # escaped: a problem may quote a typed URL or model
-    assert ja["core.config.need_base_url"].format(field=ja["sidebar.name.base_url"]) in warnings
-    assert ja["core.config.need_model"].format(field=ja["sidebar.name.model"]) in warnings
+    core_ja = core_messages.templates("ja")
+    assert core_ja["config.need_base_url"].format(field=ja["sidebar.name.base_url"]) in warnings
+    assert core_ja["config.need_model"].format(field=ja["sidebar.name.model"]) in warnings
     assert not [w for w in warnings if english(w)]

@@ -2,16 +2,17 @@
 
 The report is a file people read away from the workbench, so it is written in one language: the UI's when the
 Compare page builds it, ``report --lang`` (default: the data's language) from the CLI. Messages the core wrote
-with a code (trust notes, the annotators' sentences) go through the caller's ``translate`` (the UI's catalogue);
-without one they stay as the core wrote them. Metric ids, statistic names (AUROC, kappa, Spearman, Rogan–Gladen),
+with a code (trust notes, the annotators' sentences) are put in that language by ``core.messages.render``, the same
+words on the page and in a report the CLI wrote. Metric ids, statistic names (AUROC, kappa, Spearman, Rogan–Gladen),
 method ids and model names are the same in both languages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from rageval_core.core import messages
 
 LANGUAGES = ("en", "ja")
 
@@ -138,10 +139,9 @@ METRICS: dict[str, str] = {  # the criteria's Japanese names (the UI catalogue's
 
 @dataclass(frozen=True)
 class Words:
-    """The report's words in one language; ``translate`` turns the core's coded messages into it (None: as written)."""
+    """The report's words in one language, the core's coded messages included."""
 
     language: str = "en"
-    translate: Callable[[str], str] | None = field(default=None, compare=False)
 
     @property
     def ja(self) -> bool:
@@ -165,10 +165,10 @@ class Words:
         return metric.replace("_", " ").title()
 
     def message(self, text: Any) -> str:
-        """A message the core wrote (a trust note, a sentence) in this language when the caller can translate it."""
+        """A message the core wrote (a trust note, a sentence) in this language (as written when it has no code)."""
         if not text:
             return ""
-        return self.translate(str(text)) if self.translate is not None else str(text)
+        return messages.render(str(text), self.language)
 
     def verdict(self, verdict: Any) -> str:
         """Where a judge sits against the people's range (within / below / above / unknown), in this language."""
