@@ -18,7 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rageval_core.store import db
+from rageval_core.store.human_labels import put_team_label
 from rageval_core.store.runs import Store
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -40,9 +42,9 @@ def _conn(store: Store) -> sqlite3.Connection:
 def hand_out(store: Store, dataset_hash: str, assignment: Mapping[str, Sequence[str]], criteria: Sequence[str]) -> int:
     """Add rows to annotators' queues (``{annotator: [row, ...]}``), after what they already hold; a row already
     in someone's queue keeps its place and gains the new criteria. Returns the rows added."""
-    conn = _conn(store)
-    added = 0
-    with conn:
+
+    def write(conn: sqlite3.Connection) -> int:
+        added = 0
         for annotator, rows in assignment.items():
             have = {r["row_id"]: json.loads(r["criteria"]) for r in conn.execute(
                 "SELECT row_id, criteria FROM annotation_queue WHERE dataset_hash = ? AND annotator = ?", (dataset_hash, annotator))}
@@ -57,7 +59,9 @@ def hand_out(store: Store, dataset_hash: str, assignment: Mapping[str, Sequence[
                              (dataset_hash, row, annotator, json.dumps(list(criteria)), position, time.time()))
                 position += 1
                 added += 1
-    return added
+        return added
+
+    return store._write(write, "hand out rows")
 
 
 def queue(store: Store, dataset_hash: str, annotator: str) -> list[tuple[str, list[str]]]:
@@ -97,14 +101,19 @@ def import_labels(store: Store, dataset_hash: str, labels: Sequence[tuple[str, s
 
 
 def settle(store: Store, dataset_hash: str, row_id: str, criterion: str, label: float, settled_by: str) -> None:
-    """Record the label chosen for a disagreement and make it the team's word (``human_labels``)."""
-    _conn(store).execute(
-        "INSERT INTO label_settlements (dataset_hash, row_id, criterion, label, settled_by, ts) VALUES (?,?,?,?,?,?)"
-        " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
-        " settled_by = excluded.settled_by, ts = excluded.ts",
-        (dataset_hash, row_id, criterion, float(label), settled_by, time.time()),
-    )
-    store.set_label(dataset_hash, row_id, criterion, float(label), f"settled by {settled_by}")
+    """Record the label chosen for a disagreement and make it the team's word (``human_labels``), both in one write
+    transaction (retried while another writer holds the store; a read-only store says what was not saved)."""
+
+    def write(conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "INSERT INTO label_settlements (dataset_hash, row_id, criterion, label, settled_by, ts) VALUES (?,?,?,?,?,?)"
+            " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
+            " settled_by = excluded.settled_by, ts = excluded.ts",
+            (dataset_hash, row_id, criterion, float(label), settled_by, time.time()),
+        )
+        put_team_label(conn, dataset_hash, row_id, criterion, float(label), f"settled by {settled_by}")
+
+    store._write(write, "settle a disagreement")
 
 
 def settlements(store: Store, dataset_hash: str) -> dict[tuple[str, str], dict[str, object]]:

@@ -21,6 +21,17 @@ from rageval_core.core.redact import redact_optional
 T = TypeVar("T")
 
 
+
+def put_team_label(conn: sqlite3.Connection, dataset_hash: str, row_id: str, criterion: str, label: float | None,
+                   note: str | None) -> None:
+    """Inside a write transaction: the team's word on one row and criterion (``human_labels``), replacing any."""
+    conn.execute(
+        "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
+        " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
+        " note = excluded.note, ts = excluded.ts",
+        (dataset_hash, row_id, criterion, label, redact_optional(note), time.time()),
+    )
+
 class HumanLabels:
     """Label methods of ``rageval_core.store.runs.Store`` (set, read, notes); they use its ``_conn`` and ``_write``."""
 
@@ -37,16 +48,10 @@ class HumanLabels:
         if name:
             self.set_annotator_label(dataset_hash, row_id, criterion, name, label, note)
         if label is None and note is None:
-            sql = "DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ? AND criterion = ?"
-            args: tuple[Any, ...] = (dataset_hash, row_id, criterion)
+            self._write(lambda conn: conn.execute("DELETE FROM human_labels WHERE dataset_hash = ? AND row_id = ?"
+                                                  " AND criterion = ?", (dataset_hash, row_id, criterion)), "save label")
         else:
-            sql = (
-                "INSERT INTO human_labels (dataset_hash, row_id, criterion, label, note, ts) VALUES (?,?,?,?,?,?)"
-                " ON CONFLICT (dataset_hash, row_id, criterion) DO UPDATE SET label = excluded.label,"
-                " note = excluded.note, ts = excluded.ts"
-            )
-            args = (dataset_hash, row_id, criterion, label, redact_optional(note), time.time())
-        self._write(lambda conn: conn.execute(sql, args), "save label")
+            self._write(lambda conn: put_team_label(conn, dataset_hash, row_id, criterion, label, note), "save label")
 
     def set_annotator_label(self, dataset_hash: str, row_id: str, criterion: str, annotator: str,
                             label: float | None, note: str | None = None) -> None:
