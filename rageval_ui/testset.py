@@ -45,17 +45,24 @@ BULK_CHOICES: dict[str, tuple[str | None, str | None]] = {
 
 
 def bulk_label(choice: str) -> str:
-    """A bulk choice as the select box shows it ("all flagged pairs", "all reasoning pairs")."""
+    """A bulk choice as the select box shows it ("all flagged pairs", "all pairs of type “Reasoning”")."""
     if choice.startswith("type:"):
-        return t("bulk.type", type=choice.removeprefix("type:"))
+        qtype = choice.removeprefix("type:")
+        return t("bulk.type", type=type_labels().get(qtype, qtype))
     return {"flagged": t("bulk.flagged"), "near_duplicate": t("bulk.near_duplicate"), "unsupported": t("bulk.unsupported"),
             "answerable_out_of_scope": t("bulk.answerable_out_of_scope"), "every": t("bulk.every")}.get(choice, choice)
 
 
 def type_labels() -> dict[str, str]:
-    """Each question type's name in the UI language (the share inputs and the prompt tabs)."""
+    """Each question type's name in the UI language (the share inputs, the prompt tabs, the review table)."""
     return {"fact": t("qtype.fact"), "reasoning": t("qtype.reasoning"), "multi_chunk": t("qtype.multi_chunk"),
             "out_of_scope": t("qtype.out_of_scope")}
+
+
+def status_labels() -> dict[str, str]:
+    """Each review status's name in the UI language (the review table shows it; the value kept is the id)."""
+    return {"accepted": t("testset.status.accepted"), "edited": t("testset.status.edited"),
+            "rejected": t("testset.status.rejected")}
 
 
 def shipped_prompt(task: str, language: str) -> str:
@@ -131,12 +138,14 @@ def report_frame(ts: TestSet) -> pd.DataFrame:
 
 def items_frame(ts: TestSet) -> pd.DataFrame:
     """Every pair for review, flagged first and each set-aside duplicate right after its twin: id, type,
-    flags and provenance read-only; status, question and ground truth editable."""
+    flags and provenance read-only; status, question and ground truth editable. The type is shown by its name in the
+    UI language (read-only: never read back)."""
+    types = type_labels()
     return pd.DataFrame(
         [
             {
                 "id": i.id,
-                "type": i.question_type or "",
+                "type": types.get(i.question_type or "", i.question_type or ""),
                 "status": i.status,
                 "flags": ", ".join(i.flags),
                 "twin": str(i.metadata.get("duplicate_of") or ""),
@@ -213,7 +222,8 @@ def bulk(ts: TestSet, choice: str, status: str) -> tuple[TestSet, int]:
 def review_summary(ts: TestSet) -> str:
     """"N in use (fact 10, reasoning 7, …), M set aside; flagged: …" for the review caption."""
     counts = ts.counts()
-    types = ", ".join(f"{qt} {n}" for qt, n in counts["type"].items()) or t("common.none")
+    names = type_labels()
+    types = ", ".join(f"{names.get(qt, qt)} {n}" for qt, n in counts["type"].items()) or t("common.none")
     flags = ", ".join(f"{f} {n}" for f, n in counts["flag"].items()) or t("common.none")
     return t("testset.review_summary", n=len(ts.items), types=types, rejected=len(ts.rejected), flags=flags)
 

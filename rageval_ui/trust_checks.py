@@ -193,8 +193,18 @@ def _largest(shift: Mapping[str, Any]) -> Any:
 
 
 SHIFT_COLUMNS = ("mean shift [95% CI]", "largest row shift", "moved most")
-PROBE_WIDTHS = {"probe": 110, "criterion": 120, "method": 100, "pairs": 45, "mean shift [95% CI]": 160,
-                "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 895 px: fits at 1,400
+PROBE_WIDTHS = {"probe": 130, "criterion": 120, "method": 100, "pairs": 45, "mean shift [95% CI]": 160,
+                "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 915 px: fits at 1,400
+
+
+def probe_labels() -> dict[str, str]:
+    """Each probe's name in the UI language (the CLI's ``--probes`` takes the ids, which the English names are)."""
+    return {"verbosity": t("probe.verbosity"), "order": t("probe.order"), "answer_injection": t("probe.answer_injection"),
+            "context_injection": t("probe.context_injection"), "language": t("probe.language")}
+
+
+def probe_name(probe: str) -> str:
+    return probe_labels().get(probe, probe)
 
 
 def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
@@ -204,7 +214,7 @@ def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
         for s in probe.get("shifts", []):
             bound = f"> +{s['tolerance']:g}" if s["upward_only"] else t("probes.abs_shift_over", tolerance=f"{s['tolerance']:g}")
             rows.append({
-                "probe": probe["probe"], "criterion": metric_label(s["metric"]), "method": s["method"], "pairs": s["n"],
+                "probe": probe_name(probe["probe"]), "criterion": metric_label(s["metric"]), "method": s["method"], "pairs": s["n"],
                 "mean shift [95% CI]": _interval(s["mean_shift"], s["low"], s["high"], signed=True),
                 "largest row shift": _signed(_largest(s)), "flagged when": bound,
                 "flag": "⚠️ " + t("probes.flag") if s["flagged"] else "ok",
@@ -219,7 +229,7 @@ def probe_notes(report: Mapping[str, Any]) -> list[str]:
     notes = []
     for probe in report.get("probes", []):
         skipped = ", ".join(f"{k} {v}" for k, v in (probe.get("skipped") or {}).items()) or t("common.none")
-        notes.append(t("probes.note_line", probe=probe["probe"], n=probe["n_cases"], note=core(probe.get("note", "")), skipped=skipped))
+        notes.append(t("probes.note_line", probe=probe_name(probe["probe"]), n=probe["n_cases"], note=core(probe.get("note", "")), skipped=skipped))
     return notes
 
 
@@ -242,7 +252,7 @@ def probes_panel(view: RunView, run_store: Store) -> None:
     if report is not None:
         flagged = report.get("flagged") or []
         (st.warning if flagged else st.success)(
-            t("probes.flagged", names=md_escape(", ".join(flagged))) if flagged else t("probes.none_flagged"))
+            t("probes.flagged", names=md_escape(", ".join(probe_name(p) for p in flagged))) if flagged else t("probes.none_flagged"))
         if report.get("note"):
             st.caption(md_escape(core(report["note"])))
         frame = probes_frame(report)
@@ -261,7 +271,7 @@ def probes_panel(view: RunView, run_store: Store) -> None:
 def _probe_controls(view: RunView, run_store: Store, *, rerun: bool) -> None:
     scorers, left_out = scorers_of_run(view.info.scorers, (view.info.settings or {}).get("options"))
     chosen = st.multiselect(t("probes.heading"), list(PROBES), default=list(PROBES), key="trust.probes",
-                            placeholder=t("common.choose"))
+                            format_func=probe_name, placeholder=t("common.choose"))
     if left_out:
         st.caption(t("probes.left_out", names=md_escape(", ".join(left_out))))
     problems = sidebar.config_problems()
@@ -282,7 +292,7 @@ def _probe_progress() -> None:
         return
     if job.running:
         share = job.done_tasks / job.total_tasks if job.total_tasks else 0.0
-        st.progress(share, text=t("probes.progress", probe=md_escape(job.current or "…"), done=int(job.done_tasks),
+        st.progress(share, text=t("probes.progress", probe=md_escape(probe_name(job.current) if job.current else "…"), done=int(job.done_tasks),
                                          total=int(job.total_tasks)))
         return
     st.rerun(scope="app")

@@ -178,11 +178,12 @@ for column, label, status in ((bulk_accept, t("testset.accept"), "accepted"), (b
         updated, n = ts_ui.bulk(testset, bulk_choice, status)
         _set_testset(updated)
         # a toast right before st.rerun() can be lost (streamlit#7740): the note is shown on the next run instead
-        st.session_state[BULK_NOTE] = t("testset.bulk_done", n=n, status=status, choice=ts_ui.bulk_label(bulk_choice))
+        st.session_state[BULK_NOTE] = t("testset.bulk_done", n=n, status=ts_ui.status_labels()[status], choice=ts_ui.bulk_label(bulk_choice))
         st.rerun()
 if st.session_state.get(BULK_NOTE):
     st.success(st.session_state.pop(BULK_NOTE))
 editor_key = f"testset.editor.{st.session_state.get(ts_ui.EDITOR_VERSION, 0)}"
+status_names = ts_ui.status_labels()
 frame = ts_ui.items_frame(testset)
 st.data_editor(
     frame,
@@ -194,7 +195,8 @@ st.data_editor(
     column_config={
         "id": st.column_config.TextColumn("id", width="small"),
         "type": st.column_config.TextColumn(header("type"), width="small"),
-        "status": st.column_config.SelectboxColumn(header("status"), options=["accepted", "edited", "rejected"], width="small"),
+        "status": st.column_config.SelectboxColumn(header("status"), options=list(status_names), format_func=status_names.get,
+                                                   width="small"),
         "flags": st.column_config.TextColumn(header("flags"), width="small"),
         "twin": st.column_config.TextColumn(header("twin"), width="small", help=t("testset.twin_help")),
         "section": st.column_config.TextColumn(header("section"), width="small"),

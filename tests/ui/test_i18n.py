@@ -15,7 +15,7 @@ from rageval_core.core import messages
 from rageval_core.store.runs import STATUSES
 from rageval_core.core.types import Unscored
 from tests.support.apptest import assert_ok, start_app
-from tests.support.ui_text import english
+from tests.support.ui_text import CJK, english
 from rageval_ui import i18n, nav
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +83,21 @@ def test_every_core_message_code_has_a_translation_and_every_reason_a_label() ->
         v for k, v in vars(Unscored).items() if k.isupper()}
     assert {k.removeprefix("status.") for k in en if k.startswith("status.")} == set(STATUSES)
 
+
+
+def test_probes_question_types_and_review_statuses_have_names_in_both_languages() -> None:
+    """The ids the core keeps (probe, question type, review status) are shown by name: every id has one in each
+    catalogue, Japanese in ja.json, and the pages' label maps name exactly the core's ids."""
+    from rageval_core.analysis.trust.probes import PROBES
+    from rageval_core.rag.synth import QUESTION_TYPES, STATUSES as REVIEW
+    from rageval_ui import testset, trust_checks
+
+    ja, en = load("ja"), load("en")
+    for prefix, ids in (("probe.", PROBES), ("qtype.", QUESTION_TYPES), ("testset.status.", REVIEW)):
+        for key in (f"{prefix}{i}" for i in ids):
+            assert key in en and key in ja and CJK.search(ja[key]), key
+    assert list(trust_checks.probe_labels()) == list(PROBES)
+    assert set(testset.type_labels()) == set(QUESTION_TYPES) and set(testset.status_labels()) == set(REVIEW)
 
 def test_every_core_message_is_recognised_again_from_its_english_text() -> None:
     """What the UI relies on for a message read back from disk: the plain English finds its code and parameters."""

@@ -140,13 +140,13 @@ def test_question_types_flags_first_and_bulk_reject(app: AppTest) -> None:
     assert set(ts.counts()["type"]) == {"fact", "reasoning", "multi_chunk", "out_of_scope"}
     assert ts.generator["shares"] == {"fact": 0.4, "reasoning": 0.3, "multi_chunk": 0.2, "out_of_scope": 0.1}
     editor = app.data_editor[0].value
-    assert set(editor["type"]) == {"fact", "reasoning", "multi_chunk", "out_of_scope"}
-    assert any("pairs in use" in plain(c.value) and "reasoning" in plain(c.value) for c in app.caption)
+    assert set(editor["type"]) == {"Simple fact", "Reasoning", "Multi-chunk", "Out of scope"}  # names, not ids
+    assert any("pairs in use" in plain(c.value) and "Reasoning" in plain(c.value) for c in app.caption)
     # reject every out-of-scope pair in bulk: they leave the pairs in use but stay in the file as rejected
     app.selectbox(key="testset.bulk_choice").set_value("type:out_of_scope").run()
     button(app, "Reject these").click().run()
     assert_ok(app)
-    assert any("pair(s) rejected: all out_of_scope pairs" in plain(s.value) for s in app.success)
+    assert any("pair(s) rejected: all pairs of type “Out of scope”" in plain(s.value) for s in app.success)
     after = app.session_state[ts_ui.TESTSET]
     assert not any(i.question_type == "out_of_scope" for i in after.items)
     assert {i.question_type for i in after.rejected} == {"out_of_scope"}
