@@ -14,6 +14,7 @@ from rageval_core.store.runs import RunInfo, Store
 from rageval_core.analysis import run_groups
 from rageval_ui import nav, runs, state
 from rageval_ui.i18n import t, t_opt
+from rageval_ui.names import probe_name
 
 SHOW_SIDE = "runs.show_side"  # the "side runs" toggle, shared by the pickers and History
 
@@ -41,6 +42,8 @@ def side_label(info: RunInfo) -> str:
         return ""
     name = t_opt(f"runs.side.{kind}", kind)
     detail = run_groups.side_detail(info)
+    if detail and kind == "probe":
+        detail = probe_name(detail)
     return f"{name}: {detail}" if detail else name
 
 

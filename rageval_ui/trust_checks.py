@@ -32,6 +32,7 @@ from rageval_ui import nav, sidebar, state
 from rageval_ui.runs import RunView
 from rageval_ui.trust import run_samples
 from rageval_ui.i18n import core, header, t
+from rageval_ui.names import probe_name
 from rageval_ui.errors import unexpected_error
 from rageval_ui.widgets import UNSCORED, fmt_score, metric_label, show_error, table
 from rageval_ui.safe_text import md_code, md_escape
@@ -197,16 +198,6 @@ PROBE_WIDTHS = {"probe": 130, "criterion": 120, "method": 100, "pairs": 45, "mea
                 "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 915 px: fits at 1,400
 
 
-def probe_labels() -> dict[str, str]:
-    """Each probe's name in the UI language (the CLI's ``--probes`` takes the ids, which the English names are)."""
-    return {"verbosity": t("probe.verbosity"), "order": t("probe.order"), "answer_injection": t("probe.answer_injection"),
-            "context_injection": t("probe.context_injection"), "language": t("probe.language")}
-
-
-def probe_name(probe: str) -> str:
-    return probe_labels().get(probe, probe)
-
-
 def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
     """One line per probe × metric × method: mean shift with its interval, the flag and its tolerance."""
     rows = []
@@ -217,7 +208,7 @@ def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
                 "probe": probe_name(probe["probe"]), "criterion": metric_label(s["metric"]), "method": s["method"], "pairs": s["n"],
                 "mean shift [95% CI]": _interval(s["mean_shift"], s["low"], s["high"], signed=True),
                 "largest row shift": _signed(_largest(s)), "flagged when": bound,
-                "flag": "⚠️ " + t("probes.flag") if s["flagged"] else "ok",
+                "flag": "⚠️ " + t("probes.flag") if s["flagged"] else t("probes.ok"),
                 "moved most": ", ".join(f"{r['row_id']} {r['shift']:+.2f}" for r in s.get("top", [])),
             })
     return pd.DataFrame(rows, columns=["probe", "criterion", "method", "pairs", "mean shift [95% CI]",

@@ -90,13 +90,13 @@ def test_probes_question_types_and_review_statuses_have_names_in_both_languages(
     catalogue, Japanese in ja.json, and the pages' label maps name exactly the core's ids."""
     from rageval_core.analysis.trust.probes import PROBES
     from rageval_core.rag.synth import QUESTION_TYPES, STATUSES as REVIEW
-    from rageval_ui import testset, trust_checks
+    from rageval_ui import names, testset
 
     ja, en = load("ja"), load("en")
     for prefix, ids in (("probe.", PROBES), ("qtype.", QUESTION_TYPES), ("testset.status.", REVIEW)):
         for key in (f"{prefix}{i}" for i in ids):
             assert key in en and key in ja and CJK.search(ja[key]), key
-    assert list(trust_checks.probe_labels()) == list(PROBES)
+    assert list(names.probe_labels()) == list(PROBES)
     assert set(testset.type_labels()) == set(QUESTION_TYPES) and set(testset.status_labels()) == set(REVIEW)
 
 def test_every_core_message_is_recognised_again_from_its_english_text() -> None:
