@@ -55,6 +55,19 @@ def test_success_returns_text_usage_and_n_choices(server):
     assert body["n"] == 3 and body["model"] == "gpt-4o-mini" and body["messages"][0]["content"] == "Say hi"
 
 
+
+@pytest.mark.parametrize("request_of", [plain_request, claims_request])
+def test_a_call_sends_what_the_sdks_create_sends(server, request_of):
+    """The provider posts its body through the client's ``post`` (skipping ``create``'s params walk, 3.2 ms of CPU
+    a row): path, body and every header are what ``chat.completions.create`` sends for the same body."""
+    llm = direct(server)
+    request = request_of()
+    llm.complete(request)
+    llm.client.chat.completions.create(**llm.request_body(request))
+    ours, theirs = server.requests[-2], server.requests[-1]
+    assert (ours.path, ours.body) == (theirs.path, theirs.body)
+    assert dict(ours.headers) == dict(theirs.headers)
+
 def test_server_that_ignores_n_gets_extra_calls_for_the_missing_choices(server):
     server.ignore_n = True
     answers = iter(["q1", "q2", "q3"])
