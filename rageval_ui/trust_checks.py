@@ -194,8 +194,8 @@ def _largest(shift: Mapping[str, Any]) -> Any:
 
 
 SHIFT_COLUMNS = ("mean shift [95% CI]", "largest row shift", "moved most")
-PROBE_WIDTHS = {"probe": 130, "criterion": 120, "method": 100, "pairs": 45, "mean shift [95% CI]": 160,
-                "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 915 px: fits at 1,400
+PROBE_WIDTHS = {"probe": 110, "criterion": 120, "method": 100, "pairs": 45, "mean shift [95% CI]": 160,
+                "largest row shift": 110, "flagged when": 85, "flag": 55, "moved most": 110}  # 895 px: fits at 1,400
 
 
 def probes_frame(report: Mapping[str, Any]) -> pd.DataFrame:
