@@ -104,7 +104,7 @@ def kept_block(run_id: str, not_kept: NotKept | None, warnings: Mapping[str, int
     if not_kept is None:
         return {}
     return {"complete": False, "not_kept": {
-        "tasks": len(not_kept.tasks), "results": sum(len(t[2]) for t in not_kept.tasks),
+        "tasks": len(not_kept.tasks), "results": not_kept.result_count,
         "in_spill_file": not_kept.spilled, "spill_file": not_kept.spill_file,
         "only_in_this_export": len(not_kept.tasks) - not_kept.spilled, "lost_writes": dict(warnings),
         "resume": f"free space, then run the same evaluate command with --resume {run_id}",

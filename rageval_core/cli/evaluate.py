@@ -147,7 +147,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     echo(f"run {result.run_id} ({said}) → {out}" if out is not None else
          f"run {result.run_id} ({said}) stored; export it with: runs export {result.run_id} --out results.json")
     if not result.kept_whole:  # exit 4 wins: a partial run never passes a gate, nor ends as done
-        _judge_partial(args, store, result, thresholds, calibrated)
+        _judge_partial(result, thresholds, calibrated)
         err(f"exit 4: results not kept; free space, then resume with: --resume {result.run_id}")
         return EXIT_NOT_KEPT
     if result.status == "cancelled":
@@ -157,7 +157,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if result.scored_results == 0:
         err("nothing could be evaluated: every result is unscored (the reasons are listed above)")
         return EXIT_BAD_INPUT
-    ok = _judge(store, result, thresholds, calibrated)
+    ok = _judge(result, thresholds, calibrated)
     code = EXIT_OK if ok else EXIT_THRESHOLD
     if args.strict and invalid:
         err(f"--strict: {len(invalid)} bad row(s) in the dataset")
@@ -183,7 +183,7 @@ def _export(args: argparse.Namespace, store: Store, result: Run, out: Path | Non
         _written(lambda: export_calls_jsonl(store, result.run_id, args.calls_out), Path(args.calls_out), result)
 
 
-def _judge(store: Store, result: Run, thresholds: list[Any], calibrated: dict[Any, Any]) -> bool:
+def _judge(result: Run, thresholds: list[Any], calibrated: dict[Any, Any]) -> bool:
     """Print each ``--fail-under`` check on every computed result of the run (``Run.summary`` and ``Run.results``
     include those the store did not keep); True when all pass."""
     if calibrated:
@@ -193,16 +193,15 @@ def _judge(store: Store, result: Run, thresholds: list[Any], calibrated: dict[An
     return output.print_thresholds(check_thresholds(result.summary, thresholds))
 
 
-def _judge_partial(args: argparse.Namespace, store: Store, result: Run, thresholds: list[Any],
-                   calibrated: dict[Any, Any]) -> None:
+def _judge_partial(result: Run, thresholds: list[Any], calibrated: dict[Any, Any]) -> None:
     """A run the store did not keep whole: its thresholds judged on every computed result, said to be only
     information (the exit is 4 whatever they say)."""
     if not thresholds or result.scored_results == 0:
         return
     n = sum(s["scored"] + s["unscored"] for metrics in result.summary.values() for s in metrics.values())
-    err(f"fail-under: judged on all {n} computed results ({sum(len(t[2]) for t in result.not_kept.tasks) if result.not_kept else 0} "
+    err(f"fail-under: judged on all {n} computed results ({result.not_kept.result_count if result.not_kept else 0} "
         "of them not in the store), not on the stored part alone; the exit is 4 (results not kept) whatever they say")
-    _judge(store, result, thresholds, calibrated)
+    _judge(result, thresholds, calibrated)
 
 
 def _with_spill_room(spec: RunSpec, store: Store, out: Path | None) -> RunSpec:

@@ -103,7 +103,7 @@ def print_store_warnings(result: Run, out: Any = None, db_path: str | None = Non
         if lost:
             err(f"warning: the store could not write {lost}; every result is stored")
         return
-    results = sum(len(t[2]) for t in result.not_kept.tasks) if result.not_kept is not None else 0
+    results = result.not_kept.result_count if result.not_kept is not None else 0
     n, spilled = result.unsaved_tasks, result.spilled_tasks
     computed = result.done_tasks - result.skipped_tasks
     if n:

@@ -224,12 +224,11 @@ class Run:
     def results(self) -> list[MetricResult]:
         """Every computed result of the run, repeat 0: those stored (read from the store the first time it is asked
         for) and those the store did not keep."""
-        stored = [] if self.store is None else self.store.results(self.run_id)
+        if self.store is None:
+            return [] if self.not_kept is None else self.not_kept.results()
         if self.not_kept is None:
-            return stored
-        superseded = self.not_kept.keys()
-        pairs = [] if self.store is None else self.store.results_with_scorer(self.run_id)
-        return [r for scorer, r in pairs if (r.sample_id, scorer) not in superseded] + self.not_kept.results()
+            return self.store.results(self.run_id)
+        return list(merged_results(self.store, self.run_id, self.not_kept))
 
     @property
     def lost_rows(self) -> dict[str, int]:
@@ -262,14 +261,19 @@ def stream_summary(store: Store, run_id: str) -> dict[str, dict[str, dict[str, A
     return summarize(_result_heads(store, run_id))
 
 
-def merged_summary(store: Store, run_id: str, not_kept: NotKept) -> dict[str, dict[str, dict[str, Any]]]:
-    """``tallies.summarize`` over every computed result of repeat 0: the stored ones (less those a result the store
-    did not keep replaces) and the ones it did not keep."""
-    from rageval_core.run.tallies import summarize
-
+def merged_results(store: Store, run_id: str, not_kept: NotKept) -> Iterator[MetricResult]:
+    """Every computed result of repeat 0: the stored ones (less those a result the store did not keep replaces),
+    streamed, then the ones it did not keep."""
     superseded = not_kept.keys()
     stored = (r for scorer, r in store.iter_results(run_id) if (r.sample_id, scorer) not in superseded)
-    return summarize(itertools.chain(stored, not_kept.results()))
+    return itertools.chain(stored, not_kept.results())
+
+
+def merged_summary(store: Store, run_id: str, not_kept: NotKept) -> dict[str, dict[str, dict[str, Any]]]:
+    """``tallies.summarize`` over ``merged_results``."""
+    from rageval_core.run.tallies import summarize
+
+    return summarize(merged_results(store, run_id, not_kept))
 
 
 def stream_cost(store: Store, run_id: str) -> dict[str, Usage]:

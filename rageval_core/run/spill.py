@@ -152,6 +152,11 @@ class NotKept:
     spilled: int = 0
     spill_file: str | None = None
 
+    @property
+    def result_count(self) -> int:
+        """Results in ``tasks``, every repeat."""
+        return sum(len(results) for _, _, results, _ in self.tasks)
+
     def results(self, repeat: int = 0) -> list[MetricResult]:
         return [r for _, _, results, rep in self.tasks if rep == repeat for r in results]
 
