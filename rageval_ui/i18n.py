@@ -128,9 +128,4 @@ def headers(table: Any) -> dict[str, str]:
 def core(text: Any) -> str:
     """A message from rageval_core (``messages.say``, or the plain string it became on disk) in the UI language
     (``messages.render``: the core keeps its messages' Japanese beside their English)."""
-    return core_in(text, lang())
-
-
-def core_in(text: Any, language: str) -> str:
-    """``core`` in a given language (for text built outside a page run, such as the HTML report)."""
-    return messages.render(text, language)
+    return messages.render(text, lang())

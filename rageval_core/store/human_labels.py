@@ -21,7 +21,6 @@ from rageval_core.core.redact import redact_optional
 T = TypeVar("T")
 
 
-
 def put_team_label(conn: sqlite3.Connection, dataset_hash: str, row_id: str, criterion: str, label: float | None,
                    note: str | None) -> None:
     """Inside a write transaction: the team's word on one row and criterion (``human_labels``), replacing any."""
@@ -31,6 +30,7 @@ def put_team_label(conn: sqlite3.Connection, dataset_hash: str, row_id: str, cri
         " note = excluded.note, ts = excluded.ts",
         (dataset_hash, row_id, criterion, label, redact_optional(note), time.time()),
     )
+
 
 class HumanLabels:
     """Label methods of ``rageval_core.store.runs.Store`` (set, read, notes); they use its ``_conn`` and ``_write``."""

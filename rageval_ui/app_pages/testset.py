@@ -171,6 +171,7 @@ notes = ts_ui.flag_notes(testset)
 if notes:
     with st.expander(t("testset.why_flagged", n=len(notes))):
         st.markdown("\n".join(f"- {widgets.md_escape(line)}" for line in notes))
+status_names = ts_ui.status_labels()
 bulk_pick, bulk_accept, bulk_reject = st.columns([2, 1, 1])
 bulk_choice = bulk_pick.selectbox(t("testset.bulk"), list(ts_ui.BULK_CHOICES), format_func={c: ts_ui.bulk_label(c) for c in ts_ui.BULK_CHOICES}.get, key="testset.bulk_choice")
 for column, label, status in ((bulk_accept, t("testset.accept"), "accepted"), (bulk_reject, t("testset.reject"), "rejected")):
@@ -178,12 +179,11 @@ for column, label, status in ((bulk_accept, t("testset.accept"), "accepted"), (b
         updated, n = ts_ui.bulk(testset, bulk_choice, status)
         _set_testset(updated)
         # a toast right before st.rerun() can be lost (streamlit#7740): the note is shown on the next run instead
-        st.session_state[BULK_NOTE] = t("testset.bulk_done", n=n, status=ts_ui.status_labels()[status], choice=ts_ui.bulk_label(bulk_choice))
+        st.session_state[BULK_NOTE] = t("testset.bulk_done", n=n, status=status_names[status], choice=ts_ui.bulk_label(bulk_choice))
         st.rerun()
 if st.session_state.get(BULK_NOTE):
     st.success(st.session_state.pop(BULK_NOTE))
 editor_key = f"testset.editor.{st.session_state.get(ts_ui.EDITOR_VERSION, 0)}"
-status_names = ts_ui.status_labels()
 frame = ts_ui.items_frame(testset)
 st.data_editor(
     frame,
